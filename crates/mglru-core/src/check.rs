@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Accounting invariants, checked on demand (tests call it after every
+//! trace; debug builds could call it after every operation). These are
+//! the things the kernel guards with `VM_BUG_ON`: every folio is on
+//! exactly one list, isolated, in a per-CPU batch, or free; list sizes,
+//! mapcounts, page-cache counts and memcg charges add up.
+
+use crate::file::{ENT_FOLIO, ENT_SHADOW};
+use crate::folio::{pg, NIL};
+use crate::kernel::Kernel;
+use crate::memcg::ROOT_MEMCG;
+use crate::mm::pte;
+use crate::stat::St;
+
+impl Kernel {
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let n = self.folios.nr_pages() as usize;
+        let mut on_list = vec![0u8; n];
+        // Lists: links, sizes, flags.
+        for (mi, m) in self.memcgs.iter().enumerate() {
+            for (lru, list) in m.lruvec.lists.iter().enumerate() {
+                let mut count = 0u64;
+                let mut prev = NIL;
+                let mut p = list.head;
+                while p != NIL {
+                    let f = self.folios.get(p);
+                    if f.prev != prev {
+                        return Err(format!("memcg {mi} list {lru}: broken prev link at pfn {p}"));
+                    }
+                    if f.memcg as usize != mi {
+                        return Err(format!("pfn {p} on memcg {mi}'s list but charged to {}", f.memcg));
+                    }
+                    if f.list_field() as usize != lru + 1 {
+                        return Err(format!("pfn {p} on list {lru} but says {}", f.list_field()));
+                    }
+                    if !f.test(pg::LRU) {
+                        return Err(format!("pfn {p} on a list without PG_lru"));
+                    }
+                    on_list[p as usize] += 1;
+                    count += 1;
+                    prev = p;
+                    p = f.next;
+                    if count > n as u64 {
+                        return Err(format!("memcg {mi} list {lru}: cycle"));
+                    }
+                }
+                if prev != list.tail || count != list.len {
+                    return Err(format!("memcg {mi} list {lru}: len {} but {count} linked", list.len));
+                }
+            }
+        }
+        let mut in_batch = vec![false; n];
+        for b in &self.batch {
+            for &p in b {
+                in_batch[p as usize] = true;
+            }
+        }
+        // Per-folio state.
+        let mut charged = vec![0u64; self.memcgs.len()];
+        let mut anon_mapped = vec![0i64; self.memcgs.len()];
+        let mut file_pages = vec![0i64; self.memcgs.len()];
+        let mut nr_dirty = 0;
+        let mut nr_wb = 0;
+        for pfn in 0..n {
+            let f = self.folios.get(pfn as u32);
+            if !f.test(pg::ALLOCATED) {
+                if f.flags != 0 || on_list[pfn] != 0 || in_batch[pfn] {
+                    return Err(format!("free pfn {pfn} has state {:?}", f));
+                }
+                continue;
+            }
+            charged[f.memcg as usize] += 1;
+            let lru = f.test(pg::LRU);
+            let isolated = f.test(pg::ISOLATED);
+            let batched = f.test(pg::IN_BATCH);
+            if lru && on_list[pfn] != 1 {
+                return Err(format!("pfn {pfn} has PG_lru but is on {} lists", on_list[pfn]));
+            }
+            if !lru && on_list[pfn] != 0 {
+                return Err(format!("pfn {pfn} is on a list without PG_lru"));
+            }
+            if (lru as u8 + isolated as u8) + (batched && !lru) as u8 != 1 {
+                return Err(format!("pfn {pfn}: lru={lru} isolated={isolated} batched={batched}"));
+            }
+            if batched != in_batch[pfn] {
+                return Err(format!("pfn {pfn}: IN_BATCH flag disagrees with the batches"));
+            }
+            if f.test(pg::ANON) {
+                if f.mapcount > 0 {
+                    anon_mapped[f.memcg as usize] += 1;
+                }
+                if !f.test(pg::SWAPCACHE) && f.mapcount == 0 {
+                    return Err(format!("anon pfn {pfn} neither mapped nor in swap cache"));
+                }
+                if f.test(pg::SWAPCACHE) {
+                    file_pages[f.memcg as usize] += 1;
+                    let e = self.swap.as_ref().unwrap().entry(f.swap - 1);
+                    if e & crate::swap::SLOT_CACHED == 0 || (e & crate::swap::SLOT_VALUE) as usize != pfn {
+                        return Err(format!("swap cache slot {} does not point at pfn {pfn}", f.swap - 1));
+                    }
+                }
+                if f.test(pg::WRITEBACK) {
+                    nr_wb += 1;
+                }
+            } else {
+                file_pages[f.memcg as usize] += 1;
+                let fl = &self.files[f.mapping as usize];
+                if fl.folio_at(f.index as u64) != Some(pfn as u32) {
+                    return Err(format!("file pfn {pfn} not in its page cache slot"));
+                }
+                if f.test(pg::DIRTY) {
+                    nr_dirty += 1;
+                }
+                if f.test(pg::WRITEBACK) {
+                    nr_wb += 1;
+                }
+            }
+        }
+        if nr_dirty != self.nr_dirty || nr_wb != self.nr_writeback {
+            return Err(format!(
+                "dirty/writeback gauges {}/{} but folios say {nr_dirty}/{nr_wb}",
+                self.nr_dirty, self.nr_writeback
+            ));
+        }
+        for (m, c) in self.memcgs.iter().enumerate() {
+            if c.st.get(St::Anon) != anon_mapped[m] {
+                return Err(format!("memcg {m}: anon state {} but {} mapped anon folios", c.st.get(St::Anon), anon_mapped[m]));
+            }
+            if c.st.get(St::FilePages) != file_pages[m] {
+                return Err(format!("memcg {m}: file state {} but {} folios", c.st.get(St::FilePages), file_pages[m]));
+            }
+        }
+        // Page cache counts.
+        for (i, fl) in self.files.iter().enumerate() {
+            let mut cnt = 0;
+            for idx in 0..fl.pages {
+                let e = fl.cache.get(idx);
+                if e & ENT_FOLIO != 0 {
+                    cnt += 1;
+                    let pfn = e as u32;
+                    let f = self.folios.get(pfn);
+                    if !f.test(pg::ALLOCATED) || f.test(pg::ANON) || f.mapping != i as u32 || f.index as u64 != idx {
+                        return Err(format!("file {i} page {idx} points at a foreign folio {pfn}"));
+                    }
+                } else if e != 0 && e & ENT_SHADOW == 0 {
+                    return Err(format!("file {i} page {idx}: bad entry {e:#x}"));
+                }
+            }
+            if cnt != fl.nrpages {
+                return Err(format!("file {i}: nrpages {} but {cnt} folios", fl.nrpages));
+            }
+        }
+        // Mapcounts from the page tables.
+        let mut maps = vec![0u32; n];
+        for (r, v) in self.vmas.iter().enumerate() {
+            if v.dead {
+                continue;
+            }
+            let pgd = self.tasks[v.task as usize].pgd;
+            for idx in 0..v.pages {
+                let e = self.pt.get(pgd, v.va(idx));
+                if e & pte::PRESENT != 0 && e & pte::VALUE != pte::ZERO_PFN {
+                    let pfn = (e & pte::VALUE) as usize;
+                    maps[pfn] += 1;
+                    let f = self.folios.get(pfn as u32);
+                    let ok = match v.file {
+                        Some(fi) => !f.test(pg::ANON) && f.mapping == fi && f.index as u64 == idx,
+                        None => f.test(pg::ANON) && f.mapping == r as u32 && f.index as u64 == idx,
+                    };
+                    if !ok {
+                        return Err(format!("region {r} page {idx} maps an unrelated folio {pfn}"));
+                    }
+                }
+            }
+        }
+        for pfn in 0..n {
+            if maps[pfn] != self.folios.get(pfn as u32).mapcount as u32 {
+                return Err(format!("pfn {pfn}: mapcount {} but {} PTEs", self.folios.get(pfn as u32).mapcount, maps[pfn]));
+            }
+        }
+        // Charges: each memcg's usage is its subtree's folios plus the stock.
+        for m in 0..self.memcgs.len() as u16 {
+            let sub = self.memcg_subtree(m);
+            let mut expect: u64 = sub.iter().map(|&s| charged[s as usize]).sum();
+            if self.stock.nr_pages > 0 && sub.contains(&self.stock.memcg) {
+                expect += self.stock.nr_pages;
+            }
+            if m == ROOT_MEMCG {
+                expect = charged.iter().sum::<u64>() + self.stock.nr_pages;
+            }
+            if self.memcgs[m as usize].usage != expect {
+                return Err(format!("memcg {m}: usage {} but {expect} charged pages", self.memcgs[m as usize].usage));
+            }
+        }
+        Ok(())
+    }
+}

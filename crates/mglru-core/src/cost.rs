@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The cost model: how far simulated time advances for each thing a task
+//! does. Simulated time drives the flusher (dirty expiry, periodic
+//! wake-ups), writeback completion, MGLRU generation ages and `min_ttl`,
+//! and the throughput estimate. Every value is in nanoseconds and can be
+//! changed with `--cost NAME=NS` (docs/COST_MODEL.md).
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CostModel {
+    /// A CPU load or store to a resident, mapped page.
+    pub mem_access: u64,
+    /// A buffered read or write of one cached page (syscall + 4 KiB copy).
+    pub page_copy: u64,
+    /// A minor fault (page already in memory, or a fresh zeroed page).
+    pub minor_fault: u64,
+    /// Reading one page from the file disk (synchronous wait).
+    pub disk_read: u64,
+    /// Writing one page to the file disk (time until writeback completes).
+    pub disk_write: u64,
+    /// Reading one page from swap.
+    pub swap_read: u64,
+    /// Writing one page to swap (time until writeback completes).
+    pub swap_write: u64,
+    /// Reclaim CPU work per page scanned (charged to the task doing
+    /// direct or limit reclaim).
+    pub scan: u64,
+}
+
+impl Default for CostModel {
+    fn default() -> Self {
+        CostModel {
+            mem_access: 100,
+            page_copy: 500,
+            minor_fault: 1_000,
+            disk_read: 100_000,
+            disk_write: 100_000,
+            swap_read: 100_000,
+            swap_write: 100_000,
+            scan: 50,
+        }
+    }
+}
+
+impl CostModel {
+    pub const NAMES: [&'static str; 8] =
+        ["mem_access", "page_copy", "minor_fault", "disk_read", "disk_write", "swap_read", "swap_write", "scan"];
+
+    /// Set one value by name; the error names the valid ones.
+    pub fn set(&mut self, name: &str, ns: u64) -> Result<(), String> {
+        let slot = match name {
+            "mem_access" => &mut self.mem_access,
+            "page_copy" => &mut self.page_copy,
+            "minor_fault" => &mut self.minor_fault,
+            "disk_read" => &mut self.disk_read,
+            "disk_write" => &mut self.disk_write,
+            "swap_read" => &mut self.swap_read,
+            "swap_write" => &mut self.swap_write,
+            "scan" => &mut self.scan,
+            _ => {
+                return Err(format!("unknown cost '{}': expected one of {}", name, Self::NAMES.join(", ")));
+            }
+        };
+        *slot = ns;
+        Ok(())
+    }
+    pub fn get(&self, name: &str) -> Option<u64> {
+        Some(match name {
+            "mem_access" => self.mem_access,
+            "page_copy" => self.page_copy,
+            "minor_fault" => self.minor_fault,
+            "disk_read" => self.disk_read,
+            "disk_write" => self.disk_write,
+            "swap_read" => self.swap_read,
+            "swap_write" => self.swap_write,
+            "scan" => self.scan,
+            _ => return None,
+        })
+    }
+}

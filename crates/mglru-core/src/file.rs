@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Files on disk and their page cache (`struct address_space`).
+//!
+//! The page cache is an array of `u64` entries indexed by page offset,
+//! allocated in chunks of 512 on first use (like xarray nodes): an entry
+//! is empty, a folio (its pfn), or a shadow entry left behind by reclaim.
+
+use crate::folio::NIL;
+
+const CHUNK_SHIFT: u32 = 9;
+const CHUNK: usize = 1 << CHUNK_SHIFT;
+
+/// Entry tags.
+pub const ENT_FOLIO: u64 = 1 << 63;
+pub const ENT_SHADOW: u64 = 1 << 62;
+pub const ENT_VALUE: u64 = ENT_SHADOW - 1;
+
+/// Sparse array of page-cache (or swap-cache) entries.
+#[derive(Default)]
+pub struct EntryArray {
+    chunks: Vec<Option<Box<[u64; CHUNK]>>>,
+    /// Chunks allocated (for the bytes-per-page report).
+    pub nr_chunks: u64,
+}
+
+impl EntryArray {
+    pub fn new(len: u64) -> EntryArray {
+        let n = (len as usize).div_ceil(CHUNK);
+        let mut chunks = Vec::with_capacity(n);
+        chunks.resize_with(n, || None);
+        EntryArray { chunks, nr_chunks: 0 }
+    }
+    #[inline]
+    pub fn get(&self, i: u64) -> u64 {
+        match &self.chunks[(i >> CHUNK_SHIFT) as usize] {
+            Some(c) => c[(i as usize) & (CHUNK - 1)],
+            None => 0,
+        }
+    }
+    #[inline]
+    pub fn set(&mut self, i: u64, v: u64) {
+        let slot = &mut self.chunks[(i >> CHUNK_SHIFT) as usize];
+        if slot.is_none() {
+            if v == 0 {
+                return;
+            }
+            *slot = Some(Box::new([0; CHUNK]));
+            self.nr_chunks += 1;
+        }
+        slot.as_mut().unwrap()[(i as usize) & (CHUNK - 1)] = v;
+    }
+    pub fn bytes(&self) -> u64 {
+        self.chunks.len() as u64 * 8 + self.nr_chunks * (CHUNK as u64 * 8)
+    }
+}
+
+/// `struct file_ra_state` (one open file description per file, shared by
+/// the tasks that read it: simplification, see docs/FIDELITY.md).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RaState {
+    pub start: u64,
+    pub size: u64,
+    pub async_size: u64,
+    /// Maximum readahead in pages (`ra_pages`, from read_ahead_kb).
+    pub ra_pages: u64,
+    /// Byte position after the last read (`prev_pos`); -1 initially.
+    pub prev_pos: i64,
+    /// Faults that missed the page cache (`mmap_miss`).
+    pub mmap_miss: u32,
+}
+
+pub struct File {
+    pub pages: u64,
+    pub cache: EntryArray,
+    /// Resident folios (`mapping->nrpages`).
+    pub nrpages: u64,
+    pub ra: RaState,
+    /// The device's default `ra_pages` (restored by `POSIX_FADV_NORMAL`).
+    pub default_ra_pages: u64,
+    /// `FMODE_RANDOM` (POSIX_FADV_RANDOM).
+    pub fmode_random: bool,
+    /// `FMODE_NOREUSE` (POSIX_FADV_NOREUSE).
+    pub fmode_noreuse: bool,
+    /// VMAs (region ids) mapping this file (`i_mmap`).
+    pub i_mmap: Vec<u32>,
+    /// Dirty page offsets awaiting writeback, possibly stale (checked on use).
+    pub dirty_pages: Vec<u32>,
+    /// When the inode was first dirtied (`dirtied_when`), if dirty.
+    pub dirtied_when: Option<u64>,
+    /// Position on the flusher's dirty-inode list (`b_dirty`), NIL if clean.
+    pub dirty_seq: u64,
+}
+
+impl File {
+    pub fn new(pages: u64, ra_pages: u64) -> File {
+        File {
+            pages,
+            cache: EntryArray::new(pages),
+            nrpages: 0,
+            ra: RaState { ra_pages, prev_pos: -1, ..Default::default() },
+            default_ra_pages: ra_pages,
+            fmode_random: false,
+            fmode_noreuse: false,
+            i_mmap: Vec::new(),
+            dirty_pages: Vec::new(),
+            dirtied_when: None,
+            dirty_seq: NIL as u64,
+        }
+    }
+    /// The folio cached at `index`, if any.
+    #[inline]
+    pub fn folio_at(&self, index: u64) -> Option<u32> {
+        let e = self.cache.get(index);
+        if e & ENT_FOLIO != 0 {
+            Some(e as u32)
+        } else {
+            None
+        }
+    }
+    /// `page_cache_prev_miss`: the last index at or below `index` that has
+    /// no folio, looking back at most `max_scan` entries; `u64::MAX` if the
+    /// scan ran past offset 0.
+    pub fn prev_miss(&self, index: u64, max_scan: u64) -> u64 {
+        let mut i = index;
+        for _ in 0..max_scan {
+            if self.folio_at(i).is_none() {
+                return i;
+            }
+            if i == 0 {
+                return u64::MAX;
+            }
+            i -= 1;
+        }
+        i
+    }
+    /// `page_cache_next_miss`: the first index at or above `index` with no
+    /// folio, looking at most `max_scan` entries; 0 on wrap (never here).
+    pub fn next_miss(&self, index: u64, max_scan: u64) -> u64 {
+        let mut i = index;
+        for _ in 0..max_scan {
+            if i >= self.pages || self.folio_at(i).is_none() {
+                return i;
+            }
+            i += 1;
+        }
+        i
+    }
+}
+
+/// `get_init_ra_size` (mm/readahead.c).
+pub fn get_init_ra_size(size: u64, max: u64) -> u64 {
+    let newsize = size.max(1).next_power_of_two();
+    if newsize <= max / 32 {
+        newsize * 4
+    } else if newsize <= max / 4 {
+        newsize * 2
+    } else {
+        max
+    }
+}
+
+/// `get_next_ra_size` (mm/readahead.c).
+pub fn get_next_ra_size(cur: u64, max: u64) -> u64 {
+    if cur < max / 16 {
+        4 * cur
+    } else if cur <= max / 2 {
+        2 * cur
+    } else {
+        max
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn ra_sizes_follow_the_kernel_ramp() {
+        // 128 KiB = 32 pages: a 1-page read starts with 4 pages, then x4, x2, max.
+        assert_eq!(get_init_ra_size(1, 32), 4);
+        assert_eq!(get_next_ra_size(4, 32), 8);
+        assert_eq!(get_next_ra_size(8, 32), 16);
+        assert_eq!(get_next_ra_size(16, 32), 32);
+        assert_eq!(get_next_ra_size(32, 32), 32);
+    }
+    #[test]
+    fn entry_array_is_sparse() {
+        let mut a = EntryArray::new(1 << 20);
+        assert_eq!(a.get(12345), 0);
+        a.set(12345, ENT_FOLIO | 7);
+        assert_eq!(a.get(12345), ENT_FOLIO | 7);
+        assert_eq!(a.nr_chunks, 1);
+        a.set(999_999, 0);
+        assert_eq!(a.nr_chunks, 1);
+    }
+}

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The page cache: buffered read and write, readahead, insertion and
+//! removal (mm/filemap.c, mm/readahead.c, mm/fadvise.c).
+
+use crate::file::{get_init_ra_size, get_next_ra_size, ENT_FOLIO, ENT_SHADOW, ENT_VALUE};
+use crate::folio::pg;
+use crate::kernel::{Kernel, PAGEVEC_SIZE};
+use crate::page_alloc::Gfp;
+use crate::stat::{Ev, St};
+
+/// `MMAP_LOTSAMISS`.
+pub const MMAP_LOTSAMISS: u32 = 100;
+/// The device's optimal I/O size in pages (`bdi->io_pages`): 1 MiB, a
+/// common `max_sectors_kb`-derived value (docs/FIDELITY.md).
+pub const BDI_IO_PAGES: u64 = 256;
+
+impl Kernel {
+    /// `filemap_add_folio` after the folio was allocated and charged:
+    /// insert it, take the shadow's refault into account (not for writes),
+    /// and queue it for the LRU.
+    pub fn filemap_add_folio(&mut self, file: u32, index: u64, pfn: u32, for_write: bool) {
+        let old = self.files[file as usize].cache.get(index);
+        debug_assert!(old & ENT_FOLIO == 0);
+        {
+            let f = self.folios.get_mut(pfn);
+            f.mapping = file;
+            f.index = index as u32;
+            f.set(pg::UPTODATE);
+        }
+        let fl = &mut self.files[file as usize];
+        fl.cache.set(index, ENT_FOLIO | pfn as u64);
+        fl.nrpages += 1;
+        let memcg = self.folios.get(pfn).memcg;
+        self.memcgs[memcg as usize].st.add(St::FilePages, 1);
+        if !for_write && old & ENT_SHADOW != 0 {
+            self.workingset_refault(pfn, old & ENT_VALUE);
+        }
+        self.folio_add_lru(pfn);
+    }
+
+    /// `__filemap_remove_folio`: drop a folio from the page cache, leaving
+    /// `shadow` (0 = none) in its slot. The caller frees the folio.
+    pub fn filemap_remove_folio(&mut self, pfn: u32, shadow: u64) {
+        let f = *self.folios.get(pfn);
+        debug_assert!(f.mapcount == 0);
+        let fl = &mut self.files[f.mapping as usize];
+        fl.cache.set(f.index as u64, if shadow != 0 { ENT_SHADOW | shadow } else { 0 });
+        fl.nrpages -= 1;
+        self.memcgs[f.memcg as usize].st.add(St::FilePages, -1);
+        if f.test(pg::DIRTY) {
+            self.account_folio_cleaned(pfn);
+        }
+    }
+
+    /// Page-cache readahead reads: `read_pages` submits one I/O for the
+    /// batch. pgpgin is in KiB.
+    fn read_pages(&mut self, memcg: u16, nr: u64) {
+        if nr > 0 {
+            let _ = memcg;
+            self.ev.add(Ev::Pgpgin, nr * 4);
+        }
+    }
+
+    /// `page_cache_ra_unbounded`: read `nr_to_read` pages from `index`,
+    /// skipping cached ones, marking the folio at `nr_to_read -
+    /// lookahead_size` with PG_readahead. Returns pages read.
+    fn page_cache_ra_unbounded(&mut self, file: u32, index: u64, nr_to_read: u64, lookahead: u64) -> u64 {
+        let memcg = self.tasks[self.current as usize].memcg;
+        let mark = nr_to_read.wrapping_sub(lookahead);
+        let mut pending = 0;
+        let mut total = 0;
+        let mut i = 0;
+        while i < nr_to_read {
+            if self.files[file as usize].folio_at(index + i).is_some() {
+                self.read_pages(memcg, pending);
+                pending = 0;
+                i += 1;
+                continue;
+            }
+            let Some(pfn) = self.alloc_folio(memcg, Gfp::NoRetry) else { break };
+            self.filemap_add_folio(file, index + i, pfn, false);
+            if i == mark {
+                self.folios.get_mut(pfn).set(pg::READAHEAD);
+            }
+            pending += 1;
+            total += 1;
+            i += 1;
+        }
+        self.read_pages(memcg, pending);
+        total
+    }
+
+    /// `do_page_cache_ra`: clip to EOF.
+    pub(crate) fn do_page_cache_ra(&mut self, file: u32, index: u64, mut nr: u64, lookahead: u64) -> u64 {
+        let pages = self.files[file as usize].pages;
+        if index >= pages {
+            return 0;
+        }
+        let end_index = pages - 1;
+        if nr > end_index - index {
+            nr = end_index - index + 1;
+        }
+        self.page_cache_ra_unbounded(file, index, nr, lookahead)
+    }
+
+    /// `force_page_cache_ra`: read exactly the range, 2 MiB at a time.
+    pub fn force_page_cache_ra(&mut self, file: u32, mut index: u64, nr: u64) -> u64 {
+        // max(bdi->io_pages, ra_pages); the model's io_pages is BDI_IO_PAGES.
+        let max = self.files[file as usize].ra.ra_pages.max(BDI_IO_PAGES);
+        let mut left = nr.min(max);
+        let mut total = 0;
+        while left > 0 {
+            let chunk = left.min(512);
+            total += self.do_page_cache_ra(file, index, chunk, 0);
+            index += chunk;
+            left -= chunk;
+        }
+        total
+    }
+
+    /// `page_cache_sync_ra` (6.12.117).
+    pub fn page_cache_sync_ra(&mut self, file: u32, index: u64, req_count: u64) -> u64 {
+        let fl = &self.files[file as usize];
+        let mut req = req_count;
+        let mut forced = fl.fmode_random;
+        if fl.ra.ra_pages == 0 {
+            req = 1;
+            forced = true;
+        }
+        if forced {
+            return self.force_page_cache_ra(file, index, req);
+        }
+        // ractl_max_pages: no separate bdi io_pages in the model.
+        let max_pages = fl.ra.ra_pages;
+        let prev_index = if fl.ra.prev_pos < 0 { u64::MAX } else { (fl.ra.prev_pos as u64) >> 12 };
+        let seq = prev_index != u64::MAX && index.wrapping_sub(prev_index) <= 1;
+        if index == 0 || req > max_pages || seq {
+            let size = get_init_ra_size(req, max_pages);
+            let async_size = if size > req { size - req } else { size >> 1 };
+            let ra = &mut self.files[file as usize].ra;
+            ra.start = index;
+            ra.size = size;
+            ra.async_size = async_size;
+        } else {
+            let miss = if index == 0 { u64::MAX } else { fl.prev_miss(index - 1, max_pages) };
+            let contig = if miss == u64::MAX { index } else { index - miss - 1 };
+            if contig <= req {
+                return self.do_page_cache_ra(file, index, req, 0);
+            }
+            let contig = if miss == u64::MAX { contig * 2 } else { contig };
+            let ra = &mut self.files[file as usize].ra;
+            ra.start = index;
+            ra.size = (contig + req).min(max_pages);
+            ra.async_size = 1;
+        }
+        let ra = self.files[file as usize].ra;
+        // page_cache_ra_order falls back to do_page_cache_ra: no large folios.
+        self.do_page_cache_ra(file, ra.start, ra.size, ra.async_size)
+    }
+
+    /// `page_cache_async_ra`: a PG_readahead folio was hit.
+    pub fn page_cache_async_ra(&mut self, file: u32, pfn: u32, req_count: u64) -> u64 {
+        let fl = &self.files[file as usize];
+        if fl.ra.ra_pages == 0 {
+            return 0;
+        }
+        if self.folios.get(pfn).test(pg::WRITEBACK) {
+            return 0;
+        }
+        self.folios.get_mut(pfn).clear(pg::READAHEAD);
+        let index = self.folios.get(pfn).index as u64;
+        let max_pages = fl.ra.ra_pages;
+        let ra = fl.ra;
+        let expected = ra.start + ra.size - ra.async_size;
+        if index == expected {
+            let ra = &mut self.files[file as usize].ra;
+            ra.start += ra.size;
+            ra.size = ra.size.max(get_next_ra_size(ra.size, max_pages));
+            ra.async_size = ra.size;
+        } else {
+            let start = fl.next_miss(index + 1, max_pages);
+            if start == 0 || start - index > max_pages {
+                return 0;
+            }
+            let size = get_next_ra_size(start - index + req_count, max_pages);
+            let ra = &mut self.files[file as usize].ra;
+            ra.start = start;
+            ra.size = size;
+            ra.async_size = size;
+        }
+        let ra = self.files[file as usize].ra;
+        self.do_page_cache_ra(file, ra.start, ra.size, ra.async_size)
+    }
+
+    /// `filemap_read` for `count` pages from `page` by the current task.
+    /// Returns the number of pages that came from disk.
+    pub fn filemap_read(&mut self, file: u32, page: u64, count: u64) -> u64 {
+        let end = page + count;
+        let mut pos = page;
+        let mut last_pos = self.files[file as usize].ra.prev_pos;
+        let mut from_disk = 0;
+        let mut batch = [0u32; PAGEVEC_SIZE];
+        while pos < end {
+            let mut n = self.filemap_get_read_batch(file, pos, end, &mut batch);
+            if n == 0 {
+                from_disk += self.page_cache_sync_ra(file, pos, end - pos);
+                n = self.filemap_get_read_batch(file, pos, end, &mut batch);
+            }
+            if n == 0 {
+                // filemap_create_folio: the one page, with a full-strength gfp.
+                let memcg = self.tasks[self.current as usize].memcg;
+                let Some(pfn) = self.alloc_folio(memcg, Gfp::Normal) else {
+                    return from_disk; // -ENOMEM
+                };
+                self.filemap_add_folio(file, pos, pfn, false);
+                self.read_pages(memcg, 1);
+                from_disk += 1;
+                batch[0] = pfn;
+                n = 1;
+            }
+            let last = batch[n - 1];
+            if self.folios.get(last).test(pg::READAHEAD) {
+                let req = end - self.folios.get(last).index as u64;
+                from_disk += self.page_cache_async_ra(file, last, req);
+            }
+            // Mark the first folio only if this read did not start inside
+            // the folio the previous read ended in.
+            // pos_same_folio(ki_pos, last_pos - 1), with loff_t arithmetic.
+            if ((last_pos - 1) >> 12) != pos as i64 {
+                self.folio_mark_accessed(batch[0]);
+            }
+            for &pfn in &batch[1..n] {
+                self.folio_mark_accessed(pfn);
+            }
+            pos += n as u64;
+            last_pos = (pos << 12) as i64;
+        }
+        self.files[file as usize].ra.prev_pos = last_pos;
+        from_disk
+    }
+
+    /// `filemap_get_read_batch`: contiguous cached folios from `index`,
+    /// stopping after a PG_readahead folio, at most a folio batch.
+    fn filemap_get_read_batch(&self, file: u32, index: u64, end: u64, out: &mut [u32; PAGEVEC_SIZE]) -> usize {
+        let fl = &self.files[file as usize];
+        let mut n = 0;
+        let mut i = index;
+        while i < end && n < PAGEVEC_SIZE {
+            let Some(pfn) = fl.folio_at(i) else { break };
+            out[n] = pfn;
+            n += 1;
+            if self.folios.get(pfn).test(pg::READAHEAD) {
+                break;
+            }
+            i += 1;
+        }
+        n
+    }
+
+    /// Buffered write of `count` whole pages (`generic_perform_write`):
+    /// write_begin finds or creates the folio (no refault accounting for
+    /// writes), the copy dirties it. ext4's write path does not mark
+    /// the folio accessed.
+    pub fn filemap_write(&mut self, file: u32, page: u64, count: u64) -> u64 {
+        let memcg = self.tasks[self.current as usize].memcg;
+        let mut written = 0;
+        for idx in page..page + count {
+            let pfn = match self.files[file as usize].folio_at(idx) {
+                Some(p) => p,
+                None => {
+                    let Some(p) = self.alloc_folio(memcg, Gfp::Normal) else { break };
+                    self.filemap_add_folio(file, idx, p, true);
+                    p
+                }
+            };
+            self.folio_mark_dirty(pfn);
+            written += 1;
+            self.balance_dirty_pages_ratelimited();
+        }
+        written
+    }
+
+    /// `folio_mark_dirty` for a page cache folio.
+    pub fn folio_mark_dirty(&mut self, pfn: u32) {
+        let f = *self.folios.get(pfn);
+        if f.test(pg::DIRTY) {
+            return;
+        }
+        self.folios.get_mut(pfn).set(pg::DIRTY);
+        if f.test(pg::ANON) {
+            return;
+        }
+        self.nr_dirty += 1;
+        self.memcgs[f.memcg as usize].st.add(St::FileDirty, 1);
+        self.count(f.memcg, Ev::NrDirtied, 1);
+        let file = f.mapping;
+        let now = self.now;
+        let fl = &mut self.files[file as usize];
+        fl.dirty_pages.push(f.index);
+        if fl.dirtied_when.is_none() {
+            fl.dirtied_when = Some(now);
+            self.dirty_inodes.push_back(file);
+        }
+        self.arm_flusher();
+    }
+
+    /// `folio_account_cleaned` / the dirty half of `folio_clear_dirty_for_io`.
+    pub fn account_folio_cleaned(&mut self, pfn: u32) {
+        let f = *self.folios.get(pfn);
+        self.folios.get_mut(pfn).clear(pg::DIRTY);
+        if !f.test(pg::ANON) && f.test(pg::DIRTY) {
+            self.nr_dirty -= 1;
+            self.memcgs[f.memcg as usize].st.add(St::FileDirty, -1);
+        }
+    }
+}
+
+impl Kernel {
+    /// `posix_fadvise` on the whole file (`generic_fadvise`).
+    pub fn fadvise(&mut self, file: u32, advice: crate::memory::Advice) {
+        use crate::memory::Advice;
+        let pages = self.files[file as usize].pages;
+        match advice {
+            Advice::Normal => {
+                let fl = &mut self.files[file as usize];
+                fl.ra.ra_pages = fl.default_ra_pages;
+                fl.fmode_random = false;
+                fl.fmode_noreuse = false;
+            }
+            Advice::Random => self.files[file as usize].fmode_random = true,
+            Advice::Sequential => {
+                let fl = &mut self.files[file as usize];
+                fl.ra.ra_pages = fl.default_ra_pages * 2;
+                fl.fmode_random = false;
+            }
+            Advice::WillNeed => {
+                self.force_page_cache_ra(file, 0, pages);
+            }
+            Advice::DontNeed => {
+                // Start writeback of dirty pages (WB_SYNC_NONE), then drop
+                // what can be dropped without a shadow; busy folios are
+                // deactivated instead.
+                self.writeback_file(file);
+                self.lru_add_drain();
+                for idx in 0..pages {
+                    let Some(pfn) = self.files[file as usize].folio_at(idx) else { continue };
+                    let f = *self.folios.get(pfn);
+                    if f.test(pg::DIRTY) || f.test(pg::WRITEBACK) || f.mapcount > 0 || f.test(pg::ISOLATED) {
+                        self.deactivate_file_folio(pfn);
+                        continue;
+                    }
+                    self.filemap_remove_folio(pfn, 0);
+                    self.free_unmapped_folio(pfn);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Folios (one 4 KiB page each) in a dense table, and index-linked lists.
+//!
+//! The kernel keeps `struct folio` in the memmap and links LRU members with
+//! `list_head`. Here a folio is 28 bytes in a `Vec`, addressed by its pfn
+//! (a `u32`), and lists link pfns. The head of a list is its young end;
+//! reclaim takes from the tail, as in the kernel.
+
+/// No folio / end of a list.
+pub const NIL: u32 = u32::MAX;
+
+/// Folio flag bits (the subset of `enum pageflags` that reclaim reads),
+/// plus the MGLRU gen and refs fields, packed in one `u32`.
+pub mod pg {
+    pub const LRU: u32 = 1 << 0;
+    pub const ACTIVE: u32 = 1 << 1;
+    pub const REFERENCED: u32 = 1 << 2;
+    pub const WORKINGSET: u32 = 1 << 3;
+    pub const DIRTY: u32 = 1 << 4;
+    pub const WRITEBACK: u32 = 1 << 5;
+    pub const RECLAIM: u32 = 1 << 6;
+    pub const SWAPBACKED: u32 = 1 << 7;
+    pub const SWAPCACHE: u32 = 1 << 8;
+    pub const UNEVICTABLE: u32 = 1 << 9;
+    pub const READAHEAD: u32 = 1 << 10;
+    /// The folio is anonymous (its mapping is an anon region), not page cache.
+    pub const ANON: u32 = 1 << 11;
+    /// The folio is allocated (not on the free list).
+    pub const ALLOCATED: u32 = 1 << 12;
+    /// Sitting in a per-CPU folio batch (holds an extra reference).
+    pub const IN_BATCH: u32 = 1 << 13;
+    /// Isolated from the LRU by reclaim.
+    pub const ISOLATED: u32 = 1 << 14;
+    pub const UPTODATE: u32 = 1 << 15;
+    /// MGLRU generation + 1 (0 = not on an MGLRU list), 3 bits.
+    pub const GEN_SHIFT: u32 = 16;
+    pub const GEN_MASK: u32 = 0b111 << GEN_SHIFT;
+    /// MGLRU refs counter, 2 bits (`LRU_REFS_WIDTH`).
+    pub const REFS_SHIFT: u32 = 19;
+    pub const REFS_MASK: u32 = 0b11 << REFS_SHIFT;
+    /// Which classic list the folio is on (`enum lru_list` + 1; 0 = none), 3 bits.
+    pub const LIST_SHIFT: u32 = 21;
+    pub const LIST_MASK: u32 = 0b111 << LIST_SHIFT;
+}
+
+/// One simulated 4 KiB folio. 28 bytes.
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub struct Folio {
+    pub flags: u32,
+    pub prev: u32,
+    pub next: u32,
+    /// File id (page cache) or anon region id (anonymous), per `pg::ANON`.
+    pub mapping: u32,
+    /// Page offset inside the file or region.
+    pub index: u32,
+    /// Swap slot + 1 while in the swap cache, else 0 (`folio->private`/`swap`).
+    pub swap: u32,
+    pub memcg: u16,
+    /// Number of PTEs mapping the folio (`folio_mapcount`).
+    pub mapcount: u16,
+}
+
+impl Folio {
+    const FREE: Folio = Folio {
+        flags: 0,
+        prev: NIL,
+        next: NIL,
+        mapping: NIL,
+        index: 0,
+        swap: 0,
+        memcg: 0,
+        mapcount: 0,
+    };
+    #[inline]
+    pub fn test(&self, f: u32) -> bool {
+        self.flags & f != 0
+    }
+    #[inline]
+    pub fn set(&mut self, f: u32) {
+        self.flags |= f;
+    }
+    #[inline]
+    pub fn clear(&mut self, f: u32) {
+        self.flags &= !f;
+    }
+    /// `folio_is_file_lru`: not swap-backed.
+    #[inline]
+    pub fn is_file_lru(&self) -> bool {
+        !self.test(pg::SWAPBACKED)
+    }
+    /// 0 = anon, 1 = file, the index the kernel uses for per-type arrays.
+    #[inline]
+    pub fn lru_type(&self) -> usize {
+        self.is_file_lru() as usize
+    }
+    #[inline]
+    pub fn gen_field(&self) -> u32 {
+        (self.flags & pg::GEN_MASK) >> pg::GEN_SHIFT
+    }
+    #[inline]
+    pub fn set_gen_field(&mut self, v: u32) {
+        self.flags = (self.flags & !pg::GEN_MASK) | ((v << pg::GEN_SHIFT) & pg::GEN_MASK);
+    }
+    #[inline]
+    pub fn refs_field(&self) -> u32 {
+        (self.flags & pg::REFS_MASK) >> pg::REFS_SHIFT
+    }
+    #[inline]
+    pub fn set_refs_field(&mut self, v: u32) {
+        self.flags = (self.flags & !pg::REFS_MASK) | ((v << pg::REFS_SHIFT) & pg::REFS_MASK);
+    }
+    #[inline]
+    pub fn list_field(&self) -> u32 {
+        (self.flags & pg::LIST_MASK) >> pg::LIST_SHIFT
+    }
+    #[inline]
+    pub fn set_list_field(&mut self, v: u32) {
+        self.flags = (self.flags & !pg::LIST_MASK) | ((v << pg::LIST_SHIFT) & pg::LIST_MASK);
+    }
+}
+
+/// A doubly linked list of folios threaded through `Folio::prev/next`.
+#[derive(Clone, Copy, Debug)]
+pub struct FolioList {
+    pub head: u32,
+    pub tail: u32,
+    pub len: u64,
+}
+
+impl Default for FolioList {
+    fn default() -> Self {
+        FolioList { head: NIL, tail: NIL, len: 0 }
+    }
+}
+
+/// The folio table: every page of simulated RAM, and the free list.
+pub struct FolioTable {
+    pub f: Vec<Folio>,
+    free: Vec<u32>,
+}
+
+impl FolioTable {
+    pub fn new(nr_pages: u32) -> FolioTable {
+        // Free pages are handed out lowest pfn first, for readability of dumps.
+        let free: Vec<u32> = (0..nr_pages).rev().collect();
+        FolioTable { f: vec![Folio::FREE; nr_pages as usize], free }
+    }
+    #[inline]
+    pub fn nr_free(&self) -> u64 {
+        self.free.len() as u64
+    }
+    #[inline]
+    pub fn nr_pages(&self) -> u64 {
+        self.f.len() as u64
+    }
+    /// Take a free folio; the caller checked the watermarks.
+    #[inline]
+    pub fn alloc(&mut self) -> Option<u32> {
+        let pfn = self.free.pop()?;
+        let fo = &mut self.f[pfn as usize];
+        debug_assert_eq!(fo.flags, 0);
+        fo.flags = pg::ALLOCATED;
+        Some(pfn)
+    }
+    #[inline]
+    pub fn free(&mut self, pfn: u32) {
+        debug_assert!(self.f[pfn as usize].prev == NIL && self.f[pfn as usize].next == NIL);
+        self.f[pfn as usize] = Folio::FREE;
+        self.free.push(pfn);
+    }
+    #[inline]
+    pub fn get(&self, pfn: u32) -> &Folio {
+        &self.f[pfn as usize]
+    }
+    #[inline]
+    pub fn get_mut(&mut self, pfn: u32) -> &mut Folio {
+        &mut self.f[pfn as usize]
+    }
+
+    /// `list_add`: link at the head (young end).
+    #[inline]
+    pub fn add_head(&mut self, list: &mut FolioList, pfn: u32) {
+        let old = list.head;
+        {
+            let fo = &mut self.f[pfn as usize];
+            debug_assert!(fo.prev == NIL && fo.next == NIL);
+            fo.prev = NIL;
+            fo.next = old;
+        }
+        if old != NIL {
+            self.f[old as usize].prev = pfn;
+        } else {
+            list.tail = pfn;
+        }
+        list.head = pfn;
+        list.len += 1;
+    }
+    /// `list_add_tail`: link at the tail (the end reclaim takes first).
+    #[inline]
+    pub fn add_tail(&mut self, list: &mut FolioList, pfn: u32) {
+        let old = list.tail;
+        {
+            let fo = &mut self.f[pfn as usize];
+            debug_assert!(fo.prev == NIL && fo.next == NIL);
+            fo.next = NIL;
+            fo.prev = old;
+        }
+        if old != NIL {
+            self.f[old as usize].next = pfn;
+        } else {
+            list.head = pfn;
+        }
+        list.tail = pfn;
+        list.len += 1;
+    }
+    /// `list_del`.
+    #[inline]
+    pub fn unlink(&mut self, list: &mut FolioList, pfn: u32) {
+        let (p, n) = {
+            let fo = &self.f[pfn as usize];
+            (fo.prev, fo.next)
+        };
+        if p != NIL {
+            self.f[p as usize].next = n;
+        } else {
+            debug_assert_eq!(list.head, pfn);
+            list.head = n;
+        }
+        if n != NIL {
+            self.f[n as usize].prev = p;
+        } else {
+            debug_assert_eq!(list.tail, pfn);
+            list.tail = p;
+        }
+        let fo = &mut self.f[pfn as usize];
+        fo.prev = NIL;
+        fo.next = NIL;
+        list.len -= 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folio_is_28_bytes() {
+        assert_eq!(std::mem::size_of::<Folio>(), 28);
+    }
+
+    #[test]
+    fn list_order_head_young_tail_old() {
+        let mut t = FolioTable::new(8);
+        let mut l = FolioList::default();
+        let a = t.alloc().unwrap();
+        let b = t.alloc().unwrap();
+        let c = t.alloc().unwrap();
+        t.add_head(&mut l, a);
+        t.add_head(&mut l, b);
+        t.add_tail(&mut l, c);
+        assert_eq!((l.head, l.tail, l.len), (b, c, 3));
+        t.unlink(&mut l, a);
+        assert_eq!(t.get(b).next, c);
+        assert_eq!(t.get(c).prev, b);
+        t.unlink(&mut l, b);
+        t.unlink(&mut l, c);
+        assert_eq!((l.head, l.tail, l.len), (NIL, NIL, 0));
+    }
+}

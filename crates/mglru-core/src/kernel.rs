@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The simulated kernel: one node with one zone, its memory, tasks, files,
+//! swap, memcgs, reclaim and the clock.
+//!
+//! `Kernel` is a plain struct holding every piece of state; the mechanisms
+//! live in sibling modules as `impl Kernel` blocks named after the kernel
+//! files they model (`filemap`, `memory`, `swap_ops`, `vmscan`, `classic`,
+//! `workingset`, `writeback`, `oom`). The policy seam sits where the
+//! kernel's does: `lruvec_add_folio`, `folio_mark_accessed`,
+//! `lruvec_del_folio`, `shrink_lruvec`, and the shadow written at eviction
+//! and read at refault; each checks `self.policy()` the way the kernel
+//! checks `lru_gen_enabled()`.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::cost::CostModel;
+use crate::file::File;
+use crate::folio::FolioTable;
+use crate::memcg::{Memcg, Stock, ROOT_MEMCG};
+use crate::mm::{PageTables, Task, Vma};
+use crate::stat::{Ev, Events};
+use crate::swap::SwapDevice;
+
+pub const PAGE_SHIFT: u32 = 12;
+pub const PAGE_SIZE: u64 = 4096;
+/// `DEF_PRIORITY`.
+pub const DEF_PRIORITY: i32 = 12;
+/// `SWAP_CLUSTER_MAX`.
+pub const SWAP_CLUSTER_MAX: u64 = 32;
+/// `MAX_RECLAIM_RETRIES`.
+pub const MAX_RECLAIM_RETRIES: u32 = 16;
+/// `PAGEVEC_SIZE`: per-CPU folio batch capacity in 6.12.
+pub const PAGEVEC_SIZE: usize = 31;
+/// `HZ` of Debian's 6.12 cloud kernel (CONFIG_HZ=250).
+pub const HZ: u64 = 250;
+pub const NSEC_PER_JIFFY: u64 = 1_000_000_000 / HZ;
+
+/// Which LRU implementation reclaim uses (the `lru_gen.enabled` switch).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    Classic,
+    Mglru,
+}
+
+/// Tunables (sysctls and sysfs knobs) with the kernel's defaults.
+#[derive(Clone, Debug)]
+pub struct Sysctls {
+    pub swappiness: u32,
+    pub page_cluster: u32,
+    /// None = the kernel's default, computed from memory size.
+    pub min_free_kbytes: Option<u64>,
+    pub watermark_scale_factor: u64,
+    pub dirty_ratio: u64,
+    pub dirty_background_ratio: u64,
+    pub dirty_expire_centisecs: u64,
+    pub dirty_writeback_centisecs: u64,
+    /// `/sys/kernel/mm/lru_gen/enabled` capability mask.
+    pub lru_gen_enabled: u32,
+    pub lru_gen_min_ttl_ms: u64,
+}
+
+impl Default for Sysctls {
+    fn default() -> Self {
+        Sysctls {
+            swappiness: 60,
+            page_cluster: 3,
+            min_free_kbytes: None,
+            watermark_scale_factor: 10,
+            dirty_ratio: 20,
+            dirty_background_ratio: 10,
+            dirty_expire_centisecs: 3000,
+            dirty_writeback_centisecs: 500,
+            lru_gen_enabled: 0,
+            lru_gen_min_ttl_ms: 0,
+        }
+    }
+}
+
+/// Machine description fixed before the first operation.
+#[derive(Clone, Debug)]
+pub struct MachineConfig {
+    pub memory_bytes: u64,
+    pub swap_bytes: u64,
+    pub swap_sync_io: bool,
+    pub sysctl: Sysctls,
+    pub cost: CostModel,
+    pub seed: u64,
+}
+
+impl Default for MachineConfig {
+    fn default() -> Self {
+        MachineConfig {
+            memory_bytes: 1 << 30,
+            swap_bytes: 0,
+            swap_sync_io: false,
+            sysctl: Sysctls::default(),
+            cost: CostModel::default(),
+            seed: 0,
+        }
+    }
+}
+
+/// A timer on the simulated clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Timer {
+    /// Writeback of this folio completes (`folio_end_writeback`).
+    WritebackDone(u32),
+    /// The flusher's periodic wake-up (`wb_workfn` for kupdate writeback).
+    FlusherPeriodic,
+}
+
+/// An OOM kill, as the kernel logs it.
+#[derive(Clone, Debug)]
+pub struct OomKill {
+    pub time_ns: u64,
+    /// The memcg whose limit was hit, or None for a global (system) OOM.
+    pub constraint_memcg: Option<u16>,
+    pub victim_task: u32,
+    pub victim_memcg: u16,
+    /// Pages the victim held (rss + swap), as `oom_badness` counted them.
+    pub victim_pages: u64,
+    pub reason: &'static str,
+}
+
+/// Simulation bookkeeping that is not a kernel counter.
+#[derive(Clone, Debug, Default)]
+pub struct SimCounters {
+    pub operations: u64,
+    pub page_accesses: u64,
+    /// Accesses by a task that had been OOM-killed, dropped.
+    pub dropped_accesses: u64,
+    /// Allocations that failed for good (charge or page) and were dropped.
+    pub failed_allocations: u64,
+    /// Simulated ns the tasks spent (operations plus stalls).
+    pub task_ns: u64,
+}
+
+pub struct Kernel {
+    pub sysctl: Sysctls,
+    pub cost: CostModel,
+    pub folios: FolioTable,
+    /// Zone watermarks in pages: min, low, high.
+    pub wmark: [u64; 3],
+    pub memcgs: Vec<Memcg>,
+    pub files: Vec<File>,
+    pub tasks: Vec<Task>,
+    pub vmas: Vec<Vma>,
+    pub pt: PageTables,
+    pub swap: Option<SwapDevice>,
+    /// `/proc/vmstat` events.
+    pub ev: Events,
+    /// Per-CPU folio batches: lru_add, lru_move_tail (rotate),
+    /// lru_deactivate_file, lru_deactivate, lru_lazyfree, lru_activate.
+    pub batch: [Vec<u32>; 6],
+    /// Simulated time, ns.
+    pub now: u64,
+    timers: BinaryHeap<Reverse<(u64, u64, Timer)>>,
+    timer_seq: u64,
+    pub kswapd_failures: u32,
+    /// `PGDAT_DIRTY`, `PGDAT_WRITEBACK`.
+    pub pgdat_dirty: bool,
+    pub pgdat_writeback: bool,
+    /// `LRUVEC_NODE_CONGESTED` on the root lruvec.
+    pub node_congested: bool,
+    pub stock: Stock,
+    pub oom_kills: Vec<OomKill>,
+    pub sim: SimCounters,
+    /// The task on whose behalf the kernel runs now.
+    pub current: u32,
+    /// `current->in_lru_fault`.
+    pub in_lru_fault: bool,
+    /// `current_is_kswapd()`.
+    pub in_kswapd: bool,
+    /// Reclaim nesting guard (`PF_MEMALLOC`): allocations made while
+    /// reclaiming never recurse into reclaim.
+    pub in_reclaim: bool,
+    /// Pages charged above memory.high since the last return to user
+    /// (`current->memcg_nr_pages_over_high`).
+    pub nr_pages_over_high: u64,
+    /// Dirty inodes in the order they were dirtied (`wb->b_dirty`).
+    pub dirty_inodes: std::collections::VecDeque<u32>,
+    /// Global page-state gauges kept exactly.
+    pub nr_dirty: u64,
+    pub nr_writeback: u64,
+    /// The flusher's periodic timer is armed.
+    pub flusher_armed: bool,
+    /// Background writeback requested (`wb_start_background_writeback`).
+    pub flusher_kicked: bool,
+    /// When the file disk and the swap device finish their queued writes.
+    pub disk_busy_until: u64,
+    pub swap_busy_until: u64,
+    pub rng: crate::rng::Rng,
+}
+
+impl Kernel {
+    pub fn new(cfg: &MachineConfig) -> Kernel {
+        let nr_pages = (cfg.memory_bytes >> PAGE_SHIFT) as u32;
+        let mut k = Kernel {
+            sysctl: cfg.sysctl.clone(),
+            cost: cfg.cost.clone(),
+            folios: FolioTable::new(nr_pages),
+            wmark: [0; 3],
+            memcgs: vec![Memcg::new("root", crate::memcg::NO_MEMCG)],
+            files: Vec::new(),
+            tasks: Vec::new(),
+            vmas: Vec::new(),
+            pt: PageTables::new(),
+            swap: if cfg.swap_bytes >= PAGE_SIZE {
+                Some(SwapDevice::new(cfg.swap_bytes >> PAGE_SHIFT, cfg.swap_sync_io))
+            } else {
+                None
+            },
+            ev: Events::default(),
+            batch: Default::default(),
+            now: 0,
+            timers: BinaryHeap::new(),
+            timer_seq: 0,
+            kswapd_failures: 0,
+            pgdat_dirty: false,
+            pgdat_writeback: false,
+            node_congested: false,
+            stock: Stock::default(),
+            oom_kills: Vec::new(),
+            sim: SimCounters::default(),
+            current: 0,
+            in_lru_fault: false,
+            in_kswapd: false,
+            in_reclaim: false,
+            nr_pages_over_high: 0,
+            dirty_inodes: Default::default(),
+            nr_dirty: 0,
+            nr_writeback: 0,
+            flusher_armed: false,
+            flusher_kicked: false,
+            disk_busy_until: 0,
+            swap_busy_until: 0,
+            rng: crate::rng::Rng::new(cfg.seed),
+        };
+        k.setup_per_zone_wmarks();
+        k
+    }
+
+    /// Which policy reclaim runs now.
+    #[inline]
+    pub fn policy(&self) -> Policy {
+        if self.sysctl.lru_gen_enabled & 1 != 0 {
+            Policy::Mglru
+        } else {
+            Policy::Classic
+        }
+    }
+
+    /// `calculate_min_free_kbytes` and `__setup_per_zone_wmarks` for the
+    /// single zone, which holds every page.
+    pub fn setup_per_zone_wmarks(&mut self) {
+        let managed = self.folios.nr_pages();
+        let lowmem_kbytes = managed * 4;
+        let min_free_kbytes = self
+            .sysctl
+            .min_free_kbytes
+            .unwrap_or_else(|| crate::util::int_sqrt(lowmem_kbytes * 16).clamp(128, 262_144));
+        let pages_min = min_free_kbytes >> (PAGE_SHIFT - 10);
+        let min = pages_min;
+        let tmp = (min / 4).max(managed * self.sysctl.watermark_scale_factor / 10_000);
+        self.wmark = [min, min + tmp, min + 2 * tmp];
+    }
+
+    /// Arm a timer at absolute time `at`.
+    pub fn add_timer(&mut self, at: u64, t: Timer) {
+        self.timer_seq += 1;
+        self.timers.push(Reverse((at, self.timer_seq, t)));
+    }
+
+    /// Advance the clock to `t`, firing every timer due on the way, in
+    /// time order (ties in the order they were armed).
+    pub fn advance_to(&mut self, t: u64) {
+        while let Some(&Reverse((at, _, timer))) = self.timers.peek() {
+            if at > t {
+                break;
+            }
+            self.timers.pop();
+            if at > self.now {
+                self.now = at;
+            }
+            self.fire(timer);
+        }
+        if t > self.now {
+            self.now = t;
+        }
+    }
+
+    /// Time passes for the current task (an operation's own cost).
+    #[inline]
+    pub fn spend(&mut self, ns: u64) {
+        self.sim.task_ns += ns;
+        let t = self.now + ns;
+        self.advance_to(t);
+    }
+
+    fn fire(&mut self, t: Timer) {
+        match t {
+            Timer::WritebackDone(pfn) => self.folio_end_writeback(pfn),
+            Timer::FlusherPeriodic => self.flusher_periodic(),
+        }
+    }
+
+    /// Drop pending timers that fail `keep`.
+    pub fn timers_retain(&mut self, keep: impl Fn(Timer) -> bool) {
+        self.timers.retain(|r| keep(r.0 .2));
+    }
+
+    /// Next pending timer, if any (for `reclaim_throttle`).
+    pub fn next_timer(&self) -> Option<u64> {
+        self.timers.peek().map(|r| r.0 .0)
+    }
+
+    /// Count a vmstat event and the same memcg event.
+    #[inline]
+    pub fn count(&mut self, memcg: u16, e: Ev, n: u64) {
+        self.ev.add(e, n);
+        self.memcgs[memcg as usize].ev.add(e, n);
+    }
+    /// Count only the memcg event (`count_memcg_events`).
+    #[inline]
+    pub fn count_memcg(&mut self, memcg: u16, e: Ev, n: u64) {
+        self.memcgs[memcg as usize].ev.add(e, n);
+    }
+
+    pub fn nr_free_pages(&self) -> u64 {
+        self.folios.nr_free()
+    }
+
+    /// Is `m` in the subtree of `root` (inclusive)?
+    pub fn memcg_is_descendant(&self, mut m: u16, root: u16) -> bool {
+        loop {
+            if m == root {
+                return true;
+            }
+            if m == ROOT_MEMCG {
+                return false;
+            }
+            m = self.memcgs[m as usize].parent;
+        }
+    }
+
+    /// Pre-order walk of the subtree under `root` (`css_next_descendant_pre`).
+    pub fn memcg_subtree(&self, root: u16) -> Vec<u16> {
+        let mut out = Vec::new();
+        let mut stack = vec![root];
+        while let Some(m) = stack.pop() {
+            out.push(m);
+            for &c in self.memcgs[m as usize].children.iter().rev() {
+                stack.push(c);
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! mglru-core: a deterministic, user-space model of Linux 6.12 memory
+//! reclaim, with the classic active/inactive LRU and the multi-gen LRU.
+//!
+//! No I/O, no wall clock, no randomness but the seeded [`rng::Rng`]: the
+//! same operations give the same counters, bit for bit.
+
+pub mod check;
+pub mod cost;
+pub mod file;
+pub mod filemap;
+pub mod folio;
+pub mod json;
+pub mod kernel;
+pub mod lruvec;
+pub mod memcg;
+pub mod memory;
+pub mod mglru;
+pub mod mm;
+pub mod oom;
+pub mod page_alloc;
+pub mod report;
+pub mod rng;
+pub mod sim;
+pub mod stat;
+pub mod swap;
+pub mod swap_lru;
+pub mod swap_ops;
+pub mod util;
+pub mod vmscan;
+pub mod workingset;
+pub mod writeback;
+
+/// Whether `--policy mglru` can run (the MGLRU issue flips this).
+pub const MGLRU_IMPLEMENTED: bool = false;
+
+pub use cost::CostModel;
+pub use kernel::{Kernel, Policy};
+pub use report::Report;
+pub use sim::{RunOptions, SimError, Simulator};

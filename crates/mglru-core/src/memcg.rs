@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Memory cgroups (v2): the tree, page counters, limits and protection.
+
+use crate::lruvec::Lruvec;
+use crate::stat::{Events, States};
+
+pub const ROOT_MEMCG: u16 = 0;
+pub const NO_MEMCG: u16 = u16::MAX;
+/// "max" as a limit.
+pub const PAGE_COUNTER_MAX: u64 = u64::MAX;
+
+/// `enum memcg_memory_event`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemcgEvent {
+    Low = 0,
+    High,
+    Max,
+    Oom,
+    OomKill,
+    OomGroupKill,
+}
+pub const MEMCG_EVENT_NAMES: [&str; 6] = ["low", "high", "max", "oom", "oom_kill", "oom_group_kill"];
+
+pub struct Memcg {
+    pub name: String,
+    pub parent: u16,
+    pub children: Vec<u16>,
+    /// Limits in pages.
+    pub max: u64,
+    pub high: u64,
+    pub low: u64,
+    pub min: u64,
+    pub swap_max: u64,
+    /// `memory` page counter usage (pages), hierarchical.
+    pub usage: u64,
+    /// `memory.peak` (pages).
+    pub watermark: u64,
+    /// `memory.swap` page counter usage (pages), hierarchical.
+    pub swap_usage: u64,
+    /// Effective protection computed by `calculate_protection`.
+    pub emin: u64,
+    pub elow: u64,
+    /// `memory.events` (hierarchical, as v2 reports them) and
+    /// `memory.events.local`.
+    pub mem_events: [u64; 6],
+    pub mem_events_local: [u64; 6],
+    /// Event counters charged to this memcg itself (summed over the
+    /// subtree for memory.stat).
+    pub ev: Events,
+    /// Page state of this memcg itself.
+    pub st: States,
+    pub lruvec: Lruvec,
+    /// Per-root position of the shared reclaim iterator
+    /// (`mem_cgroup_reclaim_iter`): the last memcg visited, and the
+    /// generation of the walk.
+    pub iter_pos: Option<u16>,
+    pub iter_gen: u64,
+    /// `LRUVEC_CGROUP_CONGESTED`.
+    pub lruvec_congested: bool,
+}
+
+impl Memcg {
+    pub fn new(name: &str, parent: u16) -> Memcg {
+        Memcg {
+            name: name.to_string(),
+            parent,
+            children: Vec::new(),
+            max: PAGE_COUNTER_MAX,
+            high: PAGE_COUNTER_MAX,
+            low: 0,
+            min: 0,
+            swap_max: PAGE_COUNTER_MAX,
+            usage: 0,
+            watermark: 0,
+            swap_usage: 0,
+            emin: 0,
+            elow: 0,
+            mem_events: [0; 6],
+            mem_events_local: [0; 6],
+            ev: Events::default(),
+            st: States::default(),
+            lruvec: Lruvec::default(),
+            iter_pos: None,
+            iter_gen: 0,
+            lruvec_congested: false,
+        }
+    }
+}
+
+/// `effective_protection` without `memory_recursiveprot` (the cgroup2
+/// mount option is off in a plain mount; docs/FIDELITY.md).
+pub fn effective_protection(usage: u64, setting: u64, parent_effective: u64, siblings_protected: u64) -> u64 {
+    let protected = usage.min(setting);
+    if siblings_protected > parent_effective {
+        // u128: protected * parent_effective can exceed u64 with "max" limits.
+        return ((protected as u128 * parent_effective as u128) / siblings_protected as u128) as u64;
+    }
+    protected
+}
+
+/// The per-CPU charge stock (`memcg_stock_pcp`), one CPU.
+#[derive(Clone, Copy, Debug)]
+pub struct Stock {
+    pub memcg: u16,
+    pub nr_pages: u64,
+}
+impl Default for Stock {
+    fn default() -> Self {
+        Stock { memcg: NO_MEMCG, nr_pages: 0 }
+    }
+}
+/// `MEMCG_CHARGE_BATCH`.
+pub const MEMCG_CHARGE_BATCH: u64 = 64;

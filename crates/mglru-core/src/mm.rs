@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Tasks, VMAs and 4-level page tables (512 entries a level, as on x86-64).
+//!
+//! All page-table pages live in two arenas: upper levels (PGD, PUD, PMD
+//! tables) hold `child index + 1` (0 = none) and, at the PMD level, the
+//! non-leaf accessed bit; leaf tables hold PTEs. A PTE is a `u32`:
+//! present/young/dirty/swap bits and a 28-bit pfn or swap slot, which
+//! bounds simulated RAM and swap at 2^28 pages (1 TiB) each.
+
+use crate::folio::NIL;
+
+pub const PTRS_PER_TABLE: usize = 512;
+
+pub mod pte {
+    pub const PRESENT: u32 = 1 << 31;
+    /// The hardware accessed bit (`pte_young`).
+    pub const YOUNG: u32 = 1 << 30;
+    /// The hardware dirty bit.
+    pub const DIRTY: u32 = 1 << 29;
+    /// A swap entry (not present; value is the slot).
+    pub const SWAP: u32 = 1 << 28;
+    pub const VALUE: u32 = (1 << 28) - 1;
+    /// The shared zero page, mapped read-only by a read fault on anon memory.
+    pub const ZERO_PFN: u32 = VALUE;
+    /// Largest pfn or slot a PTE can hold.
+    pub const MAX_VALUE: u32 = VALUE - 1;
+}
+
+/// PMD entries carry the non-leaf accessed bit here (`pmd_young` on a table).
+pub const PMD_YOUNG: u32 = 1 << 31;
+const CHILD_MASK: u32 = !PMD_YOUNG;
+
+pub struct PageTables {
+    upper: Vec<[u32; PTRS_PER_TABLE]>,
+    leaf: Vec<[u32; PTRS_PER_TABLE]>,
+    free_upper: Vec<u32>,
+    free_leaf: Vec<u32>,
+}
+
+#[inline]
+fn idx(va: u64, level: u32) -> usize {
+    ((va >> (12 + 9 * level)) & 511) as usize
+}
+
+impl Default for PageTables {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PageTables {
+    pub fn new() -> PageTables {
+        PageTables { upper: Vec::new(), leaf: Vec::new(), free_upper: Vec::new(), free_leaf: Vec::new() }
+    }
+    fn new_upper(&mut self) -> u32 {
+        if let Some(i) = self.free_upper.pop() {
+            self.upper[i as usize] = [0; PTRS_PER_TABLE];
+            return i;
+        }
+        self.upper.push([0; PTRS_PER_TABLE]);
+        (self.upper.len() - 1) as u32
+    }
+    fn new_leaf(&mut self) -> u32 {
+        if let Some(i) = self.free_leaf.pop() {
+            self.leaf[i as usize] = [0; PTRS_PER_TABLE];
+            return i;
+        }
+        self.leaf.push([0; PTRS_PER_TABLE]);
+        (self.leaf.len() - 1) as u32
+    }
+    /// A new, empty PGD.
+    pub fn new_pgd(&mut self) -> u32 {
+        self.new_upper()
+    }
+    /// Bytes of page-table memory in use (for reports).
+    pub fn bytes(&self) -> u64 {
+        ((self.upper.len() - self.free_upper.len()) + (self.leaf.len() - self.free_leaf.len())) as u64 * 4096
+    }
+
+    /// Walk to the leaf table covering `va`; returns (leaf index, pmd table, pmd slot).
+    #[inline]
+    pub fn lookup_leaf(&self, pgd: u32, va: u64) -> Option<(u32, u32, usize)> {
+        let pud = self.upper[pgd as usize][idx(va, 3)];
+        if pud == 0 {
+            return None;
+        }
+        let pmd = self.upper[(pud - 1) as usize][idx(va, 2)];
+        if pmd == 0 {
+            return None;
+        }
+        let pmd_tbl = pmd - 1;
+        let e = self.upper[pmd_tbl as usize][idx(va, 1)] & CHILD_MASK;
+        if e == 0 {
+            return None;
+        }
+        Some((e - 1, pmd_tbl, idx(va, 1)))
+    }
+    /// Read a PTE (0 = none).
+    #[inline]
+    pub fn get(&self, pgd: u32, va: u64) -> u32 {
+        match self.lookup_leaf(pgd, va) {
+            Some((leaf, _, _)) => self.leaf[leaf as usize][idx(va, 0)],
+            None => 0,
+        }
+    }
+    /// A mutable PTE, allocating the tables on the way (`__pte_alloc`);
+    /// returns the number of page-table pages allocated as well. The
+    /// non-leaf accessed bit of the PMD entry is set, as the CPU does when
+    /// it walks through it.
+    #[inline]
+    pub fn get_mut_alloc(&mut self, pgd: u32, va: u64) -> (&mut u32, u32) {
+        let mut allocated = 0;
+        let mut pud = self.upper[pgd as usize][idx(va, 3)];
+        if pud == 0 {
+            pud = self.new_upper() + 1;
+            allocated += 1;
+            self.upper[pgd as usize][idx(va, 3)] = pud;
+        }
+        let mut pmd = self.upper[(pud - 1) as usize][idx(va, 2)];
+        if pmd == 0 {
+            pmd = self.new_upper() + 1;
+            allocated += 1;
+            self.upper[(pud - 1) as usize][idx(va, 2)] = pmd;
+        }
+        let slot = idx(va, 1);
+        let mut e = self.upper[(pmd - 1) as usize][slot] & CHILD_MASK;
+        if e == 0 {
+            e = self.new_leaf() + 1;
+            allocated += 1;
+        }
+        self.upper[(pmd - 1) as usize][slot] = e | PMD_YOUNG;
+        (&mut self.leaf[(e - 1) as usize][idx(va, 0)], allocated)
+    }
+    /// A mutable PTE if its tables exist.
+    #[inline]
+    pub fn get_mut(&mut self, pgd: u32, va: u64) -> Option<&mut u32> {
+        let (leaf, _, _) = self.lookup_leaf(pgd, va)?;
+        Some(&mut self.leaf[leaf as usize][idx(va, 0)])
+    }
+    /// Test and clear the young bit of a PMD entry (non-leaf young).
+    pub fn pmd_test_clear_young(&mut self, pmd_tbl: u32, slot: usize) -> bool {
+        let e = &mut self.upper[pmd_tbl as usize][slot];
+        let y = *e & PMD_YOUNG != 0;
+        *e &= !PMD_YOUNG;
+        y
+    }
+    /// Free every table of an address space (`free_pgtables` at exit).
+    /// Returns the number of page-table pages released.
+    pub fn free_all(&mut self, pgd: u32) -> u64 {
+        let mut n = 1;
+        for i in 0..PTRS_PER_TABLE {
+            let pud = self.upper[pgd as usize][i];
+            if pud == 0 {
+                continue;
+            }
+            for j in 0..PTRS_PER_TABLE {
+                let pmd = self.upper[(pud - 1) as usize][j];
+                if pmd == 0 {
+                    continue;
+                }
+                for k in 0..PTRS_PER_TABLE {
+                    let e = self.upper[(pmd - 1) as usize][k] & CHILD_MASK;
+                    if e != 0 {
+                        self.free_leaf.push(e - 1);
+                        n += 1;
+                    }
+                }
+                self.free_upper.push(pmd - 1);
+                n += 1;
+            }
+            self.free_upper.push(pud - 1);
+            n += 1;
+        }
+        self.free_upper.push(pgd);
+        n
+    }
+}
+
+/// A virtual memory area: one trace REGION.
+#[derive(Clone, Debug)]
+pub struct Vma {
+    pub task: u32,
+    /// Start virtual address (page aligned).
+    pub start: u64,
+    pub pages: u64,
+    /// `Some(file)` for a shared file mapping.
+    pub file: Option<u32>,
+    /// `VM_SEQ_READ` (MADV_SEQUENTIAL).
+    pub seq_read: bool,
+    /// `VM_RAND_READ` (MADV_RANDOM).
+    pub rand_read: bool,
+    /// Unmapped (task exited or OOM-killed).
+    pub dead: bool,
+    /// `swap_readahead_info`: (last fault pfn, window, hits).
+    pub swap_ra: (u64, u32, u32),
+}
+
+impl Vma {
+    #[inline]
+    pub fn va(&self, page: u64) -> u64 {
+        self.start + (page << 12)
+    }
+    /// `vma_has_recency` (6.12): no `VM_SEQ_READ`/`VM_RAND_READ` hint.
+    #[inline]
+    pub fn has_recency(&self) -> bool {
+        !(self.seq_read || self.rand_read)
+    }
+}
+
+/// A task (process) with its address space.
+#[derive(Clone, Debug)]
+pub struct Task {
+    pub memcg: u16,
+    pub pgd: u32,
+    pub vmas: Vec<u32>,
+    pub alive: bool,
+    /// OOM-killed (as opposed to a normal exit).
+    pub killed: bool,
+    /// Next free virtual address for a new mapping (top-down).
+    pub mmap_base: u64,
+    /// `MM_ANONPAGES`, `MM_FILEPAGES`, `MM_SWAPENTS`.
+    pub rss_anon: u64,
+    pub rss_file: u64,
+    pub swapents: u64,
+    /// Page-table pages (`mm_pgtables_bytes / PAGE_SIZE`).
+    pub pgtables: u64,
+    /// The MGLRU mm-walk "used since last walk" hint.
+    pub used: bool,
+}
+
+/// Top of the user address space where mmap starts placing mappings.
+pub const MMAP_TOP: u64 = 0x7f00_0000_0000;
+/// Mappings are aligned to a PMD (2 MiB) boundary: see docs/FIDELITY.md.
+pub const PMD_SIZE: u64 = 1 << 21;
+
+impl Task {
+    pub fn new(memcg: u16, pgd: u32) -> Task {
+        Task {
+            memcg,
+            pgd,
+            vmas: Vec::new(),
+            alive: true,
+            killed: false,
+            mmap_base: MMAP_TOP,
+            rss_anon: 0,
+            rss_file: 0,
+            swapents: 0,
+            pgtables: 1,
+            used: true,
+        }
+    }
+    /// Place a new mapping of `pages` below the previous one (top-down mmap),
+    /// PMD-aligned. Simplification: no gaps, no VMA merging.
+    pub fn place(&mut self, pages: u64) -> u64 {
+        let len = (pages << 12).div_ceil(PMD_SIZE) * PMD_SIZE;
+        self.mmap_base -= len;
+        self.mmap_base
+    }
+    /// OOM badness (`oom_badness` without oom_score_adj): rss + swap + page tables.
+    pub fn badness(&self) -> u64 {
+        self.rss_anon + self.rss_file + self.swapents + self.pgtables
+    }
+}
+
+/// An unused region slot marker.
+pub const NO_TASK: u32 = NIL;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn four_level_walk() {
+        let mut pt = PageTables::new();
+        let pgd = pt.new_pgd();
+        let va = 0x7f12_3456_7000u64;
+        assert_eq!(pt.get(pgd, va), 0);
+        let (p, n) = pt.get_mut_alloc(pgd, va);
+        *p = pte::PRESENT | 42;
+        assert_eq!(n, 3);
+        assert_eq!(pt.get(pgd, va), pte::PRESENT | 42);
+        assert_eq!(pt.get(pgd, va + 4096), 0);
+        let (_, n2) = pt.get_mut_alloc(pgd, va + 4096);
+        assert_eq!(n2, 0);
+        assert_eq!(pt.free_all(pgd), 4);
+    }
+}

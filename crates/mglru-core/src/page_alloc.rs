@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The page allocator's reclaim-relevant behaviour (mm/page_alloc.c) and
+//! memcg charging (mm/memcontrol.c).
+
+use crate::folio::pg;
+use crate::kernel::{Kernel, MAX_RECLAIM_RETRIES, NSEC_PER_JIFFY, HZ, SWAP_CLUSTER_MAX};
+use crate::memcg::{MemcgEvent, MEMCG_CHARGE_BATCH, NO_MEMCG, PAGE_COUNTER_MAX, ROOT_MEMCG};
+use crate::stat::Ev;
+
+/// Bound on charge retry loops that the kernel leaves unbounded (it relies
+/// on the scheduler; a model must terminate).
+const CHARGE_LOOP_BOUND: u32 = 1000;
+
+/// How hard an allocation may try (the parts of `gfp_t` that matter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gfp {
+    /// `GFP_KERNEL`/`GFP_HIGHUSER_MOVABLE`: reclaim, retry, OOM.
+    Normal,
+    /// `__GFP_NORETRY` (readahead): one reclaim attempt, never OOM.
+    NoRetry,
+}
+
+impl Kernel {
+    /// `zone_watermark_ok` for an order-0 request in the one zone.
+    #[inline]
+    pub fn zone_watermark_ok(&self, mark: u64) -> bool {
+        self.folios.nr_free() > mark
+    }
+
+    /// Allocate one page and charge it to `memcg`; None if both failed
+    /// for good. Order as in the kernel: the page first
+    /// (`alloc_pages`), then the charge (`mem_cgroup_charge`).
+    pub fn alloc_folio(&mut self, memcg: u16, gfp: Gfp) -> Option<u32> {
+        let pfn = self.alloc_page(gfp)?;
+        if !self.try_charge(memcg, 1, gfp) {
+            self.folios.free(pfn);
+            self.sim.failed_allocations += 1;
+            return None;
+        }
+        self.folios.get_mut(pfn).memcg = memcg;
+        self.ev.add(Ev::PgallocNormal, 1);
+        Some(pfn)
+    }
+
+    /// Give a folio back: uncharge and free (`free_unref_folios` +
+    /// `mem_cgroup_uncharge`). The caller unlinked it from everything.
+    pub fn free_folio(&mut self, pfn: u32) {
+        let f = *self.folios.get(pfn);
+        debug_assert!(f.flags & (pg::LRU | pg::IN_BATCH) == 0, "freeing a folio still on an LRU: {:?}", f);
+        self.page_counter_uncharge(f.memcg, 1);
+        self.ev.add(Ev::Pgfree, 1);
+        self.folios.free(pfn);
+    }
+
+    /// `__alloc_pages`: fast path at the low watermark, then the slow
+    /// path: wake kswapd, retry at min, direct reclaim, OOM.
+    fn alloc_page(&mut self, gfp: Gfp) -> Option<u32> {
+        if self.zone_watermark_ok(self.wmark[1]) {
+            return self.folios.alloc();
+        }
+        if self.in_reclaim {
+            // PF_MEMALLOC: reclaim's own allocations dip into reserves.
+            return self.folios.alloc();
+        }
+        // wake_all_kswapds: kswapd runs to completion here (docs/FIDELITY.md).
+        self.wakeup_kswapd();
+        if self.zone_watermark_ok(self.wmark[0]) {
+            return self.folios.alloc();
+        }
+        let mut no_progress_loops = 0;
+        let mut oom_passes = 0;
+        loop {
+            let reclaimed = self.try_to_free_pages();
+            if self.zone_watermark_ok(self.wmark[0]) {
+                return self.folios.alloc();
+            }
+            if gfp == Gfp::NoRetry {
+                self.sim.failed_allocations += 1;
+                return None;
+            }
+            // should_reclaim_retry: keep going while reclaim makes progress,
+            // at most MAX_RECLAIM_RETRIES rounds without.
+            if reclaimed == 0 {
+                no_progress_loops += 1;
+            } else {
+                no_progress_loops = 0;
+            }
+            if no_progress_loops <= MAX_RECLAIM_RETRIES {
+                continue;
+            }
+            // __alloc_pages_may_oom
+            if oom_passes < 8 && self.out_of_memory(None) {
+                oom_passes += 1;
+                no_progress_loops = 0;
+                if self.zone_watermark_ok(self.wmark[0]) {
+                    return self.folios.alloc();
+                }
+                continue;
+            }
+            // No victim: the kernel would loop or fail; take a page below min
+            // if one exists, else fail the access.
+            if let Some(p) = self.folios.alloc() {
+                return Some(p);
+            }
+            self.sim.failed_allocations += 1;
+            return None;
+        }
+    }
+
+    // ---- memcg page counters ------------------------------------------
+
+    /// `page_counter_try_charge` on the memory counter: charge `nr` pages
+    /// up the hierarchy, or return the first ancestor whose max would be
+    /// exceeded (nothing charged then).
+    fn page_counter_try_charge(&mut self, memcg: u16, nr: u64) -> Result<(), u16> {
+        let mut m = memcg;
+        loop {
+            let c = &self.memcgs[m as usize];
+            if m != ROOT_MEMCG && c.usage + nr > c.max {
+                // undo the levels below
+                let mut u = memcg;
+                while u != m {
+                    self.memcgs[u as usize].usage -= nr;
+                    u = self.memcgs[u as usize].parent;
+                }
+                return Err(m);
+            }
+            let c = &mut self.memcgs[m as usize];
+            c.usage += nr;
+            if c.usage > c.watermark {
+                c.watermark = c.usage;
+            }
+            if m == ROOT_MEMCG {
+                return Ok(());
+            }
+            m = c.parent;
+        }
+    }
+
+    pub fn page_counter_uncharge(&mut self, memcg: u16, nr: u64) {
+        let mut m = memcg;
+        loop {
+            let c = &mut self.memcgs[m as usize];
+            debug_assert!(c.usage >= nr, "memcg {} usage underflow", c.name);
+            c.usage -= nr;
+            if m == ROOT_MEMCG {
+                return;
+            }
+            m = c.parent;
+        }
+    }
+
+    /// `consume_stock`.
+    fn consume_stock(&mut self, memcg: u16, nr: u64) -> bool {
+        if nr > MEMCG_CHARGE_BATCH {
+            return false;
+        }
+        if self.stock.memcg == memcg && self.stock.nr_pages >= nr {
+            self.stock.nr_pages -= nr;
+            return true;
+        }
+        false
+    }
+
+    /// `drain_stock`: return the cached pre-charge.
+    pub fn drain_stock(&mut self) {
+        if self.stock.memcg != NO_MEMCG && self.stock.nr_pages > 0 {
+            let (m, n) = (self.stock.memcg, self.stock.nr_pages);
+            self.page_counter_uncharge(m, n);
+        }
+        self.stock.nr_pages = 0;
+        self.stock.memcg = NO_MEMCG;
+    }
+
+    /// `refill_stock`.
+    fn refill_stock(&mut self, memcg: u16, nr: u64) {
+        if self.stock.memcg != memcg {
+            self.drain_stock();
+            self.stock.memcg = memcg;
+        }
+        self.stock.nr_pages += nr;
+        if self.stock.nr_pages > MEMCG_CHARGE_BATCH {
+            self.drain_stock();
+        }
+    }
+
+    /// `mem_cgroup_margin`: pages left under max (memory counter).
+    pub fn mem_cgroup_margin(&self, memcg: u16) -> u64 {
+        let c = &self.memcgs[memcg as usize];
+        c.max.saturating_sub(c.usage)
+    }
+
+    pub fn memcg_memory_event(&mut self, memcg: u16, e: MemcgEvent) {
+        self.memcgs[memcg as usize].mem_events_local[e as usize] += 1;
+        // memory.events is hierarchical in cgroup v2, up to (not into) the root.
+        let mut m = memcg;
+        while m != ROOT_MEMCG {
+            self.memcgs[m as usize].mem_events[e as usize] += 1;
+            m = self.memcgs[m as usize].parent;
+        }
+    }
+
+    /// `try_charge_memcg` for `nr` pages; false when the charge failed
+    /// for good (`-ENOMEM`).
+    pub fn try_charge(&mut self, memcg: u16, nr: u64, gfp: Gfp) -> bool {
+        if memcg == ROOT_MEMCG {
+            // The root memcg does not account charges in v2, but its
+            // counter still sums the whole machine for reports.
+            let _ = self.page_counter_try_charge(ROOT_MEMCG, nr);
+            return true;
+        }
+        let batch_max = MEMCG_CHARGE_BATCH.max(nr);
+        let mut nr_retries = MAX_RECLAIM_RETRIES;
+        let mut drained = false;
+        let mut passed_oom = false;
+        for _ in 0..CHARGE_LOOP_BOUND {
+            if self.consume_stock(memcg, nr) {
+                return true;
+            }
+            let mut batch = batch_max;
+            let res = match self.page_counter_try_charge(memcg, batch) {
+                Ok(()) => Ok(()),
+                Err(over) => {
+                    if batch > nr {
+                        batch = nr;
+                        self.page_counter_try_charge(memcg, batch)
+                    } else {
+                        Err(over)
+                    }
+                }
+            };
+            let over = match res {
+                Ok(()) => {
+                    if batch > nr {
+                        self.refill_stock(memcg, batch - nr);
+                    }
+                    self.check_high_after_charge(memcg, batch);
+                    return true;
+                }
+                Err(over) => over,
+            };
+            if self.in_reclaim {
+                // PF_MEMALLOC tasks may not recurse; the kernel lets
+                // reclaimers' charges fail over to force.
+                return self.force_charge(memcg, nr);
+            }
+            self.memcg_memory_event(over, MemcgEvent::Max);
+            let nr_reclaimed = self.try_to_free_mem_cgroup_pages(over, nr, true, false);
+            if self.mem_cgroup_margin(over) >= nr {
+                continue;
+            }
+            if !drained {
+                self.drain_stock();
+                drained = true;
+                continue;
+            }
+            if gfp == Gfp::NoRetry {
+                return false;
+            }
+            if nr_reclaimed > 0 && nr <= 8 {
+                continue;
+            }
+            if nr_retries > 0 {
+                nr_retries -= 1;
+                continue;
+            }
+            if passed_oom && !self.tasks[self.current as usize].alive {
+                return false;
+            }
+            if self.out_of_memory(Some(over)) {
+                passed_oom = true;
+                nr_retries = MAX_RECLAIM_RETRIES;
+                continue;
+            }
+            // mem_cgroup_oom found nothing to kill: the kernel bypasses
+            // the limit for an exiting task and fails the charge
+            // otherwise (the fault then returns VM_FAULT_OOM).
+            return false;
+        }
+        false
+    }
+
+    /// Charge past the limit (`force:` in try_charge_memcg).
+    fn force_charge(&mut self, memcg: u16, nr: u64) -> bool {
+        let mut m = memcg;
+        loop {
+            let c = &mut self.memcgs[m as usize];
+            c.usage += nr;
+            if c.usage > c.watermark {
+                c.watermark = c.usage;
+            }
+            if m == ROOT_MEMCG {
+                return true;
+            }
+            m = c.parent;
+        }
+    }
+
+    /// The memory.high check at the end of a successful charge.
+    fn check_high_after_charge(&mut self, memcg: u16, batch: u64) {
+        let mut m = memcg;
+        while m != ROOT_MEMCG {
+            let c = &self.memcgs[m as usize];
+            if c.high != PAGE_COUNTER_MAX && c.usage > c.high {
+                self.nr_pages_over_high += batch;
+                break;
+            }
+            m = c.parent;
+        }
+        if self.nr_pages_over_high > MEMCG_CHARGE_BATCH && !self.in_reclaim {
+            self.mem_cgroup_handle_over_high();
+        }
+    }
+
+    /// `reclaim_high`: reclaim every over-high memcg from `memcg` up to
+    /// (not including) the root.
+    fn reclaim_high(&mut self, memcg: u16, nr: u64) -> u64 {
+        let mut reclaimed = 0;
+        let mut m = memcg;
+        while m != ROOT_MEMCG {
+            let c = &self.memcgs[m as usize];
+            if c.high != PAGE_COUNTER_MAX && c.usage > c.high {
+                self.memcg_memory_event(m, MemcgEvent::High);
+                reclaimed += self.try_to_free_mem_cgroup_pages(m, nr, true, false);
+            }
+            m = self.memcgs[m as usize].parent;
+        }
+        reclaimed
+    }
+
+    /// `calculate_high_delay` in jiffies for `nr_pages` over high.
+    fn calculate_high_delay(&self, memcg: u16, nr_pages: u64) -> u64 {
+        const PRECISION_SHIFT: u32 = 20;
+        const SCALING_SHIFT: u32 = 14;
+        let mut max_overage: u64 = 0;
+        let mut m = memcg;
+        while m != ROOT_MEMCG {
+            let c = &self.memcgs[m as usize];
+            if c.high != PAGE_COUNTER_MAX && c.usage > c.high {
+                let high = c.high.max(1);
+                let overage = ((c.usage - high) << PRECISION_SHIFT) / high;
+                max_overage = max_overage.max(overage);
+            }
+            m = c.parent;
+        }
+        if max_overage == 0 {
+            return 0;
+        }
+        let mut penalty = ((max_overage as u128 * max_overage as u128 * HZ as u128)
+            >> (PRECISION_SHIFT + SCALING_SHIFT)) as u64;
+        penalty = penalty * nr_pages / MEMCG_CHARGE_BATCH;
+        penalty.min(2 * HZ)
+    }
+
+    /// `mem_cgroup_handle_over_high`, run when the task returns to user
+    /// space (end of a trace operation) or mid-charge past a batch.
+    pub fn mem_cgroup_handle_over_high(&mut self) {
+        let nr_pages = self.nr_pages_over_high;
+        if nr_pages == 0 {
+            return;
+        }
+        self.nr_pages_over_high = 0;
+        let memcg = self.tasks[self.current as usize].memcg;
+        let mut nr_retries = MAX_RECLAIM_RETRIES;
+        let mut in_retry = false;
+        loop {
+            let reclaimed = self.reclaim_high(memcg, if in_retry { SWAP_CLUSTER_MAX } else { nr_pages });
+            let penalty = self.calculate_high_delay(memcg, nr_pages);
+            if penalty <= HZ / 100 {
+                return;
+            }
+            if reclaimed > 0 || nr_retries > 0 {
+                if reclaimed == 0 {
+                    nr_retries -= 1;
+                }
+                in_retry = true;
+                continue;
+            }
+            // Throttle the allocating task: it sleeps in simulated time.
+            self.spend(penalty * NSEC_PER_JIFFY);
+            return;
+        }
+    }
+}

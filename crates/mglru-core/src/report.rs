@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! What a run reports: `/proc/vmstat`, each memcg's `memory.stat`,
+//! `memory.current`, `memory.peak` and `memory.events`, in the kernel's
+//! names, order and units, plus the simulation's own figures.
+
+use crate::kernel::{Kernel, Policy, PAGE_SIZE};
+use crate::lruvec::{LRU_ACTIVE_ANON, LRU_ACTIVE_FILE, LRU_INACTIVE_ANON, LRU_INACTIVE_FILE, LRU_UNEVICTABLE};
+use crate::memcg::{MEMCG_EVENT_NAMES, ROOT_MEMCG};
+use crate::stat::{Ev, Events, St, States};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemcgReport {
+    pub name: String,
+    pub stat: Vec<(&'static str, u64)>,
+    /// Bytes.
+    pub current: u64,
+    pub peak: u64,
+    pub swap_current: u64,
+    pub events: Vec<(&'static str, u64)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct OomReport {
+    pub time_ns: u64,
+    pub constraint: String,
+    pub victim_task: String,
+    pub victim_memcg: String,
+    pub victim_pages: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimReport {
+    pub operations: u64,
+    pub page_accesses: u64,
+    pub dropped_accesses: u64,
+    pub failed_allocations: u64,
+    pub simulated_ns: u64,
+    pub task_ns: u64,
+    /// Filled in by the caller (the model has no wall clock).
+    pub wall_seconds: f64,
+    pub model_bytes: u64,
+    pub simulated_pages: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    pub policy: &'static str,
+    pub kernel: &'static str,
+    pub vmstat: Vec<(&'static str, u64)>,
+    pub memcg: Vec<MemcgReport>,
+    pub oom_kills: Vec<OomReport>,
+    pub sim: SimReport,
+}
+
+impl Report {
+    pub fn vmstat(&self, name: &str) -> Option<u64> {
+        self.vmstat.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
+    }
+    pub fn memcg(&self, name: &str) -> Option<&MemcgReport> {
+        self.memcg.iter().find(|m| m.name == name)
+    }
+}
+
+impl MemcgReport {
+    pub fn stat(&self, name: &str) -> Option<u64> {
+        self.stat.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
+    }
+    pub fn event(&self, name: &str) -> Option<u64> {
+        self.events.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
+    }
+}
+
+/// Names for ids, from the trace.
+pub trait Names {
+    fn memcg(&self, id: u16) -> String;
+    fn task(&self, id: u32) -> String;
+}
+
+impl Names for mglru_trace::TraceReader {
+    fn memcg(&self, id: u16) -> String {
+        self.memcg_name(id).to_string()
+    }
+    fn task(&self, id: u32) -> String {
+        self.task_name(id).to_string()
+    }
+}
+
+impl Kernel {
+    fn lru_sizes(&self, memcgs: &[u16]) -> [u64; 5] {
+        let mut s = [0; 5];
+        for &m in memcgs {
+            for (l, v) in s.iter_mut().enumerate() {
+                *v += self.memcgs[m as usize].lruvec.size(l);
+            }
+        }
+        s
+    }
+
+    fn sum_states(&self, memcgs: &[u16]) -> States {
+        let mut st = States::default();
+        for &m in memcgs {
+            for i in 0..St::COUNT {
+                st.0[i] += self.memcgs[m as usize].st.0[i];
+            }
+        }
+        st
+    }
+
+    fn sum_events(&self, memcgs: &[u16]) -> Events {
+        let mut ev = Events::default();
+        for &m in memcgs {
+            for i in 0..Ev::COUNT {
+                ev.0[i] += self.memcgs[m as usize].ev.0[i];
+            }
+        }
+        ev
+    }
+
+    /// `/proc/vmstat` as the model maintains it, in the kernel's order.
+    pub fn vmstat(&self) -> Vec<(&'static str, u64)> {
+        let all: Vec<u16> = (0..self.memcgs.len() as u16).collect();
+        let lru = self.lru_sizes(&all);
+        let st = self.sum_states(&all);
+        let g = |s: St| st.get(s).max(0) as u64;
+        let e = |x: Ev| self.ev.get(x);
+        let mut v: Vec<(&'static str, u64)> = vec![
+            ("nr_free_pages", self.nr_free_pages()),
+            ("nr_zone_inactive_anon", lru[LRU_INACTIVE_ANON]),
+            ("nr_zone_active_anon", lru[LRU_ACTIVE_ANON]),
+            ("nr_zone_inactive_file", lru[LRU_INACTIVE_FILE]),
+            ("nr_zone_active_file", lru[LRU_ACTIVE_FILE]),
+            ("nr_zone_unevictable", lru[LRU_UNEVICTABLE]),
+            ("nr_zone_write_pending", self.nr_dirty + self.nr_writeback),
+            ("nr_inactive_anon", lru[LRU_INACTIVE_ANON]),
+            ("nr_active_anon", lru[LRU_ACTIVE_ANON]),
+            ("nr_inactive_file", lru[LRU_INACTIVE_FILE]),
+            ("nr_active_file", lru[LRU_ACTIVE_FILE]),
+            ("nr_unevictable", lru[LRU_UNEVICTABLE]),
+            ("nr_isolated_anon", 0),
+            ("nr_isolated_file", 0),
+            ("workingset_nodes", 0),
+        ];
+        for x in [
+            Ev::WorkingsetRefaultAnon,
+            Ev::WorkingsetRefaultFile,
+            Ev::WorkingsetActivateAnon,
+            Ev::WorkingsetActivateFile,
+            Ev::WorkingsetRestoreAnon,
+            Ev::WorkingsetRestoreFile,
+            Ev::WorkingsetNodereclaim,
+        ] {
+            v.push((x.name(), e(x)));
+        }
+        v.extend([
+            ("nr_anon_pages", g(St::Anon)),
+            ("nr_mapped", g(St::FileMapped)),
+            ("nr_file_pages", g(St::FilePages)),
+            ("nr_dirty", self.nr_dirty),
+            ("nr_writeback", self.nr_writeback),
+            ("nr_shmem", 0),
+            ("nr_swapcached", g(St::SwapCached)),
+        ]);
+        for x in [Ev::NrVmscanWrite, Ev::NrVmscanImmediateReclaim, Ev::NrDirtied, Ev::NrWritten] {
+            v.push((x.name(), e(x)));
+        }
+        for &x in Ev::ALL {
+            if matches!(
+                x,
+                Ev::WorkingsetRefaultAnon
+                    | Ev::WorkingsetRefaultFile
+                    | Ev::WorkingsetActivateAnon
+                    | Ev::WorkingsetActivateFile
+                    | Ev::WorkingsetRestoreAnon
+                    | Ev::WorkingsetRestoreFile
+                    | Ev::WorkingsetNodereclaim
+                    | Ev::NrVmscanWrite
+                    | Ev::NrVmscanImmediateReclaim
+                    | Ev::NrDirtied
+                    | Ev::NrWritten
+            ) {
+                continue;
+            }
+            v.push((x.name(), e(x)));
+        }
+        v
+    }
+
+    /// `memory.stat` of a memcg (hierarchical), in 6.12's order; byte
+    /// fields in bytes.
+    pub fn memory_stat(&self, memcg: u16) -> Vec<(&'static str, u64)> {
+        let sub = self.memcg_subtree(memcg);
+        let lru = self.lru_sizes(&sub);
+        let st = self.sum_states(&sub);
+        let ev = self.sum_events(&sub);
+        let b = |s: St| st.get(s).max(0) as u64 * PAGE_SIZE;
+        let pgtables: u64 = self
+            .tasks
+            .iter()
+            .filter(|t| t.alive && sub.contains(&t.memcg))
+            .map(|t| t.pgtables)
+            .sum::<u64>()
+            * PAGE_SIZE;
+        let mut v: Vec<(&'static str, u64)> = vec![
+            ("anon", b(St::Anon)),
+            ("file", b(St::FilePages)),
+            ("kernel", pgtables),
+            ("kernel_stack", 0),
+            ("pagetables", pgtables),
+            ("sec_pagetables", 0),
+            ("percpu", 0),
+            ("sock", 0),
+            ("vmalloc", 0),
+            ("shmem", 0),
+            ("file_mapped", b(St::FileMapped)),
+            ("file_dirty", b(St::FileDirty)),
+            ("file_writeback", b(St::FileWriteback) + b(St::AnonWriteback)),
+            ("swapcached", b(St::SwapCached)),
+            ("anon_thp", 0),
+            ("file_thp", 0),
+            ("shmem_thp", 0),
+            ("inactive_anon", lru[LRU_INACTIVE_ANON] * PAGE_SIZE),
+            ("active_anon", lru[LRU_ACTIVE_ANON] * PAGE_SIZE),
+            ("inactive_file", lru[LRU_INACTIVE_FILE] * PAGE_SIZE),
+            ("active_file", lru[LRU_ACTIVE_FILE] * PAGE_SIZE),
+            ("unevictable", lru[LRU_UNEVICTABLE] * PAGE_SIZE),
+            ("slab_reclaimable", 0),
+            ("slab_unreclaimable", 0),
+            ("slab", 0),
+        ];
+        for x in [
+            Ev::WorkingsetRefaultAnon,
+            Ev::WorkingsetRefaultFile,
+            Ev::WorkingsetActivateAnon,
+            Ev::WorkingsetActivateFile,
+            Ev::WorkingsetRestoreAnon,
+            Ev::WorkingsetRestoreFile,
+            Ev::WorkingsetNodereclaim,
+        ] {
+            v.push((x.name(), ev.get(x)));
+        }
+        v.extend([("pgdemote_kswapd", 0), ("pgdemote_direct", 0), ("pgdemote_khugepaged", 0), ("pgpromote_success", 0)]);
+        v.push(("pgscan", ev.get(Ev::PgscanKswapd) + ev.get(Ev::PgscanDirect) + ev.get(Ev::PgscanKhugepaged)));
+        v.push(("pgsteal", ev.get(Ev::PgstealKswapd) + ev.get(Ev::PgstealDirect) + ev.get(Ev::PgstealKhugepaged)));
+        for x in [
+            Ev::PgscanKswapd,
+            Ev::PgscanDirect,
+            Ev::PgscanKhugepaged,
+            Ev::PgstealKswapd,
+            Ev::PgstealDirect,
+            Ev::PgstealKhugepaged,
+            Ev::Pgfault,
+            Ev::Pgmajfault,
+            Ev::Pgrefill,
+            Ev::Pgactivate,
+            Ev::Pgdeactivate,
+            Ev::Pglazyfree,
+            Ev::Pglazyfreed,
+        ] {
+            v.push((x.name(), ev.get(x)));
+        }
+        v.extend([
+            ("swpin_zero", 0),
+            ("swpout_zero", 0),
+            ("thp_fault_alloc", 0),
+            ("thp_collapse_alloc", 0),
+            ("thp_swpout", 0),
+            ("thp_swpout_fallback", 0),
+            ("numa_pages_migrated", 0),
+            ("numa_pte_updates", 0),
+            ("numa_hint_faults", 0),
+        ]);
+        v
+    }
+
+    /// Bytes of model state per simulated page: folio table, page cache
+    /// and swap arrays, page tables; divided by the pages the trace
+    /// defines (RAM folios, file pages, anon pages).
+    pub fn model_bytes(&self) -> u64 {
+        let folios = self.folios.nr_pages() * (std::mem::size_of::<crate::folio::Folio>() as u64 + 4);
+        let cache: u64 = self.files.iter().map(|f| f.cache.bytes() + f.dirty_pages.capacity() as u64 * 4).sum();
+        let swap = self.swap.as_ref().map_or(0, |s| s.nr_pages() * (8 + 2 + 8));
+        folios + cache + swap + self.pt.bytes()
+    }
+
+    pub fn simulated_pages(&self) -> u64 {
+        let files: u64 = self.files.iter().map(|f| f.pages).sum();
+        let anon: u64 = self.vmas.iter().filter(|v| v.file.is_none()).map(|v| v.pages).sum();
+        files + anon
+    }
+
+    /// The whole report.
+    pub fn report(&self, names: &dyn Names) -> Report {
+        let mut memcg = Vec::new();
+        for id in 0..self.memcgs.len() as u16 {
+            let c = &self.memcgs[id as usize];
+            memcg.push(MemcgReport {
+                name: names.memcg(id),
+                stat: self.memory_stat(id),
+                current: c.usage * PAGE_SIZE,
+                peak: c.watermark * PAGE_SIZE,
+                swap_current: c.swap_usage * PAGE_SIZE,
+                events: MEMCG_EVENT_NAMES.iter().zip(c.mem_events.iter()).map(|(&n, &v)| (n, v)).collect(),
+            });
+        }
+        let oom_kills = self
+            .oom_kills
+            .iter()
+            .map(|o| OomReport {
+                time_ns: o.time_ns,
+                constraint: match o.constraint_memcg {
+                    Some(m) => names.memcg(m),
+                    None => "global".into(),
+                },
+                victim_task: names.task(o.victim_task),
+                victim_memcg: names.memcg(o.victim_memcg),
+                victim_pages: o.victim_pages,
+            })
+            .collect();
+        let _ = ROOT_MEMCG;
+        Report {
+            policy: match self.policy() {
+                Policy::Classic => "classic",
+                Policy::Mglru => "mglru",
+            },
+            kernel: "6.12",
+            vmstat: self.vmstat(),
+            memcg,
+            oom_kills,
+            sim: SimReport {
+                operations: self.sim.operations,
+                page_accesses: self.sim.page_accesses,
+                dropped_accesses: self.sim.dropped_accesses,
+                failed_allocations: self.sim.failed_allocations,
+                simulated_ns: self.now,
+                task_ns: self.sim.task_ns,
+                wall_seconds: 0.0,
+                model_bytes: self.model_bytes(),
+                simulated_pages: self.simulated_pages(),
+            },
+        }
+    }
+}

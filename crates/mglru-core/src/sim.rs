@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Driving the model with resolved trace operations.
+//!
+//! The machine (memory, swap, boot-time sysctls) is fixed by the setup
+//! statements at the top of a trace; the kernel is built at the first
+//! other statement. Command-line settings override the trace's setup.
+
+use mglru_trace::{Op, Sysctl, Target};
+
+use crate::cost::CostModel;
+use crate::kernel::{Kernel, MachineConfig, Policy, PAGE_SHIFT, PAGE_SIZE};
+use crate::memcg::{Memcg, MemcgEvent, PAGE_COUNTER_MAX};
+use crate::memory::Advice;
+use crate::stat::Ev;
+
+/// Largest RAM or swap the page-table encoding can address.
+pub const MAX_PAGES: u64 = crate::mm::pte::MAX_VALUE as u64;
+/// Smallest RAM the model accepts.
+pub const MIN_MEMORY: u64 = 16 << 20;
+
+/// What the caller fixes on top of the trace.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub memory: Option<u64>,
+    pub swap: Option<u64>,
+    pub sysctls: Vec<(Sysctl, u64)>,
+    pub policy: Option<Policy>,
+    pub cost: Option<CostModel>,
+    pub seed: u64,
+}
+
+/// An error that stops a run (bad machine description, unsupported use).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimError(pub String);
+
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for SimError {}
+
+pub struct Simulator {
+    opts: RunOptions,
+    machine: MachineConfig,
+    kernel: Option<Kernel>,
+}
+
+fn apply_sysctl(s: &mut crate::kernel::Sysctls, name: Sysctl, v: u64) {
+    match name {
+        Sysctl::Swappiness => s.swappiness = v as u32,
+        Sysctl::PageCluster => s.page_cluster = v as u32,
+        Sysctl::MinFreeKbytes => s.min_free_kbytes = Some(v),
+        Sysctl::WatermarkScaleFactor => s.watermark_scale_factor = v,
+        Sysctl::DirtyRatio => s.dirty_ratio = v,
+        Sysctl::DirtyBackgroundRatio => s.dirty_background_ratio = v,
+        Sysctl::DirtyExpireCentisecs => s.dirty_expire_centisecs = v,
+        Sysctl::DirtyWritebackCentisecs => s.dirty_writeback_centisecs = v,
+        Sysctl::LruGenEnabled => s.lru_gen_enabled = v as u32,
+        Sysctl::LruGenMinTtlMs => s.lru_gen_min_ttl_ms = v,
+    }
+}
+
+fn bytes_to_limit(b: u64) -> u64 {
+    if b == u64::MAX {
+        PAGE_COUNTER_MAX
+    } else {
+        b >> PAGE_SHIFT
+    }
+}
+
+impl Simulator {
+    pub fn new(opts: RunOptions) -> Simulator {
+        let mut machine = MachineConfig { seed: opts.seed, ..Default::default() };
+        if let Some(c) = &opts.cost {
+            machine.cost = c.clone();
+        }
+        Simulator { opts, machine, kernel: None }
+    }
+
+    /// The kernel, once built.
+    pub fn kernel(&self) -> Option<&Kernel> {
+        self.kernel.as_ref()
+    }
+
+    /// Build the kernel now if the setup section is over (or the trace
+    /// had nothing else).
+    pub fn boot(&mut self) -> Result<&mut Kernel, SimError> {
+        if self.kernel.is_none() {
+            let mut m = self.machine.clone();
+            if let Some(b) = self.opts.memory {
+                m.memory_bytes = b;
+            }
+            if let Some(b) = self.opts.swap {
+                m.swap_bytes = b;
+            }
+            for &(n, v) in &self.opts.sysctls {
+                apply_sysctl(&mut m.sysctl, n, v);
+            }
+            if let Some(p) = self.opts.policy {
+                m.sysctl.lru_gen_enabled = match p {
+                    Policy::Classic => 0,
+                    Policy::Mglru => 0x7,
+                };
+            }
+            if m.memory_bytes < MIN_MEMORY {
+                return Err(SimError(format!(
+                    "memory {} bytes is too small: the model needs at least 16M (set `memory SIZE` in the trace or --memory)",
+                    m.memory_bytes
+                )));
+            }
+            if m.memory_bytes >> PAGE_SHIFT > MAX_PAGES {
+                return Err(SimError("memory larger than 1T is not supported: use --memory 1T or less".into()));
+            }
+            if m.swap_bytes >> PAGE_SHIFT > MAX_PAGES {
+                return Err(SimError("swap larger than 1T is not supported: use a smaller `swap SIZE`".into()));
+            }
+            if m.sysctl.lru_gen_enabled != 0 && !crate::MGLRU_IMPLEMENTED {
+                return Err(SimError(
+                    "the multi-gen LRU (--policy mglru, lru_gen.enabled) is not implemented yet; use --policy classic".into(),
+                ));
+            }
+            self.kernel = Some(Kernel::new(&m));
+        }
+        Ok(self.kernel.as_mut().unwrap())
+    }
+
+    /// Apply one trace operation.
+    pub fn apply(&mut self, op: &Op) -> Result<(), SimError> {
+        if self.kernel.is_none() {
+            match *op {
+                Op::Memory { bytes } => {
+                    self.machine.memory_bytes = bytes;
+                    return Ok(());
+                }
+                Op::Swap { bytes, sync_io } => {
+                    self.machine.swap_bytes = bytes;
+                    self.machine.swap_sync_io = sync_io;
+                    return Ok(());
+                }
+                Op::Sysctl { name, value } => {
+                    apply_sysctl(&mut self.machine.sysctl, name, value);
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
+        let k = self.boot()?;
+        k.sim.operations += 1;
+        match *op {
+            Op::Memory { .. } | Op::Swap { .. } => {
+                return Err(SimError("memory and swap can only be set before the first operation".into()));
+            }
+            Op::Sysctl { name, value } => {
+                if name == Sysctl::LruGenEnabled && (value != 0) != (k.sysctl.lru_gen_enabled != 0) {
+                    if !crate::MGLRU_IMPLEMENTED {
+                        return Err(SimError("switching lru_gen.enabled at run time is not implemented yet".into()));
+                    }
+                    k.lru_gen_change_state(value as u32);
+                }
+                apply_sysctl(&mut k.sysctl, name, value);
+                if matches!(name, Sysctl::MinFreeKbytes | Sysctl::WatermarkScaleFactor) {
+                    k.setup_per_zone_wmarks();
+                }
+            }
+            Op::Memcg { id, parent, new, max, high, low, min, swap_max } => {
+                if new {
+                    debug_assert_eq!(id as usize, k.memcgs.len());
+                    k.memcgs.push(Memcg::new("", parent));
+                    k.memcgs[parent as usize].children.push(id);
+                }
+                if let Some(v) = low {
+                    k.memcgs[id as usize].low = bytes_to_limit(v);
+                }
+                if let Some(v) = min {
+                    k.memcgs[id as usize].min = bytes_to_limit(v);
+                }
+                if let Some(v) = swap_max {
+                    k.memcgs[id as usize].swap_max = bytes_to_limit(v);
+                }
+                if let Some(v) = high {
+                    k.memory_high_write(id, bytes_to_limit(v));
+                }
+                if let Some(v) = max {
+                    k.memory_max_write(id, bytes_to_limit(v));
+                }
+            }
+            Op::File { id, pages, readahead_pages } => {
+                debug_assert_eq!(id as usize, k.files.len());
+                k.files.push(crate::file::File::new(pages, readahead_pages));
+            }
+            Op::Task { id, memcg } => k.task_create(id, memcg),
+            Op::Anon { task, region, pages } => k.anon_create(task, region, pages),
+            Op::Mmap { task, region, file } => k.mmap_create(task, region, file),
+            Op::Read { task, file, page, count } => {
+                if k.begin_task_op(task, count) {
+                    k.sim.page_accesses += count;
+                    k.filemap_read(file, page, count);
+                    let c = k.cost.page_copy * count;
+                    k.spend(c);
+                }
+            }
+            Op::Write { task, file, page, count } => {
+                if k.begin_task_op(task, count) {
+                    k.sim.page_accesses += count;
+                    k.filemap_write(file, page, count);
+                    let c = k.cost.page_copy * count;
+                    k.spend(c);
+                }
+            }
+            Op::Load { task, region, page, count } | Op::Store { task, region, page, count } => {
+                let write = matches!(op, Op::Store { .. });
+                if k.begin_task_op(task, count) {
+                    for p in page..page + count {
+                        if !k.tasks[task as usize].alive {
+                            k.sim.dropped_accesses += page + count - p;
+                            break;
+                        }
+                        k.sim.page_accesses += 1;
+                        k.access(region, p, write);
+                    }
+                }
+            }
+            Op::Advise { task, target, advice } => {
+                if k.begin_task_op(task, 0) {
+                    let a = match advice {
+                        mglru_trace::Advice::Normal => Advice::Normal,
+                        mglru_trace::Advice::Random => Advice::Random,
+                        mglru_trace::Advice::Sequential => Advice::Sequential,
+                        mglru_trace::Advice::DontNeed => Advice::DontNeed,
+                        mglru_trace::Advice::WillNeed => Advice::WillNeed,
+                    };
+                    match target {
+                        Target::File(f) => k.fadvise(f, a),
+                        Target::Region(r) => k.madvise(r, a),
+                    }
+                }
+            }
+            Op::Reclaim { memcg, bytes } => {
+                let (_done, _eagain) = k.memory_reclaim(memcg, bytes.div_ceil(PAGE_SIZE), None);
+            }
+            Op::Sleep { ns } => {
+                let t = k.now + ns;
+                k.advance_to(t);
+            }
+            Op::Exit { task } => k.task_exit(task),
+            Op::Dump => k.lru_gen_dump_point(),
+            Op::LruGenAge { memcg, max_gen, swappiness, force_scan } => {
+                k.lru_gen_debugfs_age(memcg, max_gen, swappiness, force_scan).map_err(SimError)?
+            }
+            Op::LruGenEvict { memcg, min_gen, swappiness, nr_to_reclaim } => {
+                k.lru_gen_debugfs_evict(memcg, min_gen, swappiness, nr_to_reclaim).map_err(SimError)?
+            }
+        }
+        // Return to user space: memory.high throttling.
+        k.mem_cgroup_handle_over_high();
+        Ok(())
+    }
+
+    /// End of the trace: flush per-CPU batches so list sizes are settled,
+    /// as reading /proc/vmstat after a workload would see them.
+    pub fn finish(&mut self) -> Result<&mut Kernel, SimError> {
+        let k = self.boot()?;
+        k.lru_add_drain();
+        Ok(k)
+    }
+}
+
+impl Kernel {
+    /// Switch to `task` for an operation; false (and the accesses are
+    /// counted as dropped) if it was OOM-killed.
+    pub fn begin_task_op(&mut self, task: u32, count: u64) -> bool {
+        self.current = task;
+        if !self.tasks[task as usize].alive {
+            self.sim.dropped_accesses += count;
+            return false;
+        }
+        true
+    }
+
+    /// A write to `memory.max` (`memory_max_write`): reclaim down to the
+    /// new limit, then OOM-kill inside the memcg until it fits.
+    pub fn memory_max_write(&mut self, memcg: u16, max: u64) {
+        self.memcgs[memcg as usize].max = max;
+        let mut drained = false;
+        let mut nr_reclaims = crate::kernel::MAX_RECLAIM_RETRIES;
+        for _ in 0..10_000 {
+            let usage = self.memcgs[memcg as usize].usage;
+            if usage <= max {
+                return;
+            }
+            if !drained {
+                self.drain_stock();
+                drained = true;
+                continue;
+            }
+            if nr_reclaims > 0 {
+                if self.try_to_free_mem_cgroup_pages(memcg, usage - max, true, false) == 0 {
+                    nr_reclaims -= 1;
+                }
+                continue;
+            }
+            self.memcg_memory_event(memcg, MemcgEvent::Oom);
+            if !self.out_of_memory(Some(memcg)) {
+                return;
+            }
+        }
+    }
+
+    /// A write to `memory.high` (`memory_high_write`): reclaim down to it.
+    pub fn memory_high_write(&mut self, memcg: u16, high: u64) {
+        self.memcgs[memcg as usize].high = high;
+        let mut drained = false;
+        let mut nr_retries = crate::kernel::MAX_RECLAIM_RETRIES;
+        for _ in 0..10_000 {
+            let usage = self.memcgs[memcg as usize].usage;
+            if usage <= high {
+                return;
+            }
+            if !drained {
+                self.drain_stock();
+                drained = true;
+            }
+            let r = self.try_to_free_mem_cgroup_pages(memcg, usage - high, true, false);
+            if r == 0 {
+                if nr_retries == 0 {
+                    return;
+                }
+                nr_retries -= 1;
+            }
+        }
+    }
+
+    /// Global counters the tests and reports read by name.
+    pub fn vmstat_event(&self, e: Ev) -> u64 {
+        self.ev.get(e)
+    }
+}

@@ -1,0 +1,1033 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Page reclaim (mm/vmscan.c): the classic active/inactive LRU scanner,
+//! `shrink_folio_list`, the memcg walk, direct reclaim, memcg limit and
+//! proactive reclaim, and kswapd.
+//!
+//! Order of operations and constants follow 6.12. The isolated batch is a
+//! `Vec` in isolation order (oldest first); the kernel's list juggling
+//! (isolate to the head of a private list, process from its tail, put
+//! back from the tail to the LRU head) amounts to processing oldest first
+//! and putting the batch back with its order kept, which is what the
+//! model does.
+
+use crate::folio::pg;
+use crate::kernel::{Kernel, Policy, DEF_PRIORITY, MAX_RECLAIM_RETRIES, NSEC_PER_JIFFY, HZ, SWAP_CLUSTER_MAX};
+use crate::lruvec::{ANON, FILE, LRU_ACTIVE_ANON, LRU_ACTIVE_FILE, LRU_INACTIVE_ANON, LRU_INACTIVE_FILE};
+use crate::memcg::{MemcgEvent, ROOT_MEMCG};
+use crate::stat::Ev;
+use crate::util::int_sqrt;
+
+pub const DEACTIVATE_ANON: u8 = 1;
+pub const DEACTIVATE_FILE: u8 = 2;
+
+/// `sc->nr`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NrStats {
+    pub dirty: u64,
+    pub unqueued_dirty: u64,
+    pub congested: u64,
+    pub writeback: u64,
+    pub immediate: u64,
+    pub file_taken: u64,
+    pub taken: u64,
+}
+
+/// `struct scan_control`.
+#[derive(Clone, Debug)]
+pub struct ScanControl {
+    pub nr_to_reclaim: u64,
+    /// `target_mem_cgroup`: None for global reclaim.
+    pub target: Option<u16>,
+    pub priority: i32,
+    pub may_writepage: bool,
+    pub may_unmap: bool,
+    pub may_swap: bool,
+    pub proactive: bool,
+    /// Proactive swappiness override (`memory.reclaim swappiness=`).
+    pub swappiness: Option<u32>,
+    pub memcg_low_reclaim: bool,
+    pub memcg_low_skipped: bool,
+    pub memcg_full_walk: bool,
+    pub may_deactivate: u8,
+    pub force_deactivate: bool,
+    pub skipped_deactivate: bool,
+    pub cache_trim_mode: bool,
+    pub cache_trim_mode_failed: bool,
+    pub no_cache_trim_mode: bool,
+    pub file_is_tiny: bool,
+    pub anon_cost: u64,
+    pub file_cost: u64,
+    pub nr_scanned: u64,
+    pub nr_reclaimed: u64,
+    pub nr: NrStats,
+}
+
+impl ScanControl {
+    pub fn new(nr_to_reclaim: u64, target: Option<u16>) -> ScanControl {
+        ScanControl {
+            nr_to_reclaim,
+            target,
+            priority: DEF_PRIORITY,
+            may_writepage: true,
+            may_unmap: true,
+            may_swap: true,
+            proactive: false,
+            swappiness: None,
+            memcg_low_reclaim: false,
+            memcg_low_skipped: false,
+            memcg_full_walk: false,
+            may_deactivate: 0,
+            force_deactivate: false,
+            skipped_deactivate: false,
+            cache_trim_mode: false,
+            cache_trim_mode_failed: false,
+            no_cache_trim_mode: false,
+            file_is_tiny: false,
+            anon_cost: 0,
+            file_cost: 0,
+            nr_scanned: 0,
+            nr_reclaimed: 0,
+            nr: NrStats::default(),
+        }
+    }
+    /// `cgroup_reclaim`.
+    #[inline]
+    pub fn cgroup_reclaim(&self) -> bool {
+        self.target.is_some()
+    }
+    /// `root_reclaim`.
+    #[inline]
+    pub fn root_reclaim(&self) -> bool {
+        matches!(self.target, None | Some(ROOT_MEMCG))
+    }
+    #[inline]
+    pub fn target_memcg(&self) -> u16 {
+        self.target.unwrap_or(ROOT_MEMCG)
+    }
+}
+
+/// `struct reclaim_stat`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReclaimStat {
+    pub nr_dirty: u64,
+    pub nr_unqueued_dirty: u64,
+    pub nr_congested: u64,
+    pub nr_writeback: u64,
+    pub nr_immediate: u64,
+    pub nr_pageout: u64,
+    pub nr_activate: [u64; 2],
+    pub nr_ref_keep: u64,
+    pub nr_unmap_fail: u64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FolioRef {
+    Reclaim,
+    ReclaimClean,
+    Keep,
+    Activate,
+}
+
+/// What happened to a folio in `shrink_folio_list`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    Freed,
+    Activate,
+    Keep,
+}
+
+impl Kernel {
+    /// `sc_swappiness`: cgroup v2 has no per-memcg swappiness.
+    pub fn sc_swappiness(&self, sc: &ScanControl) -> u32 {
+        sc.swappiness.unwrap_or(self.sysctl.swappiness)
+    }
+
+    /// `can_reclaim_anon_pages`.
+    pub fn can_reclaim_anon_pages(&self, memcg: u16) -> bool {
+        self.mem_cgroup_get_nr_swap_pages(memcg) > 0
+    }
+
+    /// `can_age_anon_pages`: swap is configured.
+    pub fn can_age_anon_pages(&self) -> bool {
+        self.swap.as_ref().is_some_and(|s| s.nr_pages() > 0)
+    }
+
+    /// `inactive_is_low` on hierarchical sizes.
+    pub fn inactive_is_low(&self, memcg: u16, inactive_lru: usize) -> bool {
+        let inactive = self.lruvec_page_state(memcg, inactive_lru);
+        let active = self.lruvec_page_state(memcg, inactive_lru + 1);
+        let gb = (inactive + active) >> (30 - 12);
+        let ratio = if gb > 0 { int_sqrt(10 * gb) } else { 1 };
+        inactive * ratio < active
+    }
+
+    // ---- shrink_folio_list ---------------------------------------------------
+
+    /// `folio_check_references` (6.12: the same for both policies).
+    fn folio_check_references(&mut self, pfn: u32, sc: &ScanControl) -> FolioRef {
+        let rp = self.folio_referenced(pfn, sc.target);
+        let f = self.folios.get_mut(pfn);
+        let referenced_folio = f.test(pg::REFERENCED);
+        f.clear(pg::REFERENCED);
+        if rp > 0 {
+            f.set(pg::REFERENCED);
+            if referenced_folio || rp > 1 {
+                return FolioRef::Activate;
+            }
+            // No VM_EXEC mappings in the model.
+            return FolioRef::Keep;
+        }
+        if referenced_folio && f.is_file_lru() {
+            return FolioRef::ReclaimClean;
+        }
+        FolioRef::Reclaim
+    }
+
+    /// `shrink_folio_list`: try to free each isolated folio. Returns the
+    /// number reclaimed; `list` keeps the folios to put back, in order.
+    pub fn shrink_folio_list(&mut self, list: &mut Vec<u32>, sc: &mut ScanControl, stat: &mut ReclaimStat) -> u64 {
+        let mut nr_reclaimed = 0;
+        let mut kept = Vec::with_capacity(list.len());
+        let mut pgactivate = 0;
+        for &pfn in list.iter() {
+            let fate = self.shrink_one_folio(pfn, sc, stat);
+            match fate {
+                Fate::Freed => {
+                    nr_reclaimed += 1;
+                    self.folios.get_mut(pfn).clear(pg::ISOLATED);
+                    let f = self.folios.get_mut(pfn);
+                    f.clear(pg::ACTIVE | pg::REFERENCED | pg::WORKINGSET | pg::RECLAIM);
+                    self.free_folio(pfn);
+                }
+                Fate::Activate => {
+                    let f = *self.folios.get(pfn);
+                    if f.test(pg::SWAPCACHE) && self.mem_cgroup_swap_full(f.memcg) && self.folio_swap_unreferenced(pfn) {
+                        self.folio_free_swap(pfn);
+                    }
+                    self.folios.get_mut(pfn).set(pg::ACTIVE);
+                    stat.nr_activate[f.lru_type()] += 1;
+                    self.count_memcg(f.memcg, Ev::Pgactivate, 1);
+                    pgactivate += 1;
+                    kept.push(pfn);
+                }
+                Fate::Keep => kept.push(pfn),
+            }
+        }
+        self.ev.add(Ev::Pgactivate, pgactivate);
+        *list = kept;
+        nr_reclaimed
+    }
+
+    /// Whether no PTE references the folio's swap slot any more (the
+    /// kernel's `!folio_swapped`): the folio is mapped (its PTE points to
+    /// it, not to the slot) or its owner is gone.
+    pub fn folio_swap_unreferenced(&self, pfn: u32) -> bool {
+        let f = self.folios.get(pfn);
+        if f.mapcount > 0 {
+            return true;
+        }
+        let slot = f.swap - 1;
+        self.swap.as_ref().unwrap().entry(slot) & crate::swap::SLOT_ORPHAN != 0
+    }
+
+    fn shrink_one_folio(&mut self, pfn: u32, sc: &mut ScanControl, stat: &mut ReclaimStat) -> Fate {
+        sc.nr_scanned += 1;
+        let f = *self.folios.get(pfn);
+        let mapped = f.mapcount > 0;
+        if !sc.may_unmap && mapped {
+            return Fate::Keep;
+        }
+        if self.policy() == Policy::Mglru && mapped && f.test(pg::REFERENCED) {
+            return Fate::Keep;
+        }
+        let dirty = f.test(pg::DIRTY);
+        let writeback = f.test(pg::WRITEBACK);
+        if dirty || writeback {
+            stat.nr_dirty += 1;
+        }
+        if dirty && !writeback {
+            stat.nr_unqueued_dirty += 1;
+        }
+        if writeback && f.test(pg::RECLAIM) {
+            stat.nr_congested += 1;
+        }
+        if writeback {
+            if self.in_kswapd && f.test(pg::RECLAIM) && self.pgdat_writeback {
+                stat.nr_immediate += 1;
+                return Fate::Activate;
+            }
+            // cgroup v2: writeback throttling is sane, never wait here.
+            self.folios.get_mut(pfn).set(pg::RECLAIM);
+            stat.nr_writeback += 1;
+            return Fate::Activate;
+        }
+        let references = self.folio_check_references(pfn, sc);
+        match references {
+            FolioRef::Activate => return Fate::Activate,
+            FolioRef::Keep => {
+                stat.nr_ref_keep += 1;
+                return Fate::Keep;
+            }
+            _ => {}
+        }
+        let f = *self.folios.get(pfn);
+        if f.test(pg::ANON) && f.test(pg::SWAPBACKED) && !f.test(pg::SWAPCACHE) && !self.add_to_swap(pfn) {
+            return Fate::Activate;
+        }
+        if self.folios.get(pfn).mapcount > 0 {
+            self.try_to_unmap(pfn);
+            if self.folios.get(pfn).mapcount > 0 {
+                stat.nr_unmap_fail += 1;
+                return Fate::Activate;
+            }
+        }
+        let f = *self.folios.get(pfn);
+        if f.test(pg::DIRTY) {
+            if f.is_file_lru() && (!self.in_kswapd || !f.test(pg::RECLAIM) || !self.pgdat_dirty) {
+                self.ev.add(Ev::NrVmscanImmediateReclaim, 1);
+                self.folios.get_mut(pfn).set(pg::RECLAIM);
+                return Fate::Activate;
+            }
+            if references == FolioRef::ReclaimClean {
+                return Fate::Keep;
+            }
+            if !sc.may_writepage {
+                return Fate::Keep;
+            }
+            // pageout()
+            self.pageout(pfn);
+            stat.nr_pageout += 1;
+            let f = self.folios.get(pfn);
+            if f.test(pg::WRITEBACK) || f.test(pg::DIRTY) {
+                return Fate::Keep;
+            }
+        }
+        if self.remove_mapping(pfn, sc) {
+            Fate::Freed
+        } else {
+            Fate::Keep
+        }
+    }
+
+    /// `pageout`: clear dirty for I/O and start writing the folio (swap
+    /// or file). Synchronous devices finish before this returns.
+    fn pageout(&mut self, pfn: u32) {
+        let f = *self.folios.get(pfn);
+        if f.test(pg::SWAPCACHE) && self.folio_swap_unreferenced(pfn) && f.mapcount == 0 {
+            // swap_writepage: nobody references the slot; drop swap.
+            self.folio_free_swap(pfn);
+            return;
+        }
+        self.folio_clear_dirty_for_io(pfn);
+        self.folios.get_mut(pfn).set(pg::RECLAIM);
+        self.ev.add(Ev::NrVmscanWrite, 1);
+        self.folio_start_writeback(pfn);
+        if !self.folios.get(pfn).test(pg::WRITEBACK) {
+            self.folios.get_mut(pfn).clear(pg::RECLAIM);
+        }
+    }
+
+    /// `__remove_mapping`: take the folio out of the page cache or swap
+    /// cache, leaving a shadow. False if it is busy.
+    fn remove_mapping(&mut self, pfn: u32, sc: &ScanControl) -> bool {
+        let f = *self.folios.get(pfn);
+        if f.mapcount > 0 || f.test(pg::DIRTY) || f.test(pg::WRITEBACK) {
+            return false;
+        }
+        let target = sc.target_memcg();
+        if f.test(pg::SWAPCACHE) {
+            let shadow = self.workingset_eviction(pfn, target);
+            self.delete_from_swap_cache(pfn, shadow);
+            return true;
+        }
+        if f.test(pg::ANON) {
+            // An anon folio without swap cache cannot be here.
+            return false;
+        }
+        let shadow = if f.is_file_lru() { self.workingset_eviction(pfn, target) } else { 0 };
+        self.filemap_remove_folio(pfn, shadow);
+        true
+    }
+
+    /// `move_folios_to_lru`: put back in order; returns pages moved.
+    pub fn move_folios_to_lru(&mut self, list: &[u32]) -> u64 {
+        let mut moved = 0;
+        for &pfn in list {
+            let f = self.folios.get_mut(pfn);
+            f.clear(pg::ISOLATED);
+            f.set(pg::LRU);
+            let active = f.test(pg::ACTIVE);
+            let memcg = f.memcg;
+            self.lruvec_add_folio(pfn);
+            moved += 1;
+            if active {
+                self.workingset_age_nonresident(memcg, 1);
+            }
+        }
+        moved
+    }
+
+    /// `isolate_lru_folios`: take up to `nr_to_scan` folios from the tail
+    /// of a classic list. Returns (isolated, scanned).
+    fn isolate_lru_folios(&mut self, nr_to_scan: u64, memcg: u16, lru: usize, sc: &ScanControl, dst: &mut Vec<u32>) -> u64 {
+        let mut scan = 0;
+        while scan < nr_to_scan {
+            let mut list = self.memcgs[memcg as usize].lruvec.lists[lru];
+            let pfn = list.tail;
+            if pfn == crate::folio::NIL {
+                break;
+            }
+            scan += 1;
+            let f = *self.folios.get(pfn);
+            if !f.test(pg::LRU) || (!sc.may_unmap && f.mapcount > 0) {
+                // list_move to the head of the source list.
+                self.folios.unlink(&mut list, pfn);
+                self.folios.add_head(&mut list, pfn);
+                self.memcgs[memcg as usize].lruvec.lists[lru] = list;
+                continue;
+            }
+            self.folios.unlink(&mut list, pfn);
+            self.memcgs[memcg as usize].lruvec.lists[lru] = list;
+            let fm = self.folios.get_mut(pfn);
+            fm.set_list_field(0);
+            fm.clear(pg::LRU);
+            fm.set(pg::ISOLATED);
+            dst.push(pfn);
+        }
+        scan
+    }
+
+    /// Count a reclaim event the way `reclaimer_offset` + `cgroup_reclaim`
+    /// do: kswapd or direct flavour, global only when not memcg reclaim,
+    /// always for the memcg.
+    fn count_reclaim_event(&mut self, memcg: u16, kswapd: Ev, direct: Ev, sc: &ScanControl, n: u64) {
+        let e = if self.in_kswapd { kswapd } else { direct };
+        if !sc.cgroup_reclaim() {
+            self.ev.add(e, n);
+        }
+        self.count_memcg(memcg, e, n);
+    }
+
+    /// `shrink_inactive_list`.
+    fn shrink_inactive_list(&mut self, nr_to_scan: u64, memcg: u16, lru: usize, sc: &mut ScanControl) -> u64 {
+        let file = lru == LRU_INACTIVE_FILE;
+        self.lru_add_drain();
+        let mut list = Vec::with_capacity(nr_to_scan as usize);
+        let nr_scanned = self.isolate_lru_folios(nr_to_scan, memcg, lru, sc, &mut list);
+        let nr_taken = list.len() as u64;
+        self.count_reclaim_event(memcg, Ev::PgscanKswapd, Ev::PgscanDirect, sc, nr_scanned);
+        self.ev.add(if file { Ev::PgscanFile } else { Ev::PgscanAnon }, nr_scanned);
+        self.spend_reclaim(nr_scanned);
+        if nr_taken == 0 {
+            return 0;
+        }
+        let mut stat = ReclaimStat::default();
+        let nr_reclaimed = self.shrink_folio_list(&mut list, sc, &mut stat);
+        self.move_folios_to_lru(&list);
+        self.count_reclaim_event(memcg, Ev::PgstealKswapd, Ev::PgstealDirect, sc, nr_reclaimed);
+        self.ev.add(if file { Ev::PgstealFile } else { Ev::PgstealAnon }, nr_reclaimed);
+        self.lru_note_cost(memcg, file as usize, stat.nr_pageout, nr_scanned - nr_reclaimed);
+        if stat.nr_unqueued_dirty == nr_taken {
+            self.wakeup_flusher_threads();
+        }
+        sc.nr.dirty += stat.nr_dirty;
+        sc.nr.congested += stat.nr_congested;
+        sc.nr.unqueued_dirty += stat.nr_unqueued_dirty;
+        sc.nr.writeback += stat.nr_writeback;
+        sc.nr.immediate += stat.nr_immediate;
+        sc.nr.taken += nr_taken;
+        if file {
+            sc.nr.file_taken += nr_taken;
+        }
+        nr_reclaimed
+    }
+
+    /// `shrink_active_list`.
+    pub fn shrink_active_list(&mut self, nr_to_scan: u64, memcg: u16, lru: usize, sc: &mut ScanControl) {
+        let file = lru == LRU_ACTIVE_FILE;
+        self.lru_add_drain();
+        let mut hold = Vec::with_capacity(nr_to_scan as usize);
+        let nr_scanned = self.isolate_lru_folios(nr_to_scan, memcg, lru, sc, &mut hold);
+        if !sc.cgroup_reclaim() {
+            self.ev.add(Ev::Pgrefill, nr_scanned);
+        }
+        self.count_memcg(memcg, Ev::Pgrefill, nr_scanned);
+        self.spend_reclaim(nr_scanned);
+        let nr_rotated = 0; // no VM_EXEC mappings in the model
+        for &pfn in &hold {
+            // folio_referenced clears the young bits; the answer only
+            // matters for VM_EXEC file folios.
+            let _ = self.folio_referenced(pfn, sc.target);
+            let f = self.folios.get_mut(pfn);
+            f.clear(pg::ACTIVE);
+            f.set(pg::WORKINGSET);
+        }
+        let nr_deactivate = self.move_folios_to_lru(&hold);
+        self.ev.add(Ev::Pgdeactivate, nr_deactivate);
+        self.count_memcg(memcg, Ev::Pgdeactivate, nr_deactivate);
+        self.lru_note_cost(memcg, file as usize, 0, nr_rotated);
+    }
+
+    fn shrink_list(&mut self, lru: usize, nr_to_scan: u64, memcg: u16, sc: &mut ScanControl) -> u64 {
+        if lru == LRU_ACTIVE_ANON || lru == LRU_ACTIVE_FILE {
+            let bit = if lru == LRU_ACTIVE_FILE { DEACTIVATE_FILE } else { DEACTIVATE_ANON };
+            if sc.may_deactivate & bit != 0 {
+                self.shrink_active_list(nr_to_scan, memcg, lru, sc);
+            } else {
+                sc.skipped_deactivate = true;
+            }
+            return 0;
+        }
+        self.shrink_inactive_list(nr_to_scan, memcg, lru, sc)
+    }
+
+    /// `mem_cgroup_protection`: (min, low) of `memcg` under `target`.
+    fn mem_cgroup_protection(&self, target: u16, memcg: u16) -> (u64, u64) {
+        if memcg == ROOT_MEMCG || memcg == target {
+            return (0, 0);
+        }
+        let c = &self.memcgs[memcg as usize];
+        (c.emin, c.elow)
+    }
+
+    /// `get_scan_count`.
+    fn get_scan_count(&mut self, memcg: u16, sc: &mut ScanControl) -> [u64; 4] {
+        #[derive(PartialEq)]
+        enum Balance {
+            Equal,
+            Fract,
+            Anon,
+            File,
+        }
+        let swappiness = self.sc_swappiness(sc) as u64;
+        let mut fraction = [0u64; 2];
+        let mut denominator = 0u64;
+        let balance = if !sc.may_swap || !self.can_reclaim_anon_pages(memcg) {
+            Balance::File
+        } else if sc.cgroup_reclaim() && swappiness == 0 {
+            Balance::File
+        } else if sc.priority == 0 && swappiness != 0 {
+            Balance::Equal
+        } else if sc.file_is_tiny {
+            Balance::Anon
+        } else if sc.cache_trim_mode {
+            Balance::File
+        } else {
+            let total = sc.anon_cost + sc.file_cost;
+            let anon_cost = total + sc.anon_cost;
+            let file_cost = total + sc.file_cost;
+            let total = anon_cost + file_cost;
+            let ap = swappiness * (total + 1) / (anon_cost + 1);
+            let fp = (200 - swappiness) * (total + 1) / (file_cost + 1);
+            fraction = [ap, fp];
+            denominator = ap + fp;
+            Balance::Fract
+        };
+        let mut nr = [0u64; 4];
+        let (min, low) = self.mem_cgroup_protection(sc.target_memcg(), memcg);
+        for (lru, slot) in nr.iter_mut().enumerate() {
+            let file = lru >= LRU_INACTIVE_FILE;
+            let size = self.memcgs[memcg as usize].lruvec.size(lru);
+            let mut scan = if min > 0 || low > 0 {
+                let cgroup_size = self.memcgs[memcg as usize].usage;
+                let protection = if !sc.memcg_low_reclaim && low > min {
+                    sc.memcg_low_skipped = true;
+                    low
+                } else {
+                    min
+                };
+                let cgroup_size = cgroup_size.max(protection);
+                let s = size - ((size as u128 * protection as u128) / (cgroup_size as u128 + 1)) as u64;
+                s.max(SWAP_CLUSTER_MAX)
+            } else {
+                size
+            };
+            scan >>= sc.priority;
+            scan = match balance {
+                Balance::Equal => scan,
+                Balance::Fract => {
+                    if denominator == 0 {
+                        0
+                    } else {
+                        ((scan as u128 * fraction[file as usize] as u128) / denominator as u128) as u64
+                    }
+                }
+                Balance::File => {
+                    if file {
+                        scan
+                    } else {
+                        0
+                    }
+                }
+                Balance::Anon => {
+                    if file {
+                        0
+                    } else {
+                        scan
+                    }
+                }
+            };
+            *slot = scan;
+        }
+        nr
+    }
+
+    /// `shrink_lruvec` (classic).
+    fn shrink_lruvec(&mut self, memcg: u16, sc: &mut ScanControl) {
+        let mut nr = self.get_scan_count(memcg, sc);
+        let targets = nr;
+        let nr_to_reclaim = sc.nr_to_reclaim;
+        let mut nr_reclaimed = 0;
+        let proportional = !sc.cgroup_reclaim() && !self.in_kswapd && sc.priority == DEF_PRIORITY;
+        while nr[LRU_INACTIVE_ANON] > 0 || nr[LRU_ACTIVE_FILE] > 0 || nr[LRU_INACTIVE_FILE] > 0 {
+            for lru in 0..4 {
+                if nr[lru] > 0 {
+                    let n = nr[lru].min(SWAP_CLUSTER_MAX);
+                    nr[lru] -= n;
+                    nr_reclaimed += self.shrink_list(lru, n, memcg, sc);
+                }
+            }
+            if nr_reclaimed < nr_to_reclaim || proportional {
+                continue;
+            }
+            let nr_file = nr[LRU_INACTIVE_FILE] + nr[LRU_ACTIVE_FILE];
+            let nr_anon = nr[LRU_INACTIVE_ANON] + nr[LRU_ACTIVE_ANON];
+            if nr_file == 0 || nr_anon == 0 {
+                break;
+            }
+            let (stop, percentage) = if nr_file > nr_anon {
+                let t = targets[LRU_INACTIVE_ANON] + targets[LRU_ACTIVE_ANON] + 1;
+                (LRU_INACTIVE_ANON, nr_anon * 100 / t)
+            } else {
+                let t = targets[LRU_INACTIVE_FILE] + targets[LRU_ACTIVE_FILE] + 1;
+                (LRU_INACTIVE_FILE, nr_file * 100 / t)
+            };
+            nr[stop] = 0;
+            nr[stop + 1] = 0;
+            let other = if stop == LRU_INACTIVE_FILE { LRU_INACTIVE_ANON } else { LRU_INACTIVE_FILE };
+            for l in [other, other + 1] {
+                let scanned = targets[l] - nr[l];
+                nr[l] = targets[l] * (100 - percentage) / 100;
+                nr[l] -= nr[l].min(scanned);
+            }
+        }
+        sc.nr_reclaimed += nr_reclaimed;
+        if self.can_age_anon_pages() && self.inactive_is_low(memcg, LRU_INACTIVE_ANON) {
+            self.shrink_active_list(SWAP_CLUSTER_MAX, memcg, LRU_ACTIVE_ANON, sc);
+        }
+    }
+
+    /// `prepare_scan_control` (classic only).
+    fn prepare_scan_control(&mut self, sc: &mut ScanControl) {
+        if self.policy() == Policy::Mglru {
+            return;
+        }
+        let target = sc.target_memcg();
+        sc.anon_cost = self.memcgs[target as usize].lruvec.anon_cost;
+        sc.file_cost = self.memcgs[target as usize].lruvec.file_cost;
+        if !sc.force_deactivate {
+            let refaults = [
+                self.memcg_events_hier(target, Ev::WorkingsetActivateAnon),
+                self.memcg_events_hier(target, Ev::WorkingsetActivateFile),
+            ];
+            let snap = self.memcgs[target as usize].lruvec.refaults;
+            let mut md = 0;
+            if refaults[ANON] != snap[ANON] || self.inactive_is_low(target, LRU_INACTIVE_ANON) {
+                md |= DEACTIVATE_ANON;
+            }
+            if refaults[FILE] != snap[FILE] || self.inactive_is_low(target, LRU_INACTIVE_FILE) {
+                md |= DEACTIVATE_FILE;
+            }
+            sc.may_deactivate = md;
+        } else {
+            sc.may_deactivate = DEACTIVATE_ANON | DEACTIVATE_FILE;
+        }
+        let file = self.lruvec_page_state(target, LRU_INACTIVE_FILE);
+        sc.cache_trim_mode = (file >> sc.priority) != 0 && sc.may_deactivate & DEACTIVATE_FILE == 0 && !sc.no_cache_trim_mode;
+        if !sc.cgroup_reclaim() {
+            let free = self.nr_free_pages();
+            let file = self.lruvec_page_state(ROOT_MEMCG, LRU_ACTIVE_FILE) + self.lruvec_page_state(ROOT_MEMCG, LRU_INACTIVE_FILE);
+            let anon = self.lruvec_page_state(ROOT_MEMCG, LRU_INACTIVE_ANON);
+            sc.file_is_tiny = file + free <= self.wmark[2] && sc.may_deactivate & DEACTIVATE_ANON == 0 && (anon >> sc.priority) != 0;
+        }
+    }
+
+    /// `snapshot_refaults`.
+    fn snapshot_refaults(&mut self, target: u16) {
+        let a = self.memcg_events_hier(target, Ev::WorkingsetActivateAnon);
+        let f = self.memcg_events_hier(target, Ev::WorkingsetActivateFile);
+        self.memcgs[target as usize].lruvec.refaults = [a, f];
+    }
+
+    /// `mem_cgroup_calculate_protection` for `memcg` under `root`.
+    fn calculate_protection(&mut self, root: u16, memcg: u16) {
+        if memcg == root {
+            return;
+        }
+        let usage = self.memcgs[memcg as usize].usage;
+        if usage == 0 {
+            return;
+        }
+        let parent = self.memcgs[memcg as usize].parent;
+        if parent == root {
+            let c = &mut self.memcgs[memcg as usize];
+            c.emin = c.min;
+            c.elow = c.low;
+            return;
+        }
+        let p = &self.memcgs[parent as usize];
+        let (pemin, pelow) = (p.emin, p.elow);
+        let (mut smin, mut slow) = (0, 0);
+        for &ch in &p.children {
+            let c = &self.memcgs[ch as usize];
+            smin += c.usage.min(c.min);
+            slow += c.usage.min(c.low);
+        }
+        let c = &self.memcgs[memcg as usize];
+        let emin = crate::memcg::effective_protection(usage, c.min, pemin, smin);
+        let elow = crate::memcg::effective_protection(usage, c.low, pelow, slow);
+        let c = &mut self.memcgs[memcg as usize];
+        c.emin = emin;
+        c.elow = elow;
+    }
+
+    /// `mem_cgroup_iter` with or without the shared reclaim cookie, over the
+    /// subtree of `root` in pre-order. `state` carries (prev, generation).
+    fn memcg_iter(&mut self, root: u16, prev: Option<u16>, partial: bool, gen: &mut u64) -> Option<u16> {
+        let order = self.memcg_subtree(root);
+        let next_after = |p: Option<u16>| -> Option<u16> {
+            match p {
+                None => order.first().copied(),
+                Some(x) => {
+                    let i = order.iter().position(|&m| m == x)?;
+                    order.get(i + 1).copied()
+                }
+            }
+        };
+        if !partial {
+            return next_after(prev);
+        }
+        let cur_gen = self.memcgs[root as usize].iter_gen;
+        if prev.is_none() {
+            *gen = cur_gen;
+        } else if *gen != cur_gen {
+            return None;
+        }
+        let pos = self.memcgs[root as usize].iter_pos;
+        let mut next = next_after(pos);
+        self.memcgs[root as usize].iter_pos = next;
+        if next.is_none() {
+            self.memcgs[root as usize].iter_gen += 1;
+            if prev.is_none() {
+                // A walker joining at the very end restarts from the top.
+                *gen = self.memcgs[root as usize].iter_gen;
+                next = order.first().copied();
+                self.memcgs[root as usize].iter_pos = next;
+            }
+        }
+        next
+    }
+
+    /// `shrink_node_memcgs`.
+    fn shrink_node_memcgs(&mut self, sc: &mut ScanControl) {
+        let target = sc.target_memcg();
+        let partial = !self.in_kswapd && !sc.memcg_full_walk;
+        let mut gen = 0;
+        let mut memcg = self.memcg_iter(target, None, partial, &mut gen);
+        while let Some(m) = memcg {
+            self.calculate_protection(target, m);
+            let below_min = m != ROOT_MEMCG && m != target && self.memcgs[m as usize].emin >= self.memcgs[m as usize].usage;
+            let below_low = m != ROOT_MEMCG && m != target && self.memcgs[m as usize].elow >= self.memcgs[m as usize].usage;
+            let mut skip = false;
+            if below_min {
+                skip = true;
+            } else if below_low {
+                if !sc.memcg_low_reclaim {
+                    sc.memcg_low_skipped = true;
+                    skip = true;
+                } else {
+                    self.memcg_memory_event(m, MemcgEvent::Low);
+                }
+            }
+            if !skip {
+                self.shrink_lruvec(m, sc);
+                if partial && sc.nr_reclaimed >= sc.nr_to_reclaim {
+                    break;
+                }
+            }
+            memcg = self.memcg_iter(target, Some(m), partial, &mut gen);
+        }
+    }
+
+    /// `shrink_node`.
+    pub fn shrink_node(&mut self, sc: &mut ScanControl) {
+        if self.policy() == Policy::Mglru && sc.root_reclaim() {
+            sc.nr = NrStats::default();
+            self.lru_gen_shrink_node(sc);
+            return;
+        }
+        let mut reclaimable = false;
+        sc.nr = NrStats::default();
+        let nr_reclaimed = sc.nr_reclaimed;
+        self.prepare_scan_control(sc);
+        self.shrink_node_memcgs(sc);
+        if sc.nr_reclaimed - nr_reclaimed > 0 {
+            reclaimable = true;
+        }
+        if self.in_kswapd {
+            if sc.nr.writeback > 0 && sc.nr.writeback == sc.nr.taken {
+                self.pgdat_writeback = true;
+            }
+            if sc.nr.unqueued_dirty == sc.nr.file_taken {
+                self.pgdat_dirty = true;
+            }
+            if sc.nr.immediate > 0 {
+                self.reclaim_throttle(HZ / 10);
+            }
+        }
+        if sc.nr.dirty > 0 && sc.nr.dirty == sc.nr.congested {
+            if self.in_kswapd {
+                self.node_congested = true;
+            }
+            if sc.cgroup_reclaim() {
+                self.memcgs[sc.target_memcg() as usize].lruvec_congested = true;
+            }
+        }
+        if !self.in_kswapd
+            && (self.node_congested || (sc.cgroup_reclaim() && self.memcgs[sc.target_memcg() as usize].lruvec_congested))
+        {
+            self.reclaim_throttle(1);
+        }
+        if reclaimable {
+            self.kswapd_failures = 0;
+        } else if sc.cache_trim_mode {
+            sc.cache_trim_mode_failed = true;
+        }
+    }
+
+    /// `reclaim_throttle`: the reclaimer sleeps up to `jiffies`, waking
+    /// early when a timer (writeback completion) fires.
+    pub fn reclaim_throttle(&mut self, jiffies: u64) {
+        let deadline = self.now + jiffies * NSEC_PER_JIFFY;
+        let until = match self.next_timer() {
+            Some(t) if t < deadline => t,
+            _ => deadline,
+        };
+        let d = until.saturating_sub(self.now);
+        self.spend(d);
+    }
+
+    /// Reclaim CPU time, charged to whoever reclaims (not kswapd).
+    fn spend_reclaim(&mut self, scanned: u64) {
+        if !self.in_kswapd && scanned > 0 {
+            self.spend(scanned * self.cost.scan);
+        }
+    }
+
+    /// `do_try_to_free_pages`.
+    pub fn do_try_to_free_pages(&mut self, sc: &mut ScanControl) -> u64 {
+        let initial_priority = sc.priority;
+        let was = self.in_reclaim;
+        self.in_reclaim = true;
+        loop {
+            if !sc.cgroup_reclaim() {
+                self.ev.add(Ev::AllocstallNormal, 1);
+            }
+            loop {
+                sc.nr_scanned = 0;
+                self.shrink_node(sc);
+                if sc.nr_reclaimed >= sc.nr_to_reclaim {
+                    break;
+                }
+                if sc.priority < DEF_PRIORITY - 2 {
+                    sc.may_writepage = true;
+                }
+                sc.priority -= 1;
+                if sc.priority < 0 {
+                    break;
+                }
+            }
+            let target = sc.target_memcg();
+            self.snapshot_refaults(target);
+            if sc.cgroup_reclaim() {
+                self.memcgs[target as usize].lruvec_congested = false;
+            }
+            if sc.nr_reclaimed > 0 {
+                break;
+            }
+            if !sc.memcg_full_walk {
+                sc.priority = initial_priority;
+                sc.memcg_full_walk = true;
+                continue;
+            }
+            if sc.skipped_deactivate {
+                sc.priority = initial_priority;
+                sc.force_deactivate = true;
+                sc.skipped_deactivate = false;
+                continue;
+            }
+            if sc.memcg_low_skipped {
+                sc.priority = initial_priority;
+                sc.force_deactivate = false;
+                sc.memcg_low_reclaim = true;
+                sc.memcg_low_skipped = false;
+                continue;
+            }
+            break;
+        }
+        self.in_reclaim = was;
+        sc.nr_reclaimed
+    }
+
+    /// `try_to_free_pages`: global direct reclaim of 32 pages.
+    pub fn try_to_free_pages(&mut self) -> u64 {
+        if self.in_reclaim {
+            return 0;
+        }
+        // throttle_direct_reclaim: below half the min reserve, wait for kswapd.
+        if self.nr_free_pages() <= self.wmark[0] / 2 {
+            self.ev.add(Ev::PgscanDirectThrottle, 1);
+            self.wakeup_kswapd();
+        }
+        let mut sc = ScanControl::new(SWAP_CLUSTER_MAX, None);
+        self.do_try_to_free_pages(&mut sc)
+    }
+
+    /// `try_to_free_mem_cgroup_pages`.
+    pub fn try_to_free_mem_cgroup_pages(&mut self, memcg: u16, nr_pages: u64, may_swap: bool, proactive: bool) -> u64 {
+        self.try_to_free_mem_cgroup_pages_swappiness(memcg, nr_pages, may_swap, proactive, None)
+    }
+
+    pub fn try_to_free_mem_cgroup_pages_swappiness(
+        &mut self,
+        memcg: u16,
+        nr_pages: u64,
+        may_swap: bool,
+        proactive: bool,
+        swappiness: Option<u32>,
+    ) -> u64 {
+        if self.in_reclaim {
+            return 0;
+        }
+        let mut sc = ScanControl::new(nr_pages.max(SWAP_CLUSTER_MAX), Some(memcg));
+        sc.may_swap = may_swap;
+        sc.proactive = proactive;
+        sc.swappiness = swappiness;
+        self.do_try_to_free_pages(&mut sc)
+    }
+
+    /// A write to `memory.reclaim` (`memory_reclaim`). Returns pages
+    /// reclaimed and whether the kernel would answer -EAGAIN.
+    pub fn memory_reclaim(&mut self, memcg: u16, nr_to_reclaim: u64, swappiness: Option<u32>) -> (u64, bool) {
+        let mut retries = MAX_RECLAIM_RETRIES;
+        let mut reclaimed = 0;
+        while reclaimed < nr_to_reclaim {
+            let batch = (nr_to_reclaim - reclaimed) / 4;
+            if retries == 0 {
+                self.lru_add_drain();
+            }
+            let r = self.try_to_free_mem_cgroup_pages_swappiness(memcg, batch, true, true, swappiness);
+            if r == 0 {
+                if retries == 0 {
+                    return (reclaimed, true);
+                }
+                retries -= 1;
+            }
+            reclaimed += r;
+        }
+        (reclaimed, false)
+    }
+
+    // ---- kswapd --------------------------------------------------------------
+
+    /// `pgdat_balanced` for order 0: the zone is above its high watermark.
+    pub fn pgdat_balanced(&self) -> bool {
+        self.zone_watermark_ok(self.wmark[2])
+    }
+
+    /// `wakeup_kswapd`. The model runs kswapd's `balance_pgdat` to
+    /// completion at once, as if on its own idle CPU (docs/FIDELITY.md).
+    pub fn wakeup_kswapd(&mut self) {
+        if self.in_kswapd || self.in_reclaim {
+            return;
+        }
+        if self.kswapd_failures >= MAX_RECLAIM_RETRIES || self.pgdat_balanced() {
+            return;
+        }
+        self.balance_pgdat();
+    }
+
+    /// `kswapd_age_node`, classic part: deactivate anon if it is too active.
+    fn kswapd_age_node(&mut self, sc: &mut ScanControl) {
+        if self.policy() == Policy::Mglru {
+            self.lru_gen_age_node(sc);
+            return;
+        }
+        if !self.can_age_anon_pages() || !self.inactive_is_low(ROOT_MEMCG, LRU_INACTIVE_ANON) {
+            return;
+        }
+        for m in self.memcg_subtree(ROOT_MEMCG) {
+            self.shrink_active_list(SWAP_CLUSTER_MAX, m, LRU_ACTIVE_ANON, sc);
+        }
+    }
+
+    /// `balance_pgdat` for order 0 without watermark boosting.
+    pub fn balance_pgdat(&mut self) {
+        self.in_kswapd = true;
+        let was = self.in_reclaim;
+        self.in_reclaim = true;
+        self.ev.add(Ev::Pageoutrun, 1);
+        let mut sc = ScanControl::new(0, None);
+        loop {
+            sc.priority = DEF_PRIORITY;
+            loop {
+                if self.pgdat_balanced() {
+                    break;
+                }
+                let mut raise_priority = true;
+                sc.may_writepage = true;
+                sc.may_swap = true;
+                self.kswapd_age_node(&mut sc);
+                if sc.priority < DEF_PRIORITY - 2 {
+                    sc.may_writepage = true;
+                }
+                sc.nr_scanned = 0;
+                let before = sc.nr_reclaimed;
+                if self.kswapd_shrink_node(&mut sc) {
+                    raise_priority = false;
+                }
+                let delta = sc.nr_reclaimed - before;
+                if raise_priority || delta == 0 {
+                    sc.priority -= 1;
+                }
+                if sc.priority < 1 {
+                    break;
+                }
+            }
+            if sc.nr_reclaimed == 0 && sc.priority < 1 && !sc.no_cache_trim_mode && sc.cache_trim_mode_failed {
+                sc.no_cache_trim_mode = true;
+                continue;
+            }
+            break;
+        }
+        if sc.nr_reclaimed == 0 {
+            self.kswapd_failures += 1;
+        }
+        if self.pgdat_balanced() {
+            // clear_pgdat_congested
+            self.node_congested = false;
+            self.pgdat_dirty = false;
+            self.pgdat_writeback = false;
+        }
+        self.snapshot_refaults(ROOT_MEMCG);
+        self.in_reclaim = was;
+        self.in_kswapd = false;
+    }
+
+    /// `kswapd_shrink_node`.
+    fn kswapd_shrink_node(&mut self, sc: &mut ScanControl) -> bool {
+        sc.nr_to_reclaim = self.wmark[2].max(SWAP_CLUSTER_MAX);
+        self.shrink_node(sc);
+        sc.nr_scanned >= sc.nr_to_reclaim
+    }
+}
