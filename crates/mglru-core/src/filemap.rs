@@ -193,7 +193,9 @@ impl Kernel {
     }
 
     /// `filemap_read` for `count` pages from `page` by the current task.
-    /// Returns the number of pages that came from disk.
+    /// Returns the number of pages that came from disk. The task waits
+    /// `disk_read` for each synchronous miss (asynchronous readahead does
+    /// not block it).
     pub fn filemap_read(&mut self, file: u32, page: u64, count: u64) -> u64 {
         let end = page + count;
         let mut pos = page;
@@ -204,6 +206,7 @@ impl Kernel {
             let mut n = self.filemap_get_read_batch(file, pos, end, &mut batch);
             if n == 0 {
                 from_disk += self.page_cache_sync_ra(file, pos, end - pos);
+                self.spend(self.cost.disk_read);
                 n = self.filemap_get_read_batch(file, pos, end, &mut batch);
             }
             if n == 0 {

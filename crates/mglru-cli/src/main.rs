@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! `mglru`: replay page-access traces on a model of Linux 6.12 reclaim.
+
+mod default_workload;
+mod progress;
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use mglru_core::report::Report;
+use mglru_core::{CostModel, Policy, RunOptions, Simulator};
+use mglru_trace::{parse_size, parse_sysctl, TraceReader};
+
+const HELP: &str = "\
+mglru — a model of Linux 6.12 memory reclaim (classic LRU and multi-gen LRU)
+
+USAGE:
+    mglru run [TRACE] [OPTIONS]        replay TRACE (or the built-in workload) and report counters
+    mglru trace convert IN OUT         write the compact binary form of a text trace
+    mglru default-trace                print the built-in workload as trace v1 text
+    mglru help                         this text
+
+RUN OPTIONS:
+    --policy classic|mglru     the LRU to run (default: classic; `mglru` lands with the MGLRU issue)
+    --memory SIZE              RAM size (overrides the trace's `memory`), e.g. 512M, 4G
+    --swap SIZE                swap size (overrides the trace's `swap`)
+    --sysctl NAME=VALUE        a sysctl applied after the trace's setup section (repeatable):
+                               vm.swappiness, vm.page-cluster, vm.min_free_kbytes,
+                               vm.watermark_scale_factor, vm.dirty_ratio, vm.dirty_background_ratio,
+                               vm.dirty_expire_centisecs, vm.dirty_writeback_centisecs,
+                               lru_gen.enabled, lru_gen.min_ttl_ms
+    --cost NAME=NS             a cost-model value in simulated ns (repeatable): mem_access, page_copy,
+                               minor_fault, disk_read, disk_write, swap_read, swap_write, scan
+    --seed N                   seed of the model's random choices (default 0)
+    --json PATH|-              also write the report as JSON to PATH (or stdout with -)
+    --all                      print every counter, not only the non-zero ones
+    --check                    verify the model's accounting invariants at the end
+    --quiet                    no table on stdout
+    --no-progress              no progress bar (it shows only on a terminal, after 1 s)
+
+TRACE is trace format v1 text (docs/TRACE_FORMAT.md), optionally gzip- or zstd-compressed, or
+the binary form written by `mglru trace convert`. Units: /proc/vmstat names and units (pages,
+pgpgin/pgpgout in KiB); memory.stat byte fields in bytes.
+
+EXIT STATUS: 0 on success, 1 when the trace or an option is invalid, 2 on I/O errors.
+";
+
+struct RunArgs {
+    trace: Option<PathBuf>,
+    opts: RunOptions,
+    json: Option<String>,
+    all: bool,
+    check: bool,
+    quiet: bool,
+    progress: bool,
+}
+
+fn usage_err(msg: String) -> ExitCode {
+    eprintln!("mglru: {msg}\n(run `mglru help` for the options)");
+    ExitCode::from(1)
+}
+
+fn parse_run(args: &[String]) -> Result<RunArgs, String> {
+    let mut r = RunArgs {
+        trace: None,
+        opts: RunOptions::default(),
+        json: None,
+        all: false,
+        check: false,
+        quiet: false,
+        progress: true,
+    };
+    let mut cost = CostModel::default();
+    let mut cost_set = false;
+    let mut i = 0;
+    let value = |i: &mut usize, name: &str| -> Result<String, String> {
+        *i += 1;
+        args.get(*i).cloned().ok_or_else(|| format!("{name} needs a value"))
+    };
+    while i < args.len() {
+        let a = args[i].as_str();
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (a, None),
+        };
+        let val = |i: &mut usize| -> Result<String, String> {
+            match &inline {
+                Some(v) => Ok(v.clone()),
+                None => value(i, flag),
+            }
+        };
+        match flag {
+            "--policy" => {
+                r.opts.policy = Some(match val(&mut i)?.as_str() {
+                    "classic" => Policy::Classic,
+                    "mglru" => Policy::Mglru,
+                    other => return Err(format!("--policy {other}: expected `classic` or `mglru`")),
+                })
+            }
+            "--memory" => {
+                let v = val(&mut i)?;
+                r.opts.memory = Some(parse_size(&v).map_err(|e| format!("--memory {v}: {e}"))?);
+            }
+            "--swap" => {
+                let v = val(&mut i)?;
+                r.opts.swap = Some(parse_size(&v).map_err(|e| format!("--swap {v}: {e}"))?);
+            }
+            "--sysctl" => {
+                let v = val(&mut i)?;
+                let (n, x) = v.split_once('=').ok_or_else(|| format!("--sysctl {v}: expected NAME=VALUE"))?;
+                let s = parse_sysctl(n, x).map_err(|e| format!("--sysctl {v}: {e}"))?;
+                r.opts.sysctls.push(s);
+            }
+            "--cost" => {
+                let v = val(&mut i)?;
+                let (n, x) = v.split_once('=').ok_or_else(|| format!("--cost {v}: expected NAME=NS"))?;
+                let ns: u64 = x.parse().map_err(|_| format!("--cost {v}: `{x}` is not a whole number of ns"))?;
+                cost.set(n, ns).map_err(|e| format!("--cost {v}: {e}"))?;
+                cost_set = true;
+            }
+            "--seed" => {
+                let v = val(&mut i)?;
+                r.opts.seed = v.parse().map_err(|_| format!("--seed {v}: expected a whole number"))?;
+            }
+            "--json" => r.json = Some(val(&mut i)?),
+            "--all" => r.all = true,
+            "--check" => r.check = true,
+            "--quiet" => r.quiet = true,
+            "--no-progress" => r.progress = false,
+            _ if a.starts_with('-') && a != "-" => return Err(format!("unknown option `{a}`")),
+            _ => {
+                if r.trace.is_some() {
+                    return Err(format!("unexpected argument `{a}`: only one TRACE may be given"));
+                }
+                r.trace = Some(PathBuf::from(a));
+            }
+        }
+        i += 1;
+    }
+    if cost_set {
+        r.opts.cost = Some(cost);
+    }
+    Ok(r)
+}
+
+/// Replay a trace; Err(message, exit code).
+fn simulate(reader: &mut TraceReader, opts: &RunOptions, show_progress: bool, check: bool) -> Result<Report, (String, u8)> {
+    let start = Instant::now();
+    let mut sim = Simulator::new(opts.clone());
+    let mut bar = progress::Progress::new(show_progress, reader.total_bytes());
+    let mut n: u64 = 0;
+    loop {
+        let op = match reader.next_op() {
+            Ok(Some(op)) => op,
+            Ok(None) => break,
+            Err(e) => return Err((format!("{e}"), 1)),
+        };
+        if let Err(e) = sim.apply(&op) {
+            return Err((format!("{}: {e}", reader.location()), 1));
+        }
+        n += 1;
+        if n & 0xffff == 0 {
+            bar.tick(reader.bytes_read(), n);
+        }
+    }
+    bar.finish();
+    let k = sim.finish().map_err(|e| (format!("{}: {e}", reader.name()), 1))?;
+    if check {
+        k.check_invariants().map_err(|e| (format!("internal error: accounting invariant broken: {e}"), 3))?;
+    }
+    let mut rep = k.report(reader);
+    rep.sim.wall_seconds = start.elapsed().as_secs_f64();
+    Ok(rep)
+}
+
+fn print_table(r: &Report, all: bool) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "policy {}  (Linux {} model)", r.policy, r.kernel);
+    let _ = writeln!(out, "\n/proc/vmstat");
+    for (k, v) in &r.vmstat {
+        if all || *v != 0 {
+            let _ = writeln!(out, "  {k:<34} {v:>14}");
+        }
+    }
+    for m in &r.memcg {
+        let _ = writeln!(out, "\nmemcg {}", m.name);
+        let _ = writeln!(out, "  {:<34} {:>14}", "memory.current", m.current);
+        let _ = writeln!(out, "  {:<34} {:>14}", "memory.peak", m.peak);
+        let _ = writeln!(out, "  {:<34} {:>14}", "memory.swap.current", m.swap_current);
+        for (k, v) in &m.events {
+            if all || *v != 0 {
+                let _ = writeln!(out, "  {:<34} {v:>14}", format!("memory.events:{k}"));
+            }
+        }
+        for (k, v) in &m.stat {
+            if all || *v != 0 {
+                let _ = writeln!(out, "  {:<34} {v:>14}", format!("memory.stat:{k}"));
+            }
+        }
+    }
+    for o in &r.oom_kills {
+        let _ = writeln!(
+            out,
+            "\noom-kill at {:.3}s: constraint={} task={} memcg={} pages={}",
+            o.time_ns as f64 / 1e9,
+            o.constraint,
+            o.victim_task,
+            o.victim_memcg,
+            o.victim_pages
+        );
+    }
+    let s = &r.sim;
+    let _ = writeln!(out, "\nsimulation");
+    let _ = writeln!(out, "  {:<34} {:>14}", "operations", s.operations);
+    let _ = writeln!(out, "  {:<34} {:>14}", "page_accesses", s.page_accesses);
+    if s.dropped_accesses > 0 {
+        let _ = writeln!(out, "  {:<34} {:>14}", "dropped_accesses (killed tasks)", s.dropped_accesses);
+    }
+    let _ = writeln!(out, "  {:<34} {:>14.3}", "simulated_seconds", s.simulated_ns as f64 / 1e9);
+    let _ = writeln!(out, "  {:<34} {:>14.3}", "wall_seconds", s.wall_seconds);
+    if s.wall_seconds > 0.0 {
+        let _ = writeln!(out, "  {:<34} {:>14.0}", "accesses_per_second", s.page_accesses as f64 / s.wall_seconds);
+    }
+    if s.simulated_pages > 0 {
+        let _ = writeln!(out, "  {:<34} {:>14.2}", "model_bytes_per_page", s.model_bytes as f64 / s.simulated_pages as f64);
+    }
+}
+
+fn write_json(path: &str, text: &str) -> Result<(), String> {
+    if path == "-" {
+        let mut o = std::io::stdout().lock();
+        o.write_all(text.as_bytes()).map_err(|e| format!("writing JSON to stdout: {e}"))
+    } else {
+        std::fs::write(path, text).map_err(|e| format!("writing JSON to {path}: {e}"))
+    }
+}
+
+fn open_trace(path: &Option<PathBuf>) -> Result<TraceReader, (String, u8)> {
+    match path {
+        Some(p) => TraceReader::open(p).map_err(|e| (format!("{e}"), 2)),
+        None => Ok(TraceReader::from_str("<built-in workload>", &default_workload::default_trace())),
+    }
+}
+
+fn cmd_run(args: &[String]) -> ExitCode {
+    let r = match parse_run(args) {
+        Ok(r) => r,
+        Err(e) => return usage_err(e),
+    };
+    let mut reader = match open_trace(&r.trace) {
+        Ok(x) => x,
+        Err((m, c)) => {
+            eprintln!("mglru: {m}");
+            return ExitCode::from(c);
+        }
+    };
+    let show = r.progress && std::io::stderr().is_terminal();
+    let rep = match simulate(&mut reader, &r.opts, show, r.check) {
+        Ok(x) => x,
+        Err((m, c)) => {
+            eprintln!("mglru: {m}");
+            return ExitCode::from(c);
+        }
+    };
+    let json_to_stdout = r.json.as_deref() == Some("-");
+    if !r.quiet && !json_to_stdout {
+        print_table(&rep, r.all);
+    }
+    if let Some(p) = &r.json {
+        if let Err(e) = write_json(p, &mglru_core::json::report_json(&rep)) {
+            eprintln!("mglru: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn cmd_trace(args: &[String]) -> ExitCode {
+    match args.first().map(|s| s.as_str()) {
+        Some("convert") if args.len() == 3 => {
+            let mut reader = match TraceReader::open(std::path::Path::new(&args[1])) {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("mglru: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let f = match std::fs::File::create(&args[2]) {
+                Ok(f) => f,
+                Err(e) => {
+                    eprintln!("mglru: creating {}: {e}", args[2]);
+                    return ExitCode::from(2);
+                }
+            };
+            let mut w = std::io::BufWriter::new(f);
+            match mglru_trace::write_binary(&mut reader, &mut w) {
+                Ok(n) => {
+                    if let Err(e) = w.flush() {
+                        eprintln!("mglru: writing {}: {e}", args[2]);
+                        return ExitCode::from(2);
+                    }
+                    eprintln!("mglru: wrote {n} operations to {}", args[2]);
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("mglru: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+        _ => usage_err("usage: mglru trace convert IN OUT".into()),
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(|s| s.as_str()) {
+        Some("run") => cmd_run(&args[1..]),
+        Some("trace") => cmd_trace(&args[1..]),
+        Some("default-trace") => {
+            print!("{}", default_workload::default_trace());
+            ExitCode::SUCCESS
+        }
+        Some("help") | Some("--help") | Some("-h") | None => {
+            print!("{HELP}");
+            ExitCode::SUCCESS
+        }
+        Some(other) => usage_err(format!("unknown command `{other}`: expected run, trace, default-trace or help")),
+    }
+}
