@@ -21,6 +21,8 @@ use crate::stat::{Ev, St};
 /// Bound on how many times a writer waits for writeback in one
 /// `balance_dirty_pages` call.
 const DIRTY_WAIT_BOUND: u32 = 10_000;
+/// `MIN_WRITEBACK_PAGES`: 4 MiB.
+const MIN_WRITEBACK_PAGES: u64 = 1024;
 
 impl Kernel {
     /// `folio_clear_dirty_for_io` for a folio about to be written.
@@ -154,6 +156,8 @@ impl Kernel {
     /// passes `eligible`, whole inodes in page-offset order, stopping
     /// once `budget` pages were submitted (at an inode boundary).
     fn writeback_inodes(&mut self, eligible: impl Fn(u64) -> bool, budget: u64) {
+        // The flusher writes in chunks of at least MIN_WRITEBACK_PAGES.
+        let budget = if budget == u64::MAX { u64::MAX } else { budget.max(1).div_ceil(MIN_WRITEBACK_PAGES) * MIN_WRITEBACK_PAGES };
         let mut written = 0;
         let mut requeue = Vec::new();
         while written < budget {
@@ -167,7 +171,13 @@ impl Kernel {
             pages.sort_unstable();
             pages.dedup();
             let mut still_dirty = Vec::new();
-            for idx in pages {
+            let mut partial = false;
+            for (i, &idx) in pages.iter().enumerate() {
+                if written >= budget {
+                    still_dirty.extend_from_slice(&pages[i..]);
+                    partial = true;
+                    break;
+                }
                 let Some(pfn) = self.files[file as usize].folio_at(idx as u64) else { continue };
                 let f = *self.folios.get(pfn);
                 if !f.test(pg::DIRTY) {
@@ -186,6 +196,9 @@ impl Kernel {
             fl.dirty_pages.extend(still_dirty);
             if fl.dirty_pages.is_empty() {
                 fl.dirtied_when = None;
+            } else if partial {
+                // More to write: stays first in line (requeue_io).
+                self.dirty_inodes.push_front(file);
             } else {
                 requeue.push(file);
             }
@@ -195,16 +208,55 @@ impl Kernel {
         }
     }
 
-    /// `balance_dirty_pages_ratelimited`, simplified: start background
-    /// writeback above the background threshold; above the hard threshold
-    /// the writer waits for writeback to complete.
-    pub fn balance_dirty_pages_ratelimited(&mut self) {
+    /// The memcg writeback domain of the current task (`mdtc`, cgroup v2
+    /// writeback): (dirty, writeback, background threshold, threshold)
+    /// in pages, from the memcg's file pages plus its headroom under
+    /// min(memory.max, memory.high). None for the root memcg.
+    fn memcg_dirty_domain(&self) -> Option<(u64, u64, u64, u64)> {
+        let memcg = self.tasks[self.current as usize].memcg;
+        if memcg == ROOT_MEMCG {
+            return None;
+        }
+        let sub = self.memcg_subtree(memcg);
+        let sum = |s: St| sub.iter().map(|&m| self.memcgs[m as usize].st.get(s).max(0) as u64).sum::<u64>();
+        let c = &self.memcgs[memcg as usize];
+        let limit = c.max.min(c.high);
+        let headroom = limit.saturating_sub(c.usage);
+        let (gbg, gthresh) = self.dirty_thresholds();
+        let global_avail = gthresh * 100 / self.sysctl.dirty_ratio.max(1);
+        let avail = sum(St::FilePages) + headroom.min(global_avail);
+        let thresh = (avail * self.sysctl.dirty_ratio / 100).min(gthresh);
+        let mut bg = (avail * self.sysctl.dirty_background_ratio / 100).min(gbg);
+        if bg >= thresh {
+            bg = thresh / 2;
+        }
+        Some((sum(St::FileDirty), sum(St::FileWriteback), bg, thresh))
+    }
+
+    /// Whether the writer is over a dirty limit (global or its memcg's),
+    /// and whether background writeback should run.
+    fn dirty_exceeded(&self) -> (bool, bool) {
         let (bg, thresh) = self.dirty_thresholds();
-        if self.nr_dirty > bg {
-            self.background_writeback();
+        let mut over_bg = self.nr_dirty > bg;
+        let mut over = self.nr_dirty + self.nr_writeback > thresh;
+        if let Some((d, w, mbg, mthresh)) = self.memcg_dirty_domain() {
+            over_bg |= d > mbg;
+            over |= d + w > mthresh;
+        }
+        (over_bg, over)
+    }
+
+    /// `balance_dirty_pages_ratelimited`, simplified: start background
+    /// writeback above a background threshold; above a hard threshold the
+    /// writer waits for writeback to complete. Both the global domain and
+    /// the writer's memcg domain are checked, as cgroup v2 writeback does.
+    pub fn balance_dirty_pages_ratelimited(&mut self) {
+        let (over_bg, mut over) = self.dirty_exceeded();
+        if over_bg {
+            self.background_writeback_all();
         }
         let mut n = 0;
-        while self.nr_dirty + self.nr_writeback > thresh && n < DIRTY_WAIT_BOUND {
+        while over && n < DIRTY_WAIT_BOUND {
             match self.next_timer() {
                 Some(t) => {
                     let d = t.saturating_sub(self.now);
@@ -212,11 +264,22 @@ impl Kernel {
                 }
                 None => break,
             }
-            if self.nr_dirty > bg {
-                self.background_writeback();
+            let (b, o) = self.dirty_exceeded();
+            if b {
+                self.background_writeback_all();
             }
+            over = o;
             n += 1;
         }
+    }
+
+    /// Background writeback on behalf of a memcg domain: the model's one
+    /// flusher writes the oldest dirty inodes until the global count is
+    /// under its background threshold or one inode was written.
+    fn background_writeback_all(&mut self) {
+        let (bg, _) = self.dirty_thresholds();
+        let budget = self.nr_dirty.saturating_sub(bg).max(1);
+        self.writeback_inodes(|_| true, budget);
     }
 }
 
