@@ -203,6 +203,9 @@ impl Kernel {
         let mut from_disk = 0;
         let mut batch = [0u32; PAGEVEC_SIZE];
         while pos < end {
+            if !self.tasks[self.current as usize].alive {
+                break; // fatal signal pending: the read stops
+            }
             let mut n = self.filemap_get_read_batch(file, pos, end, &mut batch);
             if n == 0 {
                 from_disk += self.page_cache_sync_ra(file, pos, end - pos);
@@ -223,8 +226,15 @@ impl Kernel {
             }
             let last = batch[n - 1];
             if self.folios.get(last).test(pg::READAHEAD) {
+                // The batch holds references while readahead allocates.
+                for &pfn in &batch[..n] {
+                    self.folios.get_mut(pfn).set(pg::PINNED);
+                }
                 let req = end - self.folios.get(last).index as u64;
                 from_disk += self.page_cache_async_ra(file, last, req);
+                for &pfn in &batch[..n] {
+                    self.folios.get_mut(pfn).clear(pg::PINNED);
+                }
             }
             // Mark the first folio only if this read did not start inside
             // the folio the previous read ended in.

@@ -41,6 +41,9 @@ pub mod pg {
     /// Which classic list the folio is on (`enum lru_list` + 1; 0 = none), 3 bits.
     pub const LIST_SHIFT: u32 = 21;
     pub const LIST_MASK: u32 = 0b111 << LIST_SHIFT;
+    /// Held by the operation in progress (the kernel's extra reference
+    /// from a page-cache lookup): reclaim may isolate it but cannot free it.
+    pub const PINNED: u32 = 1 << 24;
 }
 
 /// One simulated 4 KiB folio. 28 bytes.

@@ -131,6 +131,10 @@ impl Kernel {
     /// `folio_add_*_rmap`). New PTEs are young on x86.
     fn map_folio(&mut self, region: u32, page: u64, pfn: u32, write: bool) {
         let v = &self.vmas[region as usize];
+        if v.dead {
+            // The task was OOM-killed while this fault allocated.
+            return;
+        }
         let (task, va, is_file) = (v.task, v.va(page), v.file.is_some());
         let pgd = self.tasks[task as usize].pgd;
         let (p, allocated) = self.pt.get_mut_alloc(pgd, va);
@@ -159,6 +163,9 @@ impl Kernel {
         let va = self.vmas[region as usize].va(page);
         let pgd = self.tasks[task as usize].pgd;
         if !write {
+            if self.vmas[region as usize].dead {
+                return;
+            }
             let (p, allocated) = self.pt.get_mut_alloc(pgd, va);
             *p = pte::PRESENT | pte::YOUNG | pte::ZERO_PFN;
             self.tasks[task as usize].pgtables += allocated as u64;
@@ -199,6 +206,9 @@ impl Kernel {
     /// `do_shared_fault`: a store to an unmapped page of a shared mapping.
     fn do_shared_fault(&mut self, region: u32, page: u64) {
         if let Some(pfn) = self.filemap_fault(region, page) {
+            if self.vmas[region as usize].dead {
+                return;
+            }
             self.folio_mark_dirty(pfn);
             self.map_folio(region, page, pfn, true);
             self.balance_dirty_pages_ratelimited();
@@ -257,7 +267,10 @@ impl Kernel {
     fn filemap_fault(&mut self, region: u32, page: u64) -> Option<u32> {
         let file = self.vmas[region as usize].file.unwrap();
         if let Some(pfn) = self.files[file as usize].folio_at(page) {
+            // The fault holds the folio while readahead allocates.
+            self.folios.get_mut(pfn).set(pg::PINNED);
             self.do_async_mmap_readahead(region, file, pfn);
+            self.folios.get_mut(pfn).clear(pg::PINNED);
             return Some(pfn);
         }
         let memcg = self.tasks[self.current as usize].memcg;

@@ -118,6 +118,14 @@ impl Kernel {
             }
             self.folios.get_mut(pfn).set(pg::LRU);
         }
+        // A folio can sit in several batches at once (the kernel's batches
+        // each hold a reference): keep the flag for those still queued.
+        for ob in 0..self.batch.len() {
+            for i in 0..self.batch[ob].len() {
+                let p = self.batch[ob][i];
+                self.folios.get_mut(p).set(pg::IN_BATCH);
+            }
+        }
         let mut folios = folios;
         folios.clear();
         if self.batch[b].is_empty() {

@@ -331,7 +331,8 @@ impl Kernel {
     /// cache, leaving a shadow. False if it is busy.
     fn remove_mapping(&mut self, pfn: u32, sc: &ScanControl) -> bool {
         let f = *self.folios.get(pfn);
-        if f.mapcount > 0 || f.test(pg::DIRTY) || f.test(pg::WRITEBACK) {
+        if f.mapcount > 0 || f.test(pg::DIRTY) || f.test(pg::WRITEBACK) || f.test(pg::PINNED) {
+            // folio_ref_freeze fails on an extra reference.
             return false;
         }
         let target = sc.target_memcg();
