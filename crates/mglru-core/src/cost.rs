@@ -33,9 +33,9 @@ impl Default for CostModel {
             page_copy: 500,
             minor_fault: 1_000,
             disk_read: 100_000,
-            disk_write: 100_000,
+            disk_write: 10_000,
             swap_read: 100_000,
-            swap_write: 100_000,
+            swap_write: 10_000,
             scan: 50,
         }
     }

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! End-to-end tests of the `mglru` binary: bad input gets a clear error
+//! naming the place, runs are deterministic, JSON has the promised shape.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mglru"))
+}
+
+fn tmp(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mglru-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const HEAD: &str = "memory 64M\nfile f size=1M\ntask t\nanon t heap size=1M\n";
+
+/// Each class of bad input: exit status 1 and a message with file:line.
+#[test]
+fn bad_traces_name_the_line() {
+    let cases = [
+        ("unknown", "frobnicate t f 0\n", ":5:", "unknown statement"),
+        ("badsize", "file g size=12Q\n", ":5:", "size"),
+        ("undeftask", "read nobody f 0\n", ":5:", "task"),
+        ("undeffile", "read t nofile 0\n", ":5:", "file"),
+        ("undefregion", "load t noregion 0\n", ":5:", "region"),
+        ("range", "read t f 250 10\n", ":5:", "out of range"),
+        ("anonrange", "store t heap 256\n", ":5:", "out of range"),
+    ];
+    for (name, line, place, what) in cases {
+        let p = tmp(&format!("{name}.trace"), &format!("{HEAD}{line}"));
+        let o = run(&["run", p.to_str().unwrap(), "--quiet"]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{name}: exit status, stderr: {e}");
+        assert!(e.contains(&format!("{name}.trace{place}")), "{name}: message must name the line: {e}");
+        assert!(e.to_lowercase().contains(what), "{name}: message must say what is wrong ({what}): {e}");
+        assert!(o.stdout.is_empty(), "{name}: no partial result on stdout");
+    }
+}
+
+#[test]
+fn bad_options_are_errors() {
+    for (args, what) in [
+        (vec!["run", "--frob"], "unknown option"),
+        (vec!["run", "--memory", "12X"], "--memory"),
+        (vec!["run", "--sysctl", "vm.swappiness=300"], "vm.swappiness"),
+        (vec!["run", "--sysctl", "vm.nosuch=1"], "vm.nosuch"),
+        (vec!["run", "--policy", "lru"], "--policy"),
+        (vec!["run", "--cost", "warp=1"], "warp"),
+        (vec!["frob"], "unknown command"),
+    ] {
+        let o = run(&args);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {e}");
+        assert!(e.contains(what), "{args:?}: {e}");
+    }
+    let o = run(&["run", "/nonexistent/trace"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/nonexistent/trace"));
+}
+
+#[test]
+fn mglru_policy_is_announced_as_not_implemented() {
+    let o = run(&["run", "--policy", "mglru", "--quiet"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("not implemented yet"));
+}
+
+fn json_without_wall_clock(args: &[&str]) -> String {
+    let o = run(args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    String::from_utf8(o.stdout).unwrap().lines().filter(|l| !l.contains("wall_seconds")).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn default_run_is_deterministic_and_json_has_the_shape() {
+    let a = json_without_wall_clock(&["run", "--json", "-"]);
+    let b = json_without_wall_clock(&["run", "--json", "-"]);
+    assert_eq!(a, b);
+    for key in ["\"policy\": \"classic\"", "\"kernel\": \"6.12\"", "\"vmstat\"", "\"workingset_refault_file\"", "\"memcg\"", "\"app\"", "\"stat\"", "\"current\"", "\"peak\"", "\"events\"", "\"sim\"", "\"operations\"", "\"page_accesses\"", "\"simulated_ns\""] {
+        assert!(a.contains(key), "JSON lacks {key}");
+    }
+}
+
+#[test]
+fn binary_trace_gives_the_same_counters() {
+    let text = tmp("conv.trace", &format!("{HEAD}read t f 0 64\nstore t heap 0 100\nload t heap 0 200\nsleep 1s\n"));
+    let bin_path = text.with_extension("bin");
+    let o = run(&["trace", "convert", text.to_str().unwrap(), bin_path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let a = json_without_wall_clock(&["run", text.to_str().unwrap(), "--json", "-"]);
+    let b = json_without_wall_clock(&["run", bin_path.to_str().unwrap(), "--json", "-"]);
+    assert_eq!(a, b);
+}

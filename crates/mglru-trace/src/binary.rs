@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The compact binary form of a trace.
+//!
+//! Layout (all integers are unsigned LEB128 varints unless noted):
+//!
+//! ```text
+//! file    = magic record* end
+//! magic   = "MGLRUTB1"                         8 bytes
+//! record  = access | text | sleep
+//! access  = tag:u8 [task target] page [count]  tag = 1 k k s c c c c (binary)
+//!             k k     : 00 read, 01 write, 10 load, 11 store
+//!             s       : 1 = same task and target as the previous access
+//!                       record (which must be of the same class: read/write
+//!                       use files, load/store regions); task and target are
+//!                       then omitted and page is zigzag(page - prev_end),
+//!                       where prev_end = previous page + previous count
+//!                       (wrapping u64 arithmetic);
+//!                       0 = task id, target id (file or region id) and the
+//!                       absolute page follow
+//!             c c c c : count 1..=15, or 0 = a count varint follows
+//! text    = 0x01 len bytes[len]                one statement in text form
+//!                                              (UTF-8, no newline)
+//! sleep   = 0x02 ns
+//! end     = 0x00 n                             n = number of records
+//!                                              before it; nothing may follow
+//! ```
+//!
+//! Every op other than the accesses and `sleep` is stored as text (in the
+//! canonical form of [`TraceReader::op_to_text`]); the reader resolves
+//! those exactly like a text trace, which rebuilds the name tables, so ids
+//! in access records refer to the same objects as in the text trace.
+
+use crate::error::{Pos, TraceErrorKind};
+use crate::parse::{parse_line, AccessKind, PErr};
+use crate::reader::{column, TraceReader, MAX_LINE};
+use crate::{Op, TraceError};
+use std::io::{BufRead, BufWriter, Read, Write};
+
+/// The first 8 bytes of a binary trace (after decompression).
+pub const BINARY_MAGIC: [u8; 8] = *b"MGLRUTB1";
+
+const TAG_END: u8 = 0x00;
+const TAG_TEXT: u8 = 0x01;
+const TAG_SLEEP: u8 = 0x02;
+const TAG_ACCESS: u8 = 0x80;
+const FLAG_SAME: u8 = 0x10;
+const COUNT_MASK: u8 = 0x0f;
+
+/// The previous access record, for the `same` short form.
+#[derive(Debug, Default, Clone, Copy)]
+struct Prev {
+    valid: bool,
+    region: bool,
+    task: u64,
+    target: u64,
+    end: u64,
+}
+
+/// Decoder state of a binary trace.
+#[derive(Debug, Default)]
+pub(crate) struct BinState {
+    /// Offset of the next byte in the decompressed stream.
+    pub offset: u64,
+    prev: Prev,
+    ended: bool,
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Decodes a varint from the start of `b`: `Ok(Some((value, length)))`,
+/// `Ok(None)` if `b` ends before the varint does, `Err` if it is too long.
+#[inline]
+fn get_varint(b: &[u8]) -> Result<Option<(u64, usize)>, ()> {
+    let mut v: u64 = 0;
+    for (i, &byte) in b.iter().enumerate().take(10) {
+        if i == 9 && byte > 1 {
+            return Err(());
+        }
+        v |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Ok(Some((v, i + 1)));
+        }
+    }
+    if b.len() >= 10 {
+        Err(())
+    } else {
+        Ok(None)
+    }
+}
+
+fn kind_of(tag: u8) -> AccessKind {
+    match (tag >> 5) & 3 {
+        0 => AccessKind::Read,
+        1 => AccessKind::Write,
+        2 => AccessKind::Load,
+        _ => AccessKind::Store,
+    }
+}
+
+impl TraceReader {
+    fn corrupt(&self, offset: u64, msg: String) -> TraceError {
+        self.error(Pos::Binary { offset }, TraceErrorKind::Corrupt, msg)
+    }
+
+    /// The next byte, `None` at the end of input.
+    #[inline]
+    fn bin_byte(&mut self) -> Result<Option<u8>, TraceError> {
+        let b = match self.input.fill_buf() {
+            Ok(b) => b,
+            Err(e) => {
+                return Err(self.read_error(&e, Pos::Binary { offset: self.bin.offset }));
+            }
+        };
+        let Some(&v) = b.first() else {
+            return Ok(None);
+        };
+        self.input.consume(1);
+        self.bin.offset += 1;
+        Ok(Some(v))
+    }
+
+    #[inline]
+    fn bin_varint(&mut self, what: &str) -> Result<u64, TraceError> {
+        let start = self.bin.offset;
+        // Fast path: the whole varint is in the buffer.
+        match get_varint(self.input.buffer()) {
+            Ok(Some((v, n))) => {
+                self.input.consume(n);
+                self.bin.offset += n as u64;
+                return Ok(v);
+            }
+            Ok(None) => {}
+            Err(()) => return Err(self.corrupt(start, format!("{what}: varint is too long"))),
+        }
+        let mut tmp = [0u8; 10];
+        for slot in tmp.iter_mut() {
+            let Some(b) = self.bin_byte()? else {
+                return Err(self.corrupt(
+                    start,
+                    format!("truncated binary trace: input ends inside {what}"),
+                ));
+            };
+            *slot = b;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        match get_varint(&tmp) {
+            Ok(Some((v, _))) => Ok(v),
+            _ => Err(self.corrupt(start, format!("{what}: varint is too long"))),
+        }
+    }
+
+    /// Returns the next op of a binary trace.
+    pub(crate) fn next_binary(&mut self) -> Result<Option<Op>, TraceError> {
+        loop {
+            if self.bin.ended {
+                return Ok(None);
+            }
+            let start = self.bin.offset;
+            let Some(tag) = self.bin_byte()? else {
+                return Err(self.corrupt(
+                    start,
+                    "truncated binary trace: the end record is missing (was the file cut short?)"
+                        .to_string(),
+                ));
+            };
+            self.line += 1;
+            if tag & TAG_ACCESS != 0 {
+                return self.bin_access(tag, start).map(Some);
+            }
+            match tag {
+                TAG_SLEEP => {
+                    let ns = self.bin_varint("sleep duration")?;
+                    self.res.note_statement(self.line, "sleep");
+                    return Ok(Some(Op::Sleep { ns }));
+                }
+                TAG_TEXT => {
+                    if let Some(op) = self.bin_text(start)? {
+                        return Ok(Some(op));
+                    }
+                }
+                TAG_END => {
+                    let n = self.bin_varint("end record")?;
+                    // The end record is not counted as a record.
+                    self.line -= 1;
+                    let seen = self.line;
+                    if n != seen {
+                        return Err(self.corrupt(
+                            start,
+                            format!("end record counts {n} records but {seen} were read: the trace is corrupt"),
+                        ));
+                    }
+                    match self.input.fill_buf() {
+                        Ok([]) => {}
+                        Ok(_) => {
+                            return Err(self.corrupt(
+                                self.bin.offset,
+                                "unexpected data after the end record".to_string(),
+                            ))
+                        }
+                        Err(e) => {
+                            return Err(self.read_error(&e, Pos::Binary { offset: self.bin.offset }))
+                        }
+                    }
+                    self.bin.ended = true;
+                    return Ok(None);
+                }
+                _ => {
+                    return Err(self.corrupt(
+                        start,
+                        format!("unknown record tag 0x{tag:02x}: the trace is corrupt or from a newer version"),
+                    ))
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn bin_access(&mut self, tag: u8, start: u64) -> Result<Op, TraceError> {
+        let kind = kind_of(tag);
+        let region = kind.is_region();
+        let prev = self.bin.prev;
+        let (task, target, page) = if tag & FLAG_SAME != 0 {
+            if !prev.valid || prev.region != region {
+                return Err(self.corrupt(
+                    start,
+                    "access record refers to a previous access of the same kind, but there is none"
+                        .to_string(),
+                ));
+            }
+            let d = self.bin_varint("page delta")?;
+            (prev.task, prev.target, prev.end.wrapping_add(unzigzag(d) as u64))
+        } else {
+            let task = self.bin_varint("task id")?;
+            let target = self.bin_varint("target id")?;
+            let page = self.bin_varint("page")?;
+            (task, target, page)
+        };
+        let count = match tag & COUNT_MASK {
+            0 => self.bin_varint("count")?,
+            c => u64::from(c),
+        };
+        let (t, g) = match self.res.check_access(kind, task, target, page, count, self.line) {
+            Ok(ids) => ids,
+            Err(m) => return Err(self.corrupt(start, format!("invalid access record: {m}"))),
+        };
+        self.bin.prev = Prev {
+            valid: true,
+            region,
+            task,
+            target,
+            end: page + count,
+        };
+        Ok(match kind {
+            AccessKind::Read => Op::Read { task: t, file: g, page, count },
+            AccessKind::Write => Op::Write { task: t, file: g, page, count },
+            AccessKind::Load => Op::Load { task: t, region: g, page, count },
+            AccessKind::Store => Op::Store { task: t, region: g, page, count },
+        })
+    }
+
+    fn bin_text(&mut self, start: u64) -> Result<Option<Op>, TraceError> {
+        let len = self.bin_varint("text length")?;
+        if len > MAX_LINE as u64 {
+            return Err(self.corrupt(
+                start,
+                format!("text record of {len} bytes is longer than the maximum {MAX_LINE}"),
+            ));
+        }
+        self.buf.clear();
+        self.buf.resize(len as usize, 0);
+        if let Err(e) = self.input.read_exact(&mut self.buf) {
+            return Err(if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                self.corrupt(start, "truncated binary trace: input ends inside a text record".to_string())
+            } else {
+                self.read_error(&e, Pos::Binary { offset: start })
+            });
+        }
+        self.bin.offset += len;
+        let text = match std::str::from_utf8(&self.buf) {
+            Ok(s) => s,
+            Err(_) => {
+                return Err(self.corrupt(start, "text record is not valid UTF-8".to_string()));
+            }
+        };
+        let r = match parse_line(text) {
+            Ok(None) => return Ok(None),
+            Ok(Some((kw, st))) => self.res.resolve(kw, st, self.line),
+            Err(e) => Err(e),
+        };
+        match r {
+            Ok(op) => Ok(Some(op)),
+            Err(PErr { off, msg }) => {
+                let col = column(text, off);
+                let msg = format!("in statement `{text}` (column {col}): {msg}");
+                Err(self.error(Pos::Binary { offset: start }, TraceErrorKind::Invalid, msg))
+            }
+        }
+    }
+}
+
+/// Encoder state.
+struct Encoder {
+    prev: Prev,
+    rec: Vec<u8>,
+}
+
+impl Encoder {
+    fn access(&mut self, kind: AccessKind, task: u32, target: u32, page: u64, count: u64) {
+        let region = kind.is_region();
+        let (task, target) = (u64::from(task), u64::from(target));
+        let k = match kind {
+            AccessKind::Read => 0u8,
+            AccessKind::Write => 1,
+            AccessKind::Load => 2,
+            AccessKind::Store => 3,
+        };
+        let mut tag = TAG_ACCESS | (k << 5);
+        let p = self.prev;
+        let same = p.valid && p.region == region && p.task == task && p.target == target;
+        if same {
+            tag |= FLAG_SAME;
+        }
+        if (1..=15).contains(&count) {
+            tag |= count as u8;
+        }
+        self.rec.push(tag);
+        if same {
+            put_varint(&mut self.rec, zigzag(page.wrapping_sub(p.end) as i64));
+        } else {
+            put_varint(&mut self.rec, task);
+            put_varint(&mut self.rec, target);
+            put_varint(&mut self.rec, page);
+        }
+        if tag & COUNT_MASK == 0 {
+            put_varint(&mut self.rec, count);
+        }
+        self.prev = Prev {
+            valid: true,
+            region,
+            task,
+            target,
+            end: page.wrapping_add(count),
+        };
+    }
+}
+
+/// Converts the rest of the trace read by `reader` (text or binary) into
+/// the binary form and writes it to `out` (buffered internally; compress
+/// the output externally if wanted, e.g. by wrapping `out` in a gzip
+/// encoder). Returns the number of ops written.
+///
+/// Reading the result with [`TraceReader`] yields exactly the same [`Op`]
+/// sequence as `reader` would have. Call it on a fresh reader: ops already
+/// taken from `reader` are not written, and without them the binary trace
+/// would refer to undefined names.
+pub fn write_binary(reader: &mut TraceReader, out: &mut dyn Write) -> Result<u64, TraceError> {
+    let mut w = BufWriter::with_capacity(256 << 10, out);
+    let werr = |reader: &TraceReader, e: std::io::Error| {
+        TraceError::new(
+            &reader.name,
+            Pos::None,
+            TraceErrorKind::Io,
+            format!(
+                "cannot write the binary trace (after {}): {e}",
+                reader.location()
+            ),
+        )
+    };
+    w.write_all(&BINARY_MAGIC).map_err(|e| werr(reader, e))?;
+    let mut enc = Encoder {
+        prev: Prev::default(),
+        rec: Vec::with_capacity(64),
+    };
+    let mut n: u64 = 0;
+    while let Some(op) = reader.next_op()? {
+        enc.rec.clear();
+        match op {
+            Op::Read { task, file, page, count } => enc.access(AccessKind::Read, task, file, page, count),
+            Op::Write { task, file, page, count } => enc.access(AccessKind::Write, task, file, page, count),
+            Op::Load { task, region, page, count } => enc.access(AccessKind::Load, task, region, page, count),
+            Op::Store { task, region, page, count } => enc.access(AccessKind::Store, task, region, page, count),
+            Op::Sleep { ns } => {
+                enc.rec.push(TAG_SLEEP);
+                put_varint(&mut enc.rec, ns);
+            }
+            other => {
+                let text = reader.op_to_text(&other);
+                enc.rec.push(TAG_TEXT);
+                put_varint(&mut enc.rec, text.len() as u64);
+                enc.rec.extend_from_slice(text.as_bytes());
+            }
+        }
+        w.write_all(&enc.rec).map_err(|e| werr(reader, e))?;
+        n += 1;
+    }
+    enc.rec.clear();
+    enc.rec.push(TAG_END);
+    put_varint(&mut enc.rec, n);
+    w.write_all(&enc.rec).map_err(|e| werr(reader, e))?;
+    w.flush().map_err(|e| werr(reader, e))?;
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints() {
+        for v in [0u64, 1, 127, 128, 300, 1 << 35, u64::MAX - 1, u64::MAX] {
+            let mut b = Vec::new();
+            put_varint(&mut b, v);
+            assert_eq!(get_varint(&b), Ok(Some((v, b.len()))));
+            assert_eq!(get_varint(&b[..b.len() - 1]), Ok(None));
+        }
+        assert_eq!(get_varint(&[0xff; 10]), Err(()));
+        assert_eq!(get_varint(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02]), Err(()));
+        for v in [0i64, 1, -1, 1000, -1000, i64::MAX, i64::MIN] {
+            assert_eq!(unzigzag(zigzag(v)), v);
+        }
+    }
+}

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Trace format v1 for the mglru reclaim simulator.
+//!
+//! A trace describes a workload: the machine (`memory`, `swap`, `sysctl`),
+//! the cgroup tree (`memcg`), files on disk (`file`), tasks and their
+//! mappings (`task`, `anon`, `mmap`) and then a stream of page accesses
+//! (`read`, `write`, `load`, `store`) interleaved with control statements
+//! (`advise`, `reclaim`, `sleep`, `exit`, `dump`, `lru_gen`).
+//!
+//! This crate reads a trace, validates it, resolves every name to a dense
+//! numeric id and hands the simulator a stream of [`Op`]s through
+//! [`TraceReader::next_op`]. Input is streamed: memory use does not depend
+//! on the length of the trace, only on the number of defined names.
+//!
+//! The full format is specified in `docs/TRACE_FORMAT.md` of the workspace;
+//! a short summary (one statement per line, `#` starts a comment):
+//!
+//! ```text
+//! memory SIZE                         total RAM (default 1G)
+//! swap SIZE [sync=y|n]                a swap device (default none)
+//! sysctl NAME=VALUE                   see parse_sysctl
+//! memcg NAME [parent=NAME] [max=SIZE|max] [high=SIZE|max] [low=SIZE|max] [min=SIZE|max] [swap.max=SIZE|max]
+//! file NAME size=SIZE [readahead=SIZE]
+//! task ID [memcg=NAME]
+//! anon ID REGION size=SIZE
+//! mmap ID REGION file=NAME
+//! read ID FILE PAGE [COUNT]
+//! write ID FILE PAGE [COUNT]
+//! load ID REGION PAGE [COUNT]
+//! store ID REGION PAGE [COUNT]
+//! advise ID FILE|REGION normal|random|sequential|dontneed|willneed
+//! reclaim MEMCG SIZE
+//! sleep DURATION
+//! exit ID
+//! dump
+//! lru_gen + MEMCG NODE MAX_GEN [SWAPPINESS [FORCE_SCAN]]
+//! lru_gen - MEMCG NODE MIN_GEN [SWAPPINESS [NR_TO_RECLAIM]]
+//! ```
+//!
+//! Inputs may be gzip- or zstd-compressed (detected from the content) and
+//! may be in the compact binary form written by [`write_binary`] (magic
+//! `MGLRUTB1`), which decodes to exactly the same [`Op`] sequence.
+//!
+//! ```
+//! use mglru_trace::{Op, TraceReader};
+//! let mut r = TraceReader::from_str("example", "file f size=1M\ntask 1\nread 1 f 0 4\n");
+//! assert_eq!(r.next_op().unwrap(), Some(Op::File { id: 0, pages: 256, readahead_pages: 32 }));
+//! assert_eq!(r.next_op().unwrap(), Some(Op::Task { id: 0, memcg: 0 }));
+//! assert_eq!(r.next_op().unwrap(), Some(Op::Read { task: 0, file: 0, page: 0, count: 4 }));
+//! assert_eq!(r.next_op().unwrap(), None);
+//! ```
+
+mod binary;
+mod decompress;
+mod error;
+mod hash;
+mod parse;
+mod reader;
+mod resolve;
+mod size;
+mod suggest;
+mod sysctl;
+
+pub use binary::{write_binary, BINARY_MAGIC};
+pub use error::{TraceError, TraceErrorKind};
+pub use reader::{Compression, Location, TraceReader};
+pub use size::{parse_duration_ns, parse_size};
+pub use sysctl::{parse_sysctl, Sysctl};
+
+/// The page size of the simulated machine in bytes. `PAGE` and `COUNT`
+/// arguments of the trace are in units of this size.
+pub const PAGE_SIZE: u64 = 4096;
+
+/// Total RAM when the trace has no `memory` statement (1 GiB). The reader
+/// does not synthesize an [`Op::Memory`] for the default: the consumer
+/// applies it when the first op that is not `Memory`/`Swap`/`Sysctl`
+/// arrives without a preceding `Op::Memory`.
+pub const DEFAULT_MEMORY: u64 = 1 << 30;
+
+/// Readahead window of a `file` without `readahead=` (128 KiB), in bytes.
+pub const DEFAULT_READAHEAD: u64 = 128 << 10;
+
+/// The name of the implicit root memcg (id 0).
+pub const ROOT_MEMCG: &str = "root";
+
+/// `SWAPPINESS` value of the `lru_gen` commands meaning "anon only"
+/// (written `max` in a trace), as in the kernel's `SWAPPINESS_ANON_ONLY`.
+pub const SWAPPINESS_ANON_ONLY: u32 = 201;
+
+/// The advice of an `advise` statement (`madvise(2)`/`fadvise(2)` style).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Advice {
+    /// `normal`: default readahead and reclaim behaviour.
+    Normal,
+    /// `random`: no readahead; accesses are not expected to be sequential.
+    Random,
+    /// `sequential`: aggressive readahead; pages may be reclaimed early.
+    Sequential,
+    /// `dontneed`: the pages are not needed any more (drop them).
+    DontNeed,
+    /// `willneed`: the pages will be needed soon (prefetch them).
+    WillNeed,
+}
+
+impl Advice {
+    /// All advice values, in the order of the enum.
+    pub const ALL: [Advice; 5] = [
+        Advice::Normal,
+        Advice::Random,
+        Advice::Sequential,
+        Advice::DontNeed,
+        Advice::WillNeed,
+    ];
+
+    /// The keyword used in a trace (`normal`, `random`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Advice::Normal => "normal",
+            Advice::Random => "random",
+            Advice::Sequential => "sequential",
+            Advice::DontNeed => "dontneed",
+            Advice::WillNeed => "willneed",
+        }
+    }
+
+    /// Parses the keyword used in a trace.
+    pub fn from_name(s: &str) -> Option<Advice> {
+        Advice::ALL.iter().copied().find(|a| a.name() == s)
+    }
+}
+
+impl std::fmt::Display for Advice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What an `advise` statement applies to.
+///
+/// `advise ID X ...` looks `X` up first as a region of task `ID` and only
+/// then as a file, so a region shadows a file of the same name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// A file id (advice on the page cache of the file, like `fadvise`).
+    File(u32),
+    /// A region id (advice on a mapping, like `madvise`).
+    Region(u32),
+}
+
+/// One resolved trace statement.
+///
+/// Ids are dense and assigned in order of definition, starting at 0:
+/// memcg 0 is the implicit `root` (the first user memcg is 1), tasks,
+/// files and regions count from 0 (region ids are global across all
+/// tasks). Sizes are in bytes unless the field name says `pages`
+/// (units of [`PAGE_SIZE`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// `memory SIZE`: total RAM in bytes (at most once, before any op other
+    /// than `Memory`, `Swap` and `Sysctl`). See [`DEFAULT_MEMORY`].
+    Memory { bytes: u64 },
+    /// `swap SIZE [sync=y|n]`: a swap device of `bytes` bytes; `sync_io`
+    /// means a synchronous device like zram or brd (at most once, in the
+    /// setup section like `Memory`).
+    Swap { bytes: u64, sync_io: bool },
+    /// `sysctl NAME=VALUE` with the value normalised by [`parse_sysctl`].
+    /// May appear anywhere in the trace (a run-time change).
+    Sysctl { name: Sysctl, value: u64 },
+    /// `memcg NAME ...`. `new` is true for the definition of a new memcg
+    /// and false for a later statement on an existing memcg, which updates
+    /// only the limits that are `Some` (like writing `memory.max` at run
+    /// time). `parent` is the parent's id in both cases. Limits are in
+    /// bytes as written (not rounded); `u64::MAX` means `max`.
+    Memcg {
+        id: u16,
+        parent: u16,
+        new: bool,
+        max: Option<u64>,
+        high: Option<u64>,
+        low: Option<u64>,
+        min: Option<u64>,
+        swap_max: Option<u64>,
+    },
+    /// `file NAME size=SIZE [readahead=SIZE]`: size rounded up to whole
+    /// pages (at least 1), readahead rounded down (0 = readahead off).
+    File { id: u32, pages: u64, readahead_pages: u64 },
+    /// `task ID [memcg=NAME]`: a new task in memcg `memcg` (root if not
+    /// given).
+    Task { id: u32, memcg: u16 },
+    /// `anon ID REGION size=SIZE`: an anonymous mapping of `pages` pages
+    /// (size rounded up, at least 1) of task `task`.
+    Anon { task: u32, region: u32, pages: u64 },
+    /// `mmap ID REGION file=NAME`: a shared mapping of the whole file; the
+    /// region has as many pages as the file.
+    Mmap { task: u32, region: u32, file: u32 },
+    /// `read ID FILE PAGE [COUNT]`: buffered read of pages
+    /// `page..page+count` of the file (`count >= 1`, in range).
+    Read { task: u32, file: u32, page: u64, count: u64 },
+    /// `write ID FILE PAGE [COUNT]`: buffered write.
+    Write { task: u32, file: u32, page: u64, count: u64 },
+    /// `load ID REGION PAGE [COUNT]`: CPU loads through the page table of
+    /// pages `page..page+count` of the region (a region of `task`).
+    Load { task: u32, region: u32, page: u64, count: u64 },
+    /// `store ID REGION PAGE [COUNT]`: CPU stores through the page table.
+    Store { task: u32, region: u32, page: u64, count: u64 },
+    /// `advise ID X ADVICE`.
+    Advise { task: u32, target: Target, advice: Advice },
+    /// `reclaim MEMCG SIZE`: write `bytes` (> 0) to `memory.reclaim`.
+    Reclaim { memcg: u16, bytes: u64 },
+    /// `sleep DURATION`: advance simulated time by `ns` nanoseconds.
+    Sleep { ns: u64 },
+    /// `exit ID`: the task exits; its id is never used again.
+    Exit { task: u32 },
+    /// `dump`: print the lru_gen debugfs file at this point.
+    Dump,
+    /// `lru_gen + MEMCG NODE MAX_GEN [SWAPPINESS [FORCE_SCAN]]` (node is
+    /// always 0). `swappiness` `None` means the memcg's default;
+    /// [`SWAPPINESS_ANON_ONLY`] (201) means `max`. `force_scan` defaults to
+    /// true.
+    LruGenAge {
+        memcg: u16,
+        max_gen: u64,
+        swappiness: Option<u32>,
+        force_scan: bool,
+    },
+    /// `lru_gen - MEMCG NODE MIN_GEN [SWAPPINESS [NR_TO_RECLAIM]]`.
+    /// `nr_to_reclaim` is in pages and defaults to `u64::MAX` (unlimited).
+    LruGenEvict {
+        memcg: u16,
+        min_gen: u64,
+        swappiness: Option<u32>,
+        nr_to_reclaim: u64,
+    },
+}
+
+impl Op {
+    /// True for the page-access ops `Read`, `Write`, `Load` and `Store`.
+    pub fn is_access(&self) -> bool {
+        matches!(
+            self,
+            Op::Read { .. } | Op::Write { .. } | Op::Load { .. } | Op::Store { .. }
+        )
+    }
+
+    /// True for the ops allowed in the setup section (`Memory`, `Swap`,
+    /// `Sysctl`); the first other op ends the setup section.
+    pub fn is_setup(&self) -> bool {
+        matches!(self, Op::Memory { .. } | Op::Swap { .. } | Op::Sysctl { .. })
+    }
+}

@@ -1,0 +1,943 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Syntax of one trace statement: tokens, arguments and options.
+//!
+//! The parser borrows everything from the line; it does not allocate
+//! unless it reports an error. Names are resolved to ids later, in
+//! `resolve.rs`.
+
+use crate::size::{parse_duration_ns, parse_in_range, parse_size, parse_u64};
+use crate::suggest::did_you_mean;
+use crate::sysctl::{parse_sysctl, Sysctl};
+use crate::{Advice, PAGE_SIZE};
+
+/// A parse error: a byte offset into the line and a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PErr {
+    pub off: usize,
+    pub msg: String,
+}
+
+pub(crate) type PResult<T> = Result<T, PErr>;
+
+#[inline]
+pub(crate) fn perr<T>(off: usize, msg: String) -> PResult<T> {
+    Err(PErr { off, msg })
+}
+
+/// A token and its byte offset in the line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Tok<'a> {
+    pub s: &'a str,
+    pub off: usize,
+}
+
+/// Splits a line into tokens separated by spaces, tabs (and stray carriage
+/// returns); `#` ends the line.
+pub(crate) struct Tokens<'a> {
+    line: &'a str,
+    pos: usize,
+    last_end: usize,
+}
+
+impl<'a> Tokens<'a> {
+    pub fn new(line: &'a str) -> Tokens<'a> {
+        Tokens {
+            line,
+            pos: 0,
+            last_end: 0,
+        }
+    }
+
+    /// Offset where a missing token is reported: one past the end of the
+    /// last token (or 0 on an empty line).
+    pub fn missing_off(&self) -> usize {
+        if self.last_end == 0 {
+            0
+        } else {
+            self.last_end + 1
+        }
+    }
+}
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = Tok<'a>;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Tok<'a>> {
+        let b = self.line.as_bytes();
+        let mut i = self.pos;
+        // Separators: space, tab and carriage return; `#` ends the line.
+        // Other control characters are part of tokens (and then rejected
+        // by whatever reads the token).
+        while i < b.len() {
+            let c = b[i];
+            if c > b' ' {
+                break;
+            }
+            if c != b' ' && c != b'\t' && c != b'\r' {
+                break;
+            }
+            i += 1;
+        }
+        if i >= b.len() || b[i] == b'#' {
+            self.pos = b.len();
+            return None;
+        }
+        let start = i;
+        while i < b.len() {
+            let c = b[i];
+            if c > b' ' {
+                if c == b'#' {
+                    break;
+                }
+            } else if c == b' ' || c == b'\t' || c == b'\r' {
+                break;
+            }
+            i += 1;
+        }
+        self.pos = i;
+        self.last_end = i;
+        debug_assert!(self.line.is_char_boundary(start) && self.line.is_char_boundary(i));
+        // SAFETY: `start` is 0 or follows an ASCII separator, and `i` is the
+        // end of the line or the index of an ASCII byte (separator or `#`);
+        // both are therefore char boundaries of the UTF-8 string `line`.
+        let s = unsafe { self.line.get_unchecked(start..i) };
+        Some(Tok { s, off: start })
+    }
+}
+
+/// The kind of a page-access statement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AccessKind {
+    Read,
+    Write,
+    Load,
+    Store,
+}
+
+impl AccessKind {
+    /// True for `load`/`store` (a region), false for `read`/`write` (a file).
+    pub fn is_region(self) -> bool {
+        matches!(self, AccessKind::Load | AccessKind::Store)
+    }
+}
+
+/// Memcg limits of a `memcg` statement, in bytes (`u64::MAX` = `max`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Limits {
+    pub max: Option<u64>,
+    pub high: Option<u64>,
+    pub low: Option<u64>,
+    pub min: Option<u64>,
+    pub swap_max: Option<u64>,
+}
+
+/// A parsed page-access statement (`read`, `write`, `load`, `store`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Access<'a> {
+    pub kind: AccessKind,
+    pub task: Tok<'a>,
+    pub target: Tok<'a>,
+    pub page: u64,
+    pub count: u64,
+    /// Offset of the PAGE token (for range errors).
+    pub page_off: usize,
+}
+
+/// Fast path for the hot statements: parses `line` if it is a page access
+/// (`None` if it is anything else, including blank).
+#[inline(always)]
+pub(crate) fn parse_access(line: &str) -> Option<PResult<Access<'_>>> {
+    let mut toks = Tokens::new(line);
+    let kw = toks.next()?;
+    let kind = match kw.s {
+        "read" => AccessKind::Read,
+        "load" => AccessKind::Load,
+        "store" => AccessKind::Store,
+        "write" => AccessKind::Write,
+        _ => return None,
+    };
+    let mut p = P { toks, kw: kw.s };
+    Some(p.access(kind))
+}
+
+/// True for bytes that can be part of a token on the fast path.
+#[inline(always)]
+fn plain(c: u8) -> bool {
+    c > b' ' && c != b'#'
+}
+
+/// Index of the first byte at or after `i` that is not [`plain`] (or the
+/// length of `b`). Scans 8 bytes at a time where possible.
+#[inline(always)]
+fn scan_plain(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while i + 8 <= b.len() {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&b[i..i + 8]);
+        let w = u64::from_le_bytes(a);
+        // Bytes below 0x21, and bytes equal to `#`. In both tests the
+        // lowest flagged byte is exact (false positives only appear above
+        // a true hit), so the lowest bit of the union is the first stop.
+        let low = w.wrapping_sub(ONES * 0x21) & !w & HIGH;
+        let x = w ^ (ONES * u64::from(b'#'));
+        let hash = x.wrapping_sub(ONES) & !x & HIGH;
+        let m = low | hash;
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && plain(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// Fastest path for the most common line shape: an access statement with
+/// single spaces between tokens, no comment and decimal numbers of at most
+/// 19 digits, e.g. `read 1 data 4096 8`. Returns `None` for anything else
+/// (including every malformed line); the caller then uses the general
+/// parser, which accepts every valid form and reports errors.
+#[inline(always)]
+pub(crate) fn parse_access_simple(line: &str) -> Option<Access<'_>> {
+    let b = line.as_bytes();
+    if b.len() < 11 {
+        return None;
+    }
+    let (kind, mut i) = match &b[..5] {
+        b"read " => (AccessKind::Read, 5),
+        b"load " => (AccessKind::Load, 5),
+        b"store" if b[5] == b' ' => (AccessKind::Store, 6),
+        b"write" if b[5] == b' ' => (AccessKind::Write, 6),
+        _ => return None,
+    };
+    // task
+    let ts = i;
+    i = scan_plain(b, i);
+    if i == ts || i >= b.len() || b[i] != b' ' {
+        return None;
+    }
+    let te = i;
+    i += 1;
+    // target
+    let gs = i;
+    i = scan_plain(b, i);
+    if i == gs || i >= b.len() || b[i] != b' ' {
+        return None;
+    }
+    let ge = i;
+    i += 1;
+    // page
+    let ps = i;
+    let mut page: u64 = 0;
+    while i < b.len() {
+        let d = b[i].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        page = page.wrapping_mul(10).wrapping_add(u64::from(d));
+        i += 1;
+    }
+    if i == ps || i - ps > 19 {
+        return None;
+    }
+    let mut count: u64 = 1;
+    if i < b.len() {
+        if b[i] != b' ' {
+            return None;
+        }
+        i += 1;
+        let cs = i;
+        count = 0;
+        while i < b.len() {
+            let d = b[i].wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            count = count.wrapping_mul(10).wrapping_add(u64::from(d));
+            i += 1;
+        }
+        if i == cs || i - cs > 19 || i != b.len() || count == 0 {
+            return None;
+        }
+    }
+    page.checked_add(count)?;
+    debug_assert!(line.is_char_boundary(ts) && line.is_char_boundary(te));
+    debug_assert!(line.is_char_boundary(gs) && line.is_char_boundary(ge));
+    // SAFETY: `ts` and `gs` directly follow an ASCII byte (the keyword's
+    // last letter or a space) and `te` and `ge` index ASCII spaces, so all
+    // four are char boundaries of `line`, and `ts <= te`, `gs <= ge`.
+    let (task, target) = unsafe { (line.get_unchecked(ts..te), line.get_unchecked(gs..ge)) };
+    Some(Access {
+        kind,
+        task: Tok { s: task, off: ts },
+        target: Tok { s: target, off: gs },
+        page,
+        count,
+        page_off: ps,
+    })
+}
+
+/// One parsed statement with unresolved names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Stmt<'a> {
+    Memory { bytes: u64 },
+    Swap { bytes: u64, sync_io: bool },
+    Sysctl { name: Sysctl, value: u64 },
+    Memcg { name: Tok<'a>, parent: Option<Tok<'a>>, limits: Limits },
+    File { name: Tok<'a>, pages: u64, readahead_pages: u64 },
+    Task { id: Tok<'a>, memcg: Option<Tok<'a>> },
+    Anon { task: Tok<'a>, region: Tok<'a>, pages: u64 },
+    Mmap { task: Tok<'a>, region: Tok<'a>, file: Tok<'a> },
+    Access(Access<'a>),
+    Advise { task: Tok<'a>, target: Tok<'a>, advice: Advice },
+    Reclaim { memcg: Tok<'a>, bytes: u64 },
+    Sleep { ns: u64 },
+    Exit { task: Tok<'a> },
+    Dump,
+    LruGen { evict: bool, memcg: Tok<'a>, gen: u64, swappiness: Option<u32>, extra: Option<u64> },
+}
+
+/// All statement keywords, in documentation order.
+pub(crate) const KEYWORDS: [&str; 18] = [
+    "memory", "swap", "sysctl", "memcg", "file", "task", "anon", "mmap", "read", "write", "load",
+    "store", "advise", "reclaim", "sleep", "exit", "dump", "lru_gen",
+];
+
+/// The synopsis of a statement, quoted in error messages.
+pub(crate) fn usage(kw: &str) -> &'static str {
+    match kw {
+        "memory" => "memory SIZE",
+        "swap" => "swap SIZE [sync=y|n]",
+        "sysctl" => "sysctl NAME=VALUE",
+        "memcg" => "memcg NAME [parent=NAME] [max=SIZE|max] [high=SIZE|max] [low=SIZE|max] [min=SIZE|max] [swap.max=SIZE|max]",
+        "file" => "file NAME size=SIZE [readahead=SIZE]",
+        "task" => "task ID [memcg=NAME]",
+        "anon" => "anon ID REGION size=SIZE",
+        "mmap" => "mmap ID REGION file=NAME",
+        "read" => "read ID FILE PAGE [COUNT]",
+        "write" => "write ID FILE PAGE [COUNT]",
+        "load" => "load ID REGION PAGE [COUNT]",
+        "store" => "store ID REGION PAGE [COUNT]",
+        "advise" => "advise ID FILE|REGION normal|random|sequential|dontneed|willneed",
+        "reclaim" => "reclaim MEMCG SIZE",
+        "sleep" => "sleep DURATION",
+        "exit" => "exit ID",
+        "dump" => "dump",
+        "lru_gen" => "lru_gen + MEMCG NODE MAX_GEN [SWAPPINESS [FORCE_SCAN]]  or  lru_gen - MEMCG NODE MIN_GEN [SWAPPINESS [NR_TO_RECLAIM]]",
+        _ => "",
+    }
+}
+
+/// Parses one line. Returns `None` for a blank or comment-only line,
+/// otherwise the keyword token and the statement.
+#[inline]
+pub(crate) fn parse_line(line: &str) -> PResult<Option<(Tok<'_>, Stmt<'_>)>> {
+    let mut toks = Tokens::new(line);
+    let Some(kw) = toks.next() else {
+        return Ok(None);
+    };
+    let mut p = P {
+        toks,
+        kw: kw.s,
+    };
+    let st = match kw.s {
+        // Hot statements first.
+        "read" => Stmt::Access(p.access(AccessKind::Read)?),
+        "load" => Stmt::Access(p.access(AccessKind::Load)?),
+        "store" => Stmt::Access(p.access(AccessKind::Store)?),
+        "write" => Stmt::Access(p.access(AccessKind::Write)?),
+        "sleep" => p.sleep()?,
+        "memory" => p.memory()?,
+        "swap" => p.swap()?,
+        "sysctl" => p.sysctl()?,
+        "memcg" => p.memcg()?,
+        "file" => p.file()?,
+        "task" => p.task()?,
+        "anon" => p.anon()?,
+        "mmap" => p.mmap()?,
+        "advise" => p.advise()?,
+        "reclaim" => p.reclaim()?,
+        "exit" => p.exit()?,
+        "dump" => {
+            p.end()?;
+            Stmt::Dump
+        }
+        "lru_gen" => p.lru_gen()?,
+        other => {
+            return perr(
+                kw.off,
+                format!(
+                    "unknown statement `{other}`{}; valid statements: {}",
+                    did_you_mean(other, KEYWORDS),
+                    KEYWORDS.join(", ")
+                ),
+            )
+        }
+    };
+    Ok(Some((kw, st)))
+}
+
+/// Characters allowed in names besides letters and digits.
+fn name_char_ok(c: char, allow_slash: bool) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '-' || c == '.' || (allow_slash && c == '/')
+}
+
+/// Checks the characters of a name being defined.
+fn check_name(t: Tok<'_>, what: &str, allow_slash: bool) -> PResult<()> {
+    for (i, c) in t.s.char_indices() {
+        if !name_char_ok(c, allow_slash) {
+            let allowed = if allow_slash {
+                "letters, digits, `_`, `-`, `.` and `/`"
+            } else {
+                "letters, digits, `_`, `-` and `.`"
+            };
+            return perr(
+                t.off + i,
+                format!(
+                    "invalid character `{}` in {what} `{}`: names may contain only {allowed}",
+                    c.escape_debug(),
+                    t.s
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+fn size_arg(t: Tok<'_>, what: &str) -> PResult<u64> {
+    parse_size(t.s).map_err(|m| PErr {
+        off: t.off,
+        msg: format!("bad {what}: {m}"),
+    })
+}
+
+/// Bytes to whole pages, rounded up.
+fn pages_up(bytes: u64) -> u64 {
+    bytes.div_ceil(PAGE_SIZE)
+}
+
+/// Parser state for one statement.
+struct P<'a> {
+    toks: Tokens<'a>,
+    kw: &'a str,
+}
+
+impl<'a> P<'a> {
+    fn usage(&self) -> &'static str {
+        usage(self.kw)
+    }
+
+    /// A required positional argument.
+    #[inline(always)]
+    fn arg(&mut self, what: &str) -> PResult<Tok<'a>> {
+        match self.toks.next() {
+            Some(t) => Ok(t),
+            None => perr(
+                self.toks.missing_off(),
+                format!("missing {what}; usage: {}", self.usage()),
+            ),
+        }
+    }
+
+    /// A required positional name argument (which must not look like an
+    /// option).
+    fn name_arg(&mut self, what: &str) -> PResult<Tok<'a>> {
+        let t = self.arg(what)?;
+        if t.s.contains('=') {
+            return perr(
+                t.off,
+                format!(
+                    "expected {what}, found option `{}`; usage: {}",
+                    t.s,
+                    self.usage()
+                ),
+            );
+        }
+        Ok(t)
+    }
+
+    /// Fails if any token is left.
+    #[inline(always)]
+    fn end(&mut self) -> PResult<()> {
+        match self.toks.next() {
+            None => Ok(()),
+            Some(t) => perr(
+                t.off,
+                format!(
+                    "unexpected extra token `{}`; usage: {}",
+                    t.s,
+                    self.usage()
+                ),
+            ),
+        }
+    }
+
+    /// Parses the remaining tokens as `key=value` options with keys from
+    /// `allowed`; calls `f(index of key, value token)` for each.
+    fn options(
+        &mut self,
+        allowed: &[&str],
+        mut f: impl FnMut(usize, Tok<'a>) -> PResult<()>,
+    ) -> PResult<()> {
+        let mut seen = 0u32;
+        while let Some(t) = self.toks.next() {
+            let Some(eq) = t.s.find('=') else {
+                return perr(
+                    t.off,
+                    format!(
+                        "unexpected extra token `{}`; usage: {}",
+                        t.s,
+                        self.usage()
+                    ),
+                );
+            };
+            let key = &t.s[..eq];
+            let Some(idx) = allowed.iter().position(|a| *a == key) else {
+                let list: Vec<String> = allowed.iter().map(|a| format!("{a}=")).collect();
+                let valid = if list.is_empty() {
+                    format!("`{}` takes no options", self.kw)
+                } else {
+                    format!("valid options: {}", list.join(", "))
+                };
+                return perr(
+                    t.off,
+                    format!(
+                        "unknown option `{key}=` for `{}`{}; {valid}; usage: {}",
+                        self.kw,
+                        did_you_mean(key, allowed.iter().copied()),
+                        self.usage()
+                    ),
+                );
+            };
+            if seen & (1 << idx) != 0 {
+                return perr(t.off, format!("option `{key}=` is given twice"));
+            }
+            seen |= 1 << idx;
+            let v = Tok {
+                s: &t.s[eq + 1..],
+                off: t.off + eq + 1,
+            };
+            if v.s.is_empty() {
+                return perr(v.off, format!("missing value after `{key}=`; usage: {}", self.usage()));
+            }
+            f(idx, v)?;
+        }
+        Ok(())
+    }
+
+    fn memory(&mut self) -> PResult<Stmt<'a>> {
+        let t = self.arg("SIZE")?;
+        let bytes = size_arg(t, "memory size")?;
+        if bytes < PAGE_SIZE {
+            return perr(
+                t.off,
+                format!("memory size `{}` is too small: it must be at least 4K", t.s),
+            );
+        }
+        self.end()?;
+        Ok(Stmt::Memory { bytes })
+    }
+
+    fn swap(&mut self) -> PResult<Stmt<'a>> {
+        let t = self.arg("SIZE")?;
+        let bytes = size_arg(t, "swap size")?;
+        if bytes < PAGE_SIZE {
+            return perr(
+                t.off,
+                format!(
+                    "swap size `{}` is too small: it must be at least 4K (leave out the swap statement for no swap)",
+                    t.s
+                ),
+            );
+        }
+        let mut sync_io = false;
+        self.options(&["sync"], |_, v| {
+            sync_io = match v.s {
+                "y" => true,
+                "n" => false,
+                _ => return perr(v.off, format!("expected sync=y or sync=n, found sync={}", v.s)),
+            };
+            Ok(())
+        })?;
+        Ok(Stmt::Swap { bytes, sync_io })
+    }
+
+    fn sysctl(&mut self) -> PResult<Stmt<'a>> {
+        let t = self.arg("NAME=VALUE")?;
+        let Some(eq) = t.s.find('=') else {
+            let hint = match self.toks.next() {
+                Some(n) if n.s.starts_with('=') => {
+                    " (write it without spaces around `=`)".to_string()
+                }
+                _ => String::new(),
+            };
+            return perr(
+                t.off,
+                format!("expected NAME=VALUE, found `{}`{hint}; usage: sysctl NAME=VALUE", t.s),
+            );
+        };
+        let (name, value) = (&t.s[..eq], &t.s[eq + 1..]);
+        if value.is_empty() {
+            if let Some(n) = self.toks.next() {
+                return perr(
+                    n.off,
+                    format!("write `{name}={}` without spaces around `=`", n.s),
+                );
+            }
+        }
+        let (name, value) = parse_sysctl(name, value).map_err(|m| {
+            let off = if crate::sysctl::Sysctl::from_name(name).is_some() {
+                t.off + eq + 1
+            } else {
+                t.off
+            };
+            PErr { off, msg: m }
+        })?;
+        self.end()?;
+        Ok(Stmt::Sysctl { name, value })
+    }
+
+    fn memcg(&mut self) -> PResult<Stmt<'a>> {
+        let name = self.name_arg("memcg NAME")?;
+        check_name(name, "memcg name", false)?;
+        let mut parent = None;
+        let mut l = Limits::default();
+        self.options(&["parent", "max", "high", "low", "min", "swap.max"], |i, v| {
+            if i == 0 {
+                parent = Some(v);
+                return Ok(());
+            }
+            let what = ["", "max", "high", "low", "min", "swap.max"][i];
+            let bytes = if v.s == "max" {
+                u64::MAX
+            } else {
+                parse_size(v.s).map_err(|m| PErr {
+                    off: v.off,
+                    msg: format!("bad value for {what}=: {m} (or `max` for no limit)"),
+                })?
+            };
+            let slot = match i {
+                1 => &mut l.max,
+                2 => &mut l.high,
+                3 => &mut l.low,
+                4 => &mut l.min,
+                _ => &mut l.swap_max,
+            };
+            *slot = Some(bytes);
+            Ok(())
+        })?;
+        Ok(Stmt::Memcg {
+            name,
+            parent,
+            limits: l,
+        })
+    }
+
+    fn file(&mut self) -> PResult<Stmt<'a>> {
+        let name = self.name_arg("file NAME")?;
+        check_name(name, "file name", true)?;
+        let mut size: Option<u64> = None;
+        let mut readahead = crate::DEFAULT_READAHEAD / PAGE_SIZE;
+        self.options(&["size", "readahead"], |i, v| {
+            if i == 0 {
+                let b = size_arg(v, "file size")?;
+                if b == 0 {
+                    return perr(v.off, "file size must be greater than 0".to_string());
+                }
+                size = Some(pages_up(b));
+            } else {
+                readahead = size_arg(v, "readahead size")? / PAGE_SIZE;
+            }
+            Ok(())
+        })?;
+        let Some(pages) = size else {
+            return perr(
+                self.toks.missing_off(),
+                format!("missing size= for file `{}`; usage: {}", name.s, self.usage()),
+            );
+        };
+        Ok(Stmt::File {
+            name,
+            pages,
+            readahead_pages: readahead,
+        })
+    }
+
+    fn task(&mut self) -> PResult<Stmt<'a>> {
+        let id = self.name_arg("task ID")?;
+        check_name(id, "task ID", false)?;
+        let mut memcg = None;
+        self.options(&["memcg"], |_, v| {
+            memcg = Some(v);
+            Ok(())
+        })?;
+        Ok(Stmt::Task { id, memcg })
+    }
+
+    fn anon(&mut self) -> PResult<Stmt<'a>> {
+        let task = self.name_arg("task ID")?;
+        let region = self.name_arg("REGION name")?;
+        check_name(region, "region name", false)?;
+        let mut pages = None;
+        self.options(&["size"], |_, v| {
+            let b = size_arg(v, "region size")?;
+            if b == 0 {
+                return perr(v.off, "region size must be greater than 0".to_string());
+            }
+            pages = Some(pages_up(b));
+            Ok(())
+        })?;
+        let Some(pages) = pages else {
+            return perr(
+                self.toks.missing_off(),
+                format!("missing size= for region `{}`; usage: {}", region.s, self.usage()),
+            );
+        };
+        Ok(Stmt::Anon {
+            task,
+            region,
+            pages,
+        })
+    }
+
+    fn mmap(&mut self) -> PResult<Stmt<'a>> {
+        let task = self.name_arg("task ID")?;
+        let region = self.name_arg("REGION name")?;
+        check_name(region, "region name", false)?;
+        let mut file = None;
+        self.options(&["file"], |_, v| {
+            file = Some(v);
+            Ok(())
+        })?;
+        let Some(file) = file else {
+            return perr(
+                self.toks.missing_off(),
+                format!("missing file= for region `{}`; usage: {}", region.s, self.usage()),
+            );
+        };
+        Ok(Stmt::Mmap { task, region, file })
+    }
+
+    #[inline(always)]
+    fn access(&mut self, kind: AccessKind) -> PResult<Access<'a>> {
+        let task = self.arg("task ID")?;
+        let target = self.arg(if kind.is_region() { "REGION" } else { "FILE" })?;
+        let pt = self.arg("PAGE")?;
+        let page = parse_u64(pt.s, "PAGE").map_err(|msg| PErr { off: pt.off, msg })?;
+        let count = match self.toks.next() {
+            None => 1,
+            Some(ct) => {
+                let c = parse_u64(ct.s, "COUNT").map_err(|msg| PErr { off: ct.off, msg })?;
+                if c == 0 {
+                    return perr(
+                        ct.off,
+                        "COUNT must be at least 1 (leave it out for a single page)".to_string(),
+                    );
+                }
+                self.end()?;
+                c
+            }
+        };
+        if page.checked_add(count).is_none() {
+            return perr(pt.off, format!("PAGE+COUNT overflows: {page}+{count}"));
+        }
+        Ok(Access {
+            kind,
+            task,
+            target,
+            page,
+            count,
+            page_off: pt.off,
+        })
+    }
+
+    fn advise(&mut self) -> PResult<Stmt<'a>> {
+        let task = self.arg("task ID")?;
+        let target = self.arg("FILE or REGION")?;
+        let a = self.arg("advice")?;
+        let Some(advice) = Advice::from_name(a.s) else {
+            let names: Vec<&str> = Advice::ALL.iter().map(|a| a.name()).collect();
+            return perr(
+                a.off,
+                format!(
+                    "unknown advice `{}`{}; expected one of {}",
+                    a.s,
+                    did_you_mean(a.s, names.iter().copied()),
+                    names.join(", ")
+                ),
+            );
+        };
+        self.end()?;
+        Ok(Stmt::Advise {
+            task,
+            target,
+            advice,
+        })
+    }
+
+    fn reclaim(&mut self) -> PResult<Stmt<'a>> {
+        let memcg = self.arg("MEMCG")?;
+        let t = self.arg("SIZE")?;
+        let bytes = size_arg(t, "reclaim size")?;
+        if bytes == 0 {
+            return perr(t.off, "reclaim size must be greater than 0".to_string());
+        }
+        self.end()?;
+        Ok(Stmt::Reclaim { memcg, bytes })
+    }
+
+    fn sleep(&mut self) -> PResult<Stmt<'a>> {
+        let t = self.arg("DURATION")?;
+        let ns = parse_duration_ns(t.s).map_err(|msg| PErr { off: t.off, msg })?;
+        self.end()?;
+        Ok(Stmt::Sleep { ns })
+    }
+
+    fn exit(&mut self) -> PResult<Stmt<'a>> {
+        let task = self.arg("task ID")?;
+        self.end()?;
+        Ok(Stmt::Exit { task })
+    }
+
+    fn lru_gen(&mut self) -> PResult<Stmt<'a>> {
+        let op = self.arg("`+` (aging) or `-` (eviction)")?;
+        let evict = match op.s {
+            "+" => false,
+            "-" => true,
+            _ => {
+                return perr(
+                    op.off,
+                    format!(
+                        "expected `+` (aging) or `-` (eviction) after lru_gen, found `{}`; usage: {}",
+                        op.s,
+                        self.usage()
+                    ),
+                )
+            }
+        };
+        let memcg = self.arg("MEMCG")?;
+        let nt = self.arg("NODE")?;
+        let node = parse_u64(nt.s, "NODE").map_err(|msg| PErr { off: nt.off, msg })?;
+        if node != 0 {
+            return perr(
+                nt.off,
+                format!("bad NODE `{}`: only node 0 exists", nt.s),
+            );
+        }
+        let gen_what = if evict { "MIN_GEN" } else { "MAX_GEN" };
+        let gt = self.arg(gen_what)?;
+        let gen = parse_u64(gt.s, gen_what).map_err(|msg| PErr { off: gt.off, msg })?;
+        let mut swappiness = None;
+        let mut extra = None;
+        if let Some(st) = self.toks.next() {
+            swappiness = Some(if st.s == "max" {
+                crate::SWAPPINESS_ANON_ONLY
+            } else {
+                parse_in_range(st.s, "SWAPPINESS", 0, 200)
+                    .map_err(|m| PErr {
+                        off: st.off,
+                        msg: format!("{m} (or `max` for anon only)"),
+                    })? as u32
+            });
+            if let Some(xt) = self.toks.next() {
+                extra = Some(if evict {
+                    parse_u64(xt.s, "NR_TO_RECLAIM").map_err(|msg| PErr { off: xt.off, msg })?
+                } else {
+                    match xt.s {
+                        "0" => 0,
+                        "1" => 1,
+                        _ => {
+                            return perr(
+                                xt.off,
+                                format!("FORCE_SCAN must be 0 or 1, found `{}`", xt.s),
+                            )
+                        }
+                    }
+                });
+                self.end()?;
+            }
+        }
+        Ok(Stmt::LruGen {
+            evict,
+            memcg,
+            gen,
+            swappiness,
+            extra,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(s: &str) -> Vec<(&str, usize)> {
+        Tokens::new(s).map(|t| (t.s, t.off)).collect()
+    }
+
+    #[test]
+    fn tokenizer() {
+        assert_eq!(toks(""), vec![]);
+        assert_eq!(toks("   # x y"), vec![]);
+        assert_eq!(toks("read 1\tf  3 # c"), vec![("read", 0), ("1", 5), ("f", 7), ("3", 10)]);
+        assert_eq!(toks("dump#x"), vec![("dump", 0)]);
+        assert_eq!(toks("a b\r"), vec![("a", 0), ("b", 2)]);
+    }
+
+    #[test]
+    fn scan() {
+        let s = b"abcdefghijklmnop qrstuvw#xyz\t1234567890123456789\x01z";
+        for i in 0..s.len() {
+            let mut j = i;
+            while j < s.len() && plain(s[j]) {
+                j += 1;
+            }
+            assert_eq!(scan_plain(s, i), j, "{i}");
+        }
+    }
+
+    #[test]
+    fn simple_access_agrees_with_general_parser() {
+        let lines = [
+            "read 1 f 3", "read 1 f 3 4", "write t file.x 0 1", "load t heap 12345678901", "store a b 1 2",
+            "read 1 f 3 ", "read 1 f 3  4", "read 1 f 3 0", "read 1 f x", "read 1 f 3 4 5", "read 1  f 3",
+            "read 1 f 3 #c", "read\t1 f 3", "reads 1 f 3", "read 1 f 99999999999999999999", "read 1 f -1",
+            "store é ü 5 6", "read 1 f 18446744073709551615 1", "read 1 f 1844674407370955161 1",
+        ];
+        for l in lines {
+            let general = match parse_line(l) {
+                Ok(Some((_, Stmt::Access(a)))) => Some(a),
+                _ => None,
+            };
+            if let Some(a) = parse_access_simple(l) {
+                assert_eq!(Some(a), general, "{l}");
+            }
+        }
+        assert!(parse_access_simple("read 1 f 3 4").is_some());
+        assert!(parse_access_simple("store t heap 7").is_some());
+    }
+
+    #[test]
+    fn statements() {
+        let (_, s) = parse_line("read 1 f 3").unwrap().unwrap();
+        assert!(matches!(s, Stmt::Access(Access { kind: AccessKind::Read, page: 3, count: 1, .. })));
+        let (_, s) = parse_line("file a/b size=5000").unwrap().unwrap();
+        assert!(matches!(s, Stmt::File { pages: 2, readahead_pages: 32, .. }));
+        let (_, s) = parse_line("memcg a max=max low=1M").unwrap().unwrap();
+        match s {
+            Stmt::Memcg { limits, .. } => {
+                assert_eq!(limits.max, Some(u64::MAX));
+                assert_eq!(limits.low, Some(1 << 20));
+                assert_eq!(limits.high, None);
+            }
+            _ => panic!(),
+        }
+        assert!(parse_line("  # nothing").unwrap().is_none());
+        let e = parse_line("read 1 f").unwrap_err();
+        assert_eq!(e.off, 9);
+        assert!(e.msg.contains("missing PAGE"));
+    }
+}

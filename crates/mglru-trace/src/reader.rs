@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The streaming trace reader.
+
+use crate::binary::{BinState, BINARY_MAGIC};
+use crate::decompress::{decompress, peek, Counting, Input};
+use crate::error::{Pos, TraceError, TraceErrorKind};
+use crate::parse::{parse_access, parse_access_simple, parse_line, PErr};
+use crate::resolve::Resolver;
+use crate::Op;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+pub use crate::decompress::Compression;
+
+/// Longest accepted line (and text record of a binary trace), in bytes.
+pub(crate) const MAX_LINE: usize = 64 << 10;
+
+/// Size of the buffer between decompression and parsing.
+const BUF_SIZE: usize = 256 << 10;
+
+/// A position in a trace, for messages: `FILE:LINE` for a text trace,
+/// `FILE:record N` for a binary one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Location<'a> {
+    /// The name of the input.
+    pub file: &'a str,
+    /// The 1-based line (text) or record (binary) of the last statement
+    /// returned; 0 before the first.
+    pub line: u64,
+    /// True for a binary trace.
+    pub binary: bool,
+}
+
+impl fmt::Display for Location<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.binary {
+            write!(f, "{}:record {}", self.file, self.line)
+        } else {
+            write!(f, "{}:{}", self.file, self.line)
+        }
+    }
+}
+
+/// Reads a trace (text or binary, optionally gzip- or zstd-compressed) and
+/// streams resolved [`Op`]s.
+///
+/// The reader keeps only a fixed-size input buffer, one line and the name
+/// tables in memory, so traces of any length can be replayed. Accesses
+/// (`read`, `write`, `load`, `store`) are parsed without allocating.
+///
+/// After an error the reader is done: further calls to
+/// [`next_op`](TraceReader::next_op) return the same error again.
+///
+/// The name tables map the ids in ops back to the names in the trace
+/// (e.g. [`task_name`](TraceReader::task_name)); they grow as definitions
+/// are read, so an id is known once the op defining it has been returned.
+pub struct TraceReader {
+    pub(crate) name: String,
+    pub(crate) input: BufReader<Input>,
+    pub(crate) compression: Compression,
+    pub(crate) binary: bool,
+    /// Text: the current line number. Binary: the current record number.
+    pub(crate) line: u64,
+    pub(crate) buf: Vec<u8>,
+    pub(crate) res: Resolver,
+    count: Arc<AtomicU64>,
+    total: Option<u64>,
+    failed: Option<TraceError>,
+    pub(crate) bin: BinState,
+}
+
+/// 1-based column (in characters) of byte offset `off` in `line`; offsets
+/// past the end count as spaces.
+pub(crate) fn column(line: &str, off: usize) -> u64 {
+    if off > line.len() {
+        return line.chars().count() as u64 + 1 + (off - line.len()) as u64;
+    }
+    match line.get(..off) {
+        Some(p) => p.chars().count() as u64 + 1,
+        None => off as u64 + 1,
+    }
+}
+
+impl TraceReader {
+    /// Opens a trace file. Compression (gzip: magic `1f 8b`, zstd: magic
+    /// `28 b5 2f fd`) and the binary form (magic `MGLRUTB1`, also inside
+    /// gzip/zstd) are detected from the content, not the file name.
+    pub fn open(path: &Path) -> Result<TraceReader, TraceError> {
+        let name = path.display().to_string();
+        let f = File::open(path).map_err(|e| {
+            TraceError::new(&name, Pos::None, TraceErrorKind::Io, format!("cannot open: {e}"))
+        })?;
+        let total = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+        TraceReader::build(name, Box::new(f), total)
+    }
+
+    /// Reads a trace from any reader (e.g. standard input), detecting
+    /// compression and the binary form like [`open`](TraceReader::open).
+    /// `name` is used in error messages. The reader must be `Send` so that
+    /// a `TraceReader` can be moved to another thread.
+    pub fn from_reader(name: &str, r: Box<dyn Read + Send>) -> Result<TraceReader, TraceError> {
+        TraceReader::build(name.to_string(), r, None)
+    }
+
+    /// A reader over an uncompressed text trace held in a string (for tests
+    /// and small generated traces). No format detection is done.
+    pub fn from_str(name: &str, text: &str) -> TraceReader {
+        let count = Arc::new(AtomicU64::new(0));
+        let raw: Input = Box::new(Counting {
+            inner: Box::new(Cursor::new(text.as_bytes().to_vec())),
+            count: count.clone(),
+        });
+        TraceReader::with_input(
+            name.to_string(),
+            raw,
+            Compression::None,
+            false,
+            count,
+            Some(text.len() as u64),
+        )
+    }
+
+    fn with_input(
+        name: String,
+        input: Input,
+        compression: Compression,
+        binary: bool,
+        count: Arc<AtomicU64>,
+        total: Option<u64>,
+    ) -> TraceReader {
+        let mut res = Resolver::new("line");
+        let mut bin = BinState::default();
+        if binary {
+            res.set_unit("record");
+            bin.offset = BINARY_MAGIC.len() as u64;
+        }
+        TraceReader {
+            name,
+            input: BufReader::with_capacity(BUF_SIZE, input),
+            compression,
+            binary,
+            line: 0,
+            buf: Vec::with_capacity(256),
+            res,
+            count,
+            total,
+            failed: None,
+            bin,
+        }
+    }
+
+    fn build(name: String, raw: Input, total: Option<u64>) -> Result<TraceReader, TraceError> {
+        let count = Arc::new(AtomicU64::new(0));
+        let counted: Input = Box::new(Counting {
+            inner: raw,
+            count: count.clone(),
+        });
+        let (compression, dec) = decompress(counted).map_err(|e| {
+            TraceError::new(&name, Pos::None, TraceErrorKind::Io, format!("cannot read: {e}"))
+        })?;
+        let (head, mut again) = peek(dec, BINARY_MAGIC.len()).map_err(|e| {
+            let (kind, msg) = read_error_text(compression, &e);
+            TraceError::new(&name, Pos::None, kind, msg)
+        })?;
+        let binary = head == BINARY_MAGIC;
+        if binary {
+            // The magic comes back from the in-memory head; drop it.
+            let mut skip = [0u8; 8];
+            again.read_exact(&mut skip).map_err(|e| {
+                TraceError::new(&name, Pos::None, TraceErrorKind::Io, format!("cannot read: {e}"))
+            })?;
+        }
+        Ok(TraceReader::with_input(
+            name,
+            again,
+            compression,
+            binary,
+            count,
+            total,
+        ))
+    }
+
+    /// Returns the next operation, `Ok(None)` at the end of the trace.
+    #[inline]
+    pub fn next_op(&mut self) -> Result<Option<Op>, TraceError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        let r = if self.binary {
+            self.next_binary()
+        } else {
+            self.next_text()
+        };
+        if let Err(e) = &r {
+            self.failed = Some(e.clone());
+        }
+        r
+    }
+
+    #[inline]
+    fn next_text(&mut self) -> Result<Option<Op>, TraceError> {
+        loop {
+            let avail = match self.input.fill_buf() {
+                Ok(b) => b,
+                Err(e) => {
+                    return Err(self.read_error(&e, Pos::Text { line: self.line + 1, col: 1 }))
+                }
+            };
+            if avail.is_empty() {
+                return Ok(None);
+            }
+            // Fast path: the whole line is in the buffer; parse it in place.
+            if let Some((len, non_ascii)) = find_newline(avail) {
+                self.line += 1;
+                if len > MAX_LINE {
+                    return Err(self.long_line_error());
+                }
+                let r = process_line(&mut self.res, &self.name, self.line, &avail[..len], non_ascii);
+                self.input.consume(len + 1);
+                match r {
+                    Ok(None) => continue,
+                    other => return other,
+                }
+            }
+            // Slow path: the line continues past the buffer (or is the last
+            // line and has no newline): collect it in `buf`.
+            self.buf.clear();
+            if let Err(e) = (&mut self.input)
+                .take(MAX_LINE as u64 + 1)
+                .read_until(b'\n', &mut self.buf)
+            {
+                return Err(self.read_error(&e, Pos::Text { line: self.line + 1, col: 1 }));
+            }
+            self.line += 1;
+            let mut end = self.buf.len();
+            if self.buf.last() == Some(&b'\n') {
+                end -= 1;
+            } else if end > MAX_LINE {
+                return Err(self.long_line_error());
+            }
+            let non_ascii = !self.buf[..end].is_ascii();
+            match process_line(&mut self.res, &self.name, self.line, &self.buf[..end], non_ascii) {
+                Ok(None) => continue,
+                other => return other,
+            }
+        }
+    }
+
+    #[cold]
+    fn long_line_error(&self) -> TraceError {
+        self.error(
+            Pos::Text { line: self.line, col: 1 },
+            TraceErrorKind::Invalid,
+            format!("line is longer than {MAX_LINE} bytes (is this really a trace file?)"),
+        )
+    }
+
+    pub(crate) fn error(&self, pos: Pos, kind: TraceErrorKind, msg: String) -> TraceError {
+        TraceError::new(&self.name, pos, kind, msg)
+    }
+
+    pub(crate) fn read_error(&self, e: &io::Error, pos: Pos) -> TraceError {
+        let (kind, msg) = read_error_text(self.compression, e);
+        self.error(pos, kind, msg)
+    }
+
+    /// The input name used in messages (the path for [`open`](Self::open)).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The 1-based number of the line (text) or record (binary) of the
+    /// last statement read; 0 before the first.
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
+    /// The current position, displayed as `FILE:LINE` (text) or
+    /// `FILE:record N` (binary).
+    pub fn location(&self) -> Location<'_> {
+        Location {
+            file: &self.name,
+            line: self.line,
+            binary: self.binary,
+        }
+    }
+
+    /// Bytes consumed so far from the underlying input (compressed bytes
+    /// for a compressed file). Input is read ahead in blocks, so this runs
+    /// ahead of the parser by up to a few hundred KiB.
+    pub fn bytes_read(&self) -> u64 {
+        self.count.load(Ordering::Relaxed)
+    }
+
+    /// The size of the input in bytes when known (a regular file opened
+    /// with [`open`](Self::open), or [`from_str`](Self::from_str)), for
+    /// progress as `bytes_read() / total_bytes()`.
+    pub fn total_bytes(&self) -> Option<u64> {
+        self.total
+    }
+
+    /// The detected compression.
+    pub fn compression(&self) -> Compression {
+        self.compression
+    }
+
+    /// True if the input is the binary form.
+    pub fn is_binary(&self) -> bool {
+        self.binary
+    }
+
+    /// The name of memcg `id` (`"root"` for 0); `"?"` for an unknown id.
+    pub fn memcg_name(&self, id: u16) -> &str {
+        self.res.memcg_name(id).unwrap_or("?")
+    }
+
+    /// The name (ID token) of task `id`; `"?"` for an unknown id.
+    pub fn task_name(&self, id: u32) -> &str {
+        self.res.task_name(id).unwrap_or("?")
+    }
+
+    /// The name of file `id`; `"?"` for an unknown id.
+    pub fn file_name(&self, id: u32) -> &str {
+        self.res.file_name(id).unwrap_or("?")
+    }
+
+    /// The (task name, region name) of region `id`; `("?", "?")` for an
+    /// unknown id.
+    pub fn region_name(&self, id: u32) -> (&str, &str) {
+        self.res.region_name(id).unwrap_or(("?", "?"))
+    }
+
+    /// Number of memcgs defined so far, root included.
+    pub fn memcg_count(&self) -> usize {
+        self.res.memcg_count()
+    }
+
+    /// Number of tasks defined so far (exited ones included).
+    pub fn task_count(&self) -> usize {
+        self.res.task_count()
+    }
+
+    /// Number of files defined so far.
+    pub fn file_count(&self) -> usize {
+        self.res.file_count()
+    }
+
+    /// Number of regions defined so far (over all tasks).
+    pub fn region_count(&self) -> usize {
+        self.res.region_count()
+    }
+
+    /// The id of the memcg called `name`, if defined (`root` is 0).
+    pub fn memcg_id(&self, name: &str) -> Option<u16> {
+        self.res.memcg_id(name)
+    }
+
+    /// The id of the task called `name`, if defined.
+    pub fn task_id(&self, name: &str) -> Option<u32> {
+        self.res.task_id(name)
+    }
+
+    /// The id of the file called `name`, if defined.
+    pub fn file_id(&self, name: &str) -> Option<u32> {
+        self.res.file_id(name)
+    }
+
+    /// The id of region `region` of task `task`, if defined.
+    pub fn region_id(&self, task: &str, region: &str) -> Option<u32> {
+        self.res.region_id(task, region)
+    }
+
+    /// The parent of memcg `id` (root is its own parent).
+    pub fn memcg_parent(&self, id: u16) -> Option<u16> {
+        self.res.memcg_parent(id)
+    }
+
+    /// The memcg of task `id`.
+    pub fn task_memcg(&self, id: u32) -> Option<u16> {
+        self.res.task_memcg(id)
+    }
+
+    /// The size of file `id` in pages.
+    pub fn file_pages(&self, id: u32) -> Option<u64> {
+        self.res.file_pages(id)
+    }
+
+    /// The task owning region `id`.
+    pub fn region_task(&self, id: u32) -> Option<u32> {
+        self.res.region_task(id)
+    }
+
+    /// The size of region `id` in pages.
+    pub fn region_pages(&self, id: u32) -> Option<u64> {
+        self.res.region_pages(id)
+    }
+
+    /// The file mapped by region `id` (`None` for an anonymous region or an
+    /// unknown id).
+    pub fn region_file(&self, id: u32) -> Option<u32> {
+        self.res.region_file(id)
+    }
+
+    /// Formats `op` as a trace statement using the current name tables
+    /// (e.g. for messages). Fed back at the same point of a trace it
+    /// resolves to the same op. Sizes are written in bytes, durations in
+    /// ns. (An `LruGenAge` with `swappiness: None` is written without its
+    /// optional arguments, i.e. with the default `force_scan`; likewise for
+    /// `LruGenEvict` and `nr_to_reclaim`: the text format cannot express
+    /// other combinations, and the reader never produces them.)
+    pub fn op_to_text(&self, op: &Op) -> String {
+        self.res.op_to_text(op)
+    }
+}
+
+/// Finds the first `\n` in `b`: its index and whether any byte before it
+/// is not ASCII. Scans 8 bytes at a time.
+#[inline(always)]
+fn find_newline(b: &[u8]) -> Option<(usize, bool)> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const NL: u64 = 0x0a0a_0a0a_0a0a_0a0a;
+    let mut hi: u64 = 0;
+    let mut i = 0;
+    while i + 8 <= b.len() {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&b[i..i + 8]);
+        let w = u64::from_le_bytes(a);
+        let x = w ^ NL;
+        let z = x.wrapping_sub(ONES) & !x & HIGH;
+        if z != 0 {
+            // The lowest flagged byte is exact (borrows only propagate
+            // upwards from a real zero byte).
+            let k = (z.trailing_zeros() / 8) as usize;
+            let below = if k == 0 { 0 } else { u64::MAX >> (64 - 8 * k) };
+            hi |= w & below;
+            return Some((i + k, hi & HIGH != 0));
+        }
+        hi |= w;
+        i += 8;
+    }
+    let mut h = (hi & HIGH) != 0;
+    while i < b.len() {
+        if b[i] == b'\n' {
+            return Some((i, h));
+        }
+        h |= b[i] >= 0x80;
+        i += 1;
+    }
+    None
+}
+
+/// Parses and resolves one line (without its newline). `Ok(None)` for a
+/// blank or comment line.
+#[inline(always)]
+fn process_line(
+    res: &mut Resolver,
+    name: &str,
+    lineno: u64,
+    bytes: &[u8],
+    non_ascii: bool,
+) -> Result<Option<Op>, TraceError> {
+    let line: &str = if non_ascii {
+        match std::str::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => return Err(utf8_error(name, lineno, bytes, e)),
+        }
+    } else {
+        // SAFETY: every byte is below 0x80 (checked by the caller), and a
+        // sequence of ASCII bytes is valid UTF-8.
+        unsafe { std::str::from_utf8_unchecked(bytes) }
+    };
+    if let Some(a) = parse_access_simple(line) {
+        return match res.resolve_access(a, lineno) {
+            Ok(op) => Ok(Some(op)),
+            Err(e) => Err(line_error(name, lineno, line, e)),
+        };
+    }
+    let r = match parse_access(line) {
+        Some(Ok(a)) => res.resolve_access(a, lineno),
+        Some(Err(e)) => Err(e),
+        None => match parse_line(line) {
+            Ok(None) => return Ok(None),
+            Ok(Some((kw, st))) => res.resolve(kw, st, lineno),
+            Err(e) => Err(e),
+        },
+    };
+    match r {
+        Ok(op) => Ok(Some(op)),
+        Err(e) => Err(line_error(name, lineno, line, e)),
+    }
+}
+
+#[cold]
+fn line_error(name: &str, lineno: u64, line: &str, e: PErr) -> TraceError {
+    let col = column(line, e.off);
+    TraceError::new(name, Pos::Text { line: lineno, col }, TraceErrorKind::Invalid, e.msg)
+}
+
+#[cold]
+fn utf8_error(name: &str, lineno: u64, bytes: &[u8], e: std::str::Utf8Error) -> TraceError {
+    let good = e.valid_up_to();
+    let prefix = std::str::from_utf8(&bytes[..good]).unwrap_or("");
+    let col = prefix.chars().count() as u64 + 1;
+    let hint = if lineno == 1 {
+        " (is this a compressed file in an unsupported format?)"
+    } else {
+        ""
+    };
+    let bad = bytes.get(good).copied().unwrap_or(0);
+    TraceError::new(
+        name,
+        Pos::Text { line: lineno, col },
+        TraceErrorKind::Invalid,
+        format!("invalid UTF-8 (byte 0x{bad:02x}): a trace must be UTF-8 text{hint}"),
+    )
+}
+
+/// Kind and message for an error while reading the (decompressed) input.
+fn read_error_text(c: Compression, e: &io::Error) -> (TraceErrorKind, String) {
+    match c {
+        Compression::None => (TraceErrorKind::Io, format!("read error: {e}")),
+        _ => (
+            TraceErrorKind::Corrupt,
+            format!(
+                "cannot decompress {} data (the file is truncated or corrupt): {e}",
+                c.name()
+            ),
+        ),
+    }
+}
+
+impl Iterator for TraceReader {
+    type Item = Result<Op, TraceError>;
+
+    /// Yields ops until the end of the trace; an error is yielded once and
+    /// ends the iteration.
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed.is_some() {
+            return None;
+        }
+        self.next_op().transpose()
+    }
+}
+
+impl fmt::Debug for TraceReader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TraceReader")
+            .field("name", &self.name)
+            .field("line", &self.line)
+            .field("binary", &self.binary)
+            .field("compression", &self.compression)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,888 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Semantics of statements: name tables, dense ids and the rules of the
+//! format (definition before use, ranges, exits, the setup section).
+
+use crate::hash::{hash_scoped, hash_str, same, Index};
+use crate::parse::{perr, Access, AccessKind, PErr, PResult, Stmt, Tok};
+use crate::{Op, Target, ROOT_MEMCG, SWAPPINESS_ANON_ONLY};
+use std::fmt::Write as _;
+
+/// Marks a region that is an anonymous mapping (no file).
+const NO_FILE: u32 = u32::MAX;
+
+struct MemcgEnt {
+    name: Box<str>,
+    parent: u16,
+    at: u64,
+}
+
+struct TaskEnt {
+    name: Box<str>,
+    memcg: u16,
+    at: u64,
+    /// Where the task exited, 0 while it is alive.
+    exited: u64,
+}
+
+struct FileEnt {
+    name: Box<str>,
+    pages: u64,
+    at: u64,
+}
+
+struct RegionEnt {
+    task: u32,
+    name: Box<str>,
+    pages: u64,
+    file: u32,
+}
+
+/// Name tables and the state needed to validate statements.
+pub(crate) struct Resolver {
+    /// "line" for text traces, "record" for binary ones (for messages).
+    unit: &'static str,
+    memcgs: Vec<MemcgEnt>,
+    memcg_idx: Index,
+    tasks: Vec<TaskEnt>,
+    task_idx: Index,
+    files: Vec<FileEnt>,
+    file_idx: Index,
+    regions: Vec<RegionEnt>,
+    /// Regions by (task, name).
+    region_idx: Index,
+    memory_at: u64,
+    swap_at: u64,
+    /// The first statement that is not memory/swap/sysctl: (where, keyword).
+    setup_end: Option<(u64, &'static str)>,
+    /// One-entry lookup caches (indices into the tables; may be stale or
+    /// out of range, they are always checked).
+    c_task: usize,
+    c_file: usize,
+    c_region: usize,
+}
+
+impl Resolver {
+    pub fn new(unit: &'static str) -> Resolver {
+        let mut r = Resolver {
+            unit,
+            memcgs: Vec::new(),
+            memcg_idx: Index::new(),
+            tasks: Vec::new(),
+            task_idx: Index::new(),
+            files: Vec::new(),
+            file_idx: Index::new(),
+            regions: Vec::new(),
+            region_idx: Index::new(),
+            memory_at: 0,
+            swap_at: 0,
+            setup_end: None,
+            c_task: usize::MAX,
+            c_file: usize::MAX,
+            c_region: usize::MAX,
+        };
+        r.memcgs.push(MemcgEnt {
+            name: ROOT_MEMCG.into(),
+            parent: 0,
+            at: 0,
+        });
+        r.memcg_idx.insert(hash_str(ROOT_MEMCG), 0);
+        r
+    }
+
+    pub fn set_unit(&mut self, unit: &'static str) {
+        self.unit = unit;
+    }
+
+    // ---- name tables -------------------------------------------------
+
+    pub fn memcg_count(&self) -> usize {
+        self.memcgs.len()
+    }
+    pub fn task_count(&self) -> usize {
+        self.tasks.len()
+    }
+    pub fn file_count(&self) -> usize {
+        self.files.len()
+    }
+    pub fn region_count(&self) -> usize {
+        self.regions.len()
+    }
+
+    pub fn memcg_name(&self, id: u16) -> Option<&str> {
+        self.memcgs.get(usize::from(id)).map(|m| &*m.name)
+    }
+    pub fn memcg_parent(&self, id: u16) -> Option<u16> {
+        self.memcgs.get(usize::from(id)).map(|m| m.parent)
+    }
+    pub fn task_name(&self, id: u32) -> Option<&str> {
+        self.tasks.get(id as usize).map(|t| &*t.name)
+    }
+    pub fn task_memcg(&self, id: u32) -> Option<u16> {
+        self.tasks.get(id as usize).map(|t| t.memcg)
+    }
+    pub fn file_name(&self, id: u32) -> Option<&str> {
+        self.files.get(id as usize).map(|f| &*f.name)
+    }
+    pub fn file_pages(&self, id: u32) -> Option<u64> {
+        self.files.get(id as usize).map(|f| f.pages)
+    }
+    pub fn region_name(&self, id: u32) -> Option<(&str, &str)> {
+        let r = self.regions.get(id as usize)?;
+        Some((&*self.tasks[r.task as usize].name, &*r.name))
+    }
+    pub fn region_task(&self, id: u32) -> Option<u32> {
+        self.regions.get(id as usize).map(|r| r.task)
+    }
+    pub fn region_pages(&self, id: u32) -> Option<u64> {
+        self.regions.get(id as usize).map(|r| r.pages)
+    }
+    pub fn region_file(&self, id: u32) -> Option<u32> {
+        let r = self.regions.get(id as usize)?;
+        (r.file != NO_FILE).then_some(r.file)
+    }
+    pub fn memcg_id(&self, name: &str) -> Option<u16> {
+        self.lookup_memcg(name)
+    }
+    pub fn task_id(&self, name: &str) -> Option<u32> {
+        self.lookup_task(name)
+    }
+    pub fn file_id(&self, name: &str) -> Option<u32> {
+        self.lookup_file(name)
+    }
+    pub fn region_id(&self, task: &str, region: &str) -> Option<u32> {
+        let t = self.lookup_task(task)?;
+        self.lookup_region(t, region)
+    }
+
+    #[inline]
+    fn lookup_memcg(&self, name: &str) -> Option<u16> {
+        self.memcg_idx
+            .find(hash_str(name), |id| same(&self.memcgs[id as usize].name, name))
+            .map(|id| id as u16)
+    }
+
+    #[inline]
+    fn lookup_task(&self, name: &str) -> Option<u32> {
+        self.task_idx
+            .find(hash_str(name), |id| same(&self.tasks[id as usize].name, name))
+    }
+
+    #[inline]
+    fn lookup_file(&self, name: &str) -> Option<u32> {
+        self.file_idx
+            .find(hash_str(name), |id| same(&self.files[id as usize].name, name))
+    }
+
+    #[inline]
+    fn lookup_region(&self, task: u32, name: &str) -> Option<u32> {
+        self.region_idx.find(hash_scoped(task, name), |id| {
+            let r = &self.regions[id as usize];
+            r.task == task && same(&r.name, name)
+        })
+    }
+
+    // ---- checks used by the binary decoder -----------------------------
+
+    /// Validates a binary access record; returns an error message.
+    pub fn check_access(
+        &mut self,
+        kind: AccessKind,
+        task: u64,
+        target: u64,
+        page: u64,
+        count: u64,
+        at: u64,
+    ) -> Result<(u32, u32), String> {
+        self.note_statement(at, kind_name(kind));
+        let t = usize::try_from(task)
+            .ok()
+            .and_then(|i| self.tasks.get(i))
+            .ok_or_else(|| format!("task id {task} is not defined"))?;
+        if t.exited != 0 {
+            return Err(format!(
+                "task `{}` exited at {} {} and cannot be used any more",
+                t.name, self.unit, t.exited
+            ));
+        }
+        if count == 0 {
+            return Err("COUNT is 0".to_string());
+        }
+        let end = page
+            .checked_add(count)
+            .ok_or_else(|| "PAGE+COUNT overflows".to_string())?;
+        let pages = if kind.is_region() {
+            let r = usize::try_from(target)
+                .ok()
+                .and_then(|i| self.regions.get(i))
+                .filter(|r| u64::from(r.task) == task)
+                .ok_or_else(|| format!("region id {target} is not a region of task `{}`", t.name))?;
+            r.pages
+        } else {
+            usize::try_from(target)
+                .ok()
+                .and_then(|i| self.files.get(i))
+                .ok_or_else(|| format!("file id {target} is not defined"))?
+                .pages
+        };
+        if end > pages {
+            return Err(format!(
+                "page out of range: target has {pages} pages, PAGE+COUNT = {end}"
+            ));
+        }
+        // Both ids index tables whose length is below u32::MAX.
+        Ok((task as u32, target as u32))
+    }
+
+    /// Records that a statement other than memory/swap/sysctl was seen.
+    #[inline]
+    pub fn note_statement(&mut self, at: u64, kw: &'static str) {
+        if self.setup_end.is_none() && !matches!(kw, "memory" | "swap" | "sysctl") {
+            self.setup_end = Some((at, kw));
+        }
+    }
+
+    // ---- lookups -------------------------------------------------------
+
+    #[cold]
+    fn undefined_task(&self, t: Tok<'_>) -> PErr {
+        PErr {
+            off: t.off,
+            msg: format!(
+                "undefined task `{}`: define it first with `task {} [memcg=NAME]`",
+                t.s, t.s
+            ),
+        }
+    }
+
+    /// A task that is defined and has not exited.
+    #[inline(always)]
+    fn live_task(&mut self, t: Tok<'_>) -> PResult<u32> {
+        let c = self.c_task;
+        let id = if c < self.tasks.len() && same(&self.tasks[c].name, t.s) {
+            c
+        } else {
+            match self.lookup_task(t.s) {
+                Some(id) => {
+                    self.c_task = id as usize;
+                    id as usize
+                }
+                None => return Err(self.undefined_task(t)),
+            }
+        };
+        let task = &self.tasks[id];
+        if task.exited != 0 {
+            return perr(
+                t.off,
+                format!(
+                    "task `{}` exited at {} {} and cannot be used any more; define a new task for further work",
+                    t.s, self.unit, task.exited
+                ),
+            );
+        }
+        Ok(id as u32)
+    }
+
+    #[inline]
+    fn find_file(&mut self, name: &str) -> Option<u32> {
+        let c = self.c_file;
+        if c < self.files.len() && same(&self.files[c].name, name) {
+            return Some(c as u32);
+        }
+        let id = self.lookup_file(name)?;
+        self.c_file = id as usize;
+        Some(id)
+    }
+
+    #[inline]
+    fn find_region(&mut self, task: u32, name: &str) -> Option<u32> {
+        let c = self.c_region;
+        if c < self.regions.len() && self.regions[c].task == task && same(&self.regions[c].name, name) {
+            return Some(c as u32);
+        }
+        let id = self.lookup_region(task, name)?;
+        self.c_region = id as usize;
+        Some(id)
+    }
+
+    #[inline(always)]
+    fn file(&mut self, task: Option<u32>, t: Tok<'_>) -> PResult<u32> {
+        if let Some(id) = self.find_file(t.s) {
+            return Ok(id);
+        }
+        Err(self.undefined_file(task, t))
+    }
+
+    #[cold]
+    fn undefined_file(&self, task: Option<u32>, t: Tok<'_>) -> PErr {
+        let mut hint = String::new();
+        if let Some(task) = task {
+            if self.lookup_region(task, t.s).is_some() {
+                hint = format!(
+                    " (`{}` is a region of task `{}`: use load/store to access it)",
+                    t.s, self.tasks[task as usize].name
+                );
+            }
+        }
+        PErr {
+            off: t.off,
+            msg: format!(
+                "undefined file `{}`: define it first with `file {} size=SIZE`{hint}",
+                t.s, t.s
+            ),
+        }
+    }
+
+    #[inline(always)]
+    fn region(&mut self, task: u32, t: Tok<'_>) -> PResult<u32> {
+        if let Some(id) = self.find_region(task, t.s) {
+            return Ok(id);
+        }
+        Err(self.undefined_region(task, t))
+    }
+
+    #[cold]
+    fn undefined_region(&self, task: u32, t: Tok<'_>) -> PErr {
+        let tn = &self.tasks[task as usize].name;
+        let hint = if self.lookup_file(t.s).is_some() {
+            format!(
+                " (`{}` is a file: use read/write for buffered I/O, or map it with `mmap {tn} {} file={}`)",
+                t.s, t.s, t.s
+            )
+        } else {
+            format!(
+                "; define it with `anon {tn} {} size=SIZE` or `mmap {tn} {} file=NAME`",
+                t.s, t.s
+            )
+        };
+        PErr {
+            off: t.off,
+            msg: format!("undefined region: task `{tn}` has no region `{}`{hint}", t.s),
+        }
+    }
+
+    fn memcg(&self, t: Tok<'_>) -> PResult<u16> {
+        match self.lookup_memcg(t.s) {
+            Some(id) => Ok(id),
+            None => perr(
+                t.off,
+                format!(
+                    "undefined memcg `{}`: define it first with `memcg {}` (the root memcg is `{ROOT_MEMCG}`)",
+                    t.s, t.s
+                ),
+            ),
+        }
+    }
+
+    // ---- statements ----------------------------------------------------
+
+    /// Resolves one parsed statement found at `at` (line or record).
+    pub fn resolve(&mut self, kw: Tok<'_>, st: Stmt<'_>, at: u64) -> PResult<Op> {
+        match st {
+            Stmt::Access(a) => self.resolve_access(a, at),
+            st => self.resolve_other(kw, st, at),
+        }
+    }
+
+    /// Resolves a page access found at `at`.
+    #[inline(always)]
+    pub fn resolve_access(&mut self, a: Access<'_>, at: u64) -> PResult<Op> {
+        let Access {
+            kind,
+            task,
+            target,
+            page,
+            count,
+            page_off,
+        } = a;
+        if self.setup_end.is_none() {
+            self.note_statement(at, kind_name(kind));
+        }
+        let tid = self.live_task(task)?;
+        // `page + count` cannot overflow: checked by the parser.
+        let end = page + count;
+        if kind.is_region() {
+            let rid = self.region(tid, target)?;
+            let pages = self.regions[rid as usize].pages;
+            if end > pages {
+                return Err(self.region_range_error(rid, page_off, end));
+            }
+            Ok(match kind {
+                AccessKind::Load => Op::Load { task: tid, region: rid, page, count },
+                _ => Op::Store { task: tid, region: rid, page, count },
+            })
+        } else {
+            let fid = self.file(Some(tid), target)?;
+            let pages = self.files[fid as usize].pages;
+            if end > pages {
+                return Err(self.file_range_error(fid, page_off, end));
+            }
+            Ok(match kind {
+                AccessKind::Read => Op::Read { task: tid, file: fid, page, count },
+                _ => Op::Write { task: tid, file: fid, page, count },
+            })
+        }
+    }
+
+    #[cold]
+    fn region_range_error(&self, rid: u32, page_off: usize, end: u64) -> PErr {
+        let r = &self.regions[rid as usize];
+        PErr {
+            off: page_off,
+            msg: format!(
+                "page out of range: region {} of task {} has {} pages, PAGE+COUNT = {end} (pages count from 0)",
+                r.name, self.tasks[r.task as usize].name, r.pages
+            ),
+        }
+    }
+
+    #[cold]
+    fn file_range_error(&self, fid: u32, page_off: usize, end: u64) -> PErr {
+        let f = &self.files[fid as usize];
+        PErr {
+            off: page_off,
+            msg: format!(
+                "page out of range: file {} has {} pages, PAGE+COUNT = {end} (pages count from 0)",
+                f.name, f.pages
+            ),
+        }
+    }
+
+    fn setup_stmt(&mut self, kw: Tok<'_>, at: u64, is_memory: bool) -> PResult<()> {
+        let what = if is_memory { "memory" } else { "swap" };
+        if let Some((end_at, end_kw)) = self.setup_end {
+            return perr(
+                kw.off,
+                format!(
+                    "{what} must be set before any statement other than memory, swap and sysctl (the first one is `{end_kw}` at {} {end_at}): move the {what} statement to the top of the trace",
+                    self.unit
+                ),
+            );
+        }
+        let prev = if is_memory { &mut self.memory_at } else { &mut self.swap_at };
+        if *prev != 0 {
+            return perr(
+                kw.off,
+                format!(
+                    "{what} is already set at {} {}; only one {what} statement is allowed",
+                    self.unit, *prev
+                ),
+            );
+        }
+        *prev = at;
+        Ok(())
+    }
+
+    fn resolve_other(&mut self, kw: Tok<'_>, st: Stmt<'_>, at: u64) -> PResult<Op> {
+        if self.setup_end.is_none() {
+            let kwname = crate::parse::KEYWORDS
+                .iter()
+                .copied()
+                .find(|k| *k == kw.s)
+                .unwrap_or("?");
+            self.note_statement(at, kwname);
+        }
+        match st {
+            Stmt::Memory { bytes } => {
+                self.setup_stmt(kw, at, true)?;
+                Ok(Op::Memory { bytes })
+            }
+            Stmt::Swap { bytes, sync_io } => {
+                self.setup_stmt(kw, at, false)?;
+                Ok(Op::Swap { bytes, sync_io })
+            }
+            Stmt::Sysctl { name, value } => Ok(Op::Sysctl { name, value }),
+            Stmt::Memcg {
+                name,
+                parent,
+                limits: l,
+            } => {
+                if name.s == ROOT_MEMCG {
+                    return perr(
+                        name.off,
+                        "the root memcg exists implicitly and has no limits; define a child memcg (e.g. `memcg top max=1G`) and put tasks in it".to_string(),
+                    );
+                }
+                let parent_id = match parent {
+                    Some(p) => Some(self.memcg(p).map_err(|mut e| {
+                        e.msg = format!("undefined parent memcg `{}`: define it before its children", p.s);
+                        e
+                    })?),
+                    None => None,
+                };
+                if let Some(id) = self.lookup_memcg(name.s) {
+                    let m = &self.memcgs[usize::from(id)];
+                    if let (Some(pid), Some(p)) = (parent_id, parent) {
+                        if pid != m.parent {
+                            return perr(
+                                p.off,
+                                format!(
+                                    "memcg `{}` was defined at {} {} with parent `{}`; the parent cannot change (leave out parent= to update limits)",
+                                    name.s,
+                                    self.unit,
+                                    m.at,
+                                    self.memcgs[usize::from(m.parent)].name
+                                ),
+                            );
+                        }
+                    }
+                    return Ok(Op::Memcg {
+                        id,
+                        parent: m.parent,
+                        new: false,
+                        max: l.max,
+                        high: l.high,
+                        low: l.low,
+                        min: l.min,
+                        swap_max: l.swap_max,
+                    });
+                }
+                if self.memcgs.len() > usize::from(u16::MAX) {
+                    return perr(
+                        name.off,
+                        format!("too many memcgs: at most {} can be defined besides root", u16::MAX),
+                    );
+                }
+                let id = self.memcgs.len() as u16;
+                let parent = parent_id.unwrap_or(0);
+                self.memcgs.push(MemcgEnt {
+                    name: name.s.into(),
+                    parent,
+                    at,
+                });
+                self.memcg_idx.insert(hash_str(name.s), u32::from(id));
+                Ok(Op::Memcg {
+                    id,
+                    parent,
+                    new: true,
+                    max: l.max,
+                    high: l.high,
+                    low: l.low,
+                    min: l.min,
+                    swap_max: l.swap_max,
+                })
+            }
+            Stmt::File {
+                name,
+                pages,
+                readahead_pages,
+            } => {
+                if let Some(id) = self.lookup_file(name.s) {
+                    return perr(
+                        name.off,
+                        format!(
+                            "file `{}` is already defined at {} {}; use a different name",
+                            name.s, self.unit, self.files[id as usize].at
+                        ),
+                    );
+                }
+                if self.files.len() >= u32::MAX as usize {
+                    return perr(name.off, "too many files".to_string());
+                }
+                let id = self.files.len() as u32;
+                self.files.push(FileEnt {
+                    name: name.s.into(),
+                    pages,
+                    at,
+                });
+                self.file_idx.insert(hash_str(name.s), id);
+                Ok(Op::File {
+                    id,
+                    pages,
+                    readahead_pages,
+                })
+            }
+            Stmt::Task { id, memcg } => {
+                let mid = match memcg {
+                    Some(m) => self.memcg(m)?,
+                    None => 0,
+                };
+                if let Some(old) = self.lookup_task(id.s) {
+                    let t = &self.tasks[old as usize];
+                    let msg = if t.exited != 0 {
+                        format!(
+                            "task `{}` exited at {} {}; task IDs cannot be reused: use a new ID",
+                            id.s, self.unit, t.exited
+                        )
+                    } else {
+                        format!(
+                            "duplicate task: `{}` is already defined at {} {}",
+                            id.s, self.unit, t.at
+                        )
+                    };
+                    return perr(id.off, msg);
+                }
+                if self.tasks.len() >= u32::MAX as usize {
+                    return perr(id.off, "too many tasks".to_string());
+                }
+                let tid = self.tasks.len() as u32;
+                self.tasks.push(TaskEnt {
+                    name: id.s.into(),
+                    memcg: mid,
+                    at,
+                    exited: 0,
+                });
+                self.task_idx.insert(hash_str(id.s), tid);
+                Ok(Op::Task { id: tid, memcg: mid })
+            }
+            Stmt::Anon { task, region, pages } => {
+                let tid = self.live_task(task)?;
+                let rid = self.new_region(tid, region, pages, NO_FILE)?;
+                Ok(Op::Anon {
+                    task: tid,
+                    region: rid,
+                    pages,
+                })
+            }
+            Stmt::Mmap { task, region, file } => {
+                let tid = self.live_task(task)?;
+                let fid = self.file(None, file)?;
+                let pages = self.files[fid as usize].pages;
+                let rid = self.new_region(tid, region, pages, fid)?;
+                Ok(Op::Mmap {
+                    task: tid,
+                    region: rid,
+                    file: fid,
+                })
+            }
+            Stmt::Access(a) => self.resolve_access(a, at),
+            Stmt::Advise {
+                task,
+                target,
+                advice,
+            } => {
+                let tid = self.live_task(task)?;
+                let target = if let Some(r) = self.find_region(tid, target.s) {
+                    Target::Region(r)
+                } else if let Some(f) = self.find_file(target.s) {
+                    Target::File(f)
+                } else {
+                    return perr(
+                        target.off,
+                        format!(
+                            "`{}` is neither a region of task `{}` nor a file: define it first",
+                            target.s, task.s
+                        ),
+                    );
+                };
+                Ok(Op::Advise {
+                    task: tid,
+                    target,
+                    advice,
+                })
+            }
+            Stmt::Reclaim { memcg, bytes } => Ok(Op::Reclaim {
+                memcg: self.memcg(memcg)?,
+                bytes,
+            }),
+            Stmt::Sleep { ns } => Ok(Op::Sleep { ns }),
+            Stmt::Exit { task } => {
+                let tid = self.live_task(task)?;
+                self.tasks[tid as usize].exited = at.max(1);
+                Ok(Op::Exit { task: tid })
+            }
+            Stmt::Dump => Ok(Op::Dump),
+            Stmt::LruGen {
+                evict,
+                memcg,
+                gen,
+                swappiness,
+                extra,
+            } => {
+                let memcg = self.memcg(memcg)?;
+                Ok(if evict {
+                    Op::LruGenEvict {
+                        memcg,
+                        min_gen: gen,
+                        swappiness,
+                        nr_to_reclaim: extra.unwrap_or(u64::MAX),
+                    }
+                } else {
+                    Op::LruGenAge {
+                        memcg,
+                        max_gen: gen,
+                        swappiness,
+                        force_scan: extra != Some(0),
+                    }
+                })
+            }
+        }
+    }
+
+    fn new_region(&mut self, tid: u32, region: Tok<'_>, pages: u64, file: u32) -> PResult<u32> {
+        let task = &self.tasks[tid as usize];
+        if self.lookup_region(tid, region.s).is_some() {
+            return perr(
+                region.off,
+                format!(
+                    "duplicate region: task `{}` already has a region `{}`; use a different name",
+                    task.name, region.s
+                ),
+            );
+        }
+        if self.regions.len() >= u32::MAX as usize {
+            return perr(region.off, "too many regions".to_string());
+        }
+        let rid = self.regions.len() as u32;
+        self.regions.push(RegionEnt {
+            task: tid,
+            name: region.s.into(),
+            pages,
+            file,
+        });
+        self.region_idx.insert(hash_scoped(tid, region.s), rid);
+        Ok(rid)
+    }
+
+    // ---- text form of an op --------------------------------------------
+
+    /// Writes `op` as a trace statement that resolves back to the same op
+    /// (given the same preceding statements).
+    pub fn op_to_text(&self, op: &Op) -> String {
+        let mut s = String::new();
+        let memcg = |id: u16| self.memcg_name(id).unwrap_or("?");
+        let task = |id: u32| self.task_name(id).unwrap_or("?");
+        let file = |id: u32| self.file_name(id).unwrap_or("?");
+        let region = |id: u32| self.region_name(id).map_or("?", |r| r.1);
+        let limit = |v: u64| {
+            if v == u64::MAX {
+                "max".to_string()
+            } else {
+                v.to_string()
+            }
+        };
+        let swp = |v: u32| {
+            if v == SWAPPINESS_ANON_ONLY {
+                "max".to_string()
+            } else {
+                v.to_string()
+            }
+        };
+        let _ = match op {
+            Op::Memory { bytes } => write!(s, "memory {bytes}"),
+            Op::Swap { bytes, sync_io } => {
+                write!(s, "swap {bytes} sync={}", if *sync_io { "y" } else { "n" })
+            }
+            Op::Sysctl { name, value } => write!(s, "sysctl {name}={value}"),
+            Op::Memcg {
+                id,
+                parent,
+                new,
+                max,
+                high,
+                low,
+                min,
+                swap_max,
+            } => {
+                let _ = write!(s, "memcg {}", memcg(*id));
+                if *new {
+                    let _ = write!(s, " parent={}", memcg(*parent));
+                }
+                for (k, v) in [
+                    ("max", max),
+                    ("high", high),
+                    ("low", low),
+                    ("min", min),
+                    ("swap.max", swap_max),
+                ] {
+                    if let Some(v) = v {
+                        let _ = write!(s, " {k}={}", limit(*v));
+                    }
+                }
+                Ok(())
+            }
+            Op::File {
+                id,
+                pages,
+                readahead_pages,
+            } => write!(
+                s,
+                "file {} size={} readahead={}",
+                file(*id),
+                pages_to_size(*pages),
+                pages_to_size(*readahead_pages)
+            ),
+            Op::Task { id, memcg: m } => write!(s, "task {} memcg={}", task(*id), memcg(*m)),
+            Op::Anon {
+                task: t,
+                region: r,
+                pages,
+            } => write!(s, "anon {} {} size={}", task(*t), region(*r), pages_to_size(*pages)),
+            Op::Mmap {
+                task: t,
+                region: r,
+                file: f,
+            } => write!(s, "mmap {} {} file={}", task(*t), region(*r), file(*f)),
+            Op::Read { task: t, file: f, page, count } => {
+                write!(s, "read {} {} {page} {count}", task(*t), file(*f))
+            }
+            Op::Write { task: t, file: f, page, count } => {
+                write!(s, "write {} {} {page} {count}", task(*t), file(*f))
+            }
+            Op::Load { task: t, region: r, page, count } => {
+                write!(s, "load {} {} {page} {count}", task(*t), region(*r))
+            }
+            Op::Store { task: t, region: r, page, count } => {
+                write!(s, "store {} {} {page} {count}", task(*t), region(*r))
+            }
+            Op::Advise {
+                task: t,
+                target,
+                advice,
+            } => {
+                let name = match target {
+                    Target::File(f) => file(*f),
+                    Target::Region(r) => region(*r),
+                };
+                write!(s, "advise {} {name} {advice}", task(*t))
+            }
+            Op::Reclaim { memcg: m, bytes } => write!(s, "reclaim {} {bytes}", memcg(*m)),
+            Op::Sleep { ns } => write!(s, "sleep {ns}ns"),
+            Op::Exit { task: t } => write!(s, "exit {}", task(*t)),
+            Op::Dump => write!(s, "dump"),
+            Op::LruGenAge {
+                memcg: m,
+                max_gen,
+                swappiness,
+                force_scan,
+            } => {
+                let _ = write!(s, "lru_gen + {} 0 {max_gen}", memcg(*m));
+                match swappiness {
+                    Some(v) => write!(s, " {} {}", swp(*v), u8::from(*force_scan)),
+                    None => Ok(()),
+                }
+            }
+            Op::LruGenEvict {
+                memcg: m,
+                min_gen,
+                swappiness,
+                nr_to_reclaim,
+            } => {
+                let _ = write!(s, "lru_gen - {} 0 {min_gen}", memcg(*m));
+                match swappiness {
+                    Some(v) => write!(s, " {} {nr_to_reclaim}", swp(*v)),
+                    None => Ok(()),
+                }
+            }
+        };
+        s
+    }
+}
+
+/// A page count as a size that parses back to the same count.
+fn pages_to_size(pages: u64) -> String {
+    match pages.checked_mul(crate::PAGE_SIZE) {
+        Some(b) => b.to_string(),
+        // Only 2^52 pages (a size close to u64::MAX bytes) gets here: any
+        // byte count in the last page rounds up to the same page count.
+        None => ((pages - 1) * crate::PAGE_SIZE + 1).to_string(),
+    }
+}
+
+pub(crate) fn kind_name(kind: AccessKind) -> &'static str {
+    match kind {
+        AccessKind::Read => "read",
+        AccessKind::Write => "write",
+        AccessKind::Load => "load",
+        AccessKind::Store => "store",
+    }
+}
