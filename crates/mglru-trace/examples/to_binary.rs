@@ -22,7 +22,10 @@ fn main() -> ExitCode {
     let mut out = match std::fs::File::create(&args[2]) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("{}: cannot create: {e}", std::path::Path::new(&args[2]).display());
+            eprintln!(
+                "{}: cannot create: {e}",
+                std::path::Path::new(&args[2]).display()
+            );
             return ExitCode::FAILURE;
         }
     };

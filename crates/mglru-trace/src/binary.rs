@@ -122,7 +122,12 @@ impl TraceReader {
         let b = match self.input.fill_buf() {
             Ok(b) => b,
             Err(e) => {
-                return Err(self.read_error(&e, Pos::Binary { offset: self.bin.offset }));
+                return Err(self.read_error(
+                    &e,
+                    Pos::Binary {
+                        offset: self.bin.offset,
+                    },
+                ));
             }
         };
         let Some(&v) = b.first() else {
@@ -244,7 +249,11 @@ impl TraceReader {
                 ));
             }
             let d = self.bin_varint("page delta")?;
-            (prev.task, prev.target, prev.end.wrapping_add(unzigzag(d) as u64))
+            (
+                prev.task,
+                prev.target,
+                prev.end.wrapping_add(unzigzag(d) as u64),
+            )
         } else {
             let task = self.bin_varint("task id")?;
             let target = self.bin_varint("target id")?;
@@ -255,7 +264,10 @@ impl TraceReader {
             0 => self.bin_varint("count")?,
             c => u64::from(c),
         };
-        let (t, g) = match self.res.check_access(kind, task, target, page, count, self.line) {
+        let (t, g) = match self
+            .res
+            .check_access(kind, task, target, page, count, self.line)
+        {
             Ok(ids) => ids,
             Err(m) => return Err(self.corrupt(start, format!("invalid access record: {m}"))),
         };
@@ -267,10 +279,30 @@ impl TraceReader {
             end: page + count,
         };
         Ok(match kind {
-            AccessKind::Read => Op::Read { task: t, file: g, page, count },
-            AccessKind::Write => Op::Write { task: t, file: g, page, count },
-            AccessKind::Load => Op::Load { task: t, region: g, page, count },
-            AccessKind::Store => Op::Store { task: t, region: g, page, count },
+            AccessKind::Read => Op::Read {
+                task: t,
+                file: g,
+                page,
+                count,
+            },
+            AccessKind::Write => Op::Write {
+                task: t,
+                file: g,
+                page,
+                count,
+            },
+            AccessKind::Load => Op::Load {
+                task: t,
+                region: g,
+                page,
+                count,
+            },
+            AccessKind::Store => Op::Store {
+                task: t,
+                region: g,
+                page,
+                count,
+            },
         })
     }
 
@@ -286,7 +318,10 @@ impl TraceReader {
         self.buf.resize(len as usize, 0);
         if let Err(e) = self.input.read_exact(&mut self.buf) {
             return Err(if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                self.corrupt(start, "truncated binary trace: input ends inside a text record".to_string())
+                self.corrupt(
+                    start,
+                    "truncated binary trace: input ends inside a text record".to_string(),
+                )
             } else {
                 self.read_error(&e, Pos::Binary { offset: start })
             });
@@ -391,10 +426,30 @@ pub fn write_binary(reader: &mut TraceReader, out: &mut dyn Write) -> Result<u64
     while let Some(op) = reader.next_op()? {
         enc.rec.clear();
         match op {
-            Op::Read { task, file, page, count } => enc.access(AccessKind::Read, task, file, page, count),
-            Op::Write { task, file, page, count } => enc.access(AccessKind::Write, task, file, page, count),
-            Op::Load { task, region, page, count } => enc.access(AccessKind::Load, task, region, page, count),
-            Op::Store { task, region, page, count } => enc.access(AccessKind::Store, task, region, page, count),
+            Op::Read {
+                task,
+                file,
+                page,
+                count,
+            } => enc.access(AccessKind::Read, task, file, page, count),
+            Op::Write {
+                task,
+                file,
+                page,
+                count,
+            } => enc.access(AccessKind::Write, task, file, page, count),
+            Op::Load {
+                task,
+                region,
+                page,
+                count,
+            } => enc.access(AccessKind::Load, task, region, page, count),
+            Op::Store {
+                task,
+                region,
+                page,
+                count,
+            } => enc.access(AccessKind::Store, task, region, page, count),
             Op::Sleep { ns } => {
                 enc.rec.push(TAG_SLEEP);
                 put_varint(&mut enc.rec, ns);
@@ -430,7 +485,10 @@ mod tests {
             assert_eq!(get_varint(&b[..b.len() - 1]), Ok(None));
         }
         assert_eq!(get_varint(&[0xff; 10]), Err(()));
-        assert_eq!(get_varint(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02]), Err(()));
+        assert_eq!(
+            get_varint(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02]),
+            Err(())
+        );
         for v in [0i64, 1, -1, 1000, -1000, i64::MAX, i64::MIN] {
             assert_eq!(unzigzag(zigzag(v)), v);
         }

@@ -6,6 +6,7 @@ use ruzstd::frame::ReadFrameHeaderError;
 use ruzstd::frame_decoder::{BlockDecodingStrategy, FrameDecoder, FrameDecoderError};
 use std::io::{self, BufRead, BufReader, Cursor, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
 use std::sync::Arc;
 
 /// A boxed input stream.
@@ -28,9 +29,9 @@ impl Read for Counting {
     }
 }
 
-/// Reads up to `n` bytes (fewer only at end of input), retrying short
-/// reads, and returns them with a reader that yields the whole stream
-/// again (or, with `keep == false`, the stream after those bytes).
+/// Reads up to `n` bytes (fewer only at the end of input), retrying short
+/// reads, and returns them together with a reader that yields the whole
+/// stream again, those bytes included.
 pub(crate) fn peek(mut r: Input, n: usize) -> io::Result<(Vec<u8>, Input)> {
     let mut head = vec![0u8; n];
     let mut got = 0;
@@ -87,11 +88,9 @@ impl<R: BufRead> ZstdReader<R> {
                 let mut probe: &[u8] = head;
                 if let Ok((frame, _)) = ruzstd::frame::read_frame_header(&mut probe) {
                     match frame.header.window_size() {
-                        Ok(w) if w > MAX_WINDOW => {
-                            return Err(zerr(format!(
-                                "frame window of {w} bytes is larger than the supported {MAX_WINDOW}"
-                            )))
-                        }
+                        Ok(w) if w > MAX_WINDOW => return Err(zerr(format!(
+                            "frame window of {w} bytes is larger than the supported {MAX_WINDOW}"
+                        ))),
                         Err(e) => return Err(zerr(e)),
                         Ok(_) => {}
                     }
@@ -194,18 +193,126 @@ impl Compression {
 }
 
 /// Detects compression from the first bytes of `raw` and returns the
-/// decompressed stream.
+/// decompressed stream. Decompression runs on a helper thread (see
+/// [`Pipelined`]) so that it overlaps with parsing and simulation.
 pub(crate) fn decompress(raw: Input) -> io::Result<(Compression, Input)> {
     let (head, again) = peek(raw, 4)?;
     let skippable = head.len() == 4
-        && (0x184D_2A50..=0x184D_2A5F).contains(&u32::from_le_bytes([head[0], head[1], head[2], head[3]]));
+        && (0x184D_2A50..=0x184D_2A5F)
+            .contains(&u32::from_le_bytes([head[0], head[1], head[2], head[3]]));
     if head.starts_with(&ZSTD_MAGIC) || skippable {
         let r = ZstdReader::new(BufReader::with_capacity(128 << 10, again));
-        Ok((Compression::Zstd, Box::new(r)))
+        Ok((Compression::Zstd, pipelined(Box::new(r))))
     } else if head.starts_with(&GZIP_MAGIC) {
         let r = flate2::read::MultiGzDecoder::new(again);
-        Ok((Compression::Gzip, Box::new(r)))
+        Ok((Compression::Gzip, pipelined(Box::new(r))))
     } else {
         Ok((Compression::None, again))
+    }
+}
+
+/// Size of the chunks handed from the decompression thread to the reader.
+const CHUNK: usize = 256 << 10;
+
+/// Chunks in flight between the threads (bounds memory to a few MiB).
+const IN_FLIGHT: usize = 4;
+
+/// The reading end of a decompression thread: `Read` over the chunks it
+/// sends. An empty chunk marks the end of the stream. Used buffers go back
+/// to the thread for reuse.
+pub(crate) struct Pipelined {
+    rx: Receiver<io::Result<Vec<u8>>>,
+    back: SyncSender<Vec<u8>>,
+    cur: Vec<u8>,
+    pos: usize,
+    done: bool,
+}
+
+/// Runs `r` on a helper thread that reads ahead. If the thread cannot be
+/// started, reading reports that as an error.
+fn pipelined(mut r: Input) -> Input {
+    let (tx, rx) = sync_channel::<io::Result<Vec<u8>>>(IN_FLIGHT);
+    let (back, back_rx) = sync_channel::<Vec<u8>>(IN_FLIGHT + 2);
+    let spawned = std::thread::Builder::new()
+        .name("trace-decompress".to_string())
+        .spawn(move || loop {
+            let mut buf = match back_rx.try_recv() {
+                Ok(b) => b,
+                Err(TryRecvError::Empty) | Err(TryRecvError::Disconnected) => Vec::new(),
+            };
+            buf.clear();
+            buf.resize(CHUNK, 0);
+            let mut n = 0;
+            while n < CHUNK {
+                match r.read(&mut buf[n..]) {
+                    Ok(0) => break,
+                    Ok(k) => n += k,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        buf.truncate(n);
+                        if n > 0 && tx.send(Ok(buf)).is_err() {
+                            return;
+                        }
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                }
+            }
+            buf.truncate(n);
+            let end = n == 0;
+            if tx.send(Ok(buf)).is_err() || end {
+                return;
+            }
+        });
+    let mut p = Pipelined {
+        rx,
+        back,
+        cur: Vec::new(),
+        pos: 0,
+        done: false,
+    };
+    if let Err(e) = spawned {
+        // `tx` was dropped with the closure: the first read reports this.
+        p.cur = Vec::new();
+        let msg = format!("cannot start the decompression thread: {e}");
+        let (etx, erx) = sync_channel(1);
+        let _ = etx.send(Err(io::Error::other(msg)));
+        p.rx = erx;
+    }
+    Box::new(p)
+}
+
+impl Read for Pipelined {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.pos == self.cur.len() {
+            if self.done || out.is_empty() {
+                return Ok(0);
+            }
+            match self.rx.recv() {
+                Ok(Ok(chunk)) => {
+                    if chunk.is_empty() {
+                        self.done = true;
+                        return Ok(0);
+                    }
+                    let old = std::mem::replace(&mut self.cur, chunk);
+                    let _ = self.back.try_send(old);
+                    self.pos = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(_) => {
+                    self.done = true;
+                    return Err(io::Error::other(
+                        "the decompression thread stopped unexpectedly",
+                    ));
+                }
+            }
+        }
+        let n = out.len().min(self.cur.len() - self.pos);
+        out[..n].copy_from_slice(&self.cur[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
     }
 }

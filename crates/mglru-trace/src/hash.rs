@@ -142,8 +142,23 @@ mod tests {
 
     #[test]
     fn equality() {
-        let words = ["", "a", "ab", "abc", "abcd", "abcde", "abcdefg", "abcdefgh", "abcdefghi",
-            "abcdefghijklmnop", "abcdefghijklmnopq", "abd", "abce", "abcdefgi", "xbcdefghijklmnop"];
+        let words = [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "abcde",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefghi",
+            "abcdefghijklmnop",
+            "abcdefghijklmnopq",
+            "abd",
+            "abce",
+            "abcdefgi",
+            "xbcdefghijklmnop",
+        ];
         for a in words {
             for b in words {
                 assert_eq!(same(a, b), a == b, "{a} {b}");
@@ -161,9 +176,15 @@ mod tests {
             idx.insert(hash_str(n), i as u32);
         }
         for (i, n) in names.iter().enumerate() {
-            assert_eq!(idx.find(hash_str(n), |id| names[id as usize] == *n), Some(i as u32));
+            assert_eq!(
+                idx.find(hash_str(n), |id| names[id as usize] == *n),
+                Some(i as u32)
+            );
         }
-        assert_eq!(idx.find(hash_str("nope"), |id| names[id as usize] == "nope"), None);
+        assert_eq!(
+            idx.find(hash_str("nope"), |id| names[id as usize] == "nope"),
+            None
+        );
         assert_ne!(hash_scoped(1, "x"), hash_scoped(2, "x"));
     }
 }

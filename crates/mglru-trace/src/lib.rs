@@ -183,7 +183,11 @@ pub enum Op {
     },
     /// `file NAME size=SIZE [readahead=SIZE]`: size rounded up to whole
     /// pages (at least 1), readahead rounded down (0 = readahead off).
-    File { id: u32, pages: u64, readahead_pages: u64 },
+    File {
+        id: u32,
+        pages: u64,
+        readahead_pages: u64,
+    },
     /// `task ID [memcg=NAME]`: a new task in memcg `memcg` (root if not
     /// given).
     Task { id: u32, memcg: u16 },
@@ -195,16 +199,40 @@ pub enum Op {
     Mmap { task: u32, region: u32, file: u32 },
     /// `read ID FILE PAGE [COUNT]`: buffered read of pages
     /// `page..page+count` of the file (`count >= 1`, in range).
-    Read { task: u32, file: u32, page: u64, count: u64 },
+    Read {
+        task: u32,
+        file: u32,
+        page: u64,
+        count: u64,
+    },
     /// `write ID FILE PAGE [COUNT]`: buffered write.
-    Write { task: u32, file: u32, page: u64, count: u64 },
+    Write {
+        task: u32,
+        file: u32,
+        page: u64,
+        count: u64,
+    },
     /// `load ID REGION PAGE [COUNT]`: CPU loads through the page table of
     /// pages `page..page+count` of the region (a region of `task`).
-    Load { task: u32, region: u32, page: u64, count: u64 },
+    Load {
+        task: u32,
+        region: u32,
+        page: u64,
+        count: u64,
+    },
     /// `store ID REGION PAGE [COUNT]`: CPU stores through the page table.
-    Store { task: u32, region: u32, page: u64, count: u64 },
+    Store {
+        task: u32,
+        region: u32,
+        page: u64,
+        count: u64,
+    },
     /// `advise ID X ADVICE`.
-    Advise { task: u32, target: Target, advice: Advice },
+    Advise {
+        task: u32,
+        target: Target,
+        advice: Advice,
+    },
     /// `reclaim MEMCG SIZE`: write `bytes` (> 0) to `memory.reclaim`.
     Reclaim { memcg: u16, bytes: u64 },
     /// `sleep DURATION`: advance simulated time by `ns` nanoseconds.
@@ -245,6 +273,9 @@ impl Op {
     /// True for the ops allowed in the setup section (`Memory`, `Swap`,
     /// `Sysctl`); the first other op ends the setup section.
     pub fn is_setup(&self) -> bool {
-        matches!(self, Op::Memory { .. } | Op::Swap { .. } | Op::Sysctl { .. })
+        matches!(
+            self,
+            Op::Memory { .. } | Op::Swap { .. } | Op::Sysctl { .. }
+        )
     }
 }

@@ -283,21 +283,65 @@ pub(crate) fn parse_access_simple(line: &str) -> Option<Access<'_>> {
 /// One parsed statement with unresolved names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Stmt<'a> {
-    Memory { bytes: u64 },
-    Swap { bytes: u64, sync_io: bool },
-    Sysctl { name: Sysctl, value: u64 },
-    Memcg { name: Tok<'a>, parent: Option<Tok<'a>>, limits: Limits },
-    File { name: Tok<'a>, pages: u64, readahead_pages: u64 },
-    Task { id: Tok<'a>, memcg: Option<Tok<'a>> },
-    Anon { task: Tok<'a>, region: Tok<'a>, pages: u64 },
-    Mmap { task: Tok<'a>, region: Tok<'a>, file: Tok<'a> },
+    Memory {
+        bytes: u64,
+    },
+    Swap {
+        bytes: u64,
+        sync_io: bool,
+    },
+    Sysctl {
+        name: Sysctl,
+        value: u64,
+    },
+    Memcg {
+        name: Tok<'a>,
+        parent: Option<Tok<'a>>,
+        limits: Limits,
+    },
+    File {
+        name: Tok<'a>,
+        pages: u64,
+        readahead_pages: u64,
+    },
+    Task {
+        id: Tok<'a>,
+        memcg: Option<Tok<'a>>,
+    },
+    Anon {
+        task: Tok<'a>,
+        region: Tok<'a>,
+        pages: u64,
+    },
+    Mmap {
+        task: Tok<'a>,
+        region: Tok<'a>,
+        file: Tok<'a>,
+    },
     Access(Access<'a>),
-    Advise { task: Tok<'a>, target: Tok<'a>, advice: Advice },
-    Reclaim { memcg: Tok<'a>, bytes: u64 },
-    Sleep { ns: u64 },
-    Exit { task: Tok<'a> },
+    Advise {
+        task: Tok<'a>,
+        target: Tok<'a>,
+        advice: Advice,
+    },
+    Reclaim {
+        memcg: Tok<'a>,
+        bytes: u64,
+    },
+    Sleep {
+        ns: u64,
+    },
+    Exit {
+        task: Tok<'a>,
+    },
     Dump,
-    LruGen { evict: bool, memcg: Tok<'a>, gen: u64, swappiness: Option<u32>, extra: Option<u64> },
+    LruGen {
+        evict: bool,
+        memcg: Tok<'a>,
+        gen: u64,
+        swappiness: Option<u32>,
+        extra: Option<u64>,
+    },
 }
 
 /// All statement keywords, in documentation order.
@@ -339,10 +383,7 @@ pub(crate) fn parse_line(line: &str) -> PResult<Option<(Tok<'_>, Stmt<'_>)>> {
     let Some(kw) = toks.next() else {
         return Ok(None);
     };
-    let mut p = P {
-        toks,
-        kw: kw.s,
-    };
+    let mut p = P { toks, kw: kw.s };
     let st = match kw.s {
         // Hot statements first.
         "read" => Stmt::Access(p.access(AccessKind::Read)?),
@@ -466,11 +507,7 @@ impl<'a> P<'a> {
             None => Ok(()),
             Some(t) => perr(
                 t.off,
-                format!(
-                    "unexpected extra token `{}`; usage: {}",
-                    t.s,
-                    self.usage()
-                ),
+                format!("unexpected extra token `{}`; usage: {}", t.s, self.usage()),
             ),
         }
     }
@@ -487,11 +524,7 @@ impl<'a> P<'a> {
             let Some(eq) = t.s.find('=') else {
                 return perr(
                     t.off,
-                    format!(
-                        "unexpected extra token `{}`; usage: {}",
-                        t.s,
-                        self.usage()
-                    ),
+                    format!("unexpected extra token `{}`; usage: {}", t.s, self.usage()),
                 );
             };
             let key = &t.s[..eq];
@@ -521,7 +554,10 @@ impl<'a> P<'a> {
                 off: t.off + eq + 1,
             };
             if v.s.is_empty() {
-                return perr(v.off, format!("missing value after `{key}=`; usage: {}", self.usage()));
+                return perr(
+                    v.off,
+                    format!("missing value after `{key}=`; usage: {}", self.usage()),
+                );
             }
             f(idx, v)?;
         }
@@ -558,7 +594,12 @@ impl<'a> P<'a> {
             sync_io = match v.s {
                 "y" => true,
                 "n" => false,
-                _ => return perr(v.off, format!("expected sync=y or sync=n, found sync={}", v.s)),
+                _ => {
+                    return perr(
+                        v.off,
+                        format!("expected sync=y or sync=n, found sync={}", v.s),
+                    )
+                }
             };
             Ok(())
         })?;
@@ -576,7 +617,10 @@ impl<'a> P<'a> {
             };
             return perr(
                 t.off,
-                format!("expected NAME=VALUE, found `{}`{hint}; usage: sysctl NAME=VALUE", t.s),
+                format!(
+                    "expected NAME=VALUE, found `{}`{hint}; usage: sysctl NAME=VALUE",
+                    t.s
+                ),
             );
         };
         let (name, value) = (&t.s[..eq], &t.s[eq + 1..]);
@@ -605,30 +649,33 @@ impl<'a> P<'a> {
         check_name(name, "memcg name", false)?;
         let mut parent = None;
         let mut l = Limits::default();
-        self.options(&["parent", "max", "high", "low", "min", "swap.max"], |i, v| {
-            if i == 0 {
-                parent = Some(v);
-                return Ok(());
-            }
-            let what = ["", "max", "high", "low", "min", "swap.max"][i];
-            let bytes = if v.s == "max" {
-                u64::MAX
-            } else {
-                parse_size(v.s).map_err(|m| PErr {
-                    off: v.off,
-                    msg: format!("bad value for {what}=: {m} (or `max` for no limit)"),
-                })?
-            };
-            let slot = match i {
-                1 => &mut l.max,
-                2 => &mut l.high,
-                3 => &mut l.low,
-                4 => &mut l.min,
-                _ => &mut l.swap_max,
-            };
-            *slot = Some(bytes);
-            Ok(())
-        })?;
+        self.options(
+            &["parent", "max", "high", "low", "min", "swap.max"],
+            |i, v| {
+                if i == 0 {
+                    parent = Some(v);
+                    return Ok(());
+                }
+                let what = ["", "max", "high", "low", "min", "swap.max"][i];
+                let bytes = if v.s == "max" {
+                    u64::MAX
+                } else {
+                    parse_size(v.s).map_err(|m| PErr {
+                        off: v.off,
+                        msg: format!("bad value for {what}=: {m} (or `max` for no limit)"),
+                    })?
+                };
+                let slot = match i {
+                    1 => &mut l.max,
+                    2 => &mut l.high,
+                    3 => &mut l.low,
+                    4 => &mut l.min,
+                    _ => &mut l.swap_max,
+                };
+                *slot = Some(bytes);
+                Ok(())
+            },
+        )?;
         Ok(Stmt::Memcg {
             name,
             parent,
@@ -656,7 +703,11 @@ impl<'a> P<'a> {
         let Some(pages) = size else {
             return perr(
                 self.toks.missing_off(),
-                format!("missing size= for file `{}`; usage: {}", name.s, self.usage()),
+                format!(
+                    "missing size= for file `{}`; usage: {}",
+                    name.s,
+                    self.usage()
+                ),
             );
         };
         Ok(Stmt::File {
@@ -693,7 +744,11 @@ impl<'a> P<'a> {
         let Some(pages) = pages else {
             return perr(
                 self.toks.missing_off(),
-                format!("missing size= for region `{}`; usage: {}", region.s, self.usage()),
+                format!(
+                    "missing size= for region `{}`; usage: {}",
+                    region.s,
+                    self.usage()
+                ),
             );
         };
         Ok(Stmt::Anon {
@@ -715,7 +770,11 @@ impl<'a> P<'a> {
         let Some(file) = file else {
             return perr(
                 self.toks.missing_off(),
-                format!("missing file= for region `{}`; usage: {}", region.s, self.usage()),
+                format!(
+                    "missing file= for region `{}`; usage: {}",
+                    region.s,
+                    self.usage()
+                ),
             );
         };
         Ok(Stmt::Mmap { task, region, file })
@@ -807,25 +866,20 @@ impl<'a> P<'a> {
         let evict = match op.s {
             "+" => false,
             "-" => true,
-            _ => {
-                return perr(
-                    op.off,
-                    format!(
-                        "expected `+` (aging) or `-` (eviction) after lru_gen, found `{}`; usage: {}",
-                        op.s,
-                        self.usage()
-                    ),
-                )
-            }
+            _ => return perr(
+                op.off,
+                format!(
+                    "expected `+` (aging) or `-` (eviction) after lru_gen, found `{}`; usage: {}",
+                    op.s,
+                    self.usage()
+                ),
+            ),
         };
         let memcg = self.arg("MEMCG")?;
         let nt = self.arg("NODE")?;
         let node = parse_u64(nt.s, "NODE").map_err(|msg| PErr { off: nt.off, msg })?;
         if node != 0 {
-            return perr(
-                nt.off,
-                format!("bad NODE `{}`: only node 0 exists", nt.s),
-            );
+            return perr(nt.off, format!("bad NODE `{}`: only node 0 exists", nt.s));
         }
         let gen_what = if evict { "MIN_GEN" } else { "MAX_GEN" };
         let gt = self.arg(gen_what)?;
@@ -836,11 +890,10 @@ impl<'a> P<'a> {
             swappiness = Some(if st.s == "max" {
                 crate::SWAPPINESS_ANON_ONLY
             } else {
-                parse_in_range(st.s, "SWAPPINESS", 0, 200)
-                    .map_err(|m| PErr {
-                        off: st.off,
-                        msg: format!("{m} (or `max` for anon only)"),
-                    })? as u32
+                parse_in_range(st.s, "SWAPPINESS", 0, 200).map_err(|m| PErr {
+                    off: st.off,
+                    msg: format!("{m} (or `max` for anon only)"),
+                })? as u32
             });
             if let Some(xt) = self.toks.next() {
                 extra = Some(if evict {
@@ -882,7 +935,10 @@ mod tests {
     fn tokenizer() {
         assert_eq!(toks(""), vec![]);
         assert_eq!(toks("   # x y"), vec![]);
-        assert_eq!(toks("read 1\tf  3 # c"), vec![("read", 0), ("1", 5), ("f", 7), ("3", 10)]);
+        assert_eq!(
+            toks("read 1\tf  3 # c"),
+            vec![("read", 0), ("1", 5), ("f", 7), ("3", 10)]
+        );
         assert_eq!(toks("dump#x"), vec![("dump", 0)]);
         assert_eq!(toks("a b\r"), vec![("a", 0), ("b", 2)]);
     }
@@ -902,10 +958,25 @@ mod tests {
     #[test]
     fn simple_access_agrees_with_general_parser() {
         let lines = [
-            "read 1 f 3", "read 1 f 3 4", "write t file.x 0 1", "load t heap 12345678901", "store a b 1 2",
-            "read 1 f 3 ", "read 1 f 3  4", "read 1 f 3 0", "read 1 f x", "read 1 f 3 4 5", "read 1  f 3",
-            "read 1 f 3 #c", "read\t1 f 3", "reads 1 f 3", "read 1 f 99999999999999999999", "read 1 f -1",
-            "store é ü 5 6", "read 1 f 18446744073709551615 1", "read 1 f 1844674407370955161 1",
+            "read 1 f 3",
+            "read 1 f 3 4",
+            "write t file.x 0 1",
+            "load t heap 12345678901",
+            "store a b 1 2",
+            "read 1 f 3 ",
+            "read 1 f 3  4",
+            "read 1 f 3 0",
+            "read 1 f x",
+            "read 1 f 3 4 5",
+            "read 1  f 3",
+            "read 1 f 3 #c",
+            "read\t1 f 3",
+            "reads 1 f 3",
+            "read 1 f 99999999999999999999",
+            "read 1 f -1",
+            "store é ü 5 6",
+            "read 1 f 18446744073709551615 1",
+            "read 1 f 1844674407370955161 1",
         ];
         for l in lines {
             let general = match parse_line(l) {
@@ -923,9 +994,24 @@ mod tests {
     #[test]
     fn statements() {
         let (_, s) = parse_line("read 1 f 3").unwrap().unwrap();
-        assert!(matches!(s, Stmt::Access(Access { kind: AccessKind::Read, page: 3, count: 1, .. })));
+        assert!(matches!(
+            s,
+            Stmt::Access(Access {
+                kind: AccessKind::Read,
+                page: 3,
+                count: 1,
+                ..
+            })
+        ));
         let (_, s) = parse_line("file a/b size=5000").unwrap().unwrap();
-        assert!(matches!(s, Stmt::File { pages: 2, readahead_pages: 32, .. }));
+        assert!(matches!(
+            s,
+            Stmt::File {
+                pages: 2,
+                readahead_pages: 32,
+                ..
+            }
+        ));
         let (_, s) = parse_line("memcg a max=max low=1M").unwrap().unwrap();
         match s {
             Stmt::Memcg { limits, .. } => {

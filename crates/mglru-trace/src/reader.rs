@@ -92,7 +92,12 @@ impl TraceReader {
     pub fn open(path: &Path) -> Result<TraceReader, TraceError> {
         let name = path.display().to_string();
         let f = File::open(path).map_err(|e| {
-            TraceError::new(&name, Pos::None, TraceErrorKind::Io, format!("cannot open: {e}"))
+            TraceError::new(
+                &name,
+                Pos::None,
+                TraceErrorKind::Io,
+                format!("cannot open: {e}"),
+            )
         })?;
         let total = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
         TraceReader::build(name, Box::new(f), total)
@@ -160,7 +165,12 @@ impl TraceReader {
             count: count.clone(),
         });
         let (compression, dec) = decompress(counted).map_err(|e| {
-            TraceError::new(&name, Pos::None, TraceErrorKind::Io, format!("cannot read: {e}"))
+            TraceError::new(
+                &name,
+                Pos::None,
+                TraceErrorKind::Io,
+                format!("cannot read: {e}"),
+            )
         })?;
         let (head, mut again) = peek(dec, BINARY_MAGIC.len()).map_err(|e| {
             let (kind, msg) = read_error_text(compression, &e);
@@ -171,7 +181,12 @@ impl TraceReader {
             // The magic comes back from the in-memory head; drop it.
             let mut skip = [0u8; 8];
             again.read_exact(&mut skip).map_err(|e| {
-                TraceError::new(&name, Pos::None, TraceErrorKind::Io, format!("cannot read: {e}"))
+                TraceError::new(
+                    &name,
+                    Pos::None,
+                    TraceErrorKind::Io,
+                    format!("cannot read: {e}"),
+                )
             })?;
         }
         Ok(TraceReader::with_input(
@@ -207,7 +222,13 @@ impl TraceReader {
             let avail = match self.input.fill_buf() {
                 Ok(b) => b,
                 Err(e) => {
-                    return Err(self.read_error(&e, Pos::Text { line: self.line + 1, col: 1 }))
+                    return Err(self.read_error(
+                        &e,
+                        Pos::Text {
+                            line: self.line + 1,
+                            col: 1,
+                        },
+                    ))
                 }
             };
             if avail.is_empty() {
@@ -219,7 +240,13 @@ impl TraceReader {
                 if len > MAX_LINE {
                     return Err(self.long_line_error());
                 }
-                let r = process_line(&mut self.res, &self.name, self.line, &avail[..len], non_ascii);
+                let r = process_line(
+                    &mut self.res,
+                    &self.name,
+                    self.line,
+                    &avail[..len],
+                    non_ascii,
+                );
                 self.input.consume(len + 1);
                 match r {
                     Ok(None) => continue,
@@ -233,7 +260,13 @@ impl TraceReader {
                 .take(MAX_LINE as u64 + 1)
                 .read_until(b'\n', &mut self.buf)
             {
-                return Err(self.read_error(&e, Pos::Text { line: self.line + 1, col: 1 }));
+                return Err(self.read_error(
+                    &e,
+                    Pos::Text {
+                        line: self.line + 1,
+                        col: 1,
+                    },
+                ));
             }
             self.line += 1;
             let mut end = self.buf.len();
@@ -243,7 +276,13 @@ impl TraceReader {
                 return Err(self.long_line_error());
             }
             let non_ascii = !self.buf[..end].is_ascii();
-            match process_line(&mut self.res, &self.name, self.line, &self.buf[..end], non_ascii) {
+            match process_line(
+                &mut self.res,
+                &self.name,
+                self.line,
+                &self.buf[..end],
+                non_ascii,
+            ) {
                 Ok(None) => continue,
                 other => return other,
             }
@@ -253,7 +292,10 @@ impl TraceReader {
     #[cold]
     fn long_line_error(&self) -> TraceError {
         self.error(
-            Pos::Text { line: self.line, col: 1 },
+            Pos::Text {
+                line: self.line,
+                col: 1,
+            },
             TraceErrorKind::Invalid,
             format!("line is longer than {MAX_LINE} bytes (is this really a trace file?)"),
         )
@@ -498,7 +540,12 @@ fn process_line(
 #[cold]
 fn line_error(name: &str, lineno: u64, line: &str, e: PErr) -> TraceError {
     let col = column(line, e.off);
-    TraceError::new(name, Pos::Text { line: lineno, col }, TraceErrorKind::Invalid, e.msg)
+    TraceError::new(
+        name,
+        Pos::Text { line: lineno, col },
+        TraceErrorKind::Invalid,
+        e.msg,
+    )
 }
 
 #[cold]

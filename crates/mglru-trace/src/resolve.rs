@@ -157,20 +157,24 @@ impl Resolver {
     #[inline]
     fn lookup_memcg(&self, name: &str) -> Option<u16> {
         self.memcg_idx
-            .find(hash_str(name), |id| same(&self.memcgs[id as usize].name, name))
+            .find(hash_str(name), |id| {
+                same(&self.memcgs[id as usize].name, name)
+            })
             .map(|id| id as u16)
     }
 
     #[inline]
     fn lookup_task(&self, name: &str) -> Option<u32> {
-        self.task_idx
-            .find(hash_str(name), |id| same(&self.tasks[id as usize].name, name))
+        self.task_idx.find(hash_str(name), |id| {
+            same(&self.tasks[id as usize].name, name)
+        })
     }
 
     #[inline]
     fn lookup_file(&self, name: &str) -> Option<u32> {
-        self.file_idx
-            .find(hash_str(name), |id| same(&self.files[id as usize].name, name))
+        self.file_idx.find(hash_str(name), |id| {
+            same(&self.files[id as usize].name, name)
+        })
     }
 
     #[inline]
@@ -215,7 +219,9 @@ impl Resolver {
                 .ok()
                 .and_then(|i| self.regions.get(i))
                 .filter(|r| u64::from(r.task) == task)
-                .ok_or_else(|| format!("region id {target} is not a region of task `{}`", t.name))?;
+                .ok_or_else(|| {
+                    format!("region id {target} is not a region of task `{}`", t.name)
+                })?;
             r.pages
         } else {
             usize::try_from(target)
@@ -296,7 +302,10 @@ impl Resolver {
     #[inline]
     fn find_region(&mut self, task: u32, name: &str) -> Option<u32> {
         let c = self.c_region;
-        if c < self.regions.len() && self.regions[c].task == task && same(&self.regions[c].name, name) {
+        if c < self.regions.len()
+            && self.regions[c].task == task
+            && same(&self.regions[c].name, name)
+        {
             return Some(c as u32);
         }
         let id = self.lookup_region(task, name)?;
@@ -356,7 +365,10 @@ impl Resolver {
         };
         PErr {
             off: t.off,
-            msg: format!("undefined region: task `{tn}` has no region `{}`{hint}", t.s),
+            msg: format!(
+                "undefined region: task `{tn}` has no region `{}`{hint}",
+                t.s
+            ),
         }
     }
 
@@ -407,8 +419,18 @@ impl Resolver {
                 return Err(self.region_range_error(rid, page_off, end));
             }
             Ok(match kind {
-                AccessKind::Load => Op::Load { task: tid, region: rid, page, count },
-                _ => Op::Store { task: tid, region: rid, page, count },
+                AccessKind::Load => Op::Load {
+                    task: tid,
+                    region: rid,
+                    page,
+                    count,
+                },
+                _ => Op::Store {
+                    task: tid,
+                    region: rid,
+                    page,
+                    count,
+                },
             })
         } else {
             let fid = self.file(Some(tid), target)?;
@@ -417,8 +439,18 @@ impl Resolver {
                 return Err(self.file_range_error(fid, page_off, end));
             }
             Ok(match kind {
-                AccessKind::Read => Op::Read { task: tid, file: fid, page, count },
-                _ => Op::Write { task: tid, file: fid, page, count },
+                AccessKind::Read => Op::Read {
+                    task: tid,
+                    file: fid,
+                    page,
+                    count,
+                },
+                _ => Op::Write {
+                    task: tid,
+                    file: fid,
+                    page,
+                    count,
+                },
             })
         }
     }
@@ -458,7 +490,11 @@ impl Resolver {
                 ),
             );
         }
-        let prev = if is_memory { &mut self.memory_at } else { &mut self.swap_at };
+        let prev = if is_memory {
+            &mut self.memory_at
+        } else {
+            &mut self.swap_at
+        };
         if *prev != 0 {
             return perr(
                 kw.off,
@@ -504,7 +540,10 @@ impl Resolver {
                 }
                 let parent_id = match parent {
                     Some(p) => Some(self.memcg(p).map_err(|mut e| {
-                        e.msg = format!("undefined parent memcg `{}`: define it before its children", p.s);
+                        e.msg = format!(
+                            "undefined parent memcg `{}`: define it before its children",
+                            p.s
+                        );
                         e
                     })?),
                     None => None,
@@ -539,7 +578,10 @@ impl Resolver {
                 if self.memcgs.len() > usize::from(u16::MAX) {
                     return perr(
                         name.off,
-                        format!("too many memcgs: at most {} can be defined besides root", u16::MAX),
+                        format!(
+                            "too many memcgs: at most {} can be defined besides root",
+                            u16::MAX
+                        ),
                     );
                 }
                 let id = self.memcgs.len() as u16;
@@ -622,9 +664,16 @@ impl Resolver {
                     exited: 0,
                 });
                 self.task_idx.insert(hash_str(id.s), tid);
-                Ok(Op::Task { id: tid, memcg: mid })
+                Ok(Op::Task {
+                    id: tid,
+                    memcg: mid,
+                })
             }
-            Stmt::Anon { task, region, pages } => {
+            Stmt::Anon {
+                task,
+                region,
+                pages,
+            } => {
                 let tid = self.live_task(task)?;
                 let rid = self.new_region(tid, region, pages, NO_FILE)?;
                 Ok(Op::Anon {
@@ -806,22 +855,48 @@ impl Resolver {
                 task: t,
                 region: r,
                 pages,
-            } => write!(s, "anon {} {} size={}", task(*t), region(*r), pages_to_size(*pages)),
+            } => write!(
+                s,
+                "anon {} {} size={}",
+                task(*t),
+                region(*r),
+                pages_to_size(*pages)
+            ),
             Op::Mmap {
                 task: t,
                 region: r,
                 file: f,
             } => write!(s, "mmap {} {} file={}", task(*t), region(*r), file(*f)),
-            Op::Read { task: t, file: f, page, count } => {
+            Op::Read {
+                task: t,
+                file: f,
+                page,
+                count,
+            } => {
                 write!(s, "read {} {} {page} {count}", task(*t), file(*f))
             }
-            Op::Write { task: t, file: f, page, count } => {
+            Op::Write {
+                task: t,
+                file: f,
+                page,
+                count,
+            } => {
                 write!(s, "write {} {} {page} {count}", task(*t), file(*f))
             }
-            Op::Load { task: t, region: r, page, count } => {
+            Op::Load {
+                task: t,
+                region: r,
+                page,
+                count,
+            } => {
                 write!(s, "load {} {} {page} {count}", task(*t), region(*r))
             }
-            Op::Store { task: t, region: r, page, count } => {
+            Op::Store {
+                task: t,
+                region: r,
+                page,
+                count,
+            } => {
                 write!(s, "store {} {} {page} {count}", task(*t), region(*r))
             }
             Op::Advise {

@@ -28,7 +28,10 @@ fn scan_digits(b: &[u8]) -> Digits {
         }
     } else {
         for &c in &b[..n] {
-            v = match v.checked_mul(10).and_then(|v| v.checked_add(u64::from(c - b'0'))) {
+            v = match v
+                .checked_mul(10)
+                .and_then(|v| v.checked_add(u64::from(c - b'0')))
+            {
                 Some(v) => v,
                 None => return Digits::Overflow,
             };
@@ -222,7 +225,9 @@ mod tests {
 
     #[test]
     fn bad_sizes() {
-        for s in ["", "K", "-1", "1.5G", "12Q", "1KB", "1 K", "0x10", "1GG", "+1"] {
+        for s in [
+            "", "K", "-1", "1.5G", "12Q", "1KB", "1 K", "0x10", "1GG", "+1",
+        ] {
             assert!(parse_size(s).is_err(), "{s}");
         }
         let e = parse_size("18446744073709551616").unwrap_err();
@@ -242,7 +247,10 @@ mod tests {
         assert_eq!(parse_duration_ns("1500us"), Ok(1_500_000));
         assert_eq!(parse_duration_ns("10ms"), Ok(10_000_000));
         assert_eq!(parse_duration_ns("2s"), Ok(2_000_000_000));
-        assert_eq!(parse_duration_ns("18446744073s"), Ok(18_446_744_073_000_000_000));
+        assert_eq!(
+            parse_duration_ns("18446744073s"),
+            Ok(18_446_744_073_000_000_000)
+        );
     }
 
     #[test]
@@ -252,8 +260,12 @@ mod tests {
         }
         assert!(parse_duration_ns("10").unwrap_err().contains("no unit"));
         assert!(parse_duration_ns("1.5s").unwrap_err().contains("1500ms"));
-        assert!(parse_duration_ns("18446744074s").unwrap_err().contains("too large"));
-        assert!(parse_duration_ns("99999999999999999999ns").unwrap_err().contains("too large"));
+        assert!(parse_duration_ns("18446744074s")
+            .unwrap_err()
+            .contains("too large"));
+        assert!(parse_duration_ns("99999999999999999999ns")
+            .unwrap_err()
+            .contains("too large"));
     }
 
     #[test]
@@ -261,9 +273,13 @@ mod tests {
         assert_eq!(parse_u64("0", "PAGE"), Ok(0));
         assert_eq!(parse_u64("123", "PAGE"), Ok(123));
         assert!(parse_u64("", "PAGE").is_err());
-        assert!(parse_u64("-1", "PAGE").unwrap_err().contains("non-negative"));
+        assert!(parse_u64("-1", "PAGE")
+            .unwrap_err()
+            .contains("non-negative"));
         assert!(parse_u64("1x", "PAGE").is_err());
-        assert!(parse_u64("99999999999999999999", "PAGE").unwrap_err().contains("too large"));
+        assert!(parse_u64("99999999999999999999", "PAGE")
+            .unwrap_err()
+            .contains("too large"));
         assert_eq!(parse_in_range("200", "SWAPPINESS", 0, 200), Ok(200));
         assert!(parse_in_range("201", "SWAPPINESS", 0, 200).is_err());
         assert!(parse_in_range("99999999999999999999", "X", 0, 200).is_err());

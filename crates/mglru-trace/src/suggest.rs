@@ -39,7 +39,13 @@ where
 {
     let norm = |x: &str| -> Vec<u8> {
         x.bytes()
-            .map(|c| if c == b'-' { b'_' } else { c.to_ascii_lowercase() })
+            .map(|c| {
+                if c == b'-' {
+                    b'_'
+                } else {
+                    c.to_ascii_lowercase()
+                }
+            })
             .collect()
     };
     let ns = norm(s);
@@ -80,6 +86,9 @@ mod tests {
         assert_eq!(closest("lru-gen", kws), Some("lru_gen"));
         assert_eq!(closest("Store", kws), Some("store"));
         assert_eq!(closest("xyzzy", kws), None);
-        assert_eq!(closest("vm.page_cluster", ["vm.page-cluster", "vm.swappiness"]), Some("vm.page-cluster"));
+        assert_eq!(
+            closest("vm.page_cluster", ["vm.page-cluster", "vm.swappiness"]),
+            Some("vm.page-cluster")
+        );
     }
 }

@@ -126,7 +126,10 @@ fn parse_lru_gen_enabled(value: &str) -> Result<u64, String> {
         "n" | "N" => return Ok(0),
         _ => {}
     }
-    let v = if let Some(hex) = value.strip_prefix("0x").or_else(|| value.strip_prefix("0X")) {
+    let v = if let Some(hex) = value
+        .strip_prefix("0x")
+        .or_else(|| value.strip_prefix("0X"))
+    {
         if hex.is_empty() || hex.len() > 16 {
             return Err(bad());
         }
@@ -186,15 +189,30 @@ mod tests {
 
     #[test]
     fn valid() {
-        assert_eq!(parse_sysctl("vm.swappiness", "0"), Ok((Sysctl::Swappiness, 0)));
-        assert_eq!(parse_sysctl("vm.swappiness", "200"), Ok((Sysctl::Swappiness, 200)));
-        assert_eq!(parse_sysctl("vm.page-cluster", "10"), Ok((Sysctl::PageCluster, 10)));
-        assert_eq!(parse_sysctl("vm.min_free_kbytes", "128"), Ok((Sysctl::MinFreeKbytes, 128)));
+        assert_eq!(
+            parse_sysctl("vm.swappiness", "0"),
+            Ok((Sysctl::Swappiness, 0))
+        );
+        assert_eq!(
+            parse_sysctl("vm.swappiness", "200"),
+            Ok((Sysctl::Swappiness, 200))
+        );
+        assert_eq!(
+            parse_sysctl("vm.page-cluster", "10"),
+            Ok((Sysctl::PageCluster, 10))
+        );
+        assert_eq!(
+            parse_sysctl("vm.min_free_kbytes", "128"),
+            Ok((Sysctl::MinFreeKbytes, 128))
+        );
         assert_eq!(
             parse_sysctl("vm.watermark_scale_factor", "3000"),
             Ok((Sysctl::WatermarkScaleFactor, 3000))
         );
-        assert_eq!(parse_sysctl("vm.dirty_ratio", "100"), Ok((Sysctl::DirtyRatio, 100)));
+        assert_eq!(
+            parse_sysctl("vm.dirty_ratio", "100"),
+            Ok((Sysctl::DirtyRatio, 100))
+        );
         assert_eq!(
             parse_sysctl("vm.dirty_background_ratio", "0"),
             Ok((Sysctl::DirtyBackgroundRatio, 0))
@@ -207,12 +225,30 @@ mod tests {
             parse_sysctl("vm.dirty_writeback_centisecs", "500"),
             Ok((Sysctl::DirtyWritebackCentisecs, 500))
         );
-        assert_eq!(parse_sysctl("lru_gen.enabled", "y"), Ok((Sysctl::LruGenEnabled, 7)));
-        assert_eq!(parse_sysctl("lru_gen.enabled", "n"), Ok((Sysctl::LruGenEnabled, 0)));
-        assert_eq!(parse_sysctl("lru_gen.enabled", "0x0007"), Ok((Sysctl::LruGenEnabled, 7)));
-        assert_eq!(parse_sysctl("lru_gen.enabled", "0x3"), Ok((Sysctl::LruGenEnabled, 3)));
-        assert_eq!(parse_sysctl("lru_gen.enabled", "5"), Ok((Sysctl::LruGenEnabled, 5)));
-        assert_eq!(parse_sysctl("lru_gen.min_ttl_ms", "1000"), Ok((Sysctl::LruGenMinTtlMs, 1000)));
+        assert_eq!(
+            parse_sysctl("lru_gen.enabled", "y"),
+            Ok((Sysctl::LruGenEnabled, 7))
+        );
+        assert_eq!(
+            parse_sysctl("lru_gen.enabled", "n"),
+            Ok((Sysctl::LruGenEnabled, 0))
+        );
+        assert_eq!(
+            parse_sysctl("lru_gen.enabled", "0x0007"),
+            Ok((Sysctl::LruGenEnabled, 7))
+        );
+        assert_eq!(
+            parse_sysctl("lru_gen.enabled", "0x3"),
+            Ok((Sysctl::LruGenEnabled, 3))
+        );
+        assert_eq!(
+            parse_sysctl("lru_gen.enabled", "5"),
+            Ok((Sysctl::LruGenEnabled, 5))
+        );
+        assert_eq!(
+            parse_sysctl("lru_gen.min_ttl_ms", "1000"),
+            Ok((Sysctl::LruGenMinTtlMs, 1000))
+        );
         for s in Sysctl::ALL {
             assert_eq!(Sysctl::from_name(s.name()), Some(s));
         }
@@ -248,6 +284,9 @@ mod tests {
         let e = parse_sysctl("vm.page_cluster", "3").unwrap_err();
         assert!(e.contains("did you mean `vm.page-cluster`"), "{e}");
         let e = parse_sysctl("vm.bogus", "3").unwrap_err();
-        assert!(e.contains("unknown sysctl") && e.contains("vm.swappiness"), "{e}");
+        assert!(
+            e.contains("unknown sysctl") && e.contains("vm.swappiness"),
+            "{e}"
+        );
     }
 }

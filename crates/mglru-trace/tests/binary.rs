@@ -31,7 +31,10 @@ fn round_trip_every_statement_kind() {
     assert_eq!(r.region_name(2), ("1", "shared"));
     assert_eq!(r.file_name(1), "/usr/lib/libc.so.6");
     assert_eq!(r.memcg_name(2), "work");
-    assert_eq!(r.location().to_string(), format!("t.bin:record {}", ops.len()));
+    assert_eq!(
+        r.location().to_string(),
+        format!("t.bin:record {}", ops.len())
+    );
 
     // binary -> binary is the identity.
     let mut r = TraceReader::from_reader("t.bin", Box::new(Cursor::new(bin.clone()))).unwrap();
@@ -65,7 +68,11 @@ fn compact_accesses() {
     text.push_str("load t heap 5 1000\n");
     let bin = to_binary(&text);
     // Sequential single-page reads of one file take 2 bytes each.
-    assert!(bin.len() < 2 * 10_000 + 5 * 10_000 + 200, "{} bytes", bin.len());
+    assert!(
+        bin.len() < 2 * 10_000 + 5 * 10_000 + 200,
+        "{} bytes",
+        bin.len()
+    );
     let mut want = TraceReader::from_str("x", &text);
     assert_eq!(read_bin(bin).unwrap(), collect(&mut want).unwrap());
 }
@@ -76,7 +83,10 @@ fn access_edge_values() {
                 read t f 4503599627370495\nread t f 0 4503599627370496\nwrite t f 4503599627370000 15\n\
                 write t f 4503599627370000 16\nload u a 15 1\nstore u a 0 16\nread t f 0\n";
     let mut want = TraceReader::from_str("x", text);
-    assert_eq!(read_bin(to_binary(text)).unwrap(), collect(&mut want).unwrap());
+    assert_eq!(
+        read_bin(to_binary(text)).unwrap(),
+        collect(&mut want).unwrap()
+    );
 }
 
 #[test]
@@ -87,7 +97,11 @@ fn truncated_binary() {
         assert_eq!(e.kind(), TraceErrorKind::Corrupt, "cut {cut}: {e}");
         let off = e.byte_offset().unwrap();
         assert!(off <= cut as u64, "{e}");
-        assert!(e.to_string().starts_with(&format!("t.bin: byte offset {off}: ")), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with(&format!("t.bin: byte offset {off}: ")),
+            "{e}"
+        );
     }
 }
 
@@ -114,7 +128,10 @@ fn corrupt_binary() {
     // A "same as previous" record with no previous access.
     let mut bad = BINARY_MAGIC.to_vec();
     bad.extend_from_slice(&[0x91, 0, 0x00, 1]);
-    assert!(read_bin(bad).unwrap_err().message().contains("previous access"));
+    assert!(read_bin(bad)
+        .unwrap_err()
+        .message()
+        .contains("previous access"));
     // A bad text record reports the statement.
     let mut bad = BINARY_MAGIC.to_vec();
     bad.extend_from_slice(&[0x01, 6]);
@@ -122,11 +139,18 @@ fn corrupt_binary() {
     bad.extend_from_slice(&[0x00, 1]);
     let e = read_bin(bad).unwrap_err();
     assert_eq!(e.kind(), TraceErrorKind::Invalid);
-    assert!(e.to_string().contains("byte offset 8: in statement `exit z` (column 6): undefined task `z`"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("byte offset 8: in statement `exit z` (column 6): undefined task `z`"),
+        "{e}"
+    );
     // Wrong record count in the end record.
     let mut bad = BINARY_MAGIC.to_vec();
     bad.extend_from_slice(&[0x02, 1, 0x00, 2]);
-    assert!(read_bin(bad).unwrap_err().message().contains("end record counts 2"));
+    assert!(read_bin(bad)
+        .unwrap_err()
+        .message()
+        .contains("end record counts 2"));
 }
 
 #[test]

@@ -141,7 +141,11 @@ fn zstd_corrupt() {
             detected += 1;
         }
     }
-    assert!(detected > (z.len() - 4) * 9 / 10, "{detected} of {}", z.len() - 4);
+    assert!(
+        detected > (z.len() - 4) * 9 / 10,
+        "{detected} of {}",
+        z.len() - 4
+    );
 }
 
 #[test]

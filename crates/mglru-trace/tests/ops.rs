@@ -37,8 +37,19 @@ fn every_statement_kind() {
     assert_eq!(r.file_id("data.db"), Some(0));
     assert_eq!(r.region_id("1", "shared"), Some(2));
     assert_eq!(r.region_id("db", "shared"), None);
-    assert_eq!((r.memcg_count(), r.task_count(), r.file_count(), r.region_count()), (3, 2, 2, 3));
-    assert_eq!(r.location().to_string(), format!("{}:39", data("all.trace").display()));
+    assert_eq!(
+        (
+            r.memcg_count(),
+            r.task_count(),
+            r.file_count(),
+            r.region_count()
+        ),
+        (3, 2, 2, 3)
+    );
+    assert_eq!(
+        r.location().to_string(),
+        format!("{}:39", data("all.trace").display())
+    );
     assert_eq!(r.bytes_read(), r.total_bytes().unwrap());
     // Fused after the end.
     assert_eq!(r.next_op().unwrap(), None);
@@ -63,11 +74,47 @@ fn defaults_and_rounding() {
         "file f size=1\nfile g size=4097 readahead=5000\nfile h size=4K readahead=0\ntask t\nanon t a size=1\nread t f 0\n",
     );
     let ops = collect(&mut r).unwrap();
-    assert_eq!(ops[0], Op::File { id: 0, pages: 1, readahead_pages: 32 });
-    assert_eq!(ops[1], Op::File { id: 1, pages: 2, readahead_pages: 1 });
-    assert_eq!(ops[2], Op::File { id: 2, pages: 1, readahead_pages: 0 });
-    assert_eq!(ops[4], Op::Anon { task: 0, region: 0, pages: 1 });
-    assert_eq!(ops[5], Op::Read { task: 0, file: 0, page: 0, count: 1 });
+    assert_eq!(
+        ops[0],
+        Op::File {
+            id: 0,
+            pages: 1,
+            readahead_pages: 32
+        }
+    );
+    assert_eq!(
+        ops[1],
+        Op::File {
+            id: 1,
+            pages: 2,
+            readahead_pages: 1
+        }
+    );
+    assert_eq!(
+        ops[2],
+        Op::File {
+            id: 2,
+            pages: 1,
+            readahead_pages: 0
+        }
+    );
+    assert_eq!(
+        ops[4],
+        Op::Anon {
+            task: 0,
+            region: 0,
+            pages: 1
+        }
+    );
+    assert_eq!(
+        ops[5],
+        Op::Read {
+            task: 0,
+            file: 0,
+            page: 0,
+            count: 1
+        }
+    );
 }
 
 #[test]
@@ -77,9 +124,30 @@ fn region_shadows_file_in_advise() {
         "file x size=1M\ntask t\nadvise t x dontneed\nanon t x size=1M\nadvise t x normal\ntask u\nadvise u x random\n",
     );
     let ops = collect(&mut r).unwrap();
-    assert_eq!(ops[2], Op::Advise { task: 0, target: Target::File(0), advice: Advice::DontNeed });
-    assert_eq!(ops[4], Op::Advise { task: 0, target: Target::Region(0), advice: Advice::Normal });
-    assert_eq!(ops[6], Op::Advise { task: 1, target: Target::File(0), advice: Advice::Random });
+    assert_eq!(
+        ops[2],
+        Op::Advise {
+            task: 0,
+            target: Target::File(0),
+            advice: Advice::DontNeed
+        }
+    );
+    assert_eq!(
+        ops[4],
+        Op::Advise {
+            task: 0,
+            target: Target::Region(0),
+            advice: Advice::Normal
+        }
+    );
+    assert_eq!(
+        ops[6],
+        Op::Advise {
+            task: 1,
+            target: Target::File(0),
+            advice: Advice::Random
+        }
+    );
 }
 
 #[test]
@@ -89,9 +157,45 @@ fn memcg_redefinition() {
         "memcg a\nmemcg b parent=a\nmemcg b parent=a high=1M\nmemcg b\nmemcg a low=max\n",
     );
     let ops = collect(&mut r).unwrap();
-    assert_eq!(ops[2], Op::Memcg { id: 2, parent: 1, new: false, max: None, high: Some(1 << 20), low: None, min: None, swap_max: None });
-    assert_eq!(ops[3], Op::Memcg { id: 2, parent: 1, new: false, max: None, high: None, low: None, min: None, swap_max: None });
-    assert_eq!(ops[4], Op::Memcg { id: 1, parent: 0, new: false, max: None, high: None, low: Some(u64::MAX), min: None, swap_max: None });
+    assert_eq!(
+        ops[2],
+        Op::Memcg {
+            id: 2,
+            parent: 1,
+            new: false,
+            max: None,
+            high: Some(1 << 20),
+            low: None,
+            min: None,
+            swap_max: None
+        }
+    );
+    assert_eq!(
+        ops[3],
+        Op::Memcg {
+            id: 2,
+            parent: 1,
+            new: false,
+            max: None,
+            high: None,
+            low: None,
+            min: None,
+            swap_max: None
+        }
+    );
+    assert_eq!(
+        ops[4],
+        Op::Memcg {
+            id: 1,
+            parent: 0,
+            new: false,
+            max: None,
+            high: None,
+            low: Some(u64::MAX),
+            min: None,
+            swap_max: None
+        }
+    );
 }
 
 #[test]
@@ -108,7 +212,15 @@ fn sysctl_anywhere_and_setup_order() {
 fn crlf_and_tabs() {
     let mut r = TraceReader::from_str("x", "task\tt\r\nfile f size=8K\r\nread t f 1\r\n");
     let ops = collect(&mut r).unwrap();
-    assert_eq!(ops[2], Op::Read { task: 0, file: 0, page: 1, count: 1 });
+    assert_eq!(
+        ops[2],
+        Op::Read {
+            task: 0,
+            file: 0,
+            page: 1,
+            count: 1
+        }
+    );
 }
 
 #[test]
@@ -136,9 +248,19 @@ fn op_to_text_reparses() {
 
 #[test]
 fn huge_sizes() {
-    let mut r = TraceReader::from_str("x", "file f size=18446744073709551615\ntask t\nread t f 4503599627370495\n");
+    let mut r = TraceReader::from_str(
+        "x",
+        "file f size=18446744073709551615\ntask t\nread t f 4503599627370495\n",
+    );
     let ops = collect(&mut r).unwrap();
-    assert_eq!(ops[0], Op::File { id: 0, pages: 1 << 52, readahead_pages: 32 });
+    assert_eq!(
+        ops[0],
+        Op::File {
+            id: 0,
+            pages: 1 << 52,
+            readahead_pages: 32
+        }
+    );
     let text = r.op_to_text(&ops[0]);
     let mut r2 = TraceReader::from_str("y", &text);
     assert_eq!(r2.next_op().unwrap(), Some(ops[0].clone()));

@@ -36,7 +36,11 @@ impl Generator {
         let _ = match i % 4 {
             0 => writeln!(self.pending, "read t f {}", i % 262_144),
             1 => writeln!(self.pending, "load t heap {} 2", (i * 31) % 65_535),
-            2 => writeln!(self.pending, "store\tt heap {}  # comment", (i * 17) % 65_536),
+            2 => writeln!(
+                self.pending,
+                "store\tt heap {}  # comment",
+                (i * 17) % 65_536
+            ),
             _ => writeln!(self.pending, "sleep {}us", i % 1000),
         };
     }
@@ -59,7 +63,8 @@ impl Read for Generator {
                 self.fill();
             }
             let n = (buf.len() - done).min(self.pending.len() - self.pending_pos);
-            buf[done..done + n].copy_from_slice(&self.pending[self.pending_pos..self.pending_pos + n]);
+            buf[done..done + n]
+                .copy_from_slice(&self.pending[self.pending_pos..self.pending_pos + n]);
             self.pending_pos += n;
             done += n;
         }

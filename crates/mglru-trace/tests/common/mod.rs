@@ -6,7 +6,9 @@ use mglru_trace::{Advice, Op, Sysctl, Target, TraceError, TraceReader};
 use std::path::PathBuf;
 
 pub fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
 }
 
 pub fn all_trace_text() -> String {
@@ -35,41 +37,180 @@ pub fn all_trace_ops() -> Vec<Op> {
     const M: u64 = 1 << 20;
     vec![
         Op::Memory { bytes: 2 << 30 },
-        Op::Swap { bytes: 512 * M, sync_io: true },
-        Op::Sysctl { name: Sysctl::Swappiness, value: 100 },
-        Op::Sysctl { name: Sysctl::LruGenEnabled, value: 7 },
-        Op::Memcg { id: 1, parent: 0, new: true, max: Some(1 << 30), high: Some(900 * M), low: None, min: None, swap_max: None },
-        Op::Memcg { id: 2, parent: 1, new: true, max: None, high: None, low: Some(64 * M), min: Some(16 * M), swap_max: Some(u64::MAX) },
-        Op::Memcg { id: 1, parent: 0, new: false, max: Some(u64::MAX), high: None, low: None, min: None, swap_max: None },
-        Op::File { id: 0, pages: 2560, readahead_pages: 64 },
-        Op::File { id: 1, pages: 512, readahead_pages: 32 },
+        Op::Swap {
+            bytes: 512 * M,
+            sync_io: true,
+        },
+        Op::Sysctl {
+            name: Sysctl::Swappiness,
+            value: 100,
+        },
+        Op::Sysctl {
+            name: Sysctl::LruGenEnabled,
+            value: 7,
+        },
+        Op::Memcg {
+            id: 1,
+            parent: 0,
+            new: true,
+            max: Some(1 << 30),
+            high: Some(900 * M),
+            low: None,
+            min: None,
+            swap_max: None,
+        },
+        Op::Memcg {
+            id: 2,
+            parent: 1,
+            new: true,
+            max: None,
+            high: None,
+            low: Some(64 * M),
+            min: Some(16 * M),
+            swap_max: Some(u64::MAX),
+        },
+        Op::Memcg {
+            id: 1,
+            parent: 0,
+            new: false,
+            max: Some(u64::MAX),
+            high: None,
+            low: None,
+            min: None,
+            swap_max: None,
+        },
+        Op::File {
+            id: 0,
+            pages: 2560,
+            readahead_pages: 64,
+        },
+        Op::File {
+            id: 1,
+            pages: 512,
+            readahead_pages: 32,
+        },
         Op::Task { id: 0, memcg: 2 },
         Op::Task { id: 1, memcg: 0 },
-        Op::Anon { task: 0, region: 0, pages: 2048 },
-        Op::Mmap { task: 1, region: 1, file: 1 },
-        Op::Mmap { task: 0, region: 2, file: 0 },
-        Op::Read { task: 0, file: 0, page: 0, count: 16 },
-        Op::Read { task: 0, file: 0, page: 16, count: 16 },
-        Op::Write { task: 1, file: 0, page: 100, count: 1 },
-        Op::Load { task: 0, region: 0, page: 0, count: 1 },
-        Op::Load { task: 0, region: 0, page: 1, count: 7 },
-        Op::Store { task: 0, region: 0, page: 2047, count: 1 },
-        Op::Store { task: 0, region: 2, page: 5, count: 3 },
-        Op::Load { task: 1, region: 1, page: 0, count: 512 },
-        Op::Advise { task: 0, target: Target::Region(0), advice: Advice::WillNeed },
-        Op::Advise { task: 0, target: Target::File(0), advice: Advice::Sequential },
-        Op::Advise { task: 1, target: Target::Region(1), advice: Advice::Random },
+        Op::Anon {
+            task: 0,
+            region: 0,
+            pages: 2048,
+        },
+        Op::Mmap {
+            task: 1,
+            region: 1,
+            file: 1,
+        },
+        Op::Mmap {
+            task: 0,
+            region: 2,
+            file: 0,
+        },
+        Op::Read {
+            task: 0,
+            file: 0,
+            page: 0,
+            count: 16,
+        },
+        Op::Read {
+            task: 0,
+            file: 0,
+            page: 16,
+            count: 16,
+        },
+        Op::Write {
+            task: 1,
+            file: 0,
+            page: 100,
+            count: 1,
+        },
+        Op::Load {
+            task: 0,
+            region: 0,
+            page: 0,
+            count: 1,
+        },
+        Op::Load {
+            task: 0,
+            region: 0,
+            page: 1,
+            count: 7,
+        },
+        Op::Store {
+            task: 0,
+            region: 0,
+            page: 2047,
+            count: 1,
+        },
+        Op::Store {
+            task: 0,
+            region: 2,
+            page: 5,
+            count: 3,
+        },
+        Op::Load {
+            task: 1,
+            region: 1,
+            page: 0,
+            count: 512,
+        },
+        Op::Advise {
+            task: 0,
+            target: Target::Region(0),
+            advice: Advice::WillNeed,
+        },
+        Op::Advise {
+            task: 0,
+            target: Target::File(0),
+            advice: Advice::Sequential,
+        },
+        Op::Advise {
+            task: 1,
+            target: Target::Region(1),
+            advice: Advice::Random,
+        },
         Op::Sleep { ns: 10_000_000 },
         Op::Reclaim { memcg: 2, bytes: M },
-        Op::Reclaim { memcg: 0, bytes: 4096 },
-        Op::LruGenAge { memcg: 2, max_gen: 5, swappiness: None, force_scan: true },
-        Op::LruGenAge { memcg: 0, max_gen: 7, swappiness: Some(201), force_scan: false },
-        Op::LruGenEvict { memcg: 1, min_gen: 3, swappiness: None, nr_to_reclaim: u64::MAX },
-        Op::LruGenEvict { memcg: 2, min_gen: 4, swappiness: Some(60), nr_to_reclaim: 1000 },
+        Op::Reclaim {
+            memcg: 0,
+            bytes: 4096,
+        },
+        Op::LruGenAge {
+            memcg: 2,
+            max_gen: 5,
+            swappiness: None,
+            force_scan: true,
+        },
+        Op::LruGenAge {
+            memcg: 0,
+            max_gen: 7,
+            swappiness: Some(201),
+            force_scan: false,
+        },
+        Op::LruGenEvict {
+            memcg: 1,
+            min_gen: 3,
+            swappiness: None,
+            nr_to_reclaim: u64::MAX,
+        },
+        Op::LruGenEvict {
+            memcg: 2,
+            min_gen: 4,
+            swappiness: Some(60),
+            nr_to_reclaim: 1000,
+        },
         Op::Dump,
-        Op::Sysctl { name: Sysctl::PageCluster, value: 0 },
+        Op::Sysctl {
+            name: Sysctl::PageCluster,
+            value: 0,
+        },
         Op::Exit { task: 0 },
-        Op::Read { task: 1, file: 0, page: 0, count: 2560 },
+        Op::Read {
+            task: 1,
+            file: 0,
+            page: 0,
+            count: 2560,
+        },
         Op::Exit { task: 1 },
     ]
 }
