@@ -18,12 +18,14 @@ mglru — a model of Linux 6.12 memory reclaim (classic LRU and multi-gen LRU)
 
 USAGE:
     mglru run [TRACE] [OPTIONS]        replay TRACE (or the built-in workload) and report counters
+    mglru compare [TRACE] [OPTIONS]    run both policies on the same input; one table, both results
     mglru trace convert IN OUT         write the compact binary form of a text trace
     mglru default-trace                print the built-in workload as trace v1 text
     mglru help                         this text
 
 RUN OPTIONS:
-    --policy classic|mglru     the LRU to run (default: classic; `mglru` lands with the MGLRU issue)
+    --policy classic|mglru     the LRU to run (default: what the trace's `sysctl lru_gen.enabled` says,
+                               else mglru, as Debian's 6.12 kernel boots); `run` only
     --memory SIZE              RAM size (overrides the trace's `memory`), e.g. 512M, 4G
     --swap SIZE                swap size (overrides the trace's `swap`)
     --sysctl NAME=VALUE        a sysctl applied after the trace's setup section (repeatable):
@@ -37,6 +39,8 @@ RUN OPTIONS:
     --json PATH|-              also write the report as JSON to PATH (or stdout with -)
     --all                      print every counter, not only the non-zero ones
     --check                    verify the model's accounting invariants at the end
+    --lru-gen-dump             print /sys/kernel/debug/lru_gen at the end (a trace's `dump`
+                               statement prints it at that point, always)
     --quiet                    no table on stdout
     --no-progress              no progress bar (it shows only on a terminal, after 1 s)
 
@@ -49,6 +53,7 @@ EXIT STATUS: 0 on success, 1 when the trace or an option is invalid, 2 on I/O er
 
 struct RunArgs {
     trace: Option<PathBuf>,
+    lru_gen_dump: bool,
     opts: RunOptions,
     json: Option<String>,
     all: bool,
@@ -65,6 +70,7 @@ fn usage_err(msg: String) -> ExitCode {
 fn parse_run(args: &[String]) -> Result<RunArgs, String> {
     let mut r = RunArgs {
         trace: None,
+        lru_gen_dump: false,
         opts: RunOptions::default(),
         json: None,
         all: false,
@@ -127,6 +133,7 @@ fn parse_run(args: &[String]) -> Result<RunArgs, String> {
             "--json" => r.json = Some(val(&mut i)?),
             "--all" => r.all = true,
             "--check" => r.check = true,
+            "--lru-gen-dump" => r.lru_gen_dump = true,
             "--quiet" => r.quiet = true,
             "--no-progress" => r.progress = false,
             _ if a.starts_with('-') && a != "-" => return Err(format!("unknown option `{a}`")),
@@ -146,11 +153,38 @@ fn parse_run(args: &[String]) -> Result<RunArgs, String> {
 }
 
 /// Replay a trace; Err(message, exit code).
-fn simulate(reader: &mut TraceReader, opts: &RunOptions, show_progress: bool, check: bool) -> Result<Report, (String, u8)> {
+/// The cgroup path of a memcg, as `cgroup_path` prints it.
+fn cgroup_path(reader: &TraceReader, id: u16) -> String {
+    let mut parts = Vec::new();
+    let mut m = id;
+    while m != 0 {
+        parts.push(reader.memcg_name(m).to_string());
+        m = reader.memcg_parent(m).unwrap_or(0);
+    }
+    parts.reverse();
+    format!("/{}", parts.join("/"))
+}
+
+/// Where `dump` output goes: stdout for `run`, nowhere for `compare`.
+#[derive(Clone, Copy, PartialEq)]
+enum Dumps {
+    Print,
+    Discard,
+}
+
+fn simulate(
+    reader: &mut TraceReader,
+    opts: &RunOptions,
+    show_progress: bool,
+    check: bool,
+    dumps: Dumps,
+    final_dump: bool,
+) -> Result<Report, (String, u8)> {
     let start = Instant::now();
     let mut sim = Simulator::new(opts.clone());
     let mut bar = progress::Progress::new(show_progress, reader.total_bytes());
     let mut n: u64 = 0;
+    let mut dumped = 0;
     loop {
         let op = match reader.next_op() {
             Ok(Some(op)) => op,
@@ -159,6 +193,17 @@ fn simulate(reader: &mut TraceReader, opts: &RunOptions, show_progress: bool, ch
         };
         if let Err(e) = sim.apply(&op) {
             return Err((format!("{}: {e}", reader.location()), 1));
+        }
+        if let Some(k) = sim.kernel() {
+            if k.dump_requests != dumped {
+                dumped = k.dump_requests;
+                if dumps == Dumps::Print {
+                    let text = k.lru_gen_debugfs(&|m| cgroup_path(reader, m));
+                    let mut out = std::io::stdout().lock();
+                    let _ = writeln!(out, "# lru_gen at {} ({:.3} s simulated)", reader.location(), k.now as f64 / 1e9);
+                    let _ = out.write_all(text.as_bytes());
+                }
+            }
         }
         n += 1;
         if n & 0xffff == 0 {
@@ -169,6 +214,12 @@ fn simulate(reader: &mut TraceReader, opts: &RunOptions, show_progress: bool, ch
     let k = sim.finish().map_err(|e| (format!("{}: {e}", reader.name()), 1))?;
     if check {
         k.check_invariants().map_err(|e| (format!("internal error: accounting invariant broken: {e}"), 3))?;
+    }
+    if final_dump {
+        let text = k.lru_gen_debugfs(&|m| cgroup_path(reader, m));
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "# /sys/kernel/debug/lru_gen at the end ({:.3} s simulated)", k.now as f64 / 1e9);
+        let _ = out.write_all(text.as_bytes());
     }
     let mut rep = k.report(reader);
     rep.sim.wall_seconds = start.elapsed().as_secs_f64();
@@ -257,19 +308,89 @@ fn cmd_run(args: &[String]) -> ExitCode {
         }
     };
     let show = r.progress && std::io::stderr().is_terminal();
-    let rep = match simulate(&mut reader, &r.opts, show, r.check) {
+    let json_to_stdout = r.json.as_deref() == Some("-");
+    let dumps = if json_to_stdout { Dumps::Discard } else { Dumps::Print };
+    let rep = match simulate(&mut reader, &r.opts, show, r.check, dumps, r.lru_gen_dump && !json_to_stdout) {
         Ok(x) => x,
         Err((m, c)) => {
             eprintln!("mglru: {m}");
             return ExitCode::from(c);
         }
     };
-    let json_to_stdout = r.json.as_deref() == Some("-");
     if !r.quiet && !json_to_stdout {
         print_table(&rep, r.all);
     }
     if let Some(p) = &r.json {
         if let Err(e) = write_json(p, &mglru_core::json::report_json(&rep)) {
+            eprintln!("mglru: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// `mglru compare`: the same input under both policies.
+fn cmd_compare(args: &[String]) -> ExitCode {
+    let r = match parse_run(args) {
+        Ok(r) => r,
+        Err(e) => return usage_err(e),
+    };
+    if r.opts.policy.is_some() {
+        return usage_err("compare runs both policies: drop --policy".into());
+    }
+    let show = r.progress && std::io::stderr().is_terminal();
+    let mut reps = Vec::new();
+    for policy in [Policy::Classic, Policy::Mglru] {
+        let mut reader = match open_trace(&r.trace) {
+            Ok(x) => x,
+            Err((m, c)) => {
+                eprintln!("mglru: {m}");
+                return ExitCode::from(c);
+            }
+        };
+        let opts = RunOptions { policy: Some(policy), ..r.opts.clone() };
+        match simulate(&mut reader, &opts, show, r.check, Dumps::Discard, false) {
+            Ok(x) => reps.push(x),
+            Err((m, c)) => {
+                eprintln!("mglru: {m}");
+                return ExitCode::from(c);
+            }
+        }
+    }
+    let (a, b) = (&reps[0], &reps[1]);
+    let json_to_stdout = r.json.as_deref() == Some("-");
+    if !r.quiet && !json_to_stdout {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{:<36} {:>14} {:>14} {:>14}", "counter", "classic", "mglru", "difference");
+        let mut row = |name: String, x: u64, y: u64| {
+            if r.all || x != 0 || y != 0 {
+                let d = y as i128 - x as i128;
+                let pct = if x != 0 { format!(" ({:+.1}%)", d as f64 * 100.0 / x as f64) } else { String::new() };
+                let _ = writeln!(out, "{name:<36} {x:>14} {y:>14} {:>14}{pct}", format!("{d:+}"));
+            }
+        };
+        for ((k, x), (_, y)) in a.vmstat.iter().zip(b.vmstat.iter()) {
+            row(k.to_string(), *x, *y);
+        }
+        for (ma, mb) in a.memcg.iter().zip(b.memcg.iter()) {
+            row(format!("{}/memory.current", ma.name), ma.current, mb.current);
+            row(format!("{}/memory.peak", ma.name), ma.peak, mb.peak);
+            for ((k, x), (_, y)) in ma.events.iter().zip(mb.events.iter()) {
+                row(format!("{}/memory.events:{k}", ma.name), *x, *y);
+            }
+        }
+        row("sim/simulated_ns".into(), a.sim.simulated_ns, b.sim.simulated_ns);
+        row("sim/task_ns".into(), a.sim.task_ns, b.sim.task_ns);
+        let _ = writeln!(out, "\nNote: pgscan_* and pgrefill mean different things under the two policies \
+             (classic: pages walked on the inactive/active lists; MGLRU: pages isolated / sorted).");
+    }
+    if let Some(p) = &r.json {
+        let text = format!(
+            "{{\n\"classic\": {},\n\"mglru\": {}}}\n",
+            mglru_core::json::report_json(a).trim_end(),
+            mglru_core::json::report_json(b).trim_end()
+        );
+        if let Err(e) = write_json(p, &text) {
             eprintln!("mglru: {e}");
             return ExitCode::from(2);
         }
@@ -318,6 +439,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(|s| s.as_str()) {
         Some("run") => cmd_run(&args[1..]),
+        Some("compare") => cmd_compare(&args[1..]),
         Some("trace") => cmd_trace(&args[1..]),
         Some("default-trace") => {
             print!("{}", default_workload::default_trace());
@@ -327,6 +449,6 @@ fn main() -> ExitCode {
             print!("{HELP}");
             ExitCode::SUCCESS
         }
-        Some(other) => usage_err(format!("unknown command `{other}`: expected run, trace, default-trace or help")),
+        Some(other) => usage_err(format!("unknown command `{other}`: expected run, compare, trace, default-trace or help")),
     }
 }

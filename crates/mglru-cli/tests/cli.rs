@@ -72,10 +72,27 @@ fn bad_options_are_errors() {
 }
 
 #[test]
-fn mglru_policy_is_announced_as_not_implemented() {
-    let o = run(&["run", "--policy", "mglru", "--quiet"]);
+fn compare_runs_both_policies() {
+    let o = run(&["compare", "--json", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = String::from_utf8(o.stdout).unwrap();
+    assert!(s.contains("\"classic\": {") && s.contains("\"mglru\": {"));
+    assert!(s.contains("\"policy\": \"classic\"") && s.contains("\"policy\": \"mglru\""));
+    let o = run(&["compare", "--policy", "mglru"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("not implemented yet"));
+    let o = run(&["compare"]);
+    assert!(o.status.success());
+    let t = String::from_utf8(o.stdout).unwrap();
+    assert!(t.starts_with("counter") && t.contains("workingset_refault_file"));
+}
+
+#[test]
+fn lru_gen_enabled_in_the_trace_selects_the_policy() {
+    let p = tmp("sel.trace", &format!("sysctl lru_gen.enabled=n\n{HEAD}read t f 0\n"));
+    let o = run(&["run", p.to_str().unwrap(), "--json", "-"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"policy\": \"classic\""));
+    let o = run(&["run", "--json", "-"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"policy\": \"mglru\""), "6.12's default is the MGLRU");
 }
 
 fn json_without_wall_clock(args: &[&str]) -> String {
@@ -89,7 +106,7 @@ fn default_run_is_deterministic_and_json_has_the_shape() {
     let a = json_without_wall_clock(&["run", "--json", "-"]);
     let b = json_without_wall_clock(&["run", "--json", "-"]);
     assert_eq!(a, b);
-    for key in ["\"policy\": \"classic\"", "\"kernel\": \"6.12\"", "\"vmstat\"", "\"workingset_refault_file\"", "\"memcg\"", "\"app\"", "\"stat\"", "\"current\"", "\"peak\"", "\"events\"", "\"sim\"", "\"operations\"", "\"page_accesses\"", "\"simulated_ns\""] {
+    for key in ["\"policy\": \"mglru\"", "\"kernel\": \"6.12\"", "\"vmstat\"", "\"workingset_refault_file\"", "\"memcg\"", "\"app\"", "\"stat\"", "\"current\"", "\"peak\"", "\"events\"", "\"sim\"", "\"operations\"", "\"page_accesses\"", "\"simulated_ns\""] {
         assert!(a.contains(key), "JSON lacks {key}");
     }
 }

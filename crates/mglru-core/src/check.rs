@@ -49,6 +49,61 @@ impl Kernel {
                 }
             }
         }
+        // MGLRU lists: physical membership in the list field, generation
+        // numbers (possibly ahead, by lazy promotion) in the gen field;
+        // nr_pages counts by generation number.
+        for (mi, m) in self.memcgs.iter().enumerate() {
+            let lg = &m.lruvec.lrugen;
+            let mut by_gen = [[0i64; 2]; 4];
+            for gen in 0..4 {
+                for t in 0..2 {
+                    let list = &lg.folios[gen][t];
+                    let mut count = 0u64;
+                    let mut prev = NIL;
+                    let mut p = list.head;
+                    while p != NIL {
+                        let f = self.folios.get(p);
+                        if f.prev != prev || f.memcg as usize != mi || f.lru_type() != t {
+                            return Err(format!("memcg {mi} gen {gen} type {t}: bad folio {p}: {f:?}"));
+                        }
+                        if f.list_field() as usize != gen + 1 || f.gen_field() == 0 || !f.test(pg::LRU) {
+                            return Err(format!("memcg {mi} gen {gen} type {t}: folio {p} fields {f:?}"));
+                        }
+                        on_list[p as usize] += 1;
+                        by_gen[(f.gen_field() - 1) as usize][t] += 1;
+                        count += 1;
+                        prev = p;
+                        p = f.next;
+                        if count > n as u64 {
+                            return Err(format!("memcg {mi} gen {gen}: cycle"));
+                        }
+                    }
+                    if prev != list.tail || count != list.len {
+                        return Err(format!("memcg {mi} gen {gen} type {t}: len {} but {count} linked", list.len));
+                    }
+                }
+            }
+            if by_gen != lg.nr_pages {
+                return Err(format!("memcg {mi}: nr_pages {:?} but folios say {by_gen:?}", lg.nr_pages));
+            }
+            // Compatibility sizes: the two youngest generations are active.
+            let mut want = [0i64; 5];
+            for seq in lg.max_seq.saturating_sub(3)..=lg.max_seq {
+                let g = (seq % 4) as usize;
+                let active = seq + 1 >= lg.max_seq;
+                for t in 0..2 {
+                    want[2 * t + active as usize] += by_gen[g][t];
+                }
+            }
+            for l in 0..4 {
+                if want[l] != m.lruvec.gen_size[l] {
+                    return Err(format!("memcg {mi}: compat size {l} is {} but generations say {}", m.lruvec.gen_size[l], want[l]));
+                }
+            }
+            if lg.max_seq < lg.min_seq[1] + 1 || lg.min_seq[1] < lg.min_seq[0] || lg.max_seq - lg.min_seq[0] + 1 > 4 {
+                return Err(format!("memcg {mi}: bad window min {:?} max {}", lg.min_seq, lg.max_seq));
+            }
+        }
         let mut in_batch = vec![false; n];
         for b in &self.batch {
             for &p in b {

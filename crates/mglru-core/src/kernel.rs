@@ -71,7 +71,7 @@ impl Default for Sysctls {
             dirty_background_ratio: 10,
             dirty_expire_centisecs: 3000,
             dirty_writeback_centisecs: 500,
-            lru_gen_enabled: 0,
+            lru_gen_enabled: 0x7,
             lru_gen_min_ttl_ms: 0,
         }
     }
@@ -190,6 +190,13 @@ pub struct Kernel {
     /// When the file disk and the swap device finish their queued writes.
     pub disk_busy_until: u64,
     pub swap_busy_until: u64,
+    /// The per-node memcg LRU of the multi-gen LRU.
+    pub memcg_lru: crate::mglru::MemcgLru,
+    /// `current->reclaim_state->mm_walk` is set (look-around may promote
+    /// lazily instead of activating).
+    pub mm_walk: bool,
+    /// `dump` statements executed (the caller prints the debugfs text).
+    pub dump_requests: u64,
     pub rng: crate::rng::Rng,
 }
 
@@ -235,9 +242,13 @@ impl Kernel {
             flusher_kicked: false,
             disk_busy_until: 0,
             swap_busy_until: 0,
+            memcg_lru: Default::default(),
+            mm_walk: false,
+            dump_requests: 0,
             rng: crate::rng::Rng::new(cfg.seed),
         };
         k.setup_per_zone_wmarks();
+        k.lru_gen_init_memcg(crate::memcg::ROOT_MEMCG);
         k
     }
 

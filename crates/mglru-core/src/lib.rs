@@ -32,7 +32,7 @@ pub mod workingset;
 pub mod writeback;
 
 /// Whether `--policy mglru` can run (the MGLRU issue flips this).
-pub const MGLRU_IMPLEMENTED: bool = false;
+pub const MGLRU_IMPLEMENTED: bool = true;
 
 pub use cost::CostModel;
 pub use kernel::{Kernel, Policy};

@@ -23,6 +23,12 @@ pub fn lru_index(file: usize, active: bool) -> usize {
 
 #[derive(Default)]
 pub struct Lruvec {
+    /// MGLRU state (`lruvec->lrugen`) and page-table walk state (`mm_state`).
+    pub lrugen: crate::mglru::LruGen,
+    pub mm_state: crate::mglru::MmState,
+    /// Active/inactive sizes the MGLRU keeps for compatibility
+    /// (`lru_gen_update_size`), indexed like `lists`.
+    pub gen_size: [i64; NR_LRU_LISTS],
     pub lists: [FolioList; NR_LRU_LISTS],
     /// `anon_cost`, `file_cost` (`lru_note_cost`).
     pub anon_cost: u64,
@@ -34,8 +40,10 @@ pub struct Lruvec {
 }
 
 impl Lruvec {
+    /// `lruvec_page_state(NR_LRU_BASE + lru)` of this lruvec alone: the
+    /// classic list, or the MGLRU's compatibility count.
     #[inline]
     pub fn size(&self, lru: usize) -> u64 {
-        self.lists[lru].len
+        (self.lists[lru].len as i64 + self.gen_size[lru]).max(0) as u64
     }
 }

@@ -57,6 +57,9 @@ pub struct Memcg {
     pub iter_gen: u64,
     /// `LRUVEC_CGROUP_CONGESTED`.
     pub lruvec_congested: bool,
+    /// The tasks whose mm belongs to this memcg (`memcg->mm_list`), in
+    /// the order they were added.
+    pub mm_list: Vec<u32>,
 }
 
 impl Memcg {
@@ -83,6 +86,7 @@ impl Memcg {
             iter_pos: None,
             iter_gen: 0,
             lruvec_congested: false,
+            mm_list: Vec::new(),
         }
     }
 }

@@ -31,6 +31,31 @@ impl Kernel {
         let pgd = self.pt.new_pgd();
         debug_assert_eq!(id as usize, self.tasks.len());
         self.tasks.push(Task::new(memcg, pgd));
+        // lru_gen_add_mm: join the memcg's mm list; a walker whose tail is
+        // the list head will visit it in this round.
+        let lv = &mut self.memcgs[memcg as usize].lruvec;
+        if lv.mm_state.tail == crate::mglru::MmPos::Fifo {
+            lv.mm_state.tail = crate::mglru::MmPos::Mm(id);
+        }
+        self.memcgs[memcg as usize].mm_list.push(id);
+    }
+
+    /// `lru_gen_del_mm`: leave the memcg's mm list, moving walk cursors.
+    fn lru_gen_del_mm(&mut self, task: u32) {
+        use crate::mglru::MmPos;
+        let memcg = self.tasks[task as usize].memcg as usize;
+        let list = &self.memcgs[memcg].mm_list;
+        let Some(i) = list.iter().position(|&t| t == task) else { return };
+        let prev = if i == 0 { MmPos::Fifo } else { MmPos::Mm(list[i - 1]) };
+        let next = list.get(i + 1).map_or(MmPos::Fifo, |&t| MmPos::Mm(t));
+        let ms = &mut self.memcgs[memcg].lruvec.mm_state;
+        if ms.head == MmPos::Mm(task) {
+            ms.head = prev;
+        }
+        if ms.tail == MmPos::Mm(task) {
+            ms.tail = next;
+        }
+        self.memcgs[memcg].mm_list.remove(i);
     }
 
     /// `mmap(MAP_ANONYMOUS|MAP_PRIVATE)` of `pages`.
@@ -67,9 +92,9 @@ impl Kernel {
             let val = e & pte::VALUE;
             if val != pte::ZERO_PFN {
                 if !write || e & pte::DIRTY != 0 || self.vmas[region as usize].file.is_none() {
-                    // The CPU sets the accessed (and for an anon store, dirty) bit.
-                    let p = self.pt.get_mut(pgd, va).unwrap();
-                    *p |= pte::YOUNG | if write { pte::DIRTY } else { 0 };
+                    // The CPU sets the accessed bits (PMD and PTE) and, for
+                    // an anon store, the dirty bit.
+                    self.pt.hw_access(pgd, va, write);
                     self.spend(self.cost.mem_access);
                     return;
                 }
@@ -80,8 +105,7 @@ impl Kernel {
                 return;
             }
             if !write {
-                let p = self.pt.get_mut(pgd, va).unwrap();
-                *p |= pte::YOUNG;
+                self.pt.hw_access(pgd, va, false);
                 self.spend(self.cost.mem_access);
                 return;
             }
@@ -221,8 +245,7 @@ impl Kernel {
         let v = &self.vmas[region as usize];
         let va = v.va(page);
         let pgd = self.tasks[v.task as usize].pgd;
-        let p = self.pt.get_mut(pgd, va).unwrap();
-        *p |= pte::YOUNG | pte::DIRTY;
+        self.pt.hw_access(pgd, va, true);
         self.balance_dirty_pages_ratelimited();
     }
 
@@ -674,6 +697,7 @@ impl Kernel {
         if !self.tasks[task as usize].alive {
             return;
         }
+        self.lru_gen_del_mm(task);
         let regions = self.tasks[task as usize].vmas.clone();
         for r in regions {
             let pages = self.vmas[r as usize].pages;

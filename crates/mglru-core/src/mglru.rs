@@ -1,51 +1,1568 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The multi-gen LRU. Placeholder hooks until the MGLRU issue lands: the
-//! seam functions exist so the classic path can call them, and the CLI
-//! refuses `--policy mglru` before any of them could run.
+//! The multi-gen LRU as Linux 6.12 implements it (mm/vmscan.c "the
+//! aging", "the eviction", "memcg LRU"; include/linux/mm_inline.h;
+//! mm/workingset.c).
+//!
+//! Pages live in generations numbered by sequence: `max_seq` is the
+//! youngest, `min_seq[type]` the oldest of each type, at most four and at
+//! least two alive. New pages go to the youngest generations when faulted
+//! in (they were accessed through a page table) and to the older ones
+//! when read through a file descriptor. Aging walks page tables to find
+//! young PTEs and moves their folios to `max_seq` lazily: it only rewrites
+//! the generation number in the folio, and eviction sorts the oldest
+//! generation when it scans it. File-descriptor accesses count in `refs`
+//! and `PG_workingset`, which map to tiers; a PID controller compares the
+//! refault rate of each tier with tier 0's and protects the tiers that
+//! refault more. Everything below follows 6.12 (not the reworked 6.14
+//! rules): refs are `PG_referenced`, then `PG_workingset`, then a 2-bit
+//! counter; placement is relative to `min_seq`; aging runs when fewer
+//! than three generations are left or the young/old distribution is off;
+//! anon `min_seq` never passes file's; a refault is recent only if it
+//! happens while `min_seq` is still the one it was evicted from.
 
-use crate::kernel::Kernel;
+use crate::folio::{pg, FolioList, NIL};
+use crate::kernel::{Kernel, DEF_PRIORITY, NSEC_PER_JIFFY, HZ};
+use crate::lruvec::{ANON, FILE, LRU_INACTIVE_ANON, LRU_INACTIVE_FILE};
+use crate::memcg::{MemcgEvent, ROOT_MEMCG};
+use crate::mm::pte;
+use crate::stat::Ev;
+use crate::vmscan::{ReclaimStat, ScanControl};
+use crate::workingset::{pack_shadow, unpack_shadow, EVICTION_MASK};
+
+pub const MIN_NR_GENS: u64 = 2;
+pub const MAX_NR_GENS: u64 = 4;
+pub const MAX_NR_TIERS: usize = 4;
+pub const LRU_REFS_WIDTH: u32 = 2;
+pub const MIN_LRU_BATCH: u64 = 64;
+pub const MAX_LRU_BATCH: u64 = MIN_LRU_BATCH * 64;
+pub const MEMCG_NR_GENS: u64 = 3;
+pub const MEMCG_NR_BINS: usize = 8;
+pub const BLOOM_FILTER_SHIFT: u32 = 15;
+pub const MAX_SWAPPINESS: u32 = 200;
+
+/// `/sys/kernel/mm/lru_gen/enabled` capability bits.
+pub const LRU_GEN_CORE: u32 = 1;
+pub const LRU_GEN_MM_WALK: u32 = 2;
+pub const LRU_GEN_NONLEAF_YOUNG: u32 = 4;
+
+/// Memcg LRU operations (`MEMCG_LRU_*`).
+pub const MEMCG_LRU_NOP: u8 = 0;
+pub const MEMCG_LRU_HEAD: u8 = 1;
+pub const MEMCG_LRU_TAIL: u8 = 2;
+pub const MEMCG_LRU_OLD: u8 = 3;
+pub const MEMCG_LRU_YOUNG: u8 = 4;
+
+/// `struct lru_gen_folio` for one zone, `NR_HIST_GENS` = 1.
+#[derive(Clone, Debug, Default)]
+pub struct LruGen {
+    pub max_seq: u64,
+    pub min_seq: [u64; 2],
+    /// Birth of each generation, in jiffies.
+    pub timestamps: [u64; 4],
+    pub folios: [[FolioList; 2]; 4],
+    pub nr_pages: [[i64; 2]; 4],
+    pub avg_refaulted: [[u64; MAX_NR_TIERS]; 2],
+    pub avg_total: [[u64; MAX_NR_TIERS]; 2],
+    pub protected: [[u64; MAX_NR_TIERS - 1]; 2],
+    pub evicted: [[u64; MAX_NR_TIERS]; 2],
+    pub refaulted: [[u64; MAX_NR_TIERS]; 2],
+    pub enabled: bool,
+    /// Memcg LRU membership: generation, segment, bin.
+    pub memcg_gen: u64,
+    pub seg: u8,
+    pub bin: usize,
+    pub on_memcg_lru: bool,
+}
+
+/// A position in a memcg's mm list (`mm_state->head/tail`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MmPos {
+    /// NULL.
+    #[default]
+    Null,
+    /// The list head itself (`&mm_list->fifo`).
+    Fifo,
+    /// A task's mm.
+    Mm(u32),
+}
+
+/// `struct lru_gen_mm_state`.
+#[derive(Clone, Debug, Default)]
+pub struct MmState {
+    pub seq: u64,
+    pub head: MmPos,
+    pub tail: MmPos,
+    pub filters: [Option<Vec<u64>>; 2],
+    /// `MM_LEAF_TOTAL`, `MM_LEAF_YOUNG`, `MM_NONLEAF_FOUND`, `MM_NONLEAF_ADDED`.
+    pub stats: [u64; 4],
+}
+
+/// `pgdat->memcg_lru`.
+#[derive(Clone, Debug, Default)]
+pub struct MemcgLru {
+    pub seq: u64,
+    pub nr_memcgs: [u64; MEMCG_NR_GENS as usize],
+    pub fifo: [[Vec<u16>; MEMCG_NR_BINS]; MEMCG_NR_GENS as usize],
+}
+
+/// The page-table walk in progress (`struct lru_gen_mm_walk`).
+#[derive(Clone, Copy, Debug)]
+struct Walk {
+    memcg: u16,
+    seq: u64,
+    can_swap: bool,
+    force_scan: bool,
+    stats: [u64; 4],
+}
+
+#[inline]
+fn gen_from_seq(seq: u64) -> usize {
+    (seq % MAX_NR_GENS) as usize
+}
+
+/// `order_base_2(refs + 1)`: the tier of a refs count (0..=4).
+#[inline]
+pub fn lru_tier_from_refs(refs: u32) -> usize {
+    match refs {
+        0 => 0,
+        1 => 1,
+        2 | 3 => 2,
+        _ => 3,
+    }
+}
+
+/// `struct ctrl_pos`.
+#[derive(Clone, Copy, Debug)]
+struct CtrlPos {
+    refaulted: u64,
+    total: u64,
+    gain: u64,
+}
+
+/// `positive_ctrl_err`: PV's refault rate is not above SP's (scaled by
+/// the gains), so PV can be evicted.
+fn positive_ctrl_err(sp: &CtrlPos, pv: &CtrlPos) -> bool {
+    pv.refaulted < MIN_LRU_BATCH
+        || (pv.refaulted as u128) * (sp.total as u128 + MIN_LRU_BATCH as u128) * sp.gain as u128
+            <= (sp.refaulted as u128 + 1) * pv.total as u128 * pv.gain as u128
+}
+
+/// A 30-bit hash of a PMD entry's identity (the kernel hashes its address).
+fn pmd_hash(pmd_tbl: u32, slot: usize) -> u32 {
+    let mut z = ((pmd_tbl as u64) << 9 | slot as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z ^= z >> 29;
+    z = z.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    (z >> 34) as u32
+}
 
 impl Kernel {
+    #[inline]
+    fn jiffies(&self) -> u64 {
+        self.now / NSEC_PER_JIFFY
+    }
+
+    /// `lru_gen_enabled()`.
+    #[inline]
+    pub fn lru_gen_enabled(&self) -> bool {
+        self.sysctl.lru_gen_enabled & LRU_GEN_CORE != 0
+    }
+
+    fn should_walk_mmu(&self) -> bool {
+        self.sysctl.lru_gen_enabled & LRU_GEN_MM_WALK != 0
+    }
+
+    fn should_clear_pmd_young(&self) -> bool {
+        self.sysctl.lru_gen_enabled & LRU_GEN_NONLEAF_YOUNG != 0
+    }
+
+    /// `lru_gen_init_lruvec` and `lru_gen_online_memcg` for a new memcg.
+    pub fn lru_gen_init_memcg(&mut self, memcg: u16) {
+        let j = self.jiffies();
+        let enabled = self.lru_gen_enabled();
+        let lv = &mut self.memcgs[memcg as usize].lruvec;
+        lv.lrugen.max_seq = MIN_NR_GENS + 1;
+        lv.lrugen.enabled = enabled;
+        lv.lrugen.timestamps = [j; 4];
+        lv.mm_state.seq = MIN_NR_GENS;
+        // lru_gen_online_memcg: the tail of a random bin of the old generation.
+        let bin = self.rng.below(MEMCG_NR_BINS as u64) as usize;
+        let gen = self.memcg_lru.seq % MEMCG_NR_GENS;
+        self.memcg_lru.fifo[gen as usize][bin].push(memcg);
+        self.memcg_lru.nr_memcgs[gen as usize] += 1;
+        let lg = &mut self.memcgs[memcg as usize].lruvec.lrugen;
+        lg.memcg_gen = gen;
+        lg.bin = bin;
+        lg.on_memcg_lru = true;
+    }
+
+    fn lru_gen_is_active(&self, memcg: u16, gen: usize) -> bool {
+        let max_seq = self.memcgs[memcg as usize].lruvec.lrugen.max_seq;
+        gen == gen_from_seq(max_seq) || gen == gen_from_seq(max_seq - 1)
+    }
+
+    /// `lru_gen_update_size` (old or new may be None for add/delete).
+    fn lru_gen_update_size(&mut self, memcg: u16, type_: usize, old: Option<usize>, new: Option<usize>) {
+        let lru = type_ * LRU_INACTIVE_FILE;
+        let old_active = old.map(|g| self.lru_gen_is_active(memcg, g));
+        let new_active = new.map(|g| self.lru_gen_is_active(memcg, g));
+        let lv = &mut self.memcgs[memcg as usize].lruvec;
+        if let Some(g) = old {
+            lv.lrugen.nr_pages[g][type_] -= 1;
+        }
+        if let Some(g) = new {
+            lv.lrugen.nr_pages[g][type_] += 1;
+        }
+        match (old_active, new_active) {
+            (None, Some(a)) => lv.gen_size[lru + a as usize] += 1,
+            (Some(a), None) => lv.gen_size[lru + a as usize] -= 1,
+            (Some(false), Some(true)) => {
+                lv.gen_size[lru] -= 1;
+                lv.gen_size[lru + 1] += 1;
+            }
+            _ => {}
+        }
+    }
+
     /// `lru_gen_add_folio`: false = not handled (classic lists take it).
-    pub fn lru_gen_add_folio(&mut self, _pfn: u32, _reclaiming: bool) -> bool {
+    pub fn lru_gen_add_folio(&mut self, pfn: u32, reclaiming: bool) -> bool {
+        let f = *self.folios.get(pfn);
+        let memcg = f.memcg;
+        if f.test(pg::UNEVICTABLE) || !self.memcgs[memcg as usize].lruvec.lrugen.enabled {
+            return false;
+        }
+        debug_assert_eq!(f.gen_field(), 0);
+        let type_ = f.lru_type();
+        let lg = &self.memcgs[memcg as usize].lruvec.lrugen;
+        let seq = if f.test(pg::ACTIVE) {
+            lg.max_seq
+        } else if (type_ == ANON && !f.test(pg::SWAPCACHE))
+            || (f.test(pg::RECLAIM) && (f.test(pg::DIRTY) || f.test(pg::WRITEBACK)))
+        {
+            lg.max_seq - 1
+        } else if reclaiming || lg.min_seq[type_] + MIN_NR_GENS >= lg.max_seq {
+            lg.min_seq[type_]
+        } else {
+            lg.min_seq[type_] + 1
+        };
+        let gen = gen_from_seq(seq);
+        let fm = self.folios.get_mut(pfn);
+        fm.set_gen_field(gen as u32 + 1);
+        if f.test(pg::ACTIVE) {
+            fm.set_refs_field(0);
+            fm.clear(pg::REFERENCED | pg::ACTIVE);
+        }
+        self.lru_gen_update_size(memcg, type_, None, Some(gen));
+        self.mglru_link(pfn, memcg, gen, type_, reclaiming);
+        true
+    }
+
+    /// `lru_gen_del_folio`: false when the folio is not on an MGLRU list.
+    pub fn lru_gen_del_folio(&mut self, pfn: u32, reclaiming: bool) -> bool {
+        let f = *self.folios.get(pfn);
+        if f.gen_field() == 0 {
+            return false;
+        }
+        let gen = (f.gen_field() - 1) as usize;
+        let memcg = f.memcg;
+        let type_ = f.lru_type();
+        let set_active = !reclaiming && self.lru_gen_is_active(memcg, gen);
+        // The folio may sit on another generation's list (lazy promotion):
+        // unlink it from the list it is physically on.
+        self.mglru_unlink(pfn);
+        let fm = self.folios.get_mut(pfn);
+        fm.set_gen_field(0);
+        if set_active {
+            fm.set(pg::ACTIVE);
+        }
+        self.lru_gen_update_size(memcg, type_, Some(gen), None);
+        true
+    }
+
+    /// Unlink a folio from the MGLRU list it is physically on (recorded
+    /// in the folio's list field: lazy promotion changes the generation
+    /// number without moving the folio).
+    fn mglru_unlink(&mut self, pfn: u32) {
+        let f = *self.folios.get(pfn);
+        let memcg = f.memcg as usize;
+        let type_ = f.lru_type();
+        let loc = (f.list_field() - 1) as usize;
+        let mut list = self.memcgs[memcg].lruvec.lrugen.folios[loc][type_];
+        self.folios.unlink(&mut list, pfn);
+        self.memcgs[memcg].lruvec.lrugen.folios[loc][type_] = list;
+        self.folios.get_mut(pfn).set_list_field(0);
+    }
+
+    /// Link a folio at the head or tail of list [gen][type].
+    fn mglru_link(&mut self, pfn: u32, memcg: u16, gen: usize, type_: usize, tail: bool) {
+        let m = memcg as usize;
+        let mut to = self.memcgs[m].lruvec.lrugen.folios[gen][type_];
+        if tail {
+            self.folios.add_tail(&mut to, pfn);
+        } else {
+            self.folios.add_head(&mut to, pfn);
+        }
+        self.memcgs[m].lruvec.lrugen.folios[gen][type_] = to;
+        self.folios.get_mut(pfn).set_list_field(gen as u32 + 1);
+    }
+
+    /// Move a folio to the head or tail of list [gen][type]
+    /// (`list_move` / `list_move_tail`).
+    fn mglru_move(&mut self, pfn: u32, memcg: u16, gen: usize, type_: usize, tail: bool) {
+        self.mglru_unlink(pfn);
+        self.mglru_link(pfn, memcg, gen, type_, tail);
+    }
+
+    /// `folio_inc_refs` (`folio_mark_accessed` under the MGLRU, 6.12):
+    /// `PG_referenced`, then `PG_workingset`, then the refs counter.
+    pub fn folio_inc_refs(&mut self, pfn: u32) {
+        let f = self.folios.get_mut(pfn);
+        if f.test(pg::UNEVICTABLE) {
+            return;
+        }
+        if !f.test(pg::REFERENCED) {
+            f.set(pg::REFERENCED);
+            return;
+        }
+        if !f.test(pg::WORKINGSET) {
+            f.set(pg::WORKINGSET);
+            return;
+        }
+        let r = f.refs_field();
+        if r < 3 {
+            f.set_refs_field(r + 1);
+        }
+    }
+
+    /// `folio_lru_refs`: accesses beyond the first.
+    #[inline]
+    pub fn folio_lru_refs(&self, pfn: u32) -> u32 {
+        let f = self.folios.get(pfn);
+        f.refs_field() + f.test(pg::WORKINGSET) as u32
+    }
+
+    /// `folio_update_gen`: a young PTE was found; record the folio as in
+    /// `gen` (lazily). Returns the old generation, or None when the folio
+    /// is not on an MGLRU list (then it only gets `PG_referenced`).
+    fn folio_update_gen(&mut self, pfn: u32, gen: usize) -> Option<usize> {
+        let f = self.folios.get_mut(pfn);
+        if f.gen_field() == 0 {
+            f.set(pg::REFERENCED);
+            return None;
+        }
+        let old = (f.gen_field() - 1) as usize;
+        f.set_refs_field(0);
+        f.clear(pg::REFERENCED | pg::WORKINGSET);
+        f.set_gen_field(gen as u32 + 1);
+        Some(old)
+    }
+
+    /// Size bookkeeping of a lazily promoted folio (`update_batch_size` +
+    /// `reset_batch_size`, applied at once).
+    fn promote_size(&mut self, memcg: u16, type_: usize, old: usize, new: usize) {
+        if old != new {
+            self.lru_gen_update_size(memcg, type_, Some(old), Some(new));
+        }
+    }
+
+    /// `folio_inc_gen`: move a folio of the oldest generation to the next
+    /// one (or report where a promoted folio belongs).
+    fn folio_inc_gen(&mut self, pfn: u32, reclaiming: bool) -> usize {
+        let f = *self.folios.get(pfn);
+        let memcg = f.memcg;
+        let type_ = f.lru_type();
+        let old_gen = gen_from_seq(self.memcgs[memcg as usize].lruvec.lrugen.min_seq[type_]);
+        let cur = f.gen_field() as usize;
+        debug_assert!(cur != 0);
+        if cur - 1 != old_gen {
+            return cur - 1;
+        }
+        let new_gen = (old_gen + 1) % MAX_NR_GENS as usize;
+        let fm = self.folios.get_mut(pfn);
+        fm.set_refs_field(0);
+        fm.clear(pg::REFERENCED | pg::WORKINGSET);
+        fm.set_gen_field(new_gen as u32 + 1);
+        if reclaiming {
+            fm.set(pg::RECLAIM);
+        }
+        self.lru_gen_update_size(memcg, type_, Some(old_gen), Some(new_gen));
+        new_gen
+    }
+
+    // ---- PID controller ---------------------------------------------------------
+
+    fn read_ctrl_pos(&self, memcg: u16, type_: usize, tier: usize, gain: u64) -> CtrlPos {
+        let lg = &self.memcgs[memcg as usize].lruvec.lrugen;
+        let mut total = lg.avg_total[type_][tier] + lg.evicted[type_][tier];
+        if tier > 0 {
+            total += lg.protected[type_][tier - 1];
+        }
+        CtrlPos { refaulted: lg.avg_refaulted[type_][tier] + lg.refaulted[type_][tier], total, gain }
+    }
+
+    /// `reset_ctrl_pos` with `NR_HIST_GENS` = 1: a carry-over halves the
+    /// averages into the current counts and clears them; otherwise nothing.
+    fn reset_ctrl_pos(&mut self, memcg: u16, type_: usize, carryover: bool) {
+        if !carryover {
+            return;
+        }
+        let lg = &mut self.memcgs[memcg as usize].lruvec.lrugen;
+        for tier in 0..MAX_NR_TIERS {
+            lg.avg_refaulted[type_][tier] = (lg.avg_refaulted[type_][tier] + lg.refaulted[type_][tier]) / 2;
+            let mut sum = lg.avg_total[type_][tier] + lg.evicted[type_][tier];
+            if tier > 0 {
+                sum += lg.protected[type_][tier - 1];
+            }
+            lg.avg_total[type_][tier] = sum / 2;
+            lg.refaulted[type_][tier] = 0;
+            lg.evicted[type_][tier] = 0;
+            if tier > 0 {
+                lg.protected[type_][tier - 1] = 0;
+            }
+        }
+    }
+
+    // ---- the aging ----------------------------------------------------------------
+
+    fn get_nr_gens(&self, memcg: u16, type_: usize) -> u64 {
+        let lg = &self.memcgs[memcg as usize].lruvec.lrugen;
+        lg.max_seq - lg.min_seq[type_] + 1
+    }
+
+    /// `inc_min_seq`: retire the oldest generation of `type`, moving its
+    /// folios to the next one (anon without swap just moves the counter).
+    fn inc_min_seq(&mut self, memcg: u16, type_: usize, can_swap: bool) {
+        let m = memcg as usize;
+        let old_gen = gen_from_seq(self.memcgs[m].lruvec.lrugen.min_seq[type_]);
+        if !(type_ == ANON && !can_swap) {
+            loop {
+                let pfn = self.memcgs[m].lruvec.lrugen.folios[old_gen][type_].tail;
+                if pfn == NIL {
+                    break;
+                }
+                let new_gen = self.folio_inc_gen(pfn, false);
+                self.mglru_move(pfn, memcg, new_gen, type_, true);
+            }
+        }
+        self.reset_ctrl_pos(memcg, type_, true);
+        self.memcgs[m].lruvec.lrugen.min_seq[type_] += 1;
+    }
+
+    /// `try_to_inc_min_seq`: drop empty oldest generations.
+    fn try_to_inc_min_seq(&mut self, memcg: u16, can_swap: bool) -> bool {
+        let m = memcg as usize;
+        let lg = &self.memcgs[m].lruvec.lrugen;
+        let max_seq = lg.max_seq;
+        let mut min_seq = lg.min_seq;
+        for type_ in (!can_swap as usize)..2 {
+            while min_seq[type_] + MIN_NR_GENS <= max_seq {
+                let gen = gen_from_seq(min_seq[type_]);
+                if lg.folios[gen][type_].len != 0 {
+                    break;
+                }
+                min_seq[type_] += 1;
+            }
+        }
+        if can_swap {
+            min_seq[ANON] = min_seq[ANON].min(min_seq[FILE]);
+            min_seq[FILE] = min_seq[ANON].max(lg.min_seq[FILE]);
+        }
+        let mut success = false;
+        for type_ in (!can_swap as usize)..2 {
+            if min_seq[type_] == self.memcgs[m].lruvec.lrugen.min_seq[type_] {
+                continue;
+            }
+            self.reset_ctrl_pos(memcg, type_, true);
+            self.memcgs[m].lruvec.lrugen.min_seq[type_] = min_seq[type_];
+            success = true;
+        }
+        success
+    }
+
+    /// `inc_max_seq`: open a new youngest generation.
+    fn inc_max_seq(&mut self, memcg: u16, seq: u64, can_swap: bool) -> bool {
+        let m = memcg as usize;
+        if seq != self.memcgs[m].lruvec.lrugen.max_seq {
+            return false;
+        }
+        for type_ in [FILE, ANON] {
+            if self.get_nr_gens(memcg, type_) != MAX_NR_GENS {
+                continue;
+            }
+            self.inc_min_seq(memcg, type_, can_swap);
+        }
+        let lv = &mut self.memcgs[m].lruvec;
+        let prev = gen_from_seq(lv.lrugen.max_seq - 1);
+        let next = gen_from_seq(lv.lrugen.max_seq + 1);
+        for type_ in 0..2 {
+            let lru = type_ * LRU_INACTIVE_FILE;
+            let delta = lv.lrugen.nr_pages[prev][type_] - lv.lrugen.nr_pages[next][type_];
+            lv.gen_size[lru] += delta;
+            lv.gen_size[lru + 1] -= delta;
+        }
+        // reset_ctrl_pos(.., false) does nothing with NR_HIST_GENS = 1.
+        let j = self.jiffies();
+        let lv = &mut self.memcgs[m].lruvec;
+        lv.lrugen.timestamps[next] = j;
+        lv.lrugen.max_seq += 1;
+        true
+    }
+
+    /// `try_to_inc_max_seq`: walk the memcg's page tables (if enabled),
+    /// then open a new generation.
+    pub fn try_to_inc_max_seq(&mut self, memcg: u16, seq: u64, can_swap: bool, force_scan: bool) -> bool {
+        let m = memcg as usize;
+        if seq <= self.memcgs[m].lruvec.mm_state.seq {
+            return false;
+        }
+        let success = if !self.should_walk_mmu() {
+            // iterate_mm_list_nowalk
+            let ms = &mut self.memcgs[m].lruvec.mm_state;
+            ms.head = MmPos::Null;
+            ms.tail = MmPos::Null;
+            ms.seq += 1;
+            true
+        } else {
+            self.mm_walk = true;
+            let mut walk = Walk { memcg, seq, can_swap, force_scan, stats: [0; 4] };
+            let mut last;
+            loop {
+                let (l, mm) = self.iterate_mm_list(&mut walk);
+                last = l;
+                match mm {
+                    Some(task) => self.walk_mm(task, &mut walk),
+                    None => break,
+                }
+            }
+            last
+        };
+        if success {
+            let ok = self.inc_max_seq(memcg, seq, can_swap);
+            debug_assert!(ok);
+        }
+        success
+    }
+
+    /// The memcg's mm list: its live tasks in the order they were added.
+    fn mm_list(&self, memcg: u16) -> &Vec<u32> {
+        &self.memcgs[memcg as usize].mm_list
+    }
+
+    fn mm_next(&self, memcg: u16, pos: MmPos) -> MmPos {
+        let l = self.mm_list(memcg);
+        match pos {
+            MmPos::Null | MmPos::Fifo => l.first().map_or(MmPos::Fifo, |&t| MmPos::Mm(t)),
+            MmPos::Mm(t) => {
+                let i = l.iter().position(|&x| x == t).expect("mm not on its list");
+                l.get(i + 1).map_or(MmPos::Fifo, |&n| MmPos::Mm(n))
+            }
+        }
+    }
+
+    /// `iterate_mm_list`: hand out the next mm to walk; (last, mm).
+    fn iterate_mm_list(&mut self, walk: &mut Walk) -> (bool, Option<u32>) {
+        let memcg = walk.memcg;
+        let m = memcg as usize;
+        let mut first = false;
+        let mut last = false;
+        let mut mm = None;
+        if walk.seq > self.memcgs[m].lruvec.mm_state.seq {
+            if self.memcgs[m].lruvec.mm_state.head == MmPos::Null {
+                self.memcgs[m].lruvec.mm_state.head = MmPos::Fifo;
+            }
+            if self.memcgs[m].lruvec.mm_state.head == MmPos::Fifo {
+                first = true;
+            }
+            loop {
+                let head = self.mm_next(memcg, self.memcgs[m].lruvec.mm_state.head);
+                self.memcgs[m].lruvec.mm_state.head = head;
+                let MmPos::Mm(task) = head else {
+                    self.memcgs[m].lruvec.mm_state.seq += 1;
+                    last = true;
+                    break;
+                };
+                let tail = self.memcgs[m].lruvec.mm_state.tail;
+                if tail == MmPos::Null || tail == head {
+                    self.memcgs[m].lruvec.mm_state.tail = self.mm_next(memcg, head);
+                    walk.force_scan = true;
+                }
+                // get_next_mm: only mms used since their last walk.
+                let t = &mut self.tasks[task as usize];
+                if !walk.force_scan && !t.used {
+                    continue;
+                }
+                t.used = false;
+                if t.alive {
+                    mm = Some(task);
+                    break;
+                }
+            }
+        }
+        if mm.is_some() || last {
+            let ms = &mut self.memcgs[m].lruvec.mm_state;
+            for i in 0..4 {
+                ms.stats[i] += walk.stats[i];
+                walk.stats[i] = 0;
+            }
+        }
+        if mm.is_some() && first {
+            // reset_bloom_filter for the next generation.
+            let slot = ((walk.seq + 1) % 2) as usize;
+            let ms = &mut self.memcgs[m].lruvec.mm_state;
+            match &mut ms.filters[slot] {
+                Some(f) => f.iter_mut().for_each(|w| *w = 0),
+                None => ms.filters[slot] = Some(vec![0u64; (1 << BLOOM_FILTER_SHIFT) / 64]),
+            }
+        }
+        (last, mm)
+    }
+
+    fn test_bloom_filter(&self, memcg: u16, seq: u64, pmd_tbl: u32, slot: usize) -> bool {
+        let ms = &self.memcgs[memcg as usize].lruvec.mm_state;
+        let Some(f) = &ms.filters[(seq % 2) as usize] else { return true };
+        let h = pmd_hash(pmd_tbl, slot);
+        let (k0, k1) = ((h & 0x7fff) as usize, (h >> 15) as usize & 0x7fff);
+        f[k0 / 64] & (1 << (k0 % 64)) != 0 && f[k1 / 64] & (1 << (k1 % 64)) != 0
+    }
+
+    fn update_bloom_filter(&mut self, memcg: u16, seq: u64, pmd_tbl: u32, slot: usize) {
+        let ms = &mut self.memcgs[memcg as usize].lruvec.mm_state;
+        let Some(f) = &mut ms.filters[(seq % 2) as usize] else { return };
+        let h = pmd_hash(pmd_tbl, slot);
+        let (k0, k1) = ((h & 0x7fff) as usize, (h >> 15) as usize & 0x7fff);
+        f[k0 / 64] |= 1 << (k0 % 64);
+        f[k1 / 64] |= 1 << (k1 % 64);
+    }
+
+    /// `should_skip_vma`.
+    fn should_skip_vma(&self, region: u32, can_swap: bool) -> bool {
+        let v = &self.vmas[region as usize];
+        if v.dead || !self.vma_has_recency(region) {
+            return true;
+        }
+        if v.file.is_none() {
+            return !can_swap;
+        }
         false
     }
-    /// `lru_gen_del_folio`: false when the folio is not on an MGLRU list.
-    pub fn lru_gen_del_folio(&mut self, pfn: u32, _reclaiming: bool) -> bool {
-        self.folios.get(pfn).gen_field() != 0
+
+    /// `walk_mm`: walk every eligible VMA of a task, PMD by PMD.
+    /// Mappings are PMD-aligned in the model, so no PTE table is shared
+    /// between two VMAs and each VMA can be walked on its own.
+    fn walk_mm(&mut self, task: u32, walk: &mut Walk) {
+        let regions = self.tasks[task as usize].vmas.clone();
+        let pgd = self.tasks[task as usize].pgd;
+        let mut regions: Vec<u32> = regions.into_iter().filter(|&r| !self.should_skip_vma(r, walk.can_swap)).collect();
+        regions.sort_by_key(|&r| self.vmas[r as usize].start);
+        for r in regions {
+            if walk.seq != self.memcgs[walk.memcg as usize].lruvec.lrugen.max_seq {
+                break;
+            }
+            let (start, pages) = (self.vmas[r as usize].start, self.vmas[r as usize].pages);
+            let end = start + (pages << 12);
+            let mut addr = start;
+            while addr < end {
+                let next = ((addr >> 21) + 1) << 21;
+                let next = next.min(end);
+                match self.pt.lookup_leaf(pgd, addr) {
+                    None => walk.stats[0] += 1, // MM_LEAF_TOTAL for a non-present PMD
+                    Some((leaf, pmd_tbl, slot)) => {
+                        let mut skip = false;
+                        if !walk.force_scan && self.should_clear_pmd_young() {
+                            if !self.pt.pmd_test_clear_young(pmd_tbl, slot) {
+                                skip = true;
+                            }
+                        }
+                        if !skip && !walk.force_scan && !self.test_bloom_filter(walk.memcg, walk.seq, pmd_tbl, slot) {
+                            skip = true;
+                        }
+                        if !skip {
+                            walk.stats[2] += 1; // MM_NONLEAF_FOUND
+                            if self.walk_pte_range(r, leaf, addr, next, walk) {
+                                walk.stats[3] += 1; // MM_NONLEAF_ADDED
+                                self.update_bloom_filter(walk.memcg, walk.seq + 1, pmd_tbl, slot);
+                            }
+                        }
+                    }
+                }
+                addr = next;
+            }
+        }
     }
-    /// `folio_inc_refs`.
-    pub fn folio_inc_refs(&mut self, _pfn: u32) {}
-    /// `lru_gen_eviction`.
-    pub fn lru_gen_eviction(&mut self, _pfn: u32) -> u64 {
-        0
+
+    /// `walk_pte_range`: age the young PTEs of [start, end) in one table.
+    fn walk_pte_range(&mut self, region: u32, leaf: u32, start: u64, end: u64, walk: &mut Walk) -> bool {
+        let new_gen = gen_from_seq(self.memcgs[walk.memcg as usize].lruvec.lrugen.max_seq);
+        let mut total = 0u64;
+        let mut young = 0u64;
+        let is_file = self.vmas[region as usize].file.is_some();
+        let mut addr = start;
+        while addr < end {
+            total += 1;
+            walk.stats[0] += 1;
+            let i = ((addr >> 12) & 511) as usize;
+            addr += 4096;
+            let e = self.pt.leaf_entry(leaf, i);
+            if e & pte::PRESENT == 0 || e & pte::VALUE == pte::ZERO_PFN || e & pte::YOUNG == 0 {
+                continue;
+            }
+            let pfn = e & pte::VALUE;
+            let f = *self.folios.get(pfn);
+            if f.memcg != walk.memcg || (!f.is_file_lru() && !walk.can_swap) {
+                continue;
+            }
+            self.pt.set_leaf_entry(leaf, i, e & !pte::YOUNG);
+            young += 1;
+            walk.stats[1] += 1;
+            if e & pte::DIRTY != 0 && !f.test(pg::DIRTY) && !(f.test(pg::ANON) && f.test(pg::SWAPBACKED) && !f.test(pg::SWAPCACHE)) {
+                if is_file {
+                    self.folio_mark_dirty(pfn);
+                } else {
+                    self.folios.get_mut(pfn).set(pg::DIRTY);
+                }
+            }
+            if let Some(old) = self.folio_update_gen(pfn, new_gen) {
+                self.promote_size(walk.memcg, f.lru_type(), old, new_gen);
+            }
+        }
+        // suitable_to_scan: 8 PTEs per cache line.
+        young * 8 >= total
     }
-    /// `lru_gen_look_around`: test and clear the young bit (and, once
-    /// implemented, scan the neighbourhood).
-    pub fn lru_gen_look_around(&mut self, region: u32, index: u64, _pfn: u32) -> bool {
+
+    /// `lru_gen_look_around`: the rmap found the PTE of `pfn` at `index`
+    /// of `region`; test and clear it and, if young, age its neighbours.
+    pub fn lru_gen_look_around(&mut self, region: u32, index: u64, pfn: u32) -> bool {
         let v = &self.vmas[region as usize];
-        let (va, pgd) = (v.va(index), self.tasks[v.task as usize].pgd);
-        let p = self.pt.get_mut(pgd, va).unwrap();
-        let young = *p & crate::mm::pte::YOUNG != 0;
-        *p &= !crate::mm::pte::YOUNG;
-        young
+        let (task, vstart, vend, is_file) = (v.task, v.start, v.start + (v.pages << 12), v.file.is_some());
+        let addr = v.va(index);
+        let pgd = self.tasks[task as usize].pgd;
+        let Some((leaf, pmd_tbl, slot)) = self.pt.lookup_leaf(pgd, addr) else { return false };
+        let i0 = ((addr >> 12) & 511) as usize;
+        let e = self.pt.leaf_entry(leaf, i0);
+        if e & pte::YOUNG == 0 {
+            return false;
+        }
+        self.pt.set_leaf_entry(leaf, i0, e & !pte::YOUNG);
+        let target = *self.folios.get(pfn);
+        let memcg = target.memcg;
+        let can_swap = !target.is_file_lru();
+        let mut start = (addr & !((1 << 21) - 1)).max(vstart);
+        let mut end = (addr | ((1 << 21) - 1)).min(vend - 1) + 1;
+        if end - start == 4096 {
+            return true;
+        }
+        let win = MIN_LRU_BATCH * 4096;
+        if end - start > win {
+            if addr - start < win / 2 {
+                end = start + win;
+            } else if end - addr < win / 2 {
+                start = end - win;
+            } else {
+                start = addr - win / 2;
+                end = addr + win / 2;
+            }
+        }
+        let max_seq = self.memcgs[memcg as usize].lruvec.lrugen.max_seq;
+        let new_gen = gen_from_seq(max_seq);
+        let mut young = 1u64;
+        let mut n = 0u64;
+        let mut a = start;
+        while a != end {
+            n += 1;
+            let i = ((a >> 12) & 511) as usize;
+            a += 4096;
+            let e = self.pt.leaf_entry(leaf, i);
+            if e & pte::PRESENT == 0 || e & pte::VALUE == pte::ZERO_PFN || e & pte::YOUNG == 0 {
+                continue;
+            }
+            let p = e & pte::VALUE;
+            let f = *self.folios.get(p);
+            if f.memcg != memcg || (!f.is_file_lru() && !can_swap) {
+                continue;
+            }
+            self.pt.set_leaf_entry(leaf, i, e & !pte::YOUNG);
+            young += 1;
+            if e & pte::DIRTY != 0 && !f.test(pg::DIRTY) && !(f.test(pg::ANON) && f.test(pg::SWAPBACKED) && !f.test(pg::SWAPCACHE)) {
+                if is_file {
+                    self.folio_mark_dirty(p);
+                } else {
+                    self.folios.get_mut(p).set(pg::DIRTY);
+                }
+            }
+            if self.mm_walk {
+                if let Some(old) = self.folio_update_gen(p, new_gen) {
+                    self.promote_size(memcg, f.lru_type(), old, new_gen);
+                }
+                continue;
+            }
+            if f.gen_field() == 0 {
+                self.folios.get_mut(p).set(pg::REFERENCED);
+            } else if (f.gen_field() - 1) as usize != new_gen {
+                let fm = self.folios.get_mut(p);
+                fm.set_refs_field(0);
+                fm.clear(pg::REFERENCED | pg::WORKINGSET);
+                self.folio_activate(p);
+            }
+        }
+        if young * 8 >= n {
+            self.update_bloom_filter(memcg, max_seq, pmd_tbl, slot);
+        }
+        true
     }
-    /// `lru_gen_shrink_node`.
-    pub fn lru_gen_shrink_node(&mut self, _sc: &mut crate::vmscan::ScanControl) {}
-    /// `lru_gen_age_node`.
-    pub fn lru_gen_age_node(&mut self, _sc: &mut crate::vmscan::ScanControl) {}
-    /// Switch `lru_gen.enabled` at run time (`lru_gen_change_state`).
-    pub fn lru_gen_change_state(&mut self, _mask: u32) {}
-    /// The trace's `dump` statement.
-    pub fn lru_gen_dump_point(&mut self) {}
-    /// `lru_gen +` on /sys/kernel/debug/lru_gen.
-    pub fn lru_gen_debugfs_age(&mut self, _memcg: u16, _max_gen: u64, _swappiness: Option<u32>, _force_scan: bool) -> Result<(), String> {
-        Err("lru_gen debugfs commands need the multi-gen LRU, which is not implemented yet".into())
+
+    // ---- working set protection ------------------------------------------------
+
+    /// `get_swappiness`.
+    pub fn get_swappiness(&self, memcg: u16, sc: &ScanControl) -> u32 {
+        if !sc.may_swap {
+            return 0;
+        }
+        if self.mem_cgroup_get_nr_swap_pages(memcg) < MIN_LRU_BATCH {
+            return 0;
+        }
+        self.sc_swappiness(sc)
     }
-    /// `lru_gen -` on /sys/kernel/debug/lru_gen.
-    pub fn lru_gen_debugfs_evict(&mut self, _memcg: u16, _min_gen: u64, _swappiness: Option<u32>, _nr: u64) -> Result<(), String> {
-        Err("lru_gen debugfs commands need the multi-gen LRU, which is not implemented yet".into())
+
+    fn lruvec_total(&self, memcg: u16, can_swap: bool) -> u64 {
+        let lg = &self.memcgs[memcg as usize].lruvec.lrugen;
+        let mut total = 0;
+        for type_ in (!can_swap as usize)..2 {
+            for seq in lg.min_seq[type_]..=lg.max_seq {
+                total += lg.nr_pages[gen_from_seq(seq)][type_].max(0) as u64;
+            }
+        }
+        total
     }
+
+    /// `lruvec_is_sizable` (every memcg here is online).
+    fn lruvec_is_sizable(&self, memcg: u16, sc: &ScanControl) -> bool {
+        let can_swap = self.get_swappiness(memcg, sc) != 0;
+        (self.lruvec_total(memcg, can_swap) >> sc.priority) != 0
+    }
+
+    /// `lruvec_is_reclaimable`.
+    fn lruvec_is_reclaimable(&self, memcg: u16, sc: &ScanControl, min_ttl: u64) -> bool {
+        if self.below_min(None, memcg) {
+            return false;
+        }
+        if !self.lruvec_is_sizable(memcg, sc) {
+            return false;
+        }
+        let lg = &self.memcgs[memcg as usize].lruvec.lrugen;
+        let birth = lg.timestamps[gen_from_seq(lg.min_seq[FILE])];
+        birth + min_ttl < self.jiffies()
+    }
+
+    /// `mem_cgroup_below_min(target, memcg)`.
+    pub fn below_min(&self, target: Option<u16>, memcg: u16) -> bool {
+        if memcg == ROOT_MEMCG || Some(memcg) == target {
+            return false;
+        }
+        let c = &self.memcgs[memcg as usize];
+        c.emin >= c.usage
+    }
+
+    /// `mem_cgroup_below_low(target, memcg)`.
+    pub fn below_low(&self, target: Option<u16>, memcg: u16) -> bool {
+        if memcg == ROOT_MEMCG || Some(memcg) == target {
+            return false;
+        }
+        let c = &self.memcgs[memcg as usize];
+        c.elow >= c.usage
+    }
+
+    /// `lru_gen_age_node` (kswapd): OOM when every lruvec's oldest file
+    /// generation is younger than `min_ttl_ms`.
+    pub fn lru_gen_age_node(&mut self, sc: &mut ScanControl) {
+        let min_ttl = self.sysctl.lru_gen_min_ttl_ms * HZ / 1000;
+        let mut reclaimable = min_ttl == 0;
+        self.set_initial_priority(sc);
+        for m in self.memcg_subtree(ROOT_MEMCG) {
+            self.calculate_protection(ROOT_MEMCG, m);
+            if !reclaimable {
+                reclaimable = self.lruvec_is_reclaimable(m, sc, min_ttl);
+            }
+        }
+        if !reclaimable {
+            self.out_of_memory(None);
+        }
+    }
+
+    /// `set_initial_priority`.
+    fn set_initial_priority(&self, sc: &mut ScanControl) {
+        if sc.priority != DEF_PRIORITY || sc.nr_to_reclaim < MIN_LRU_BATCH {
+            return;
+        }
+        let mut reclaimable = self.lruvec_page_state(ROOT_MEMCG, LRU_INACTIVE_FILE);
+        if self.can_reclaim_anon_pages(ROOT_MEMCG) {
+            reclaimable += self.lruvec_page_state(ROOT_MEMCG, LRU_INACTIVE_ANON);
+        }
+        let fls = |x: u64| crate::util::fls(x) as i32;
+        let priority = fls(reclaimable) - 1 - fls(sc.nr_to_reclaim - 1);
+        sc.priority = priority.clamp(DEF_PRIORITY / 2, DEF_PRIORITY);
+    }
+
+    // ---- memcg LRU ----------------------------------------------------------------
+
+    /// `lru_gen_rotate_memcg`.
+    fn lru_gen_rotate_memcg(&mut self, memcg: u16, op: u8) {
+        let bin = self.rng.below(MEMCG_NR_BINS as u64) as usize;
+        let lg = &self.memcgs[memcg as usize].lruvec.lrugen;
+        if !lg.on_memcg_lru {
+            return;
+        }
+        let old = lg.memcg_gen;
+        let old_bin = lg.bin;
+        let mut new = old;
+        let mut seg = 0;
+        match op {
+            MEMCG_LRU_HEAD => seg = MEMCG_LRU_HEAD,
+            MEMCG_LRU_TAIL => seg = MEMCG_LRU_TAIL,
+            MEMCG_LRU_OLD => new = self.memcg_lru.seq % MEMCG_NR_GENS,
+            MEMCG_LRU_YOUNG => new = (self.memcg_lru.seq + 1) % MEMCG_NR_GENS,
+            _ => debug_assert!(false),
+        }
+        let l = &mut self.memcg_lru.fifo[old as usize][old_bin];
+        let pos = l.iter().position(|&x| x == memcg).expect("memcg not on its memcg-LRU bin");
+        l.remove(pos);
+        let l = &mut self.memcg_lru.fifo[new as usize][bin];
+        if op == MEMCG_LRU_HEAD || op == MEMCG_LRU_OLD {
+            l.insert(0, memcg);
+        } else {
+            l.push(memcg);
+        }
+        let lg = &mut self.memcgs[memcg as usize].lruvec.lrugen;
+        lg.seg = seg;
+        lg.memcg_gen = new;
+        lg.bin = bin;
+        self.memcg_lru.nr_memcgs[old as usize] -= 1;
+        self.memcg_lru.nr_memcgs[new as usize] += 1;
+        if self.memcg_lru.nr_memcgs[old as usize] == 0 && old == self.memcg_lru.seq % MEMCG_NR_GENS {
+            self.memcg_lru.seq += 1;
+        }
+    }
+
+    /// `shrink_one`: reclaim one memcg for global reclaim; returns the
+    /// memcg-LRU operation to apply to it.
+    fn shrink_one(&mut self, memcg: u16, sc: &mut ScanControl) -> u8 {
+        if self.below_min(None, memcg) {
+            return MEMCG_LRU_YOUNG;
+        }
+        if self.below_low(None, memcg) {
+            if self.memcgs[memcg as usize].lruvec.lrugen.seg != MEMCG_LRU_TAIL {
+                return MEMCG_LRU_TAIL;
+            }
+            self.memcg_memory_event(memcg, MemcgEvent::Low);
+        }
+        let success = self.try_to_shrink_lruvec(memcg, sc);
+        if success {
+            return MEMCG_LRU_YOUNG;
+        }
+        if self.lruvec_is_sizable(memcg, sc) {
+            return MEMCG_LRU_NOP;
+        }
+        if self.memcgs[memcg as usize].lruvec.lrugen.seg != MEMCG_LRU_TAIL {
+            MEMCG_LRU_TAIL
+        } else {
+            MEMCG_LRU_YOUNG
+        }
+    }
+
+    /// `shrink_many`: walk the bins of the oldest memcg generation.
+    fn shrink_many(&mut self, sc: &mut ScanControl) {
+        let gen = (self.memcg_lru.seq % MEMCG_NR_GENS) as usize;
+        let first_bin = self.rng.below(MEMCG_NR_BINS as u64) as usize;
+        let mut bin = first_bin;
+        loop {
+            let mut op = MEMCG_LRU_NOP;
+            let mut prev: Option<u16> = None;
+            let mut cur = self.memcg_lru.fifo[gen][bin].first().copied();
+            let mut aborted = false;
+            let mut guard = 0;
+            while let Some(m) = cur {
+                guard += 1;
+                if guard > 4 * self.memcgs.len() + 8 {
+                    break;
+                }
+                if op != MEMCG_LRU_NOP {
+                    self.lru_gen_rotate_memcg(prev.unwrap(), op);
+                    op = MEMCG_LRU_NOP;
+                }
+                let skip = self.memcgs[m as usize].lruvec.lrugen.memcg_gen as usize != gen;
+                if !skip {
+                    op = self.shrink_one(m, sc);
+                    prev = Some(m);
+                    if self.should_abort_scan(sc) {
+                        aborted = true;
+                        // The successor is not needed: we leave the loop.
+                        break;
+                    }
+                }
+                // The successor of `m` in the list it is on now.
+                let lg = &self.memcgs[m as usize].lruvec.lrugen;
+                let l = &self.memcg_lru.fifo[lg.memcg_gen as usize][lg.bin];
+                cur = match l.iter().position(|&x| x == m) {
+                    Some(i) => l.get(i + 1).copied(),
+                    None => None,
+                };
+            }
+            if op != MEMCG_LRU_NOP {
+                self.lru_gen_rotate_memcg(prev.unwrap(), op);
+            }
+            if aborted {
+                return;
+            }
+            bin = (bin + 1) % MEMCG_NR_BINS;
+            if bin == first_bin {
+                return;
+            }
+        }
+    }
+
+    /// `lru_gen_shrink_node`: global reclaim under the MGLRU.
+    pub fn lru_gen_shrink_node(&mut self, sc: &mut ScanControl) {
+        let reclaimed = sc.nr_reclaimed;
+        if sc.may_writepage && sc.may_unmap {
+            self.lru_add_drain();
+            let walk_was = self.mm_walk;
+            self.mm_walk = self.in_kswapd || sc.proactive;
+            self.set_initial_priority(sc);
+            if self.in_kswapd {
+                sc.nr_reclaimed = 0;
+            }
+            self.shrink_many(sc);
+            if self.in_kswapd {
+                sc.nr_reclaimed += reclaimed;
+            }
+            self.mm_walk = walk_was;
+        }
+        if sc.nr_reclaimed > reclaimed {
+            self.kswapd_failures = 0;
+        }
+    }
+
+    /// `lru_gen_shrink_lruvec`: memcg reclaim of one lruvec.
+    pub fn lru_gen_shrink_lruvec(&mut self, memcg: u16, sc: &mut ScanControl) {
+        self.lru_add_drain();
+        let walk_was = self.mm_walk;
+        self.mm_walk = sc.proactive;
+        if self.try_to_shrink_lruvec(memcg, sc) {
+            self.lru_gen_rotate_memcg(memcg, MEMCG_LRU_YOUNG);
+        }
+        self.mm_walk = walk_was;
+    }
+
+    /// `should_run_aging`: (run aging?, nr_to_scan).
+    fn should_run_aging(&self, memcg: u16, can_swap: bool) -> (bool, u64) {
+        let lg = &self.memcgs[memcg as usize].lruvec.lrugen;
+        let max_seq = lg.max_seq;
+        let min_seq = lg.min_seq;
+        if min_seq[!can_swap as usize] + MIN_NR_GENS > max_seq {
+            return (true, 0);
+        }
+        let (mut young, mut old, mut total) = (0u64, 0u64, 0u64);
+        for type_ in (!can_swap as usize)..2 {
+            for seq in min_seq[type_]..=max_seq {
+                let size = lg.nr_pages[gen_from_seq(seq)][type_].max(0) as u64;
+                total += size;
+                if seq == max_seq {
+                    young += size;
+                } else if seq + MIN_NR_GENS == max_seq {
+                    old += size;
+                }
+            }
+        }
+        if min_seq[!can_swap as usize] + MIN_NR_GENS < max_seq {
+            return (false, total);
+        }
+        if young * MIN_NR_GENS > total {
+            return (true, total);
+        }
+        if old * (MIN_NR_GENS + 2) < total {
+            return (true, total);
+        }
+        (false, total)
+    }
+
+    /// `get_nr_to_scan`.
+    fn get_nr_to_scan(&mut self, memcg: u16, sc: &ScanControl, can_swap: bool) -> i64 {
+        if self.below_min(sc.target, memcg) {
+            return -1;
+        }
+        let (success, nr_to_scan) = self.should_run_aging(memcg, can_swap);
+        if !success || sc.priority == DEF_PRIORITY {
+            return (nr_to_scan >> sc.priority) as i64;
+        }
+        let max_seq = self.memcgs[memcg as usize].lruvec.lrugen.max_seq;
+        if self.try_to_inc_max_seq(memcg, max_seq, can_swap, false) {
+            -1
+        } else {
+            0
+        }
+    }
+
+    /// `should_abort_scan`.
+    fn should_abort_scan(&self, sc: &ScanControl) -> bool {
+        if !sc.root_reclaim() {
+            return false;
+        }
+        if sc.nr_reclaimed >= sc.nr_to_reclaim.max(2) {
+            return true;
+        }
+        if !self.in_kswapd {
+            return false;
+        }
+        self.zone_watermark_ok(self.wmark[2] + MIN_LRU_BATCH)
+    }
+
+    /// `try_to_shrink_lruvec`: true = aging was done or the memcg is
+    /// protected (rotate it to the young generation).
+    fn try_to_shrink_lruvec(&mut self, memcg: u16, sc: &mut ScanControl) -> bool {
+        let swappiness = self.get_swappiness(memcg, sc);
+        let mut scanned = 0u64;
+        let mut nr_to_scan;
+        loop {
+            nr_to_scan = self.get_nr_to_scan(memcg, sc, swappiness != 0);
+            if nr_to_scan <= 0 {
+                break;
+            }
+            let delta = self.evict_folios(memcg, sc, swappiness);
+            if delta == 0 {
+                break;
+            }
+            scanned += delta;
+            if scanned >= nr_to_scan as u64 {
+                break;
+            }
+            if self.should_abort_scan(sc) {
+                break;
+            }
+        }
+        if sc.nr.unqueued_dirty > 0 && sc.nr.unqueued_dirty == sc.nr.file_taken {
+            self.wakeup_flusher_threads();
+        }
+        nr_to_scan < 0
+    }
+
+    // ---- the eviction -----------------------------------------------------------
+
+    /// `sort_folio`: true if the folio was moved instead of isolated.
+    fn sort_folio(&mut self, pfn: u32, tier_idx: usize) -> bool {
+        let f = *self.folios.get(pfn);
+        let memcg = f.memcg;
+        let type_ = f.lru_type();
+        let gen = (f.gen_field() - 1) as usize;
+        let refs = self.folio_lru_refs(pfn);
+        let tier = lru_tier_from_refs(refs);
+        let min_gen = gen_from_seq(self.memcgs[memcg as usize].lruvec.lrugen.min_seq[type_]);
+        if gen != min_gen {
+            // Promoted by the aging or look-around: to the head of its gen.
+            self.mglru_move(pfn, memcg, gen, type_, false);
+            return true;
+        }
+        if tier > tier_idx || refs == 1 << LRU_REFS_WIDTH {
+            let new_gen = self.folio_inc_gen(pfn, false);
+            self.mglru_move(pfn, memcg, new_gen, type_, true);
+            self.memcgs[memcg as usize].lruvec.lrugen.protected[type_][tier - 1] += 1;
+            return true;
+        }
+        false
+    }
+
+    /// `isolate_folio`.
+    fn isolate_folio(&mut self, pfn: u32) -> bool {
+        let f = self.folios.get_mut(pfn);
+        if !f.test(pg::LRU) {
+            return false;
+        }
+        f.clear(pg::LRU);
+        if !f.test(pg::REFERENCED) {
+            f.set_refs_field(0);
+            f.clear(pg::WORKINGSET);
+        }
+        f.clear(pg::REFERENCED);
+        let ok = self.lru_gen_del_folio(pfn, true);
+        debug_assert!(ok);
+        self.folios.get_mut(pfn).set(pg::ISOLATED);
+        true
+    }
+
+    /// `scan_folios`: sort or isolate from the oldest generation of `type`.
+    fn scan_folios(&mut self, memcg: u16, sc: &mut ScanControl, type_: usize, tier: usize, list: &mut Vec<u32>) -> u64 {
+        if self.get_nr_gens(memcg, type_) == MIN_NR_GENS {
+            return 0;
+        }
+        let m = memcg as usize;
+        let gen = gen_from_seq(self.memcgs[m].lruvec.lrugen.min_seq[type_]);
+        let mut remaining = MAX_LRU_BATCH;
+        let (mut scanned, mut sorted, mut isolated, mut skipped) = (0u64, 0u64, 0u64, 0u64);
+        let mut moved: Vec<u32> = Vec::new();
+        loop {
+            let pfn = self.memcgs[m].lruvec.lrugen.folios[gen][type_].tail;
+            if pfn == NIL {
+                break;
+            }
+            scanned += 1;
+            if self.sort_folio(pfn, tier) {
+                sorted += 1;
+            } else {
+                // Unlink first: isolate_folio removes it via lru_gen_del_folio.
+                if self.isolate_folio(pfn) {
+                    list.push(pfn);
+                    isolated += 1;
+                } else {
+                    self.mglru_unlink(pfn);
+                    moved.push(pfn);
+                    skipped += 1;
+                }
+            }
+            remaining -= 1;
+            if remaining == 0 || isolated.max(skipped) >= MIN_LRU_BATCH {
+                break;
+            }
+        }
+        if !moved.is_empty() {
+            // list_splice(&moved, head): `moved` had each new one at its
+            // head, so the last moved ends first.
+            for &p in moved.iter() {
+                self.mglru_link(p, memcg, gen, type_, false);
+            }
+            self.ev.add(Ev::PgskipNormal, skipped);
+        }
+        let (e_k, e_d) = (Ev::PgscanKswapd, Ev::PgscanDirect);
+        let e = if self.in_kswapd { e_k } else { e_d };
+        if !sc.cgroup_reclaim() {
+            self.ev.add(e, isolated);
+            self.ev.add(Ev::Pgrefill, sorted);
+        }
+        self.count_memcg(memcg, e, isolated);
+        self.count_memcg(memcg, Ev::Pgrefill, sorted);
+        self.ev.add(if type_ == FILE { Ev::PgscanFile } else { Ev::PgscanAnon }, isolated);
+        if type_ == FILE {
+            sc.nr.file_taken += isolated;
+        }
+        if !self.in_kswapd && scanned > 0 {
+            self.spend(scanned * self.cost.scan);
+        }
+        if isolated > 0 || remaining == 0 {
+            scanned
+        } else {
+            0
+        }
+    }
+
+    /// `get_tier_idx`.
+    fn get_tier_idx(&self, memcg: u16, type_: usize) -> usize {
+        let sp = self.read_ctrl_pos(memcg, type_, 0, 1);
+        let mut tier = 1;
+        while tier < MAX_NR_TIERS {
+            let pv = self.read_ctrl_pos(memcg, type_, tier, 2);
+            if !positive_ctrl_err(&sp, &pv) {
+                break;
+            }
+            tier += 1;
+        }
+        tier - 1
+    }
+
+    /// `get_type_to_scan`: (type, tier index).
+    fn get_type_to_scan(&self, memcg: u16, swappiness: u32) -> (usize, usize) {
+        let gain = [swappiness as u64, (MAX_SWAPPINESS - swappiness) as u64];
+        let sp = self.read_ctrl_pos(memcg, ANON, 0, gain[ANON]);
+        let pv = self.read_ctrl_pos(memcg, FILE, 0, gain[FILE]);
+        let type_ = positive_ctrl_err(&sp, &pv) as usize;
+        let sp = self.read_ctrl_pos(memcg, 1 - type_, 0, gain[1 - type_]);
+        let mut tier = 1;
+        while tier < MAX_NR_TIERS {
+            let pv = self.read_ctrl_pos(memcg, type_, tier, gain[type_]);
+            if !positive_ctrl_err(&sp, &pv) {
+                break;
+            }
+            tier += 1;
+        }
+        (type_, tier - 1)
+    }
+
+    /// `isolate_folios`: (scanned, type).
+    fn isolate_folios(&mut self, memcg: u16, sc: &mut ScanControl, swappiness: u32, list: &mut Vec<u32>) -> (u64, usize) {
+        let min_seq = self.memcgs[memcg as usize].lruvec.lrugen.min_seq;
+        let mut tier: Option<usize> = None;
+        let mut type_ = if swappiness == 0 {
+            FILE
+        } else if min_seq[ANON] < min_seq[FILE] {
+            ANON
+        } else if swappiness == 1 {
+            FILE
+        } else if swappiness == MAX_SWAPPINESS {
+            ANON
+        } else {
+            let (t, ti) = self.get_type_to_scan(memcg, swappiness);
+            tier = Some(ti);
+            t
+        };
+        let mut scanned = 0;
+        for _ in (swappiness == 0) as usize..2 {
+            let t = match tier {
+                Some(t) => t,
+                None => self.get_tier_idx(memcg, type_),
+            };
+            scanned = self.scan_folios(memcg, sc, type_, t, list);
+            if scanned > 0 {
+                break;
+            }
+            type_ = 1 - type_;
+            tier = None;
+        }
+        (scanned, type_)
+    }
+
+    /// `evict_folios`: isolate a batch from the oldest generation, try to
+    /// reclaim it, put back the rest; one retry for clean folios that may
+    /// have missed rotation.
+    pub fn evict_folios(&mut self, memcg: u16, sc: &mut ScanControl, swappiness: u32) -> u64 {
+        let mut list = Vec::new();
+        let (mut scanned, type_) = self.isolate_folios(memcg, sc, swappiness, &mut list);
+        scanned += self.try_to_inc_min_seq(memcg, swappiness != 0) as u64;
+        if self.get_nr_gens(memcg, (swappiness == 0) as usize) == MIN_NR_GENS {
+            scanned = 0;
+        }
+        if list.is_empty() {
+            return scanned;
+        }
+        let mut skip_retry = false;
+        loop {
+            let mut stat = ReclaimStat::default();
+            let reclaimed = self.shrink_folio_list(&mut list, sc, &mut stat);
+            sc.nr.unqueued_dirty += stat.nr_unqueued_dirty;
+            sc.nr_reclaimed += reclaimed;
+            let mut clean = Vec::new();
+            let mut keep = Vec::with_capacity(list.len());
+            for &pfn in list.iter() {
+                let f = *self.folios.get(pfn);
+                if f.test(pg::RECLAIM) && (f.test(pg::DIRTY) || f.test(pg::WRITEBACK)) {
+                    if f.test(pg::WORKINGSET) {
+                        self.folios.get_mut(pfn).set(pg::REFERENCED);
+                    }
+                    keep.push(pfn);
+                    continue;
+                }
+                if skip_retry
+                    || f.test(pg::ACTIVE)
+                    || f.test(pg::REFERENCED)
+                    || f.mapcount > 0
+                    || f.test(pg::DIRTY)
+                    || f.test(pg::WRITEBACK)
+                {
+                    let fm = self.folios.get_mut(pfn);
+                    fm.set_refs_field(0);
+                    fm.clear(pg::REFERENCED | pg::WORKINGSET);
+                    fm.set(pg::ACTIVE);
+                    keep.push(pfn);
+                    continue;
+                }
+                clean.push(pfn);
+            }
+            self.move_folios_to_lru(&keep);
+            let e = if self.in_kswapd { Ev::PgstealKswapd } else { Ev::PgstealDirect };
+            if !sc.cgroup_reclaim() {
+                self.ev.add(e, reclaimed);
+            }
+            self.count_memcg(memcg, e, reclaimed);
+            self.ev.add(if type_ == FILE { Ev::PgstealFile } else { Ev::PgstealAnon }, reclaimed);
+            if clean.is_empty() {
+                break;
+            }
+            list = clean;
+            skip_retry = true;
+        }
+        scanned
+    }
+
+    // ---- refaults ------------------------------------------------------------------
+
+    /// `lru_gen_eviction`: the shadow of an evicted folio.
+    pub fn lru_gen_eviction(&mut self, pfn: u32) -> u64 {
+        let f = *self.folios.get(pfn);
+        let type_ = f.lru_type();
+        let refs = self.folio_lru_refs(pfn);
+        let tier = lru_tier_from_refs(refs);
+        let lg = &mut self.memcgs[f.memcg as usize].lruvec.lrugen;
+        let token = (lg.min_seq[type_] << LRU_REFS_WIDTH) | refs.saturating_sub(1) as u64;
+        lg.evicted[type_][tier] += 1;
+        pack_shadow(f.memcg, token, refs != 0)
+    }
+
     /// `lru_gen_refault`.
-    pub fn lru_gen_refault(&mut self, _pfn: u32, _shadow: u64) {}
+    pub fn lru_gen_refault(&mut self, pfn: u32, shadow: u64) {
+        let (memcg_id, token, workingset) = unpack_shadow(shadow);
+        let f = *self.folios.get(pfn);
+        if memcg_id != f.memcg || memcg_id as usize >= self.memcgs.len() {
+            return;
+        }
+        let type_ = f.lru_type();
+        let memcg = f.memcg;
+        let (refault_ev, act_ev, restore_ev) = if type_ == FILE {
+            (Ev::WorkingsetRefaultFile, Ev::WorkingsetActivateFile, Ev::WorkingsetRestoreFile)
+        } else {
+            (Ev::WorkingsetRefaultAnon, Ev::WorkingsetActivateAnon, Ev::WorkingsetRestoreAnon)
+        };
+        self.count(memcg, refault_ev, 1);
+        let min_seq = self.memcgs[memcg as usize].lruvec.lrugen.min_seq[type_];
+        let recent = (token >> LRU_REFS_WIDTH) == (min_seq & (EVICTION_MASK >> LRU_REFS_WIDTH));
+        if !recent {
+            return;
+        }
+        let refs = (token & ((1 << LRU_REFS_WIDTH) - 1)) as u32 + workingset as u32;
+        let tier = lru_tier_from_refs(refs);
+        self.memcgs[memcg as usize].lruvec.lrugen.refaulted[type_][tier] += 1;
+        self.count(memcg, act_ev, 1);
+        if self.in_lru_fault || refs >= (1 << LRU_REFS_WIDTH) - 1 {
+            let fm = self.folios.get_mut(pfn);
+            fm.set_refs_field(3);
+            fm.set(pg::WORKINGSET);
+            self.count(memcg, restore_ev, 1);
+        }
+    }
+
+    // ---- state change, debugfs -----------------------------------------------------
+
+    /// `lru_gen_change_state` (and the capability bits of `enabled`).
+    pub fn lru_gen_change_state(&mut self, mask: u32) {
+        let enable = mask & LRU_GEN_CORE != 0;
+        let was = self.lru_gen_enabled();
+        self.sysctl.lru_gen_enabled = mask;
+        if enable == was {
+            return;
+        }
+        for m in self.memcg_subtree(ROOT_MEMCG) {
+            self.memcgs[m as usize].lruvec.lrugen.enabled = enable;
+            if enable {
+                // fill_evictable: classic lists into generations.
+                for lru in 0..4 {
+                    loop {
+                        let pfn = self.memcgs[m as usize].lruvec.lists[lru].tail;
+                        if pfn == NIL {
+                            break;
+                        }
+                        self.lruvec_del_folio(pfn);
+                        let ok = self.lru_gen_add_folio(pfn, false);
+                        debug_assert!(ok);
+                    }
+                }
+            } else {
+                // drain_evictable: generations back into the classic lists.
+                for gen in 0..4 {
+                    for type_ in 0..2 {
+                        loop {
+                            let pfn = self.memcgs[m as usize].lruvec.lrugen.folios[gen][type_].tail;
+                            if pfn == NIL {
+                                break;
+                            }
+                            let ok = self.lru_gen_del_folio(pfn, false);
+                            debug_assert!(ok);
+                            self.lruvec_add_folio(pfn);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The `lru_gen` debugfs file, in 6.12's exact format. `path` gives
+    /// each memcg's cgroup path.
+    pub fn lru_gen_debugfs(&self, path: &dyn Fn(u16) -> String) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let j = self.jiffies();
+        for m in self.memcg_subtree(ROOT_MEMCG) {
+            let lg = &self.memcgs[m as usize].lruvec.lrugen;
+            let _ = writeln!(out, "memcg {:5} {}", m as u32 + 1, path(m));
+            let _ = writeln!(out, " node {:5}", 0);
+            for seq in lg.min_seq[ANON]..=lg.max_seq {
+                let gen = gen_from_seq(seq);
+                let birth = lg.timestamps[gen];
+                let age_ms = j.saturating_sub(birth) * (1000 / HZ);
+                let _ = write!(out, " {:10} {:10}", seq, age_ms);
+                for type_ in 0..2 {
+                    let _ = write!(out, " {:10}{}", lg.nr_pages[gen][type_].max(0), ' ');
+                }
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// The trace's `dump` statement: queue the debugfs text for the caller.
+    pub fn lru_gen_dump_point(&mut self) {
+        self.dump_requests += 1;
+    }
+
+    /// `lru_gen +` (`run_aging` through `run_cmd`): errors carry the
+    /// kernel's errno and why.
+    pub fn lru_gen_debugfs_age(&mut self, memcg: u16, max_gen: u64, swappiness: Option<u32>, force_scan: bool) -> Result<(), String> {
+        let sc = Self::debugfs_sc();
+        let swappiness = match swappiness {
+            None => self.get_swappiness(memcg, &sc),
+            Some(s) if s > MAX_SWAPPINESS => return Err(format!("lru_gen +: swappiness {s} is above 200 (-EINVAL)")),
+            Some(s) => s,
+        };
+        let can_swap = swappiness != 0;
+        let lg = &self.memcgs[memcg as usize].lruvec.lrugen;
+        let (max_seq, min_seq) = (lg.max_seq, lg.min_seq);
+        if max_gen < max_seq {
+            return Ok(());
+        }
+        if max_gen > max_seq {
+            return Err(format!("lru_gen +: generation {max_gen} is above max_seq {max_seq} (-EINVAL)"));
+        }
+        if !force_scan && min_seq[!can_swap as usize] + MAX_NR_GENS - 1 <= max_seq {
+            return Err(format!("lru_gen +: already {MAX_NR_GENS} generations and force_scan is 0 (-ERANGE)"));
+        }
+        let was = (self.in_reclaim, self.mm_walk);
+        self.in_reclaim = true;
+        self.mm_walk = true;
+        self.try_to_inc_max_seq(memcg, max_seq, can_swap, force_scan);
+        (self.in_reclaim, self.mm_walk) = was;
+        Ok(())
+    }
+
+    /// `lru_gen -` (`run_eviction`).
+    pub fn lru_gen_debugfs_evict(&mut self, memcg: u16, min_gen: u64, swappiness: Option<u32>, nr_to_reclaim: u64) -> Result<(), String> {
+        let mut sc = Self::debugfs_sc();
+        let swappiness = match swappiness {
+            None => self.get_swappiness(memcg, &sc),
+            Some(s) if s > MAX_SWAPPINESS => return Err(format!("lru_gen -: swappiness {s} is above 200 (-EINVAL)")),
+            Some(s) => s,
+        };
+        let max_seq = self.memcgs[memcg as usize].lruvec.lrugen.max_seq;
+        if min_gen + MIN_NR_GENS > max_seq {
+            return Err(format!(
+                "lru_gen -: generation {min_gen} is one of the two youngest (max_seq {max_seq}); evict at most {} (-EINVAL)",
+                max_seq.saturating_sub(MIN_NR_GENS)
+            ));
+        }
+        let was = (self.in_reclaim, self.mm_walk);
+        self.in_reclaim = true;
+        self.mm_walk = true;
+        sc.nr_reclaimed = 0;
+        loop {
+            let min_seq = self.memcgs[memcg as usize].lruvec.lrugen.min_seq;
+            if min_gen < min_seq[(swappiness == 0) as usize] {
+                break;
+            }
+            if sc.nr_reclaimed >= nr_to_reclaim {
+                break;
+            }
+            if self.evict_folios(memcg, &mut sc, swappiness) == 0 {
+                break;
+            }
+        }
+        (self.in_reclaim, self.mm_walk) = was;
+        Ok(())
+    }
+
+    fn debugfs_sc() -> ScanControl {
+        // lru_gen_seq_write's scan_control: no target memcg (counted as
+        // global direct reclaim), may write, unmap and swap.
+        ScanControl::new(0, None)
+    }
 }

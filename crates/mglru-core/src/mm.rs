@@ -137,6 +137,28 @@ impl PageTables {
         let (leaf, _, _) = self.lookup_leaf(pgd, va)?;
         Some(&mut self.leaf[leaf as usize][idx(va, 0)])
     }
+    #[inline]
+    pub fn leaf_entry(&self, leaf: u32, i: usize) -> u32 {
+        self.leaf[leaf as usize][i]
+    }
+    #[inline]
+    pub fn set_leaf_entry(&mut self, leaf: u32, i: usize, v: u32) {
+        self.leaf[leaf as usize][i] = v;
+    }
+    /// A CPU access through the page tables: the hardware sets the
+    /// accessed bit in the PMD entry it walks through and in the PTE (and
+    /// the dirty bit on a store). Returns the PTE as it was, 0 if none.
+    #[inline]
+    pub fn hw_access(&mut self, pgd: u32, va: u64, write: bool) -> u32 {
+        let Some((leaf, pmd_tbl, slot)) = self.lookup_leaf(pgd, va) else { return 0 };
+        let e = &mut self.leaf[leaf as usize][idx(va, 0)];
+        let old = *e;
+        if old & pte::PRESENT != 0 {
+            *e |= pte::YOUNG | if write { pte::DIRTY } else { 0 };
+            self.upper[pmd_tbl as usize][slot] |= PMD_YOUNG;
+        }
+        old
+    }
     /// Test and clear the young bit of a PMD entry (non-leaf young).
     pub fn pmd_test_clear_young(&mut self, pmd_tbl: u32, slot: usize) -> bool {
         let e = &mut self.upper[pmd_tbl as usize][slot];

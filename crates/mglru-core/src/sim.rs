@@ -168,6 +168,7 @@ impl Simulator {
                     debug_assert_eq!(id as usize, k.memcgs.len());
                     k.memcgs.push(Memcg::new("", parent));
                     k.memcgs[parent as usize].children.push(id);
+                    k.lru_gen_init_memcg(id);
                 }
                 if let Some(v) = low {
                     k.memcgs[id as usize].low = bytes_to_limit(v);

@@ -259,10 +259,6 @@ impl Kernel {
         if f.test(pg::UNEVICTABLE) || !f.test(pg::LRU) {
             return;
         }
-        if self.policy() == Policy::Mglru {
-            // 6.12: lru_gen_clear_refs-style handling lives in the MGLRU module.
-            return;
-        }
         self.folio_batch_add_and_move(B_DEACTIVATE_FILE, pfn);
     }
 

@@ -331,8 +331,9 @@ impl Kernel {
     /// cache, leaving a shadow. False if it is busy.
     fn remove_mapping(&mut self, pfn: u32, sc: &ScanControl) -> bool {
         let f = *self.folios.get(pfn);
-        if f.mapcount > 0 || f.test(pg::DIRTY) || f.test(pg::WRITEBACK) || f.test(pg::PINNED) {
-            // folio_ref_freeze fails on an extra reference.
+        if f.mapcount > 0 || f.test(pg::DIRTY) || f.test(pg::WRITEBACK) || f.test(pg::PINNED) || f.test(pg::IN_BATCH) {
+            // folio_ref_freeze fails on an extra reference (an operation
+            // holding it, or a per-CPU batch).
             return false;
         }
         let target = sc.target_memcg();
@@ -357,11 +358,11 @@ impl Kernel {
             let f = self.folios.get_mut(pfn);
             f.clear(pg::ISOLATED);
             f.set(pg::LRU);
-            let active = f.test(pg::ACTIVE);
             let memcg = f.memcg;
             self.lruvec_add_folio(pfn);
             moved += 1;
-            if active {
+            // Tested after the add: the MGLRU clears PG_active there.
+            if self.folios.get(pfn).test(pg::ACTIVE) {
                 self.workingset_age_nonresident(memcg, 1);
             }
         }
@@ -573,8 +574,12 @@ impl Kernel {
         nr
     }
 
-    /// `shrink_lruvec` (classic).
+    /// `shrink_lruvec` (classic; the MGLRU takes memcg reclaim here).
     fn shrink_lruvec(&mut self, memcg: u16, sc: &mut ScanControl) {
+        if self.policy() == Policy::Mglru && !sc.root_reclaim() {
+            self.lru_gen_shrink_lruvec(memcg, sc);
+            return;
+        }
         let mut nr = self.get_scan_count(memcg, sc);
         let targets = nr;
         let nr_to_reclaim = sc.nr_to_reclaim;
@@ -655,13 +660,16 @@ impl Kernel {
 
     /// `snapshot_refaults`.
     fn snapshot_refaults(&mut self, target: u16) {
+        if self.policy() == Policy::Mglru {
+            return;
+        }
         let a = self.memcg_events_hier(target, Ev::WorkingsetActivateAnon);
         let f = self.memcg_events_hier(target, Ev::WorkingsetActivateFile);
         self.memcgs[target as usize].lruvec.refaults = [a, f];
     }
 
     /// `mem_cgroup_calculate_protection` for `memcg` under `root`.
-    fn calculate_protection(&mut self, root: u16, memcg: u16) {
+    pub(crate) fn calculate_protection(&mut self, root: u16, memcg: u16) {
         if memcg == root {
             return;
         }
@@ -1028,7 +1036,8 @@ impl Kernel {
     /// `kswapd_shrink_node`.
     fn kswapd_shrink_node(&mut self, sc: &mut ScanControl) -> bool {
         sc.nr_to_reclaim = self.wmark[2].max(SWAP_CLUSTER_MAX);
+        let before = sc.nr_reclaimed;
         self.shrink_node(sc);
-        sc.nr_scanned >= sc.nr_to_reclaim
+        sc.nr_scanned.max(sc.nr_reclaimed - before) >= sc.nr_to_reclaim
     }
 }

@@ -111,6 +111,11 @@ pub fn random_trace(seed: u64, nops: usize) -> String {
             85..=88 => t.push_str(&format!("reclaim m{} {}K\n", r.below(nmemcg), 4 * (1 + r.below(512)))),
             89..=94 => t.push_str(&format!("sleep {}ms\n", r.below(3000))),
             95 => t.push_str(&format!("sysctl vm.swappiness={}\n", r.below(201))),
+            98 if r.below(3) == 0 => {
+                let v = ["y", "n", "0x1", "0x3", "0x7", "0x5"][r.below(6) as usize];
+                t.push_str(&format!("sysctl lru_gen.enabled={v}\n"));
+            }
+            99 => t.push_str("dump\n"),
             96 => t.push_str(&format!("memcg m{} max={}M\n", r.below(nmemcg), 2 + r.below(16))),
             97 if r.below(4) == 0 => {
                 t.push_str(&format!("exit t{k}\n"));
@@ -122,9 +127,9 @@ pub fn random_trace(seed: u64, nops: usize) -> String {
     t
 }
 
-fn run(text: &str, check_every: usize) -> String {
+fn run(text: &str, check_every: usize, policy: Policy) -> String {
     let mut reader = TraceReader::from_str("random", text);
-    let mut sim = Simulator::new(RunOptions { policy: Some(Policy::Classic), ..Default::default() });
+    let mut sim = Simulator::new(RunOptions { policy: Some(policy), ..Default::default() });
     let mut i = 0;
     while let Some(op) = reader.next_op().unwrap_or_else(|e| panic!("generator wrote a bad trace: {e}")) {
         sim.apply(&op).unwrap_or_else(|e| panic!("{}: {e}", reader.location()));
@@ -143,20 +148,30 @@ fn run(text: &str, check_every: usize) -> String {
 }
 
 #[test]
-fn invariants_hold_on_random_traces() {
+fn invariants_hold_on_random_traces_classic() {
     for seed in 0..60 {
         let text = random_trace(seed, 1500);
-        let _ = run(&text, 20);
+        let _ = run(&text, 20, Policy::Classic);
+    }
+}
+
+#[test]
+fn invariants_hold_on_random_traces_mglru() {
+    for seed in 1000..1060 {
+        let text = random_trace(seed, 1500);
+        let _ = run(&text, 20, Policy::Mglru);
     }
 }
 
 #[test]
 fn same_trace_same_counters() {
     for seed in [3, 17, 99] {
-        let text = random_trace(seed, 3000);
-        let a = run(&text, 0);
-        let b = run(&text, 0);
-        assert_eq!(a, b, "seed {seed}: two runs of one trace differ");
+        for policy in [Policy::Classic, Policy::Mglru] {
+            let text = random_trace(seed, 3000);
+            let a = run(&text, 0, policy);
+            let b = run(&text, 0, policy);
+            assert_eq!(a, b, "seed {seed}: two runs of one trace differ");
+        }
     }
 }
 
@@ -164,7 +179,8 @@ fn same_trace_same_counters() {
 #[ignore]
 fn debug_seed() {
     let seed: u64 = std::env::var("SEED").unwrap().parse().unwrap();
+    let policy = if std::env::var("POLICY").as_deref() == Ok("classic") { Policy::Classic } else { Policy::Mglru };
     let text = random_trace(seed, 1500);
     std::fs::write("/tmp/seed.trace", &text).unwrap();
-    let _ = run(&text, 1);
+    let _ = run(&text, 1, policy);
 }
