@@ -1566,3 +1566,67 @@ impl Kernel {
         ScanControl::new(0, None)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::MachineConfig;
+
+    #[test]
+    fn tiers_follow_order_base_2_of_refs_plus_one() {
+        // 6.12: refs = counter + PG_workingset; tier = order_base_2(refs + 1).
+        let tiers: Vec<usize> = (0..=4).map(lru_tier_from_refs).collect();
+        assert_eq!(tiers, vec![0, 1, 2, 2, 3]);
+    }
+
+    #[test]
+    fn ctrl_pos_noise_floor_and_gain() {
+        let sp = CtrlPos { refaulted: 100, total: 1000, gain: 1 };
+        // Fewer than MIN_LRU_BATCH refaults: always "positive" (evictable).
+        assert!(positive_ctrl_err(&sp, &CtrlPos { refaulted: 63, total: 64, gain: 2 }));
+        // PV refaults at 20 % vs SP's 10 %: 200*(1000+64)*1 = 212800 <=
+        // 101*1000*2 = 202000 is false -> protect.
+        assert!(!positive_ctrl_err(&sp, &CtrlPos { refaulted: 200, total: 1000, gain: 2 }));
+        // PV at 18 %: 180*1064 = 191520 <= 202000 -> evictable (gain 2 lets
+        // PV refault up to about twice SP's rate).
+        assert!(positive_ctrl_err(&sp, &CtrlPos { refaulted: 180, total: 1000, gain: 2 }));
+    }
+
+    /// A tier whose refault rate is more than twice tier 0's gets
+    /// protected: get_tier_idx stops below it.
+    #[test]
+    fn tier_with_more_refaults_than_tier0_is_protected() {
+        let mut k = Kernel::new(&MachineConfig::default());
+        let lg = &mut k.memcgs[0].lruvec.lrugen;
+        // tier 0: 100 refaults / 1000 evicted; tier 1 same rate; tier 2:
+        // 300 / 1000 (30 %).
+        lg.refaulted[FILE] = [100, 100, 300, 0];
+        lg.evicted[FILE] = [1000, 1000, 1000, 0];
+        assert_eq!(k.get_tier_idx(0, FILE), 1, "tiers 0..=1 evictable, tier 2 protected");
+        let lg = &mut k.memcgs[0].lruvec.lrugen;
+        lg.refaulted[FILE] = [100, 300, 300, 0];
+        assert_eq!(k.get_tier_idx(0, FILE), 0, "tier 1 already protected");
+        let lg = &mut k.memcgs[0].lruvec.lrugen;
+        lg.refaulted[FILE] = [100, 100, 100, 100];
+        lg.evicted[FILE] = [1000; 4];
+        assert_eq!(k.get_tier_idx(0, FILE), 3, "no tier refaults more: all evictable");
+    }
+
+    /// The averages carry half of each generation's counts forward.
+    #[test]
+    fn reset_ctrl_pos_halves_into_the_average() {
+        let mut k = Kernel::new(&MachineConfig::default());
+        let lg = &mut k.memcgs[0].lruvec.lrugen;
+        lg.refaulted[ANON] = [10, 20, 30, 40];
+        lg.evicted[ANON] = [100, 100, 100, 100];
+        lg.protected[ANON] = [6, 8, 10];
+        lg.avg_refaulted[ANON] = [2, 2, 2, 2];
+        lg.avg_total[ANON] = [50, 50, 50, 50];
+        k.reset_ctrl_pos(0, ANON, true);
+        let lg = &k.memcgs[0].lruvec.lrugen;
+        assert_eq!(lg.avg_refaulted[ANON], [6, 11, 16, 21]);
+        assert_eq!(lg.avg_total[ANON], [75, 78, 79, 80]);
+        assert_eq!(lg.refaulted[ANON], [0; 4]);
+        assert_eq!(lg.protected[ANON], [0; 3]);
+    }
+}
