@@ -185,22 +185,49 @@ fn simulate(
     let mut bar = progress::Progress::new(show_progress, reader.total_bytes());
     let mut n: u64 = 0;
     let mut dumped = 0;
+    // Software pipelining: decode two operations ahead and prefetch the
+    // memory they will touch (the model's work is mostly cache misses).
+    // Errors are reported at the operation they belong to: a decode error
+    // surfaces only after the operations before it ran, and the location
+    // printed for a model error is that of the operation applied.
+    const AHEAD: usize = 8; // page-cache entries are prefetched this many operations ahead,
+    const FOLIO_AHEAD: usize = 4; // and folios this many (their entry arrived meanwhile).
+    let mut queue: std::collections::VecDeque<(mglru_trace::Op, String)> = std::collections::VecDeque::with_capacity(AHEAD);
+    let mut pending_err: Option<(String, u8)> = None;
+    let mut eof = false;
     loop {
-        let op = match reader.next_op() {
-            Ok(Some(op)) => op,
-            Ok(None) => break,
-            Err(e) => return Err((format!("{e}"), 1)),
+        while !eof && pending_err.is_none() && queue.len() < AHEAD {
+            match reader.next_op() {
+                Ok(Some(op)) => {
+                    sim.prefetch(&op, 0);
+                    if queue.len() >= FOLIO_AHEAD {
+                        sim.prefetch(&queue[queue.len() - FOLIO_AHEAD].0, 1);
+                    }
+                    let loc = if op.is_access() { String::new() } else { reader.location().to_string() };
+                    queue.push_back((op, loc));
+                }
+                Ok(None) => eof = true,
+                Err(e) => pending_err = Some((format!("{e}"), 1)),
+            }
+        }
+        let Some((op, loc)) = queue.pop_front() else {
+            if let Some(e) = pending_err {
+                return Err(e);
+            }
+            break;
         };
         if let Err(e) = sim.apply(&op) {
-            return Err((format!("{}: {e}", reader.location()), 1));
+            let loc = if loc.is_empty() { reader.name().to_string() } else { loc };
+            return Err((format!("{loc}: {e}"), 1));
         }
+        let at = &loc;
         if let Some(k) = sim.kernel() {
             if k.dump_requests != dumped {
                 dumped = k.dump_requests;
                 if dumps == Dumps::Print {
                     let text = k.lru_gen_debugfs(&|m| cgroup_path(reader, m));
                     let mut out = std::io::stdout().lock();
-                    let _ = writeln!(out, "# lru_gen at {} ({:.3} s simulated)", reader.location(), k.now as f64 / 1e9);
+                    let _ = writeln!(out, "# lru_gen at {at} ({:.3} s simulated)", k.now as f64 / 1e9);
                     let _ = out.write_all(text.as_bytes());
                 }
             }

@@ -49,6 +49,14 @@ impl EntryArray {
         }
         slot.as_mut().unwrap()[(i as usize) & (CHUNK - 1)] = v;
     }
+    /// Address of entry `i` if its chunk exists (for prefetching).
+    #[inline]
+    pub fn entry_ptr(&self, i: u64) -> Option<*const u64> {
+        match self.chunks.get((i >> CHUNK_SHIFT) as usize) {
+            Some(Some(c)) => Some(&c[(i as usize) & (CHUNK - 1)] as *const u64),
+            _ => None,
+        }
+    }
     pub fn bytes(&self) -> u64 {
         self.chunks.len() as u64 * 8 + self.nr_chunks * (CHUNK as u64 * 8)
     }

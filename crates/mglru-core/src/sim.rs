@@ -258,6 +258,25 @@ impl Simulator {
         Ok(())
     }
 
+    /// A hint that `op` will be applied soon: start loading the memory it
+    /// will touch first. `stage` 0 prefetches the page-cache entry (the
+    /// op after next), stage 1 the folio the entry points to (the next op,
+    /// whose entry stage 0 brought in). Changes no state.
+    #[inline]
+    pub fn prefetch(&self, op: &Op, stage: u8) {
+        let Some(k) = &self.kernel else { return };
+        if let Op::Read { file, page, .. } | Op::Write { file, page, .. } = *op {
+            let Some(f) = k.files.get(file as usize) else { return };
+            if stage == 0 {
+                if let Some(p) = f.cache.entry_ptr(page) {
+                    prefetch_read(p as *const u8);
+                }
+            } else if let Some(pfn) = f.folio_at(page) {
+                prefetch_read(k.folios.get(pfn) as *const _ as *const u8);
+            }
+        }
+    }
+
     /// End of the trace: flush per-CPU batches so list sizes are settled,
     /// as reading /proc/vmstat after a workload would see them.
     pub fn finish(&mut self) -> Result<&mut Kernel, SimError> {
@@ -265,6 +284,17 @@ impl Simulator {
         k.lru_add_drain();
         Ok(k)
     }
+}
+
+#[inline]
+fn prefetch_read(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; it never faults, whatever the address.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 impl Kernel {
