@@ -3,6 +3,7 @@
 
 mod default_workload;
 mod progress;
+mod validate;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -19,6 +20,10 @@ mglru — a model of Linux 6.12 memory reclaim (classic LRU and multi-gen LRU)
 USAGE:
     mglru run [TRACE] [OPTIONS]        replay TRACE (or the built-in workload) and report counters
     mglru compare [TRACE] [OPTIONS]    run both policies on the same input; one table, both results
+    mglru validate [--suite DIR] [--trace NAME] [--json PATH] [--check]
+                                       hold the model against the real-kernel results in
+                                       DIR/results (default validation/); --check enforces
+                                       DIR/thresholds.json
     mglru trace convert IN OUT         write the compact binary form of a text trace
     mglru default-trace                print the built-in workload as trace v1 text
     mglru help                         this text
@@ -425,6 +430,63 @@ fn cmd_compare(args: &[String]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// `mglru validate [--suite DIR] [--trace NAME] [--json PATH] [--check]`.
+fn cmd_validate(args: &[String]) -> ExitCode {
+    let mut dir = PathBuf::from("validation");
+    let mut only: Option<String> = None;
+    let mut json: Option<String> = None;
+    let mut check = false;
+    let mut i = 0;
+    while i < args.len() {
+        let need = |i: &mut usize| -> Option<String> {
+            *i += 1;
+            args.get(*i).cloned()
+        };
+        match args[i].as_str() {
+            "--suite" => match need(&mut i) {
+                Some(v) => dir = PathBuf::from(v),
+                None => return usage_err("--suite needs a directory".into()),
+            },
+            "--trace" => only = need(&mut i),
+            "--json" => json = need(&mut i),
+            "--check" => check = true,
+            other => return usage_err(format!("validate: unknown option `{other}` (expected --suite, --trace, --json, --check)")),
+        }
+        i += 1;
+    }
+    let cmp = match validate::compare_suite(&dir, only.as_deref()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("mglru: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let th = validate::load_thresholds(&dir).ok();
+    print!("{}", validate::render(&cmp, th.as_ref()));
+    if let Some(p) = json {
+        if let Err(e) = write_json(&p, &validate::to_json(&cmp)) {
+            eprintln!("mglru: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    if check {
+        let Some(th) = th else {
+            eprintln!("mglru: {}/thresholds.json is missing or invalid", dir.display());
+            return ExitCode::from(1);
+        };
+        if cmp.rows.is_empty() {
+            eprintln!("mglru: no kernel results to check in {}/results", dir.display());
+            return ExitCode::from(1);
+        }
+        if let Err(e) = validate::check(&cmp, &th) {
+            eprintln!("mglru: validation failed:\n{e}");
+            return ExitCode::from(4);
+        }
+        eprintln!("mglru: validation within the thresholds in force");
+    }
+    ExitCode::SUCCESS
+}
+
 fn cmd_trace(args: &[String]) -> ExitCode {
     match args.first().map(|s| s.as_str()) {
         Some("convert") if args.len() == 3 => {
@@ -467,6 +529,7 @@ fn main() -> ExitCode {
     match args.first().map(|s| s.as_str()) {
         Some("run") => cmd_run(&args[1..]),
         Some("compare") => cmd_compare(&args[1..]),
+        Some("validate") => cmd_validate(&args[1..]),
         Some("trace") => cmd_trace(&args[1..]),
         Some("default-trace") => {
             print!("{}", default_workload::default_trace());
@@ -476,6 +539,6 @@ fn main() -> ExitCode {
             print!("{HELP}");
             ExitCode::SUCCESS
         }
-        Some(other) => usage_err(format!("unknown command `{other}`: expected run, compare, trace, default-trace or help")),
+        Some(other) => usage_err(format!("unknown command `{other}`: expected run, compare, validate, trace, default-trace or help")),
     }
 }

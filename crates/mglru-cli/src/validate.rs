@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! `mglru validate`: hold the model against real-kernel results.
+//!
+//! The reference suite lives in `validation/`: traces in `traces/*.trace.gz`
+//! and, for each, the kernel's counters in `results/NAME.POLICY.json`
+//! (written by `validation/run-kernel.sh`; POLICY is `mglru` or
+//! `classic`, or one file for traces that set `lru_gen.enabled`
+//! themselves). This module replays each trace on the model, computes the
+//! error per counter and the agreement of the MGLRU-vs-classic
+//! difference, and checks them against `thresholds.json`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use mglru_core::report::Report;
+use mglru_core::{Policy, RunOptions, Simulator};
+use mglru_trace::TraceReader;
+
+/// The counters whose error is published and enforced.
+pub const COUNTERS: [&str; 10] = [
+    "workingset_refault_file",
+    "workingset_refault_anon",
+    "pgpgin",
+    "pswpin",
+    "pswpout",
+    "pgsteal_file",
+    "pgsteal_anon",
+    "pgscan_file",
+    "pgscan_anon",
+    "workingset_activate_file",
+];
+
+/// A minimal JSON value and parser (the results are small and trusted
+/// to be JSON; malformed files are reported with their path).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Json {
+    Null,
+    Bool(bool),
+    Num(f64),
+    Str(String),
+    Arr(Vec<Json>),
+    Obj(BTreeMap<String, Json>),
+}
+
+impl Json {
+    pub fn get(&self, k: &str) -> Option<&Json> {
+        match self {
+            Json::Obj(m) => m.get(k),
+            _ => None,
+        }
+    }
+    pub fn num(&self) -> Option<f64> {
+        match self {
+            Json::Num(n) => Some(*n),
+            _ => None,
+        }
+    }
+    pub fn str(&self) -> Option<&str> {
+        match self {
+            Json::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+pub fn parse_json(s: &str) -> Result<Json, String> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let v = parse_value(b, &mut i)?;
+    skip_ws(b, &mut i);
+    if i != b.len() {
+        return Err(format!("trailing data at byte {i}"));
+    }
+    Ok(v)
+}
+
+fn skip_ws(b: &[u8], i: &mut usize) {
+    while *i < b.len() && b[*i].is_ascii_whitespace() {
+        *i += 1;
+    }
+}
+
+fn parse_value(b: &[u8], i: &mut usize) -> Result<Json, String> {
+    skip_ws(b, i);
+    match b.get(*i) {
+        None => Err("unexpected end".into()),
+        Some(b'{') => {
+            *i += 1;
+            let mut m = BTreeMap::new();
+            skip_ws(b, i);
+            if b.get(*i) == Some(&b'}') {
+                *i += 1;
+                return Ok(Json::Obj(m));
+            }
+            loop {
+                skip_ws(b, i);
+                let Json::Str(k) = parse_value(b, i)? else { return Err(format!("expected a key at byte {i}")) };
+                skip_ws(b, i);
+                if b.get(*i) != Some(&b':') {
+                    return Err(format!("expected ':' at byte {i}"));
+                }
+                *i += 1;
+                let v = parse_value(b, i)?;
+                m.insert(k, v);
+                skip_ws(b, i);
+                match b.get(*i) {
+                    Some(b',') => *i += 1,
+                    Some(b'}') => {
+                        *i += 1;
+                        return Ok(Json::Obj(m));
+                    }
+                    _ => return Err(format!("expected ',' or '}}' at byte {i}")),
+                }
+            }
+        }
+        Some(b'[') => {
+            *i += 1;
+            let mut a = Vec::new();
+            skip_ws(b, i);
+            if b.get(*i) == Some(&b']') {
+                *i += 1;
+                return Ok(Json::Arr(a));
+            }
+            loop {
+                a.push(parse_value(b, i)?);
+                skip_ws(b, i);
+                match b.get(*i) {
+                    Some(b',') => *i += 1,
+                    Some(b']') => {
+                        *i += 1;
+                        return Ok(Json::Arr(a));
+                    }
+                    _ => return Err(format!("expected ',' or ']' at byte {i}")),
+                }
+            }
+        }
+        Some(b'"') => {
+            *i += 1;
+            let mut s = String::new();
+            while let Some(&c) = b.get(*i) {
+                *i += 1;
+                match c {
+                    b'"' => return Ok(Json::Str(s)),
+                    b'\\' => {
+                        let e = *b.get(*i).ok_or("bad escape")?;
+                        *i += 1;
+                        match e {
+                            b'n' => s.push('\n'),
+                            b't' => s.push('\t'),
+                            b'r' => s.push('\r'),
+                            b'u' => {
+                                let h = std::str::from_utf8(b.get(*i..*i + 4).ok_or("bad \\u")?).map_err(|e| e.to_string())?;
+                                let cp = u32::from_str_radix(h, 16).map_err(|e| e.to_string())?;
+                                s.push(char::from_u32(cp).unwrap_or('?'));
+                                *i += 4;
+                            }
+                            other => s.push(other as char),
+                        }
+                    }
+                    _ => {
+                        // Re-decode multi-byte UTF-8 sequences.
+                        let start = *i - 1;
+                        let len = if c < 0x80 { 1 } else if c >> 5 == 6 { 2 } else if c >> 4 == 14 { 3 } else { 4 };
+                        let end = (start + len).min(b.len());
+                        s.push_str(std::str::from_utf8(&b[start..end]).unwrap_or("?"));
+                        *i = end;
+                    }
+                }
+            }
+            Err("unterminated string".into())
+        }
+        Some(b't') if b[*i..].starts_with(b"true") => {
+            *i += 4;
+            Ok(Json::Bool(true))
+        }
+        Some(b'f') if b[*i..].starts_with(b"false") => {
+            *i += 5;
+            Ok(Json::Bool(false))
+        }
+        Some(b'n') if b[*i..].starts_with(b"null") => {
+            *i += 4;
+            Ok(Json::Null)
+        }
+        Some(_) => {
+            let start = *i;
+            while *i < b.len() && (b[*i].is_ascii_digit() || b"+-.eE".contains(&b[*i])) {
+                *i += 1;
+            }
+            let t = std::str::from_utf8(&b[start..*i]).map_err(|e| e.to_string())?;
+            t.parse::<f64>().map(Json::Num).map_err(|_| format!("bad value at byte {start}"))
+        }
+    }
+}
+
+/// One kernel result file.
+pub struct KernelResult {
+    pub policy: Policy,
+    pub vmstat: BTreeMap<String, f64>,
+    /// Memory the workload had on the guest (for traces without a memcg
+    /// limit, the model is run with this much RAM), bytes.
+    pub memory_override: Option<u64>,
+    pub meta: String,
+}
+
+pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let j = parse_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let policy = match j.get("policy").and_then(|p| p.str()) {
+        Some("mglru") => Policy::Mglru,
+        Some("classic") => Policy::Classic,
+        other => return Err(format!("{}: policy must be \"mglru\" or \"classic\", found {other:?}", path.display())),
+    };
+    let mut vmstat = BTreeMap::new();
+    if let Some(Json::Obj(m)) = j.get("vmstat") {
+        for (k, v) in m {
+            if let Some(n) = v.num() {
+                vmstat.insert(k.clone(), n);
+            }
+        }
+    } else {
+        return Err(format!("{}: no \"vmstat\" object", path.display()));
+    }
+    let meta = j.get("meta");
+    let memory_override = meta.and_then(|m| m.get("sim_memory_bytes")).and_then(|v| v.num()).map(|v| v as u64);
+    let meta_s = meta
+        .map(|m| {
+            let k = j.get("kernel").and_then(|k| k.str()).unwrap_or("?");
+            let d = m.get("date").and_then(|d| d.str()).unwrap_or("?");
+            format!("{k}, {d}")
+        })
+        .unwrap_or_default();
+    Ok(KernelResult { policy, vmstat, memory_override, meta: meta_s })
+}
+
+/// Run a trace on the model.
+pub fn simulate_trace(trace: &Path, policy: Option<Policy>, memory: Option<u64>) -> Result<Report, String> {
+    let mut reader = TraceReader::open(trace).map_err(|e| e.to_string())?;
+    let mut sim = Simulator::new(RunOptions { policy, memory, ..Default::default() });
+    while let Some(op) = reader.next_op().map_err(|e| e.to_string())? {
+        sim.apply(&op).map_err(|e| format!("{}: {e}", reader.location()))?;
+    }
+    let k = sim.finish().map_err(|e| e.to_string())?;
+    Ok(k.report(&reader))
+}
+
+/// Relative error with a floor: |s - k| / max(k, floor). The floor (in
+/// the counter's unit) keeps counters near zero from dominating.
+pub fn rel_err(sim: f64, kernel: f64, floor: f64) -> f64 {
+    (sim - kernel).abs() / kernel.abs().max(floor)
+}
+
+/// The floor for a counter: 256 pages (1 MiB), or 1024 for pgpgin (KiB).
+pub fn floor_of(counter: &str) -> f64 {
+    if counter == "pgpgin" {
+        1024.0
+    } else {
+        256.0
+    }
+}
+
+pub struct Row {
+    pub trace: String,
+    pub policy: &'static str,
+    pub counter: &'static str,
+    pub kernel: f64,
+    pub sim: f64,
+    pub rel: f64,
+}
+
+pub struct SignRow {
+    pub trace: String,
+    pub counter: &'static str,
+    pub kernel_diff: f64,
+    pub sim_diff: f64,
+    /// None: the kernel's difference is within noise (no sign to match).
+    pub agree: Option<bool>,
+}
+
+pub struct Comparison {
+    pub rows: Vec<Row>,
+    pub signs: Vec<SignRow>,
+    pub missing: Vec<String>,
+    pub meta: Vec<String>,
+}
+
+fn policy_name(p: Policy) -> &'static str {
+    match p {
+        Policy::Mglru => "mglru",
+        Policy::Classic => "classic",
+    }
+}
+
+/// Compare every trace of the suite that has kernel results.
+pub fn compare_suite(dir: &Path, only: Option<&str>) -> Result<Comparison, String> {
+    let traces_dir = dir.join("traces");
+    let results_dir = dir.join("results");
+    let mut names: Vec<String> = std::fs::read_dir(&traces_dir)
+        .map_err(|e| format!("{}: {e}", traces_dir.display()))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".trace.gz")).map(|s| s.to_string()))
+        .collect();
+    names.sort();
+    let mut cmp = Comparison { rows: Vec::new(), signs: Vec::new(), missing: Vec::new(), meta: Vec::new() };
+    for name in names {
+        if only.is_some_and(|o| o != name) {
+            continue;
+        }
+        let trace: PathBuf = traces_dir.join(format!("{name}.trace.gz"));
+        let mut by_policy: BTreeMap<&'static str, (f64Map, f64Map)> = BTreeMap::new();
+        let mut found = false;
+        for pname in ["mglru", "classic", "self"] {
+            let rp = results_dir.join(format!("{name}.{pname}.json"));
+            if !rp.exists() {
+                continue;
+            }
+            found = true;
+            let kr = load_kernel_result(&rp)?;
+            // "self": the trace picks its policy with lru_gen.enabled.
+            let policy = if pname == "self" { None } else { Some(kr.policy) };
+            let rep = simulate_trace(&trace, policy, kr.memory_override)?;
+            cmp.meta.push(format!("{name}.{pname}: {}", kr.meta));
+            let sim: f64Map = rep.vmstat.iter().map(|(k, v)| (k.to_string(), *v as f64)).collect();
+            let p = policy_name(kr.policy);
+            for c in COUNTERS {
+                let k = kr.vmstat.get(c).copied().unwrap_or(0.0);
+                let s = sim.get(c).copied().unwrap_or(0.0);
+                cmp.rows.push(Row { trace: name.clone(), policy: p, counter: c, kernel: k, sim: s, rel: rel_err(s, k, floor_of(c)) });
+            }
+            by_policy.insert(p, (kr.vmstat, sim));
+        }
+        if !found {
+            cmp.missing.push(name.clone());
+            continue;
+        }
+        if let (Some((km, sm)), Some((kc, sc))) = (by_policy.get("mglru"), by_policy.get("classic")) {
+            for c in COUNTERS {
+                let g = |m: &f64Map| m.get(c).copied().unwrap_or(0.0);
+                let kd = g(km) - g(kc);
+                let sd = g(sm) - g(sc);
+                let noise = (0.05 * g(km).max(g(kc))).max(floor_of(c));
+                let agree = if kd.abs() <= noise { None } else { Some(kd.signum() == sd.signum()) };
+                cmp.signs.push(SignRow { trace: name.clone(), counter: c, kernel_diff: kd, sim_diff: sd, agree });
+            }
+        }
+    }
+    Ok(cmp)
+}
+
+#[allow(non_camel_case_types)]
+type f64Map = BTreeMap<String, f64>;
+
+/// Thresholds in force and the goal (validation/thresholds.json).
+#[derive(Clone, Debug)]
+pub struct Thresholds {
+    pub median: f64,
+    pub max: f64,
+    pub goal_median: f64,
+    pub goal_max: f64,
+    pub require_signs: bool,
+}
+
+pub fn load_thresholds(dir: &Path) -> Result<Thresholds, String> {
+    let p = dir.join("thresholds.json");
+    let t = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+    let j = parse_json(&t).map_err(|e| format!("{}: {e}", p.display()))?;
+    let n = |k: &str| j.get(k).and_then(|v| v.num()).ok_or_else(|| format!("{}: missing number \"{k}\"", p.display()));
+    Ok(Thresholds {
+        median: n("median_rel_err_max")?,
+        max: n("max_rel_err_max")?,
+        goal_median: n("goal_median")?,
+        goal_max: n("goal_max")?,
+        require_signs: j.get("require_sign_agreement") == Some(&Json::Bool(true)),
+    })
+}
+
+pub fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Per policy: (median, max) relative error over all rows.
+pub fn summary(cmp: &Comparison) -> Vec<(&'static str, f64, f64, usize)> {
+    let mut out = Vec::new();
+    for p in ["mglru", "classic"] {
+        let mut v: Vec<f64> = cmp.rows.iter().filter(|r| r.policy == p).map(|r| r.rel).collect();
+        if v.is_empty() {
+            continue;
+        }
+        let mx = v.iter().cloned().fold(0.0, f64::max);
+        let n = v.len();
+        out.push((p, median(&mut v), mx, n));
+    }
+    out
+}
+
+/// The readable report.
+pub fn render(cmp: &Comparison, th: Option<&Thresholds>) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "{:<30} {:<8} {:<26} {:>12} {:>12} {:>9}", "trace", "policy", "counter", "kernel", "model", "rel.err");
+    for r in &cmp.rows {
+        let _ = writeln!(o, "{:<30} {:<8} {:<26} {:>12.0} {:>12.0} {:>8.1}%", r.trace, r.policy, r.counter, r.kernel, r.sim, r.rel * 100.0);
+    }
+    let _ = writeln!(o, "\nMGLRU - classic, kernel vs model:");
+    for s in &cmp.signs {
+        let verdict = match s.agree {
+            None => "within noise",
+            Some(true) => "same sign",
+            Some(false) => "OPPOSITE SIGN",
+        };
+        let _ = writeln!(o, "{:<30} {:<26} {:>12.0} {:>12.0}  {verdict}", s.trace, s.counter, s.kernel_diff, s.sim_diff);
+    }
+    let _ = writeln!(o);
+    for (p, med, mx, n) in summary(cmp) {
+        let _ = write!(o, "{p}: median rel. error {:.1}%, max {:.1}% over {n} counters", med * 100.0, mx * 100.0);
+        if let Some(t) = th {
+            let _ = write!(
+                o,
+                " (in force: median <= {:.1}%, max <= {:.1}%; goal {:.0}% / {:.0}%)",
+                t.median * 100.0,
+                t.max * 100.0,
+                t.goal_median * 100.0,
+                t.goal_max * 100.0
+            );
+        }
+        let _ = writeln!(o);
+    }
+    for m in &cmp.missing {
+        let _ = writeln!(o, "no kernel results for {m}");
+    }
+    o
+}
+
+/// Check against the thresholds; Err lists every violation.
+pub fn check(cmp: &Comparison, th: &Thresholds) -> Result<(), String> {
+    let mut errs = Vec::new();
+    for (p, med, mx, _) in summary(cmp) {
+        if med > th.median + 1e-12 {
+            errs.push(format!("{p}: median relative error {:.2}% exceeds {:.2}%", med * 100.0, th.median * 100.0));
+        }
+        if mx > th.max + 1e-12 {
+            let worst = cmp.rows.iter().filter(|r| r.policy == p).max_by(|a, b| a.rel.partial_cmp(&b.rel).unwrap()).unwrap();
+            errs.push(format!(
+                "{p}: max relative error {:.2}% exceeds {:.2}% ({} {})",
+                mx * 100.0,
+                th.max * 100.0,
+                worst.trace,
+                worst.counter
+            ));
+        }
+    }
+    if th.require_signs {
+        for s in &cmp.signs {
+            if s.agree == Some(false) {
+                errs.push(format!("{} {}: MGLRU-vs-classic difference has the opposite sign", s.trace, s.counter));
+            }
+        }
+    }
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(errs.join("\n"))
+    }
+}
+
+/// JSON of the comparison.
+pub fn to_json(cmp: &Comparison) -> String {
+    let mut o = String::from("{\n  \"rows\": [");
+    for (i, r) in cmp.rows.iter().enumerate() {
+        let _ = write!(
+            o,
+            "{}\n    {{\"trace\": {}, \"policy\": \"{}\", \"counter\": \"{}\", \"kernel\": {}, \"model\": {}, \"rel_err\": {:.6}}}",
+            if i > 0 { "," } else { "" },
+            mglru_core::json::escape(&r.trace),
+            r.policy,
+            r.counter,
+            r.kernel,
+            r.sim,
+            r.rel
+        );
+    }
+    o.push_str("\n  ],\n  \"signs\": [");
+    for (i, s) in cmp.signs.iter().enumerate() {
+        let agree = match s.agree {
+            None => "null".to_string(),
+            Some(b) => b.to_string(),
+        };
+        let _ = write!(
+            o,
+            "{}\n    {{\"trace\": {}, \"counter\": \"{}\", \"kernel_diff\": {}, \"model_diff\": {}, \"agree\": {agree}}}",
+            if i > 0 { "," } else { "" },
+            mglru_core::json::escape(&s.trace),
+            s.counter,
+            s.kernel_diff,
+            s.sim_diff
+        );
+    }
+    o.push_str("\n  ]\n}\n");
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn json_round_trip_of_a_result_shape() {
+        let j = parse_json(r#"{"policy": "mglru", "vmstat": {"pgpgin": 1024, "x": -1.5e2}, "s": "a\"b\u00e9", "l": [1, true, null]}"#).unwrap();
+        assert_eq!(j.get("policy").unwrap().str(), Some("mglru"));
+        assert_eq!(j.get("vmstat").unwrap().get("x").unwrap().num(), Some(-150.0));
+        assert_eq!(j.get("s").unwrap().str(), Some("a\"bé"));
+        assert!(parse_json("{\"a\": }").is_err());
+    }
+    #[test]
+    fn relative_error_uses_the_floor() {
+        assert_eq!(rel_err(110.0, 100.0, 256.0), 10.0 / 256.0);
+        assert_eq!(rel_err(1100.0, 1000.0, 256.0), 0.1);
+        let mut v = vec![3.0, 1.0, 2.0, 10.0];
+        assert_eq!(median(&mut v), 2.5);
+    }
+}
