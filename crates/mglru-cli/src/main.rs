@@ -302,6 +302,7 @@ fn print_table(r: &Report, all: bool) {
         let _ = writeln!(out, "  {:<34} {:>14}", "dropped_accesses (killed tasks)", s.dropped_accesses);
     }
     let _ = writeln!(out, "  {:<34} {:>14.3}", "simulated_seconds", s.simulated_ns as f64 / 1e9);
+    let _ = writeln!(out, "  {:<34} {:>14.0}", "throughput_ops_per_s (cost model)", s.throughput());
     let _ = writeln!(out, "  {:<34} {:>14.3}", "wall_seconds", s.wall_seconds);
     if s.wall_seconds > 0.0 {
         let _ = writeln!(out, "  {:<34} {:>14.0}", "accesses_per_second", s.page_accesses as f64 / s.wall_seconds);
@@ -413,6 +414,7 @@ fn cmd_compare(args: &[String]) -> ExitCode {
         }
         row("sim/simulated_ns".into(), a.sim.simulated_ns, b.sim.simulated_ns);
         row("sim/task_ns".into(), a.sim.task_ns, b.sim.task_ns);
+        row("sim/throughput_ops_per_s".into(), a.sim.throughput() as u64, b.sim.throughput() as u64);
         let _ = writeln!(out, "\nNote: pgscan_* and pgrefill mean different things under the two policies \
              (classic: pages walked on the inactive/active lists; MGLRU: pages isolated / sorted).");
     }

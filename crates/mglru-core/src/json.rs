@@ -65,8 +65,8 @@ pub fn report_json(r: &Report) -> String {
     let s = &r.sim;
     let _ = write!(
         o,
-        "\n  ],\n  \"sim\": {{\n    \"operations\": {},\n    \"page_accesses\": {},\n    \"dropped_accesses\": {},\n    \"failed_allocations\": {},\n    \"simulated_ns\": {},\n    \"task_ns\": {},\n    \"wall_seconds\": {:.6},\n    \"model_bytes\": {},\n    \"simulated_pages\": {}\n  }}\n}}\n",
-        s.operations, s.page_accesses, s.dropped_accesses, s.failed_allocations, s.simulated_ns, s.task_ns, s.wall_seconds, s.model_bytes, s.simulated_pages
+        "\n  ],\n  \"sim\": {{\n    \"operations\": {},\n    \"access_ops\": {},\n    \"throughput_ops_per_s\": {:.1},\n    \"page_accesses\": {},\n    \"dropped_accesses\": {},\n    \"failed_allocations\": {},\n    \"simulated_ns\": {},\n    \"task_ns\": {},\n    \"wall_seconds\": {:.6},\n    \"model_bytes\": {},\n    \"simulated_pages\": {}\n  }}\n}}\n",
+        s.operations, s.access_ops, s.throughput(), s.page_accesses, s.dropped_accesses, s.failed_allocations, s.simulated_ns, s.task_ns, s.wall_seconds, s.model_bytes, s.simulated_pages
     );
     o
 }

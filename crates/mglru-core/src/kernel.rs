@@ -127,6 +127,7 @@ pub struct OomKill {
 #[derive(Clone, Debug, Default)]
 pub struct SimCounters {
     pub operations: u64,
+    pub access_ops: u64,
     pub page_accesses: u64,
     /// Accesses by a task that had been OOM-killed, dropped.
     pub dropped_accesses: u64,

@@ -31,6 +31,8 @@ pub struct OomReport {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimReport {
     pub operations: u64,
+    /// read/write/load/store statements (the workload's own operations).
+    pub access_ops: u64,
     pub page_accesses: u64,
     pub dropped_accesses: u64,
     pub failed_allocations: u64,
@@ -58,6 +60,19 @@ impl Report {
     }
     pub fn memcg(&self, name: &str) -> Option<&MemcgReport> {
         self.memcg.iter().find(|m| m.name == name)
+    }
+}
+
+impl SimReport {
+    /// Throughput estimate from the cost model: access operations per
+    /// second of simulated task time (what the tasks spent, stalls
+    /// included; idle `sleep` time excluded).
+    pub fn throughput(&self) -> f64 {
+        if self.task_ns == 0 {
+            0.0
+        } else {
+            self.access_ops as f64 * 1e9 / self.task_ns as f64
+        }
     }
 }
 
@@ -328,6 +343,7 @@ impl Kernel {
             oom_kills,
             sim: SimReport {
                 operations: self.sim.operations,
+                access_ops: self.sim.access_ops,
                 page_accesses: self.sim.page_accesses,
                 dropped_accesses: self.sim.dropped_accesses,
                 failed_allocations: self.sim.failed_allocations,

@@ -147,6 +147,9 @@ impl Simulator {
         }
         let k = self.boot()?;
         k.sim.operations += 1;
+        if op.is_access() {
+            k.sim.access_ops += 1;
+        }
         match *op {
             Op::Memory { .. } | Op::Swap { .. } => {
                 return Err(SimError("memory and swap can only be set before the first operation".into()));
