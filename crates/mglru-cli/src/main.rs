@@ -41,6 +41,8 @@ RUN OPTIONS:
     --cost NAME=NS             a cost-model value in simulated ns (repeatable): mem_access, page_copy,
                                minor_fault, disk_read, disk_write, swap_read, swap_write, scan
     --seed N                   seed of the model's random choices (default 0)
+    --variant NAME             6.12 (default), or a seed's change to it: batch-aging (seed 000),
+                               reclaim-loop (seed 004); see docs/VARIANTS.md
     --json PATH|-              also write the report as JSON to PATH (or stdout with -)
     --all                      print every counter, not only the non-zero ones
     --check                    verify the model's accounting invariants at the end
@@ -130,6 +132,10 @@ fn parse_run(args: &[String]) -> Result<RunArgs, String> {
                 let ns: u64 = x.parse().map_err(|_| format!("--cost {v}: `{x}` is not a whole number of ns"))?;
                 cost.set(n, ns).map_err(|e| format!("--cost {v}: {e}"))?;
                 cost_set = true;
+            }
+            "--variant" => {
+                let v = val(&mut i)?;
+                r.opts.variant = mglru_core::kernel::Variant::parse(&v).map_err(|e| format!("--variant: {e}"))?;
             }
             "--seed" => {
                 let v = val(&mut i)?;

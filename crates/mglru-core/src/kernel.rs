@@ -43,6 +43,41 @@ pub enum Policy {
     Mglru,
 }
 
+/// A named change to 6.12 from the seeds (`--variant NAME`); `Plain` is
+/// 6.12 itself. See docs/VARIANTS.md for what each one changes and how
+/// it was derived from the seed's description.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Variant {
+    #[default]
+    Plain,
+    /// Seed 000 (Kairui Song, 2024): "batch update pages when aging" —
+    /// folios moved by aging/sorting keep their relative order.
+    BatchAging,
+    /// Seed 004 (Kairui Song, 2026): "improve reclaim loop and dirty folio
+    /// handling" — scan budget, decoupled aging, dirty flush in the loop,
+    /// a smaller batch, a minimum scan.
+    ReclaimLoop,
+}
+
+impl Variant {
+    pub const NAMES: [&'static str; 3] = ["6.12", "batch-aging", "reclaim-loop"];
+    pub fn parse(s: &str) -> Result<Variant, String> {
+        match s {
+            "6.12" | "plain" => Ok(Variant::Plain),
+            "batch-aging" => Ok(Variant::BatchAging),
+            "reclaim-loop" => Ok(Variant::ReclaimLoop),
+            _ => Err(format!("unknown variant `{s}`: expected one of {}", Variant::NAMES.join(", "))),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Plain => "6.12",
+            Variant::BatchAging => "batch-aging",
+            Variant::ReclaimLoop => "reclaim-loop",
+        }
+    }
+}
+
 /// Tunables (sysctls and sysfs knobs) with the kernel's defaults.
 #[derive(Clone, Debug)]
 pub struct Sysctls {
@@ -86,6 +121,7 @@ pub struct MachineConfig {
     pub sysctl: Sysctls,
     pub cost: CostModel,
     pub seed: u64,
+    pub variant: Variant,
 }
 
 impl Default for MachineConfig {
@@ -97,6 +133,7 @@ impl Default for MachineConfig {
             sysctl: Sysctls::default(),
             cost: CostModel::default(),
             seed: 0,
+            variant: Variant::Plain,
         }
     }
 }
@@ -198,6 +235,9 @@ pub struct Kernel {
     pub mm_walk: bool,
     /// `dump` statements executed (the caller prints the debugfs text).
     pub dump_requests: u64,
+    pub variant: Variant,
+    /// Folios the batch-aging variant has yet to splice (seed 000).
+    pub protected_batch: Vec<(u32, usize)>,
     pub rng: crate::rng::Rng,
 }
 
@@ -246,6 +286,8 @@ impl Kernel {
             memcg_lru: Default::default(),
             mm_walk: false,
             dump_requests: 0,
+            variant: cfg.variant,
+            protected_batch: Vec::new(),
             rng: crate::rng::Rng::new(cfg.seed),
         };
         k.setup_per_zone_wmarks();

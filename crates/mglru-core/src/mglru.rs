@@ -434,17 +434,39 @@ impl Kernel {
         let m = memcg as usize;
         let old_gen = gen_from_seq(self.memcgs[m].lruvec.lrugen.min_seq[type_]);
         if !(type_ == ANON && !can_swap) {
+            let bulk = self.variant == crate::kernel::Variant::BatchAging;
+            let mut batch: Vec<(u32, usize)> = Vec::new();
             loop {
                 let pfn = self.memcgs[m].lruvec.lrugen.folios[old_gen][type_].tail;
                 if pfn == NIL {
                     break;
                 }
                 let new_gen = self.folio_inc_gen(pfn, false);
-                self.mglru_move(pfn, memcg, new_gen, type_, true);
+                if bulk {
+                    // Seed 000: collect, then splice keeping the order.
+                    self.mglru_unlink(pfn);
+                    batch.push((pfn, new_gen));
+                    if batch.len() as u64 == MAX_LRU_BATCH {
+                        self.splice_tail_in_order(memcg, type_, &mut batch);
+                    }
+                } else {
+                    // 6.12: one by one to the tail, which reverses the order.
+                    self.mglru_move(pfn, memcg, new_gen, type_, true);
+                }
             }
+            self.splice_tail_in_order(memcg, type_, &mut batch);
         }
         self.reset_ctrl_pos(memcg, type_, true);
         self.memcgs[m].lruvec.lrugen.min_seq[type_] += 1;
+    }
+
+    /// Seed 000's bulk move: the folios, taken oldest first, go to the
+    /// tails of their new generations with their relative order kept.
+    fn splice_tail_in_order(&mut self, memcg: u16, type_: usize, batch: &mut Vec<(u32, usize)>) {
+        for &(pfn, gen) in batch.iter().rev() {
+            self.mglru_link(pfn, memcg, gen, type_, true);
+        }
+        batch.clear();
     }
 
     /// `try_to_inc_min_seq`: drop empty oldest generations.
@@ -1117,6 +1139,9 @@ impl Kernel {
     /// `try_to_shrink_lruvec`: true = aging was done or the memcg is
     /// protected (rotate it to the young generation).
     fn try_to_shrink_lruvec(&mut self, memcg: u16, sc: &mut ScanControl) -> bool {
+        if self.variant == crate::kernel::Variant::ReclaimLoop {
+            return self.try_to_shrink_lruvec_2026(memcg, sc);
+        }
         let swappiness = self.get_swappiness(memcg, sc);
         let mut scanned = 0u64;
         let mut nr_to_scan;
@@ -1143,6 +1168,57 @@ impl Kernel {
         nr_to_scan < 0
     }
 
+    /// Seed 004's restructured loop (an interpretation of the cover
+    /// letter; docs/VARIANTS.md): the scan budget is fixed at the start
+    /// (evictable size >> priority, at least SWAP_CLUSTER_MAX); aging runs
+    /// when needed without ending the loop; the flusher is woken inside the
+    /// loop as soon as a batch was all unqueued dirty file folios.
+    fn try_to_shrink_lruvec_2026(&mut self, memcg: u16, sc: &mut ScanControl) -> bool {
+        let swappiness = self.get_swappiness(memcg, sc);
+        let can_swap = swappiness != 0;
+        if self.below_min(sc.target, memcg) {
+            return true;
+        }
+        let total = self.lruvec_total(memcg, can_swap);
+        let mut budget = (total >> sc.priority).max(crate::kernel::SWAP_CLUSTER_MAX);
+        let mut aged = false;
+        let mut rounds = 0;
+        while budget > 0 && rounds < 10_000 {
+            rounds += 1;
+            let (need_aging, _) = self.should_run_aging(memcg, can_swap);
+            if need_aging && sc.priority < DEF_PRIORITY {
+                let max_seq = self.memcgs[memcg as usize].lruvec.lrugen.max_seq;
+                if self.try_to_inc_max_seq(memcg, max_seq, can_swap, false) {
+                    aged = true;
+                }
+            }
+            let (taken_before, dirty_before) = (sc.nr.file_taken, sc.nr.unqueued_dirty);
+            let delta = self.evict_folios(memcg, sc, swappiness);
+            let (taken, dirty) = (sc.nr.file_taken - taken_before, sc.nr.unqueued_dirty - dirty_before);
+            if dirty > 0 && dirty == taken {
+                self.wakeup_flusher_threads();
+            }
+            if delta == 0 {
+                break;
+            }
+            budget = budget.saturating_sub(delta);
+            if self.should_abort_scan(sc) {
+                break;
+            }
+        }
+        aged
+    }
+
+    /// The isolation batch: 6.12's MIN_LRU_BATCH, or SWAP_CLUSTER_MAX with
+    /// seed 004's "use a smaller batch for reclaim".
+    fn reclaim_batch(&self) -> u64 {
+        if self.variant == crate::kernel::Variant::ReclaimLoop {
+            crate::kernel::SWAP_CLUSTER_MAX
+        } else {
+            MIN_LRU_BATCH
+        }
+    }
+
     // ---- the eviction -----------------------------------------------------------
 
     /// `sort_folio`: true if the folio was moved instead of isolated.
@@ -1161,7 +1237,12 @@ impl Kernel {
         }
         if tier > tier_idx || refs == 1 << LRU_REFS_WIDTH {
             let new_gen = self.folio_inc_gen(pfn, false);
-            self.mglru_move(pfn, memcg, new_gen, type_, true);
+            if self.variant == crate::kernel::Variant::BatchAging {
+                self.mglru_unlink(pfn);
+                self.protected_batch.push((pfn, new_gen));
+            } else {
+                self.mglru_move(pfn, memcg, new_gen, type_, true);
+            }
             self.memcgs[memcg as usize].lruvec.lrugen.protected[type_][tier - 1] += 1;
             return true;
         }
@@ -1216,9 +1297,14 @@ impl Kernel {
                 }
             }
             remaining -= 1;
-            if remaining == 0 || isolated.max(skipped) >= MIN_LRU_BATCH {
+            if remaining == 0 || isolated.max(skipped) >= self.reclaim_batch() {
                 break;
             }
+        }
+        if !self.protected_batch.is_empty() {
+            let mut batch = std::mem::take(&mut self.protected_batch);
+            self.splice_tail_in_order(memcg, type_, &mut batch);
+            self.protected_batch = batch;
         }
         if !moved.is_empty() {
             // list_splice(&moved, head): `moved` had each new one at its

@@ -27,6 +27,7 @@ pub struct RunOptions {
     pub policy: Option<Policy>,
     pub cost: Option<CostModel>,
     pub seed: u64,
+    pub variant: crate::kernel::Variant,
 }
 
 /// An error that stops a run (bad machine description, unsupported use).
@@ -71,7 +72,7 @@ fn bytes_to_limit(b: u64) -> u64 {
 
 impl Simulator {
     pub fn new(opts: RunOptions) -> Simulator {
-        let mut machine = MachineConfig { seed: opts.seed, ..Default::default() };
+        let mut machine = MachineConfig { seed: opts.seed, variant: opts.variant, ..Default::default() };
         if let Some(c) = &opts.cost {
             machine.cost = c.clone();
         }

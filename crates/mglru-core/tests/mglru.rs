@@ -379,3 +379,33 @@ fn seed003_mixed_memcgs_clean_file_first() {
     t.check();
 }
 
+
+/// Seed 000's variant: aging moves a generation's folios one by one to
+/// the tail of the next (6.12), reversing their order; the batch-aging
+/// variant keeps it.
+#[test]
+fn batch_aging_variant_keeps_lru_order() {
+    use mglru_core::kernel::Variant;
+    let order = |variant: Variant| {
+        let mut t = T::new(Policy::Mglru);
+        t.sim = mglru_core::Simulator::new(mglru_core::RunOptions { policy: Some(Policy::Mglru), variant, ..Default::default() });
+        t.run("memory 256M\nmemcg app\nfile f size=1M readahead=0\ntask t memcg=app");
+        for p in 0..10 {
+            t.run(&format!("read t f {p}"));
+        }
+        t.drain().run("lru_gen + app 0 3\nlru_gen + app 0 4");
+        let m = t.memcg_id("app") as usize;
+        let k = t.k();
+        let lg = &k.memcgs[m].lruvec.lrugen;
+        let gen = (lg.min_seq[1] % 4) as usize;
+        let mut out = Vec::new();
+        let mut p = lg.folios[gen][1].tail;
+        while p != mglru_core::folio::NIL {
+            out.push(k.folios.get(p).index);
+            p = k.folios.get(p).prev;
+        }
+        out
+    };
+    assert_eq!(order(Variant::Plain), vec![9, 8, 7, 6, 5, 4, 3, 2, 1, 0], "6.12 reverses: the youngest ends at the tail");
+    assert_eq!(order(Variant::BatchAging), vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9], "bulk move keeps the oldest at the tail");
+}

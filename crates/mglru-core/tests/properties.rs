@@ -3,6 +3,7 @@
 //! the accounting invariants along the way and for determinism.
 
 use mglru_core::json::report_json;
+use mglru_core::kernel::Variant;
 use mglru_core::{Policy, RunOptions, Simulator};
 use mglru_trace::TraceReader;
 
@@ -128,8 +129,12 @@ pub fn random_trace(seed: u64, nops: usize) -> String {
 }
 
 fn run(text: &str, check_every: usize, policy: Policy) -> String {
+    run_variant(text, check_every, policy, Variant::Plain)
+}
+
+fn run_variant(text: &str, check_every: usize, policy: Policy, variant: Variant) -> String {
     let mut reader = TraceReader::from_str("random", text);
-    let mut sim = Simulator::new(RunOptions { policy: Some(policy), ..Default::default() });
+    let mut sim = Simulator::new(RunOptions { policy: Some(policy), variant, ..Default::default() });
     let mut i = 0;
     while let Some(op) = reader.next_op().unwrap_or_else(|e| panic!("generator wrote a bad trace: {e}")) {
         sim.apply(&op).unwrap_or_else(|e| panic!("{}: {e}", reader.location()));
@@ -160,6 +165,16 @@ fn invariants_hold_on_random_traces_mglru() {
     for seed in 1000..1060 {
         let text = random_trace(seed, 1500);
         let _ = run(&text, 20, Policy::Mglru);
+    }
+}
+
+#[test]
+fn invariants_hold_under_the_seed_variants() {
+    for seed in 2000..2020 {
+        let text = random_trace(seed, 1500);
+        for v in [Variant::BatchAging, Variant::ReclaimLoop] {
+            let _ = run_variant(&text, 25, Policy::Mglru, v);
+        }
     }
 }
 
