@@ -3,6 +3,7 @@
 
 mod default_workload;
 mod progress;
+mod timeseries;
 mod validate;
 
 use std::io::{IsTerminal, Write};
@@ -46,6 +47,9 @@ RUN OPTIONS:
     --json PATH|-              also write the report as JSON to PATH (or stdout with -)
     --all                      print every counter, not only the non-zero ones
     --check                    verify the model's accounting invariants at the end
+    --timeseries PATH[:MS]     write a CSV time series every MS simulated ms (default 100): key
+                               vmstat counters, each memcg's usage, and MGLRU generation sizes
+                               (youngest first)
     --lru-gen-dump             print /sys/kernel/debug/lru_gen at the end (a trace's `dump`
                                statement prints it at that point, always)
     --quiet                    no table on stdout
@@ -60,6 +64,7 @@ EXIT STATUS: 0 on success, 1 when the trace or an option is invalid, 2 on I/O er
 
 struct RunArgs {
     trace: Option<PathBuf>,
+    timeseries: Option<(String, u64)>,
     lru_gen_dump: bool,
     opts: RunOptions,
     json: Option<String>,
@@ -77,6 +82,7 @@ fn usage_err(msg: String) -> ExitCode {
 fn parse_run(args: &[String]) -> Result<RunArgs, String> {
     let mut r = RunArgs {
         trace: None,
+        timeseries: None,
         lru_gen_dump: false,
         opts: RunOptions::default(),
         json: None,
@@ -142,6 +148,20 @@ fn parse_run(args: &[String]) -> Result<RunArgs, String> {
                 r.opts.seed = v.parse().map_err(|_| format!("--seed {v}: expected a whole number"))?;
             }
             "--json" => r.json = Some(val(&mut i)?),
+            "--timeseries" => {
+                let v = val(&mut i)?;
+                // PATH or PATH:INTERVAL_MS
+                let (path, ms) = match v.rsplit_once(':') {
+                    Some((p, m)) if m.chars().all(|c| c.is_ascii_digit()) && !m.is_empty() => {
+                        (p.to_string(), m.parse::<u64>().map_err(|_| format!("--timeseries {v}: bad interval"))?)
+                    }
+                    _ => (v.clone(), 100),
+                };
+                if ms == 0 {
+                    return Err(format!("--timeseries {v}: the interval must be at least 1 ms"));
+                }
+                r.timeseries = Some((path, ms));
+            }
             "--all" => r.all = true,
             "--check" => r.check = true,
             "--lru-gen-dump" => r.lru_gen_dump = true,
@@ -190,12 +210,17 @@ fn simulate(
     check: bool,
     dumps: Dumps,
     final_dump: bool,
+    timeseries: Option<&(String, u64)>,
 ) -> Result<Report, (String, u8)> {
     let start = Instant::now();
     let mut sim = Simulator::new(opts.clone());
     let mut bar = progress::Progress::new(show_progress, reader.total_bytes());
     let mut n: u64 = 0;
     let mut dumped = 0;
+    let mut ts = match timeseries {
+        Some((path, ms)) => Some(timeseries::Series::create(path, *ms).map_err(|e| (e, 2))?),
+        None => None,
+    };
     // Software pipelining: decode two operations ahead and prefetch the
     // memory they will touch (the model's work is mostly cache misses).
     // Errors are reported at the operation they belong to: a decode error
@@ -232,6 +257,9 @@ fn simulate(
             return Err((format!("{loc}: {e}"), 1));
         }
         let at = &loc;
+        if let (Some(t), Some(k)) = (ts.as_mut(), sim.kernel()) {
+            t.sample(k, &|m| reader.memcg_name(m).to_string()).map_err(|e| (e, 2))?;
+        }
         if let Some(k) = sim.kernel() {
             if k.dump_requests != dumped {
                 dumped = k.dump_requests;
@@ -250,6 +278,9 @@ fn simulate(
     }
     bar.finish();
     let k = sim.finish().map_err(|e| (format!("{}: {e}", reader.name()), 1))?;
+    if let Some(t) = ts.as_mut() {
+        t.finish(k, &|m| reader.memcg_name(m).to_string()).map_err(|e| (e, 2))?;
+    }
     if check {
         k.check_invariants().map_err(|e| (format!("internal error: accounting invariant broken: {e}"), 3))?;
     }
@@ -349,7 +380,7 @@ fn cmd_run(args: &[String]) -> ExitCode {
     let show = r.progress && std::io::stderr().is_terminal();
     let json_to_stdout = r.json.as_deref() == Some("-");
     let dumps = if json_to_stdout { Dumps::Discard } else { Dumps::Print };
-    let rep = match simulate(&mut reader, &r.opts, show, r.check, dumps, r.lru_gen_dump && !json_to_stdout) {
+    let rep = match simulate(&mut reader, &r.opts, show, r.check, dumps, r.lru_gen_dump && !json_to_stdout, r.timeseries.as_ref()) {
         Ok(x) => x,
         Err((m, c)) => {
             eprintln!("mglru: {m}");
@@ -388,7 +419,7 @@ fn cmd_compare(args: &[String]) -> ExitCode {
             }
         };
         let opts = RunOptions { policy: Some(policy), ..r.opts.clone() };
-        match simulate(&mut reader, &opts, show, r.check, Dumps::Discard, false) {
+        match simulate(&mut reader, &opts, show, r.check, Dumps::Discard, false, None) {
             Ok(x) => reps.push(x),
             Err((m, c)) => {
                 eprintln!("mglru: {m}");
