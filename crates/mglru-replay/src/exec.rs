@@ -1,0 +1,1774 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The real run: a controller process and one worker process per task.
+//!
+//! The controller reads the trace through the [`Planner`], performs the
+//! control operations itself (sysctls, memcgs, files, `memory.reclaim`,
+//! `lru_gen` commands, sleeps, dumps) and sends every operation of a task
+//! to that task's worker (see [`worker`]), waiting for the acknowledgement
+//! before it moves on to anything else, so the kernel sees the trace's
+//! order.
+//!
+//! Consecutive accesses of the same task are pipelined (up to
+//! [`PIPELINE`] commands in flight): the worker still performs them one
+//! after the other in trace order, and all of them are acknowledged before
+//! the controller does anything else or talks to another worker.
+//!
+//! Keeping the replayer out of the measured memcgs: at start the
+//! controller creates `<cgroup-root>/mglru-replayer`, moves itself there
+//! (cgroup v2 does not move already charged pages, and everything it
+//! allocates from then on is charged there), enables `+memory` in the
+//! root's `cgroup.subtree_control` and locks its memory
+//! (`mlockall(MCL_CURRENT|MCL_FUTURE|MCL_ONFAULT)`) so reclaim never scans
+//! or swaps it; from the start of the measured part on its
+//! `oom_score_adj` is -1000. A worker is forked from the controller,
+//! writes its own pid to the `cgroup.procs` of its task's memcg as its
+//! first action, resets `oom_score_adj` to 0 and locks its own few pages;
+//! only then does it acknowledge that it is ready. The buffer used by
+//! `pread`/`pwrite` is a shared anonymous mapping made and filled by the
+//! controller (charged to `mglru-replayer`, locked), so the copy in and
+//! out of user space allocates nothing in the task's memcg.
+
+pub mod worker;
+
+use std::collections::VecDeque;
+use std::ffi::CString;
+use std::fs::OpenOptions;
+use std::io::{self, Write};
+use std::mem::{size_of, zeroed};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::ptr;
+use std::time::{Duration, Instant};
+
+use mglru_trace::{Advice, Op, TraceReader, PAGE_SIZE};
+
+use crate::plan::{data_file_name, Action, LimitWrite, Planner, Step};
+use crate::sysfs::{self, errno_name, errno_text, strerror, Json, MemcgSnap, Sys};
+use crate::{ReplayError, DIAG, RESULT};
+use worker::{Ack, Cmd};
+
+/// The replayer's own cgroup, below the cgroup root.
+pub const REPLAYER_CGROUP: &str = "mglru-replayer";
+
+/// Commands of one worker in flight at most (bounded so that neither side
+/// can fill the other's socket buffer).
+pub const PIPELINE: usize = 32;
+
+/// The kernel's `MAX_RW_COUNT`: one `read`/`write` moves at most this many
+/// bytes.
+pub const MAX_RW_COUNT: u64 = (i32::MAX as u64) & !(PAGE_SIZE - 1);
+
+/// Virtual size of the shared I/O buffer; pages are filled (and charged)
+/// only up to the largest request seen.
+const BUF_WINDOW: u64 = MAX_RW_COUNT;
+
+/// Bytes of the shared I/O buffer filled at start (it grows to the largest
+/// request).
+const BUF_PREFILL: u64 = 1 << 20;
+
+/// Seconds between progress lines.
+const PROGRESS_EVERY: Duration = Duration::from_secs(10);
+
+/// Soft errors kept for the JSON result (all are counted).
+const MAX_SOFT: usize = 1000;
+
+/// How the real run is configured.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The trace's name, for messages.
+    pub trace_name: String,
+    /// Where the trace's files are created (the ext4 ramdisk).
+    pub data_dir: PathBuf,
+    /// The cgroup2 directory standing for the trace's `root` memcg.
+    pub cgroup_root: PathBuf,
+    /// No progress or information lines (warnings, the header, dumps and
+    /// the result are still printed).
+    pub quiet: bool,
+    /// Give each file its own readahead window by setting the device's
+    /// `read_ahead_kb` while the file is opened.
+    pub per_file_readahead: bool,
+    /// Wait this long before each snapshot (memcg statistics are flushed
+    /// at least every 2 s; 2100 gives exact `memory.stat` values).
+    pub settle_ms: u64,
+    /// The kernel files.
+    pub sys: Sys,
+}
+
+fn sys_err(what: impl std::fmt::Display, e: &io::Error) -> ReplayError {
+    ReplayError::system(format!("{what}: {}", errno_text(e)))
+}
+
+fn last_err() -> io::Error {
+    io::Error::last_os_error()
+}
+
+fn madvice(a: Advice) -> u64 {
+    (match a {
+        Advice::Normal => libc::MADV_NORMAL,
+        Advice::Random => libc::MADV_RANDOM,
+        Advice::Sequential => libc::MADV_SEQUENTIAL,
+        Advice::DontNeed => libc::MADV_DONTNEED,
+        Advice::WillNeed => libc::MADV_WILLNEED,
+    }) as u64
+}
+
+fn fadvice(a: Advice) -> u64 {
+    (match a {
+        Advice::Normal => libc::POSIX_FADV_NORMAL,
+        Advice::Random => libc::POSIX_FADV_RANDOM,
+        Advice::Sequential => libc::POSIX_FADV_SEQUENTIAL,
+        Advice::DontNeed => libc::POSIX_FADV_DONTNEED,
+        Advice::WillNeed => libc::POSIX_FADV_WILLNEED,
+    }) as u64
+}
+
+fn advice_name(op: u64, a: u64) -> String {
+    let m = if op == worker::CMD_MADVISE {
+        "madvise"
+    } else {
+        "posix_fadvise"
+    };
+    format!("{m}(advice {a})")
+}
+
+fn cstring(p: &Path) -> Result<CString, ReplayError> {
+    CString::new(p.as_os_str().as_bytes())
+        .map_err(|_| ReplayError::system(format!("path {} contains a NUL byte", p.display())))
+}
+
+/// A worker process.
+struct Worker {
+    pid: i32,
+    sock: OwnedFd,
+    /// The worker's descriptor for each file id (-1: not installed yet).
+    fds: Vec<i32>,
+    /// Trace lines of the commands in flight.
+    inflight: VecDeque<(u64, u64)>,
+}
+
+enum TaskState {
+    Alive(Worker),
+    Exited,
+    Killed,
+}
+
+struct MemcgInfo {
+    name: String,
+    dir: PathBuf,
+    cg_path: String,
+    kernel_id: Option<u32>,
+    start: Option<MemcgSnap>,
+}
+
+struct FileInfo {
+    fd: OwnedFd,
+    pages: u64,
+    readahead_pages: u64,
+    mmap_noted: bool,
+}
+
+struct RegionInfo {
+    task: u32,
+    addr: u64,
+    pages: u64,
+}
+
+/// The shared anonymous buffer of `pread`/`pwrite`.
+struct SharedBuf {
+    ptr: *mut u8,
+    cap: u64,
+    filled: u64,
+}
+
+impl SharedBuf {
+    fn new() -> Result<SharedBuf, ReplayError> {
+        // SAFETY: a fresh shared anonymous mapping chosen by the kernel.
+        let p = unsafe {
+            libc::mmap(
+                ptr::null_mut(),
+                BUF_WINDOW as usize,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(sys_err(
+                format!("mmap of the {BUF_WINDOW}-byte shared I/O buffer"),
+                &last_err(),
+            ));
+        }
+        // SAFETY: p..p+BUF_WINDOW is the mapping just made.
+        unsafe { libc::madvise(p, BUF_WINDOW as usize, libc::MADV_NOHUGEPAGE) };
+        Ok(SharedBuf {
+            ptr: p.cast(),
+            cap: BUF_WINDOW,
+            filled: 0,
+        })
+    }
+
+    /// Makes sure the first `len` bytes (at most the capacity) are present
+    /// and hold non-zero data.
+    fn ensure(&mut self, len: u64) {
+        let want = len.min(self.cap);
+        if want <= self.filled {
+            return;
+        }
+        let want = (want.div_ceil(64 << 10) * (64 << 10)).min(self.cap);
+        // SAFETY: filled..want lies inside the mapping.
+        unsafe {
+            ptr::write_bytes(
+                self.ptr.add(self.filled as usize),
+                0x5a,
+                (want - self.filled) as usize,
+            )
+        };
+        self.filled = want;
+    }
+}
+
+impl Drop for SharedBuf {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in new().
+        unsafe { libc::munmap(self.ptr.cast(), self.cap as usize) };
+    }
+}
+
+struct Soft {
+    line: u64,
+    op: String,
+    error: String,
+}
+
+struct Killed {
+    task: String,
+    pid: i32,
+    signal: i32,
+    line: u64,
+}
+
+struct Start {
+    vmstat: Vec<(String, u64)>,
+    at: Instant,
+}
+
+/// The controller.
+struct Exec {
+    cfg: Config,
+    sys: Sys,
+    out: io::Stdout,
+    kernel: String,
+    lru_gen_enabled: Option<String>,
+    memcgs: Vec<MemcgInfo>,
+    files: Vec<FileInfo>,
+    tasks: Vec<TaskState>,
+    regions: Vec<RegionInfo>,
+    buf: SharedBuf,
+    /// The worker with commands in flight.
+    busy: Option<u32>,
+    start: Option<Start>,
+    setup_at: Instant,
+    ops: u64,
+    soft: Vec<Soft>,
+    soft_count: u64,
+    killed: Vec<Killed>,
+    skipped: u64,
+    dumps: u64,
+    ra_path: Option<PathBuf>,
+    ra_kb: Option<u64>,
+    memory_reported: bool,
+    last_progress: Instant,
+}
+
+/// Runs `reader`'s trace on the running kernel and prints the result line.
+pub fn run(cfg: Config, reader: TraceReader) -> Result<(), ReplayError> {
+    let mut planner = Planner::new(reader);
+    let mut ex = Exec::setup(cfg)?;
+    let r = ex.replay(&mut planner).and_then(|()| ex.finish(&planner));
+    if r.is_err() {
+        ex.kill_all();
+    }
+    r
+}
+
+impl Exec {
+    fn info(&mut self, msg: &str) {
+        if !self.cfg.quiet {
+            self.say(msg);
+        }
+    }
+
+    fn say(&mut self, msg: &str) {
+        let _ = writeln!(self.out, "{DIAG}{msg}");
+        let _ = self.out.flush();
+    }
+
+    fn warn(&mut self, msg: &str) {
+        self.say(&format!("warning: {msg}"));
+    }
+
+    fn setup(cfg: Config) -> Result<Exec, ReplayError> {
+        let sys = cfg.sys.clone();
+        let setup_at = Instant::now();
+        match std::fs::metadata(&cfg.data_dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(ReplayError::system(format!(
+                    "--data-dir {} is not a directory",
+                    cfg.data_dir.display()
+                )))
+            }
+            Err(e) => {
+                return Err(sys_err(
+                    format!("--data-dir {}", cfg.data_dir.display()),
+                    &e,
+                ))
+            }
+        }
+        let lru_gen_enabled =
+            sysfs::read_opt(&sys.path(sysfs::LRU_GEN_ENABLED))?.map(|s| s.trim().to_string());
+        // Mapped now, filled once the replayer is in its own cgroup.
+        let buf = SharedBuf::new()?;
+        let mut ex = Exec {
+            sys,
+            out: io::stdout(),
+            kernel: sysfs::kernel_release(),
+            lru_gen_enabled,
+            memcgs: Vec::new(),
+            files: Vec::new(),
+            tasks: Vec::new(),
+            regions: Vec::new(),
+            buf,
+            busy: None,
+            start: None,
+            setup_at,
+            ops: 0,
+            soft: Vec::new(),
+            soft_count: 0,
+            killed: Vec::new(),
+            skipped: 0,
+            dumps: 0,
+            ra_path: None,
+            ra_kb: None,
+            memory_reported: false,
+            last_progress: Instant::now(),
+            cfg,
+        };
+        let meminfo = sysfs::read_opt(&ex.sys.path(sysfs::MEMINFO))?.unwrap_or_default();
+        let field = |k: &str| {
+            meminfo
+                .lines()
+                .find_map(|l| l.strip_prefix(k))
+                .map_or("?".to_string(), |v| v.trim().to_string())
+        };
+        let msg = format!(
+            "kernel {} lru_gen {} MemTotal {} SwapTotal {}",
+            ex.kernel,
+            ex.lru_gen_enabled.as_deref().unwrap_or("(missing)"),
+            field("MemTotal:"),
+            field("SwapTotal:")
+        );
+        ex.say(&msg);
+        ex.enter_own_cgroup()?;
+        ex.protect_self();
+        // Most traces read and write at most a few dozen pages at a time:
+        // fill that much of the I/O buffer now, outside the measured part
+        // of the run (charged to mglru-replayer, locked).
+        ex.buf.ensure(BUF_PREFILL);
+        // Readahead of the data device.
+        match sysfs::device_of(&ex.cfg.data_dir) {
+            Ok(dev) => {
+                ex.ra_path = sysfs::read_ahead_kb_path(&ex.sys, dev);
+                if let Some(p) = ex.ra_path.clone() {
+                    ex.ra_kb = sysfs::read_opt(&p)?.as_deref().and_then(sysfs::parse_num);
+                }
+                let msg = format!(
+                    "data device {}:{} read_ahead_kb {}",
+                    dev.0,
+                    dev.1,
+                    ex.ra_kb.map_or("(unknown)".to_string(), |v| v.to_string())
+                );
+                ex.info(&msg);
+            }
+            Err(e) => {
+                let msg = format!(
+                    "cannot stat --data-dir {}: {}",
+                    ex.cfg.data_dir.display(),
+                    errno_text(&e)
+                );
+                ex.warn(&msg);
+            }
+        }
+        if ex.cfg.per_file_readahead && ex.ra_path.is_none() {
+            return Err(ReplayError::system(format!(
+                "--per-file-readahead: no read_ahead_kb file found for the device of {}",
+                ex.cfg.data_dir.display()
+            )));
+        }
+        Ok(ex)
+    }
+
+    /// Moves the controller into `<cgroup-root>/mglru-replayer` and enables
+    /// the memory controller below the root; registers the root memcg.
+    fn enter_own_cgroup(&mut self) -> Result<(), ReplayError> {
+        let root = self.cfg.cgroup_root.clone();
+        let own = root.join(REPLAYER_CGROUP);
+        match std::fs::create_dir(&own) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(sys_err(format!("mkdir {}", own.display()), &e)),
+        }
+        let procs = own.join("cgroup.procs");
+        self.sys
+            .write_or_err(&procs, &std::process::id().to_string())
+            .map_err(|e| {
+                ReplayError::system(format!("{e} (moving the replayer into its own cgroup)"))
+            })?;
+        let sc = root.join("cgroup.subtree_control");
+        if let Err(e) = self.sys.write(&sc, "+memory") {
+            return Err(ReplayError::system(format!(
+                "cannot write `+memory` to {}: {}{}",
+                sc.display(),
+                errno_text(&e),
+                ebusy_hint(&e)
+            )));
+        }
+        // The cgroup2 path of the cgroup root, as the lru_gen debugfs file
+        // prints paths (e.g. "" for the root of the hierarchy).
+        let me = sysfs::read_req(&self.sys.path(sysfs::SELF_CGROUP))?;
+        let mine = sysfs::own_cgroup_path(&me).ok_or_else(|| {
+            ReplayError::system(format!(
+                "{} has no cgroup2 line (`0::PATH`): is cgroup2 mounted at {}?",
+                sysfs::SELF_CGROUP,
+                root.display()
+            ))
+        })?;
+        let base = mine
+            .strip_suffix(&format!("/{REPLAYER_CGROUP}"))
+            .ok_or_else(|| {
+                ReplayError::system(format!(
+                    "after moving into {} the replayer is in cgroup {mine}: --cgroup-root must be a cgroup2 directory",
+                    own.display()
+                ))
+            })?
+            .to_string();
+        let cg_path = if base.is_empty() {
+            "/".to_string()
+        } else {
+            base
+        };
+        self.memcgs.push(MemcgInfo {
+            name: mglru_trace::ROOT_MEMCG.to_string(),
+            dir: root,
+            cg_path,
+            kernel_id: None,
+            start: None,
+        });
+        let msg = format!(
+            "replayer pid {} in cgroup {}",
+            std::process::id(),
+            own.display()
+        );
+        self.info(&msg);
+        Ok(())
+    }
+
+    /// oom_score_adj -1000 for the controller, so that the OOM killer only
+    /// ever picks the trace's tasks. Set at the start of the measured part:
+    /// while the files are created there is no task, and an OOM (files that
+    /// do not fit on the ramdisk, whose pages come out of RAM) should kill
+    /// the replayer rather than panic the kernel with "System is deadlocked
+    /// on memory".
+    fn shield_from_oom(&mut self) {
+        if let Err(e) = self
+            .sys
+            .write(&self.sys.path(sysfs::SELF_OOM_SCORE_ADJ), "-1000")
+        {
+            let msg = format!(
+                "cannot set the replayer's oom_score_adj: {}",
+                errno_text(&e)
+            );
+            self.warn(&msg);
+        }
+    }
+
+    /// Locked memory for the controller.
+    fn protect_self(&mut self) {
+        if self.sys.is_fake() {
+            return;
+        }
+        // SAFETY: plain system call.
+        let r = unsafe { libc::mlockall(libc::MCL_CURRENT | libc::MCL_FUTURE | libc::MCL_ONFAULT) };
+        if r != 0 {
+            let msg = format!(
+                "mlockall failed ({}): the replayer's own pages may be reclaimed",
+                errno_text(&last_err())
+            );
+            self.warn(&msg);
+        }
+    }
+
+    fn loc(&self, p: &Planner) -> String {
+        p.reader().location().to_string()
+    }
+
+    fn replay(&mut self, p: &mut Planner) -> Result<(), ReplayError> {
+        while let Some(step) = p.next_step()? {
+            for w in p.take_warnings() {
+                self.warn(&w);
+            }
+            match step {
+                Step::Begin => {
+                    self.report_machine(p);
+                    self.drain(p)?;
+                    self.begin().map_err(|e| e.at(&self.loc(p)))?;
+                }
+                Step::Op { line, op, action } => {
+                    self.ops += 1;
+                    if !op.is_setup() {
+                        self.report_machine(p);
+                    }
+                    if let Err(e) = self.perform(p, line, &op, action) {
+                        let text = p.reader().op_to_text(&op);
+                        return Err(e.at(&format!("{}: `{text}`", self.loc(p))));
+                    }
+                    if self.ops & 4095 == 0
+                        && !self.cfg.quiet
+                        && self.last_progress.elapsed() >= PROGRESS_EVERY
+                    {
+                        self.last_progress = Instant::now();
+                        let msg = format!("progress: {} ({} operations)", self.loc(p), self.ops);
+                        self.info(&msg);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Prints the trace's machine (memory, swap) once, at the end of the
+    /// setup section; it is not applied.
+    fn report_machine(&mut self, p: &Planner) {
+        if self.memory_reported {
+            return;
+        }
+        self.memory_reported = true;
+        let mem = match p.memory() {
+            Some(m) => format!("{m}"),
+            None => format!("{} (default)", mglru_trace::DEFAULT_MEMORY),
+        };
+        let swap = match p.swap() {
+            Some((b, s)) => format!("{b} sync={}", if s { "y" } else { "n" }),
+            None => "none".to_string(),
+        };
+        self.say(&format!(
+            "trace machine: memory {mem} swap {swap} (not applied: the harness sizes the VM and the swap device)"
+        ));
+    }
+
+    fn perform(
+        &mut self,
+        p: &Planner,
+        line: u64,
+        op: &Op,
+        action: Action,
+    ) -> Result<(), ReplayError> {
+        // Accesses of the task with commands in flight join the pipeline;
+        // anything else waits until all of them are acknowledged.
+        let task_of_access = match action {
+            Action::Read { task, .. }
+            | Action::Write { task, .. }
+            | Action::Load { task, .. }
+            | Action::Store { task, .. } => Some(task),
+            _ => None,
+        };
+        if task_of_access.is_none() || task_of_access != self.busy {
+            self.drain(p)?;
+        }
+        match action {
+            Action::Machine => Ok(()),
+            Action::Knob { path, value } => {
+                let path = self.sys.path(path);
+                self.sys.write_or_err(&path, &value)?;
+                let msg = format!("{}: wrote {value} to {}", self.loc(p), path.display());
+                self.info(&msg);
+                Ok(())
+            }
+            Action::CreateMemcg {
+                id,
+                parent,
+                rel,
+                limits,
+            } => self.create_memcg(p, id, parent, &rel, &limits),
+            Action::SetLimits { id, limits } => {
+                let dir = self.memcg(id)?.dir.clone();
+                self.write_limits(&dir, &limits)
+            }
+            Action::CreateFile {
+                id,
+                pages,
+                readahead_pages,
+            } => self.create_file(p, id, pages, readahead_pages),
+            Action::Spawn { task, memcg } => self.spawn(p, task, memcg),
+            Action::MapAnon {
+                task,
+                region,
+                pages,
+            } => {
+                let len = pages_bytes(pages)?;
+                let cmd = Cmd {
+                    op: worker::CMD_MAP_ANON,
+                    a: len,
+                    ..Cmd::default()
+                };
+                let addr =
+                    self.call(p, task, line, cmd, None, "mmap(MAP_PRIVATE|MAP_ANONYMOUS)")?;
+                self.add_region(region, task, addr.unwrap_or(0), pages)
+            }
+            Action::MapFile {
+                task,
+                region,
+                file,
+                pages,
+            } => {
+                if !self.cfg.per_file_readahead {
+                    let f = self.file(file)?;
+                    if f.readahead_pages == 0 && !f.mmap_noted {
+                        self.files[file as usize].mmap_noted = true;
+                        let msg = format!(
+                            "file `{}` has readahead=0, emulated with POSIX_FADV_RANDOM, which does not stop \
+                             mmap read-around (use --per-file-readahead for ra_pages = 0)",
+                            p.reader().file_name(file)
+                        );
+                        self.warn(&msg);
+                    }
+                }
+                let len = pages_bytes(pages)?;
+                let Some(fd) = self.worker_fd(p, task, file, line)? else {
+                    return self.add_region(region, task, 0, pages);
+                };
+                let cmd = Cmd {
+                    op: worker::CMD_MAP_FILE,
+                    a: fd as u64,
+                    b: len,
+                    ..Cmd::default()
+                };
+                let addr = self.call(p, task, line, cmd, None, "mmap(MAP_SHARED)")?;
+                self.add_region(region, task, addr.unwrap_or(0), pages)
+            }
+            Action::Read {
+                task,
+                file,
+                page,
+                count,
+            }
+            | Action::Write {
+                task,
+                file,
+                page,
+                count,
+            } => {
+                let write = matches!(op, Op::Write { .. });
+                let fp = self.file(file)?.pages;
+                match page.checked_add(count) {
+                    Some(e) if e <= fp => {}
+                    _ => {
+                        return Err(ReplayError::system(format!(
+                            "pages {page}+{count} out of the file's {fp} pages"
+                        )));
+                    }
+                }
+                let Some(fd) = self.worker_fd(p, task, file, line)? else {
+                    return Ok(());
+                };
+                let len = pages_bytes(count)?;
+                let off = pages_bytes(page)?;
+                if len > MAX_RW_COUNT {
+                    let msg = format!(
+                        "{}: a {} of {len} bytes exceeds the kernel's MAX_RW_COUNT ({MAX_RW_COUNT}): \
+                         issued as several system calls",
+                        self.loc(p),
+                        if write { "write" } else { "read" }
+                    );
+                    self.warn(&msg);
+                }
+                self.buf.ensure(len);
+                let cmd = Cmd {
+                    op: if write {
+                        worker::CMD_PWRITE
+                    } else {
+                        worker::CMD_PREAD
+                    },
+                    a: fd as u64,
+                    b: self.buf.ptr as u64,
+                    c: len,
+                    d: off,
+                    e: self.buf.cap,
+                };
+                self.pipelined(p, task, line, cmd)
+            }
+            Action::Load {
+                task,
+                region,
+                page,
+                count,
+            }
+            | Action::Store {
+                task,
+                region,
+                page,
+                count,
+            } => {
+                let r = self.region(region)?;
+                if r.task != task {
+                    return Err(ReplayError::system(format!(
+                        "internal: region {region} does not belong to task {task}"
+                    )));
+                }
+                if r.addr == 0 {
+                    return self.skip(p, task);
+                }
+                match page.checked_add(count) {
+                    Some(e) if e <= r.pages => {}
+                    _ => {
+                        return Err(ReplayError::system(format!(
+                            "pages {page}+{count} out of the region's {} pages",
+                            r.pages
+                        )));
+                    }
+                }
+                let addr = r.addr + page * PAGE_SIZE;
+                let cmd = Cmd {
+                    op: if matches!(op, Op::Store { .. }) {
+                        worker::CMD_STORE
+                    } else {
+                        worker::CMD_LOAD
+                    },
+                    a: addr,
+                    b: count,
+                    c: 0x6d67_6c72_0000_0000 | (page << 1),
+                    ..Cmd::default()
+                };
+                self.pipelined(p, task, line, cmd)
+            }
+            Action::Madvise {
+                task,
+                region,
+                advice,
+            } => {
+                let r = self.region(region)?;
+                if r.addr == 0 {
+                    return self.skip(p, task);
+                }
+                let cmd = Cmd {
+                    op: worker::CMD_MADVISE,
+                    a: r.addr,
+                    b: pages_bytes(r.pages)?,
+                    c: madvice(advice),
+                    ..Cmd::default()
+                };
+                let what = advice_name(cmd.op, cmd.c);
+                self.call(p, task, line, cmd, None, &what).map(|_| ())
+            }
+            Action::Fadvise { task, file, advice } => {
+                let Some(fd) = self.worker_fd(p, task, file, line)? else {
+                    return Ok(());
+                };
+                let cmd = Cmd {
+                    op: worker::CMD_FADVISE,
+                    a: fd as u64,
+                    c: fadvice(advice),
+                    ..Cmd::default()
+                };
+                let what = advice_name(cmd.op, cmd.c);
+                self.call(p, task, line, cmd, None, &what).map(|_| ())
+            }
+            Action::Reclaim { memcg, bytes } => {
+                let path = self.memcg(memcg)?.dir.join("memory.reclaim");
+                match self.sys.write(&path, &bytes.to_string()) {
+                    Ok(()) => {
+                        let msg = format!(
+                            "{}: reclaim {bytes} bytes from {}: ok",
+                            self.loc(p),
+                            path.display()
+                        );
+                        self.info(&msg);
+                        Ok(())
+                    }
+                    Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => {
+                        self.soft_error(p, line, op, &errno_text(&e));
+                        Ok(())
+                    }
+                    Err(e) => Err(sys_err(format!("write {bytes} to {}", path.display()), &e)),
+                }
+            }
+            Action::Sleep { ns } => {
+                sleep_ns(ns);
+                Ok(())
+            }
+            Action::Exit { task } => self.exit_task(p, task, line),
+            Action::Dump => {
+                let path = self.sys.path(sysfs::LRU_GEN_DEBUGFS);
+                let text = sysfs::read_req(&path)?;
+                self.dumps += 1;
+                let n = self.dumps;
+                let loc = self.loc(p);
+                let _ = writeln!(self.out, "MGLRU-REPLAY-DUMP-BEGIN {n} {loc}");
+                let _ = self.out.write_all(text.as_bytes());
+                if !text.ends_with('\n') && !text.is_empty() {
+                    let _ = writeln!(self.out);
+                }
+                let _ = writeln!(self.out, "MGLRU-REPLAY-DUMP-END {n}");
+                let _ = self.out.flush();
+                Ok(())
+            }
+            Action::LruGen { memcg, cmd } => {
+                let path = self.sys.path(sysfs::LRU_GEN_DEBUGFS);
+                let id = self.kernel_memcg_id(memcg, &path)?;
+                let text = cmd.text(id);
+                match self.sys.write(&path, &text) {
+                    Ok(()) => {
+                        let msg = format!("{}: lru_gen `{text}`: ok", self.loc(p));
+                        self.info(&msg);
+                    }
+                    Err(e) => {
+                        self.soft_error(p, line, op, &format!("`{text}`: {}", errno_text(&e)));
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn soft_error(&mut self, p: &Planner, line: u64, op: &Op, error: &str) {
+        let text = p.reader().op_to_text(op);
+        let msg = format!("{}: `{text}`: {error}", self.loc(p));
+        self.say(&format!("result: {msg}"));
+        self.soft_count += 1;
+        if self.soft.len() < MAX_SOFT {
+            self.soft.push(Soft {
+                line,
+                op: text,
+                error: error.to_string(),
+            });
+        }
+    }
+
+    fn memcg(&self, id: u16) -> Result<&MemcgInfo, ReplayError> {
+        self.memcgs
+            .get(usize::from(id))
+            .ok_or_else(|| ReplayError::system(format!("internal: unknown memcg id {id}")))
+    }
+
+    fn file(&self, id: u32) -> Result<&FileInfo, ReplayError> {
+        self.files
+            .get(id as usize)
+            .ok_or_else(|| ReplayError::system(format!("internal: unknown file id {id}")))
+    }
+
+    fn region(&self, id: u32) -> Result<&RegionInfo, ReplayError> {
+        self.regions
+            .get(id as usize)
+            .ok_or_else(|| ReplayError::system(format!("internal: unknown region id {id}")))
+    }
+
+    fn add_region(&mut self, id: u32, task: u32, addr: u64, pages: u64) -> Result<(), ReplayError> {
+        if id as usize != self.regions.len() {
+            return Err(ReplayError::system(format!(
+                "internal: region id {id} out of order"
+            )));
+        }
+        self.regions.push(RegionInfo { task, addr, pages });
+        Ok(())
+    }
+
+    fn write_limits(&mut self, dir: &Path, limits: &[LimitWrite]) -> Result<(), ReplayError> {
+        for (f, v) in limits {
+            self.sys.write_or_err(&dir.join(f), v)?;
+        }
+        Ok(())
+    }
+
+    fn create_memcg(
+        &mut self,
+        p: &Planner,
+        id: u16,
+        parent: u16,
+        rel: &str,
+        limits: &[LimitWrite],
+    ) -> Result<(), ReplayError> {
+        if usize::from(id) != self.memcgs.len() {
+            return Err(ReplayError::system(format!(
+                "internal: memcg id {id} out of order"
+            )));
+        }
+        let pdir = self.memcg(parent)?.dir.clone();
+        let sc = pdir.join("cgroup.subtree_control");
+        if let Err(e) = self.sys.write(&sc, "+memory") {
+            return Err(ReplayError::system(format!(
+                "cannot write `+memory` to {}: {}{}",
+                sc.display(),
+                errno_text(&e),
+                ebusy_hint(&e)
+            )));
+        }
+        let dir = self.cfg.cgroup_root.join(rel);
+        if let Err(e) = std::fs::create_dir(&dir) {
+            let hint = if e.kind() == io::ErrorKind::AlreadyExists {
+                " (left over from an earlier run? its counters would not start at zero: remove it or reboot the VM)"
+            } else {
+                ""
+            };
+            return Err(ReplayError::system(format!(
+                "mkdir {}: {}{hint}",
+                dir.display(),
+                errno_text(&e)
+            )));
+        }
+        if self.sys.is_fake() {
+            // A fake cgroup directory has no files; the workers need this one.
+            self.sys.write_or_err(&dir.join("cgroup.procs"), "")?;
+        }
+        self.write_limits(&dir, limits)?;
+        let root_path = &self.memcgs[0].cg_path;
+        let cg_path = if root_path == "/" {
+            format!("/{rel}")
+        } else {
+            format!("{root_path}/{rel}")
+        };
+        let msg = format!(
+            "memcg {} = {} ({cg_path})",
+            p.reader().memcg_name(id),
+            dir.display()
+        );
+        self.info(&msg);
+        self.memcgs.push(MemcgInfo {
+            name: p.reader().memcg_name(id).to_string(),
+            dir,
+            cg_path,
+            kernel_id: None,
+            start: None,
+        });
+        Ok(())
+    }
+
+    fn create_file(
+        &mut self,
+        p: &Planner,
+        id: u32,
+        pages: u64,
+        ra_pages: u64,
+    ) -> Result<(), ReplayError> {
+        if id as usize != self.files.len() {
+            return Err(ReplayError::system(format!(
+                "internal: file id {id} out of order"
+            )));
+        }
+        let name = p.reader().file_name(id);
+        let path = self.cfg.data_dir.join(data_file_name(id, name));
+        let ra_kb = ra_pages * PAGE_SIZE / 1024;
+        // The readahead window (f_ra.ra_pages) is copied from the device
+        // when the file is opened.
+        let restore = if self.cfg.per_file_readahead {
+            let rp = self
+                .ra_path
+                .clone()
+                .ok_or_else(|| ReplayError::system("no read_ahead_kb file"))?;
+            self.sys.write_or_err(&rp, &ra_kb.to_string())?;
+            Some(rp)
+        } else {
+            if ra_pages != 0 && self.ra_kb.is_some_and(|d| d != ra_kb) {
+                let msg = format!(
+                    "file `{name}` has readahead={ra_kb} KiB but the data device's read_ahead_kb is {}: \
+                     set it before the run or use --per-file-readahead",
+                    self.ra_kb.unwrap_or(0)
+                );
+                self.warn(&msg);
+            }
+            None
+        };
+        if !self.sys.is_fake() {
+            self.check_room(name, pages)?;
+        }
+        let opened = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path);
+        if let Some(rp) = restore {
+            let v = self.ra_kb.unwrap_or(128).to_string();
+            self.sys.write_or_err(&rp, &v)?;
+        }
+        let f = opened.map_err(|e| sys_err(format!("create {}", path.display()), &e))?;
+        // Non-zero data: every byte 0xa5, and the first 8 bytes of each
+        // page tell the file and page.
+        const CHUNK: u64 = 256;
+        let mut chunk = vec![0xa5u8; (CHUNK * PAGE_SIZE) as usize];
+        let mut page = 0;
+        while page < pages {
+            let n = CHUNK.min(pages - page);
+            for i in 0..n {
+                let tag = (1u64 << 63) | (u64::from(id) << 40) | (page + i);
+                let o = (i * PAGE_SIZE) as usize;
+                chunk[o..o + 8].copy_from_slice(&tag.to_le_bytes());
+            }
+            f.write_all_at(&chunk[..(n * PAGE_SIZE) as usize], page * PAGE_SIZE)
+                .map_err(|e| sys_err(format!("write {}", path.display()), &e))?;
+            page += n;
+        }
+        f.sync_all()
+            .map_err(|e| sys_err(format!("fsync {}", path.display()), &e))?;
+        let fd = OwnedFd::from(f);
+        // Written pages are clean now: drop them so the file starts
+        // uncached (also for a file defined in the middle of the run).
+        // SAFETY: plain system call on our descriptor.
+        let r = unsafe { libc::posix_fadvise(fd.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        if r != 0 {
+            return Err(ReplayError::system(format!(
+                "posix_fadvise(POSIX_FADV_DONTNEED) on {}: {} ({})",
+                path.display(),
+                errno_name(r),
+                strerror(r)
+            )));
+        }
+        if ra_pages == 0 && !self.cfg.per_file_readahead {
+            // SAFETY: plain system call on our descriptor.
+            let r = unsafe { libc::posix_fadvise(fd.as_raw_fd(), 0, 0, libc::POSIX_FADV_RANDOM) };
+            if r != 0 {
+                return Err(ReplayError::system(format!(
+                    "posix_fadvise(POSIX_FADV_RANDOM) on {}: {} ({})",
+                    path.display(),
+                    errno_name(r),
+                    strerror(r)
+                )));
+            }
+        }
+        let msg = format!(
+            "file {name} = {} ({pages} pages, readahead {ra_kb} KiB{})",
+            path.display(),
+            if ra_pages == 0 && !self.cfg.per_file_readahead {
+                ", POSIX_FADV_RANDOM"
+            } else {
+                ""
+            }
+        );
+        self.info(&msg);
+        self.files.push(FileInfo {
+            fd,
+            pages,
+            readahead_pages: ra_pages,
+            mmap_noted: false,
+        });
+        Ok(())
+    }
+
+    /// Warns when a file is larger than the memory available: the
+    /// ramdisk's pages come out of RAM, so it cannot be created.
+    fn check_room(&mut self, name: &str, pages: u64) -> Result<(), ReplayError> {
+        let meminfo = sysfs::read_opt(&self.sys.path(sysfs::MEMINFO))?.unwrap_or_default();
+        let avail_kb = meminfo
+            .lines()
+            .find_map(|l| l.strip_prefix("MemAvailable:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+        if let Some(kb) = avail_kb {
+            let need_kb = pages.saturating_mul(PAGE_SIZE / 1024);
+            if need_kb > kb {
+                let msg = format!(
+                    "file `{name}` ({need_kb} KiB) is larger than MemAvailable ({kb} KiB): if the data \
+                     directory is on a RAM disk (brd), its pages come out of RAM and the file cannot be \
+                     created; give the VM more memory"
+                );
+                self.warn(&msg);
+            }
+        }
+        Ok(())
+    }
+
+    fn spawn(&mut self, p: &Planner, task: u32, memcg: u16) -> Result<(), ReplayError> {
+        if task as usize != self.tasks.len() {
+            return Err(ReplayError::system(format!(
+                "internal: task id {task} out of order"
+            )));
+        }
+        let procs_path = self.memcg(memcg)?.dir.join("cgroup.procs");
+        let procs = cstring(&procs_path)?;
+        let oom = cstring(&self.sys.path(sysfs::SELF_OOM_SCORE_ADJ))?;
+        let mut sv = [-1i32; 2];
+        // SAFETY: sv is a valid array of two ints.
+        if unsafe {
+            libc::socketpair(
+                libc::AF_UNIX,
+                libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+                0,
+                sv.as_mut_ptr(),
+            )
+        } != 0
+        {
+            return Err(sys_err("socketpair(AF_UNIX, SOCK_SEQPACKET)", &last_err()));
+        }
+        // SAFETY: both descriptors were just created and are owned here.
+        let (mine, theirs) = unsafe { (OwnedFd::from_raw_fd(sv[0]), OwnedFd::from_raw_fd(sv[1])) };
+        let mut close: Vec<i32> = self
+            .tasks
+            .iter()
+            .filter_map(|t| match t {
+                TaskState::Alive(w) => Some(w.sock.as_raw_fd()),
+                _ => None,
+            })
+            .collect();
+        close.push(mine.as_raw_fd());
+        let setup = worker::Setup {
+            sock: theirs.as_raw_fd(),
+            close,
+            procs: Some(procs),
+            oom_score_adj: Some(oom),
+            mlock: !self.sys.is_fake(),
+            prefault: (self.buf.ptr as u64, self.buf.filled),
+        };
+        // Files open now are inherited with the same descriptor numbers
+        // (and the same open file descriptions).
+        let fds: Vec<i32> = self.files.iter().map(|f| f.fd.as_raw_fd()).collect();
+        let _ = self.out.flush();
+        // SAFETY: fork; the child only runs worker::main, which makes
+        // system calls and never returns.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return Err(sys_err("fork", &last_err()));
+        }
+        if pid == 0 {
+            worker::main(&setup);
+        }
+        drop(theirs);
+        let mut w = Worker {
+            pid,
+            sock: mine,
+            fds,
+            inflight: VecDeque::new(),
+        };
+        // The worker's first answer tells whether it joined its memcg.
+        match recv_ack(&w.sock) {
+            Ok(Some(a)) if a.res == 0 => {}
+            Ok(Some(a)) => {
+                reap(w.pid);
+                let e = io::Error::from_raw_os_error((-a.res) as i32);
+                return Err(ReplayError::system(format!(
+                    "worker (pid {pid}) cannot write its pid to {}: {}{}",
+                    procs_path.display(),
+                    errno_text(&e),
+                    ebusy_hint(&e)
+                )));
+            }
+            Ok(None) | Err(_) => {
+                let st = reap(w.pid);
+                return Err(ReplayError::system(format!(
+                    "worker (pid {pid}) died while starting ({st})"
+                )));
+            }
+        }
+        w.fds.resize(self.files.len(), -1);
+        let msg = format!(
+            "task {} = pid {pid} in {}",
+            p.reader().task_name(task),
+            procs_path.display()
+        );
+        self.info(&msg);
+        self.tasks.push(TaskState::Alive(w));
+        Ok(())
+    }
+
+    /// The worker's descriptor for `file`, installing it first if needed.
+    /// `None` when the task is dead (the operation is skipped).
+    fn worker_fd(
+        &mut self,
+        p: &Planner,
+        task: u32,
+        file: u32,
+        line: u64,
+    ) -> Result<Option<i32>, ReplayError> {
+        let cfd = self.file(file)?.fd.as_raw_fd();
+        let fi = file as usize;
+        match self.tasks.get_mut(task as usize) {
+            Some(TaskState::Alive(w)) => {
+                if w.fds.len() <= fi {
+                    w.fds.resize(fi + 1, -1);
+                }
+                if w.fds[fi] >= 0 {
+                    return Ok(Some(w.fds[fi]));
+                }
+            }
+            Some(_) => {
+                self.skip(p, task)?;
+                return Ok(None);
+            }
+            None => {
+                return Err(ReplayError::system(format!(
+                    "internal: unknown task id {task}"
+                )))
+            }
+        }
+        let cmd = Cmd {
+            op: worker::CMD_INSTALL,
+            ..Cmd::default()
+        };
+        let Some(fd) = self.call(
+            p,
+            task,
+            line,
+            cmd,
+            Some(cfd),
+            "install a file descriptor (SCM_RIGHTS)",
+        )?
+        else {
+            return Ok(None);
+        };
+        if let Some(TaskState::Alive(w)) = self.tasks.get_mut(task as usize) {
+            w.fds[fi] = fd as i32;
+        }
+        Ok(Some(fd as i32))
+    }
+
+    fn skip(&mut self, p: &Planner, task: u32) -> Result<(), ReplayError> {
+        self.skipped += 1;
+        if self.skipped == 1 {
+            let msg = format!(
+                "{}: task {} is dead: its operations are skipped",
+                self.loc(p),
+                p.reader().task_name(task)
+            );
+            self.say(&msg);
+        }
+        Ok(())
+    }
+
+    /// Sends a command and waits for its answer. `Ok(None)` if the worker
+    /// died (recorded as killed).
+    fn call(
+        &mut self,
+        p: &Planner,
+        task: u32,
+        line: u64,
+        cmd: Cmd,
+        fd: Option<i32>,
+        what: &str,
+    ) -> Result<Option<u64>, ReplayError> {
+        let sent = match self.tasks.get(task as usize) {
+            Some(TaskState::Alive(w)) => send_cmd(&w.sock, &cmd, fd),
+            Some(_) => {
+                self.skip(p, task)?;
+                return Ok(None);
+            }
+            None => {
+                return Err(ReplayError::system(format!(
+                    "internal: unknown task id {task}"
+                )))
+            }
+        };
+        if sent.is_err() {
+            self.worker_died(p, task, line);
+            return Ok(None);
+        }
+        let ack = match self.tasks.get(task as usize) {
+            Some(TaskState::Alive(w)) => recv_ack(&w.sock),
+            _ => Ok(None),
+        };
+        match ack {
+            Ok(Some(a)) if a.res >= 0 => Ok(Some(a.val)),
+            Ok(Some(a)) => {
+                let e = io::Error::from_raw_os_error((-a.res) as i32);
+                Err(ReplayError::system(format!(
+                    "task {} (pid {}): {what} failed: {}",
+                    p.reader().task_name(task),
+                    self.pid(task),
+                    errno_text(&e)
+                )))
+            }
+            Ok(None) | Err(_) => {
+                self.worker_died(p, task, line);
+                Ok(None)
+            }
+        }
+    }
+
+    fn pid(&self, task: u32) -> i32 {
+        match self.tasks.get(task as usize) {
+            Some(TaskState::Alive(w)) => w.pid,
+            _ => -1,
+        }
+    }
+
+    /// Sends an access command without waiting (at most [`PIPELINE`] in
+    /// flight).
+    fn pipelined(
+        &mut self,
+        p: &Planner,
+        task: u32,
+        line: u64,
+        cmd: Cmd,
+    ) -> Result<(), ReplayError> {
+        let full = match self.tasks.get(task as usize) {
+            Some(TaskState::Alive(w)) => w.inflight.len() >= PIPELINE,
+            Some(_) => return self.skip(p, task),
+            None => {
+                return Err(ReplayError::system(format!(
+                    "internal: unknown task id {task}"
+                )))
+            }
+        };
+        if full {
+            self.collect_one(p, task)?;
+        }
+        let sent = match self.tasks.get_mut(task as usize) {
+            Some(TaskState::Alive(w)) => {
+                let r = send_cmd(&w.sock, &cmd, None);
+                if r.is_ok() {
+                    w.inflight.push_back((line, cmd.op));
+                }
+                r
+            }
+            _ => return self.skip(p, task),
+        };
+        if sent.is_err() {
+            self.worker_died(p, task, line);
+            return Ok(());
+        }
+        self.busy = Some(task);
+        Ok(())
+    }
+
+    /// Receives the oldest in-flight answer of `task`.
+    fn collect_one(&mut self, p: &Planner, task: u32) -> Result<(), ReplayError> {
+        let (ack, line, op) = match self.tasks.get_mut(task as usize) {
+            Some(TaskState::Alive(w)) => {
+                let Some((line, op)) = w.inflight.pop_front() else {
+                    return Ok(());
+                };
+                (recv_ack(&w.sock), line, op)
+            }
+            _ => return Ok(()),
+        };
+        match ack {
+            Ok(Some(a)) => {
+                if a.res < 0 {
+                    let e = io::Error::from_raw_os_error((-a.res) as i32);
+                    let what = match op {
+                        worker::CMD_PREAD => "pread",
+                        worker::CMD_PWRITE => "pwrite",
+                        worker::CMD_LOAD => "load",
+                        _ => "store",
+                    };
+                    return Err(ReplayError::system(format!(
+                        "{}:{line}: task {} (pid {}): {what} failed: {}",
+                        p.reader().name(),
+                        p.reader().task_name(task),
+                        self.pid(task),
+                        errno_text(&e)
+                    )));
+                }
+                Ok(())
+            }
+            Ok(None) | Err(_) => {
+                self.worker_died(p, task, line);
+                Ok(())
+            }
+        }
+    }
+
+    /// Waits until every command in flight is acknowledged.
+    fn drain(&mut self, p: &Planner) -> Result<(), ReplayError> {
+        if let Some(t) = self.busy.take() {
+            while matches!(self.tasks.get(t as usize), Some(TaskState::Alive(w)) if !w.inflight.is_empty())
+            {
+                self.collect_one(p, t)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A worker's socket broke: reap it and record how it died.
+    fn worker_died(&mut self, p: &Planner, task: u32, line: u64) {
+        let Some(TaskState::Alive(w)) = self.tasks.get_mut(task as usize) else {
+            return;
+        };
+        let pid = w.pid;
+        let first = w.inflight.front().map_or(line, |x| x.0);
+        self.tasks[task as usize] = TaskState::Killed;
+        if self.busy == Some(task) {
+            self.busy = None;
+        }
+        let mut status = 0;
+        // SAFETY: waiting for our own child.
+        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        let signal = if r == pid && libc::WIFSIGNALED(status) {
+            libc::WTERMSIG(status)
+        } else {
+            0
+        };
+        let how = if signal != 0 {
+            format!(
+                "killed by signal {signal}{}",
+                if signal == libc::SIGKILL {
+                    " (OOM killer?)"
+                } else {
+                    ""
+                }
+            )
+        } else if r == pid && libc::WIFEXITED(status) {
+            format!("exited with status {}", libc::WEXITSTATUS(status))
+        } else {
+            "gone".to_string()
+        };
+        let name = p.reader().task_name(task).to_string();
+        let msg = format!(
+            "{}:{first}..{line}: task {name} (pid {pid}) {how}; its further operations are skipped",
+            p.reader().name()
+        );
+        self.say(&format!("result: {msg}"));
+        self.killed.push(Killed {
+            task: name,
+            pid,
+            signal,
+            line: first,
+        });
+    }
+
+    fn exit_task(&mut self, p: &Planner, task: u32, line: u64) -> Result<(), ReplayError> {
+        if !matches!(self.tasks.get(task as usize), Some(TaskState::Alive(_))) {
+            return self.skip(p, task);
+        }
+        let cmd = Cmd {
+            op: worker::CMD_EXIT,
+            ..Cmd::default()
+        };
+        if self.call(p, task, line, cmd, None, "exit")?.is_none() {
+            return Ok(());
+        }
+        let pid = self.pid(task);
+        // exit_mmap runs before the worker becomes a zombie: once waitpid
+        // returns its memory is freed.
+        let st = reap(pid);
+        if let Some(t) = self.tasks.get_mut(task as usize) {
+            *t = TaskState::Exited;
+        }
+        let msg = format!("task {} (pid {pid}) {st}", p.reader().task_name(task));
+        self.info(&msg);
+        Ok(())
+    }
+
+    fn kernel_memcg_id(&mut self, memcg: u16, path: &Path) -> Result<u32, ReplayError> {
+        if let Some(id) = self.memcg(memcg)?.kernel_id {
+            return Ok(id);
+        }
+        let dump = sysfs::read_req(path)?;
+        let m = self.memcg(memcg)?;
+        let id = sysfs::lru_gen_memcg_id(&dump, &m.cg_path).ok_or_else(|| {
+            ReplayError::system(format!(
+                "memcg {} ({}) has no `memcg ID {}` line in {}",
+                m.name,
+                m.dir.display(),
+                m.cg_path,
+                path.display()
+            ))
+        })?;
+        self.memcgs[usize::from(memcg)].kernel_id = Some(id);
+        Ok(id)
+    }
+
+    fn settle(&self) {
+        if self.cfg.settle_ms > 0 {
+            sleep_ns(self.cfg.settle_ms.saturating_mul(1_000_000));
+        }
+    }
+
+    fn refresh_vmstat(&self) {
+        // Folds the per-CPU differences into /proc/vmstat (best effort).
+        let _ = self.sys.write(&self.sys.path(sysfs::STAT_REFRESH), "1");
+    }
+
+    fn read_vmstat(&self) -> Result<Vec<(String, u64)>, ReplayError> {
+        Ok(sysfs::parse_kv(&sysfs::read_req(
+            &self.sys.path(sysfs::VMSTAT),
+        )?))
+    }
+
+    /// Before the first non-definition operation: clean, uncached files
+    /// and the start snapshot.
+    fn begin(&mut self) -> Result<(), ReplayError> {
+        // SAFETY: plain system call.
+        unsafe { libc::sync() };
+        let dc = self.sys.path(sysfs::DROP_CACHES);
+        self.sys.write_or_err(&dc, "3")?;
+        self.settle();
+        self.refresh_vmstat();
+        let vmstat = self.read_vmstat()?;
+        for i in 0..self.memcgs.len() {
+            let s = sysfs::memcg_snapshot(&self.memcgs[i].dir)?;
+            self.memcgs[i].start = Some(s);
+        }
+        self.shield_from_oom();
+        self.info("start: page cache written back and dropped, start snapshot taken");
+        self.start = Some(Start {
+            vmstat,
+            at: Instant::now(),
+        });
+        Ok(())
+    }
+
+    fn finish(&mut self, p: &Planner) -> Result<(), ReplayError> {
+        self.drain(p)?;
+        self.report_machine(p);
+        if self.start.is_none() {
+            self.begin()?;
+        }
+        self.settle();
+        self.refresh_vmstat();
+        let end = self.read_vmstat()?;
+        let wall = self
+            .start
+            .as_ref()
+            .map_or(0.0, |s| s.at.elapsed().as_secs_f64());
+        let setup = self
+            .start
+            .as_ref()
+            .map_or(0.0, |s| s.at.duration_since(self.setup_at).as_secs_f64());
+        let mut ends = Vec::new();
+        for m in &self.memcgs {
+            ends.push(sysfs::memcg_snapshot(&m.dir)?);
+        }
+        let lru_gen = sysfs::read_opt(&self.sys.path(sysfs::LRU_GEN_DEBUGFS))?;
+        let start_vm = self
+            .start
+            .as_ref()
+            .map(|s| s.vmstat.clone())
+            .unwrap_or_default();
+
+        let mut j = Json::new();
+        j.begin_obj(None);
+        j.str("kernel", &self.kernel);
+        match &self.lru_gen_enabled {
+            Some(v) => j.str("lru_gen_enabled", v),
+            None => j.null("lru_gen_enabled"),
+        }
+        j.str("trace", p.reader().name());
+        j.int("memory", p.memory().unwrap_or(mglru_trace::DEFAULT_MEMORY));
+        match p.swap() {
+            Some((b, s)) => {
+                j.begin_obj(Some("swap"));
+                j.int("bytes", b);
+                j.bool("sync", s);
+                j.end_obj();
+            }
+            None => j.null("swap"),
+        }
+        j.begin_obj(Some("vmstat"));
+        for (k, v) in sysfs::vmstat_delta(&start_vm, &end) {
+            j.int(&k, v);
+        }
+        j.end_obj();
+        j.begin_obj(Some("memcg"));
+        for (m, s) in self.memcgs.iter().zip(&ends) {
+            sysfs::json_memcg(&mut j, &m.name, s);
+        }
+        j.end_obj();
+        j.begin_obj(Some("memcg_start"));
+        for m in &self.memcgs {
+            if let Some(s) = &m.start {
+                sysfs::json_memcg(&mut j, &m.name, s);
+            }
+        }
+        j.end_obj();
+        match &lru_gen {
+            Some(t) => j.str("lru_gen", t),
+            None => j.null("lru_gen"),
+        }
+        j.float("wall_seconds", wall);
+        j.float("setup_seconds", setup);
+        j.int("operations", self.ops);
+        j.int("skipped_operations", self.skipped);
+        j.int("soft_error_count", self.soft_count);
+        j.begin_arr("soft_errors");
+        for s in &self.soft {
+            j.begin_obj(None);
+            j.int("line", s.line);
+            j.str("op", &s.op);
+            j.str("error", &s.error);
+            j.end_obj();
+        }
+        j.end_arr();
+        j.begin_arr("killed_tasks");
+        for k in &self.killed {
+            j.begin_obj(None);
+            j.str("task", &k.task);
+            j.int("pid", k.pid);
+            j.int("signal", k.signal);
+            j.int("line", k.line);
+            j.end_obj();
+        }
+        j.end_arr();
+        j.end_obj();
+        let text = j.finish();
+        let _ = writeln!(self.out, "{RESULT}{text}");
+        let _ = self.out.flush();
+
+        // The tasks still alive exit after the end snapshot.
+        for t in 0..self.tasks.len() {
+            if let TaskState::Alive(w) = &self.tasks[t] {
+                let cmd = Cmd {
+                    op: worker::CMD_EXIT,
+                    ..Cmd::default()
+                };
+                let _ = send_cmd(&w.sock, &cmd, None);
+                let _ = recv_ack(&w.sock);
+                reap(w.pid);
+                self.tasks[t] = TaskState::Exited;
+            }
+        }
+        Ok(())
+    }
+
+    /// After a fatal error: SIGKILL and reap every worker.
+    fn kill_all(&mut self) {
+        for t in &mut self.tasks {
+            if let TaskState::Alive(w) = t {
+                // SAFETY: signalling our own child.
+                unsafe { libc::kill(w.pid, libc::SIGKILL) };
+                reap(w.pid);
+                *t = TaskState::Killed;
+            }
+        }
+    }
+}
+
+fn ebusy_hint(e: &io::Error) -> &'static str {
+    if e.raw_os_error() == Some(libc::EBUSY) {
+        " (cgroup v2 forbids processes in a memcg that has child memcgs with the memory controller: \
+         a trace task cannot live in a memcg that is also a parent)"
+    } else {
+        ""
+    }
+}
+
+fn pages_bytes(pages: u64) -> Result<u64, ReplayError> {
+    pages
+        .checked_mul(PAGE_SIZE)
+        .ok_or_else(|| ReplayError::system(format!("{pages} pages do not fit in 64-bit bytes")))
+}
+
+fn sleep_ns(ns: u64) {
+    let mut ts = libc::timespec {
+        tv_sec: (ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+    };
+    loop {
+        let mut rem = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: valid timespec pointers.
+        let r = unsafe { libc::nanosleep(&ts, &mut rem) };
+        if r == 0 || last_err().raw_os_error() != Some(libc::EINTR) {
+            return;
+        }
+        ts = rem;
+    }
+}
+
+/// Waits for a child and describes how it ended.
+fn reap(pid: i32) -> String {
+    let mut status = 0;
+    loop {
+        // SAFETY: waiting for our own child.
+        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if r == pid {
+            break;
+        }
+        if r < 0 && last_err().raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        return "could not be waited for".to_string();
+    }
+    if libc::WIFSIGNALED(status) {
+        format!("was killed by signal {}", libc::WTERMSIG(status))
+    } else {
+        format!("exited with status {}", libc::WEXITSTATUS(status))
+    }
+}
+
+/// Sends one command, with `fd` attached as `SCM_RIGHTS` if given.
+fn send_cmd(sock: &OwnedFd, cmd: &Cmd, fd: Option<i32>) -> io::Result<()> {
+    let mut iov = libc::iovec {
+        iov_base: (cmd as *const Cmd).cast_mut().cast(),
+        iov_len: size_of::<Cmd>(),
+    };
+    let mut cbuf = [0u64; 8];
+    // SAFETY: msghdr is plain old data.
+    let mut msg: libc::msghdr = unsafe { zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    if let Some(fd) = fd {
+        // SAFETY: cbuf holds CMSG_SPACE(4) bytes (64 >= 24); the header is
+        // written through the CMSG macros inside it.
+        unsafe {
+            msg.msg_control = cbuf.as_mut_ptr().cast();
+            msg.msg_controllen = libc::CMSG_SPACE(size_of::<i32>() as u32) as _;
+            let c = libc::CMSG_FIRSTHDR(&msg);
+            (*c).cmsg_level = libc::SOL_SOCKET;
+            (*c).cmsg_type = libc::SCM_RIGHTS;
+            (*c).cmsg_len = libc::CMSG_LEN(size_of::<i32>() as u32) as _;
+            ptr::write_unaligned(libc::CMSG_DATA(c).cast::<i32>(), fd);
+        }
+    }
+    loop {
+        // SAFETY: msg points at valid buffers that outlive the call.
+        let n = unsafe { libc::sendmsg(sock.as_raw_fd(), &msg, libc::MSG_NOSIGNAL) };
+        if n == size_of::<Cmd>() as isize {
+            return Ok(());
+        }
+        let e = last_err();
+        if n < 0 && e.raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        return Err(if n < 0 {
+            e
+        } else {
+            io::Error::new(io::ErrorKind::WriteZero, "short send")
+        });
+    }
+}
+
+/// Receives one answer; `Ok(None)` when the worker is gone.
+fn recv_ack(sock: &OwnedFd) -> io::Result<Option<Ack>> {
+    let mut ack = Ack::default();
+    loop {
+        // SAFETY: ack is a valid buffer of the given size.
+        let n = unsafe {
+            libc::recv(
+                sock.as_raw_fd(),
+                (&mut ack as *mut Ack).cast(),
+                size_of::<Ack>(),
+                0,
+            )
+        };
+        if n == size_of::<Ack>() as isize {
+            return Ok(Some(ack));
+        }
+        if n == 0 {
+            return Ok(None);
+        }
+        let e = last_err();
+        if n < 0 && e.raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        if n < 0 && e.raw_os_error() == Some(libc::ECONNRESET) {
+            return Ok(None);
+        }
+        return Err(if n < 0 {
+            e
+        } else {
+            io::Error::new(io::ErrorKind::UnexpectedEof, "short answer")
+        });
+    }
+}

@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Kernel files: reading and writing procfs, sysfs, cgroup and debugfs
+//! files, the counter snapshots and the JSON result.
+
+use std::fmt::Write as _;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::ReplayError;
+
+/// The lru_gen debugfs file.
+pub const LRU_GEN_DEBUGFS: &str = "/sys/kernel/debug/lru_gen";
+/// The lru_gen state file.
+pub const LRU_GEN_ENABLED: &str = "/sys/kernel/mm/lru_gen/enabled";
+/// Global counters.
+pub const VMSTAT: &str = "/proc/vmstat";
+/// `echo 3 >` drops clean page cache, dentries and inodes.
+pub const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
+/// Writing it folds the per-CPU vmstat differences into the global
+/// counters, so `/proc/vmstat` is exact at the snapshot.
+pub const STAT_REFRESH: &str = "/proc/sys/vm/stat_refresh";
+/// The replayer's cgroup membership.
+pub const SELF_CGROUP: &str = "/proc/self/cgroup";
+/// The replayer's OOM score adjustment.
+pub const SELF_OOM_SCORE_ADJ: &str = "/proc/self/oom_score_adj";
+/// Memory sizes of the machine.
+pub const MEMINFO: &str = "/proc/meminfo";
+
+/// Access to the kernel's files.
+///
+/// `root` prefixes every absolute kernel path (procfs, sysfs, debugfs);
+/// it is `/` on a real system. A test may point it at a directory of
+/// ordinary files (`fake`), where writes create missing files, so that the
+/// whole real-run machinery can be exercised without touching the system.
+#[derive(Debug, Clone)]
+pub struct Sys {
+    root: PathBuf,
+    fake: bool,
+}
+
+impl Default for Sys {
+    fn default() -> Sys {
+        Sys::real()
+    }
+}
+
+impl Sys {
+    /// The real system.
+    pub fn real() -> Sys {
+        Sys {
+            root: PathBuf::from("/"),
+            fake: false,
+        }
+    }
+
+    /// A fake system rooted at `root` (for tests).
+    pub fn fake(root: &Path) -> Sys {
+        Sys {
+            root: root.to_path_buf(),
+            fake: true,
+        }
+    }
+
+    /// True for a fake system.
+    pub fn is_fake(&self) -> bool {
+        self.fake
+    }
+
+    /// The path of the kernel file `abs` (an absolute path such as
+    /// `/proc/vmstat`).
+    pub fn path(&self, abs: &str) -> PathBuf {
+        self.root.join(abs.trim_start_matches('/'))
+    }
+
+    /// Writes `value` to `path` with one `write` call (kernel files parse
+    /// one write at a time). In a fake system the value and a newline are
+    /// appended (a missing file is created), so a test can see every write.
+    pub fn write(&self, path: &Path, value: &str) -> io::Result<()> {
+        if self.fake {
+            let mut f = OpenOptions::new().append(true).create(true).open(path)?;
+            return f.write_all(format!("{value}\n").as_bytes());
+        }
+        let mut f = OpenOptions::new().write(true).open(path)?;
+        let n = f.write(value.as_bytes())?;
+        if n != value.len() {
+            return Err(io::Error::new(
+                io::ErrorKind::WriteZero,
+                format!("short write ({n} of {} bytes)", value.len()),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Like [`write`](Sys::write), with an error message naming the path.
+    pub fn write_or_err(&self, path: &Path, value: &str) -> Result<(), ReplayError> {
+        self.write(path, value).map_err(|e| {
+            ReplayError::system(format!(
+                "cannot write `{}` to {}: {}",
+                value.trim_end(),
+                path.display(),
+                errno_text(&e)
+            ))
+        })
+    }
+}
+
+/// Reads a whole file as text.
+pub fn read_text(path: &Path) -> io::Result<String> {
+    let mut s = String::new();
+    File::open(path)?.read_to_string(&mut s)?;
+    Ok(s)
+}
+
+/// Reads a file, `Ok(None)` if it does not exist.
+pub fn read_opt(path: &Path) -> Result<Option<String>, ReplayError> {
+    match read_text(path) {
+        Ok(s) => Ok(Some(s)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(ReplayError::system(format!(
+            "cannot read {}: {}",
+            path.display(),
+            errno_text(&e)
+        ))),
+    }
+}
+
+/// Reads a file that must exist.
+pub fn read_req(path: &Path) -> Result<String, ReplayError> {
+    read_text(path).map_err(|e| {
+        ReplayError::system(format!(
+            "cannot read {}: {}",
+            path.display(),
+            errno_text(&e)
+        ))
+    })
+}
+
+/// The symbolic name of an errno value (`EAGAIN`), or `errno N`.
+pub fn errno_name(n: i32) -> String {
+    let s = match n {
+        libc::EPERM => "EPERM",
+        libc::ENOENT => "ENOENT",
+        libc::ESRCH => "ESRCH",
+        libc::EINTR => "EINTR",
+        libc::EIO => "EIO",
+        libc::E2BIG => "E2BIG",
+        libc::EBADF => "EBADF",
+        libc::ECHILD => "ECHILD",
+        libc::EAGAIN => "EAGAIN",
+        libc::ENOMEM => "ENOMEM",
+        libc::EACCES => "EACCES",
+        libc::EFAULT => "EFAULT",
+        libc::EBUSY => "EBUSY",
+        libc::EEXIST => "EEXIST",
+        libc::ENODEV => "ENODEV",
+        libc::ENOTDIR => "ENOTDIR",
+        libc::EINVAL => "EINVAL",
+        libc::ENFILE => "ENFILE",
+        libc::EMFILE => "EMFILE",
+        libc::EFBIG => "EFBIG",
+        libc::ENOSPC => "ENOSPC",
+        libc::EROFS => "EROFS",
+        libc::EPIPE => "EPIPE",
+        libc::ERANGE => "ERANGE",
+        libc::ENOSYS => "ENOSYS",
+        libc::EOPNOTSUPP => "EOPNOTSUPP",
+        libc::ECONNRESET => "ECONNRESET",
+        _ => return format!("errno {n}"),
+    };
+    s.to_string()
+}
+
+/// An I/O error as `EINVAL (Invalid argument)`, or its text if it has no
+/// errno.
+pub fn errno_text(e: &io::Error) -> String {
+    match e.raw_os_error() {
+        Some(n) => format!("{} ({})", errno_name(n), strerror(n)),
+        None => e.to_string(),
+    }
+}
+
+/// The C library's description of an errno value.
+pub fn strerror(n: i32) -> String {
+    let s = io::Error::from_raw_os_error(n).to_string();
+    // std formats "Invalid argument (os error 22)": keep the text.
+    match s.rfind(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+/// Parses `key value` lines (`/proc/vmstat`, `memory.stat`,
+/// `memory.events`). Lines whose value is not a number are skipped.
+pub fn parse_kv(text: &str) -> Vec<(String, u64)> {
+    text.lines()
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            let k = it.next()?;
+            let v = it.next()?.parse().ok()?;
+            Some((k.to_string(), v))
+        })
+        .collect()
+}
+
+/// Parses a file holding one number (`memory.current`).
+pub fn parse_num(text: &str) -> Option<u64> {
+    text.trim().parse().ok()
+}
+
+/// Finds the kernel's memcg id for the cgroup path `path` (e.g. `/app/web`,
+/// `/` for the root) in the output of `/sys/kernel/debug/lru_gen`, whose
+/// memcg header lines are `memcg %5hu %s`.
+pub fn lru_gen_memcg_id(dump: &str, path: &str) -> Option<u32> {
+    dump.lines().find_map(|l| {
+        let rest = l.strip_prefix("memcg ")?;
+        let rest = rest.trim_start();
+        let (id, p) = rest.split_once(' ')?;
+        (p == path).then(|| id.parse().ok()).flatten()
+    })
+}
+
+/// The counters of one memcg.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MemcgSnap {
+    /// `memory.stat` (absent on a root without the file).
+    pub stat: Option<Vec<(String, u64)>>,
+    /// `memory.current` (absent on the root).
+    pub current: Option<u64>,
+    /// `memory.peak` (absent on the root).
+    pub peak: Option<u64>,
+    /// `memory.events` (absent on the root).
+    pub events: Option<Vec<(String, u64)>>,
+    /// `memory.swap.current` (absent on the root or without swap
+    /// accounting).
+    pub swap_current: Option<u64>,
+}
+
+/// Reads the counters of the memcg in directory `dir`; missing files are
+/// left out.
+pub fn memcg_snapshot(dir: &Path) -> Result<MemcgSnap, ReplayError> {
+    let num = |f: &str| -> Result<Option<u64>, ReplayError> {
+        Ok(read_opt(&dir.join(f))?.as_deref().and_then(parse_num))
+    };
+    Ok(MemcgSnap {
+        stat: read_opt(&dir.join("memory.stat"))?.map(|s| parse_kv(&s)),
+        current: num("memory.current")?,
+        peak: num("memory.peak")?,
+        events: read_opt(&dir.join("memory.events"))?.map(|s| parse_kv(&s)),
+        swap_current: num("memory.swap.current")?,
+    })
+}
+
+/// `vmstat` deltas: `end - start` for counters, the end value for names
+/// starting with `nr_` (gauges). Names only in `end` count from 0.
+pub fn vmstat_delta(start: &[(String, u64)], end: &[(String, u64)]) -> Vec<(String, i128)> {
+    end.iter()
+        .map(|(k, e)| {
+            if k.starts_with("nr_") {
+                (k.clone(), i128::from(*e))
+            } else {
+                let s = start.iter().find(|(k2, _)| k2 == k).map_or(0, |(_, v)| *v);
+                (k.clone(), i128::from(*e) - i128::from(s))
+            }
+        })
+        .collect()
+}
+
+/// A minimal JSON writer producing compact output.
+#[derive(Debug, Default)]
+pub struct Json {
+    out: String,
+    /// Per open container: true once it has a member.
+    stack: Vec<bool>,
+}
+
+impl Json {
+    /// An empty writer.
+    pub fn new() -> Json {
+        Json::default()
+    }
+
+    fn sep(&mut self) {
+        if let Some(has) = self.stack.last_mut() {
+            if *has {
+                self.out.push(',');
+            }
+            *has = true;
+        }
+    }
+
+    fn key(&mut self, k: &str) {
+        self.sep();
+        push_str(&mut self.out, k);
+        self.out.push(':');
+    }
+
+    /// Opens an object (as a member `k` of the enclosing object, or a bare
+    /// value when `k` is `None`).
+    pub fn begin_obj(&mut self, k: Option<&str>) {
+        match k {
+            Some(k) => self.key(k),
+            None => self.sep(),
+        }
+        self.out.push('{');
+        self.stack.push(false);
+    }
+
+    /// Closes an object.
+    pub fn end_obj(&mut self) {
+        self.stack.pop();
+        self.out.push('}');
+    }
+
+    /// Opens an array member `k`.
+    pub fn begin_arr(&mut self, k: &str) {
+        self.key(k);
+        self.out.push('[');
+        self.stack.push(false);
+    }
+
+    /// Closes an array.
+    pub fn end_arr(&mut self) {
+        self.stack.pop();
+        self.out.push(']');
+    }
+
+    /// A string member.
+    pub fn str(&mut self, k: &str, v: &str) {
+        self.key(k);
+        push_str(&mut self.out, v);
+    }
+
+    /// An integer member.
+    pub fn int(&mut self, k: &str, v: impl Into<i128>) {
+        self.key(k);
+        let _ = write!(self.out, "{}", v.into());
+    }
+
+    /// A floating-point member (finite; NaN/inf are written as null).
+    pub fn float(&mut self, k: &str, v: f64) {
+        self.key(k);
+        if v.is_finite() {
+            let _ = write!(self.out, "{v:.6}");
+        } else {
+            self.out.push_str("null");
+        }
+    }
+
+    /// A boolean member.
+    pub fn bool(&mut self, k: &str, v: bool) {
+        self.key(k);
+        self.out.push_str(if v { "true" } else { "false" });
+    }
+
+    /// A null member.
+    pub fn null(&mut self, k: &str) {
+        self.key(k);
+        self.out.push_str("null");
+    }
+
+    /// An object member of integer counters.
+    pub fn counters(&mut self, k: &str, kv: &[(String, u64)]) {
+        self.begin_obj(Some(k));
+        for (n, v) in kv {
+            self.int(n, *v);
+        }
+        self.end_obj();
+    }
+
+    /// The text written so far.
+    pub fn finish(self) -> String {
+        self.out
+    }
+}
+
+fn push_str(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Writes a memcg snapshot as a JSON object member `name`.
+pub fn json_memcg(j: &mut Json, name: &str, s: &MemcgSnap) {
+    j.begin_obj(Some(name));
+    if let Some(st) = &s.stat {
+        j.counters("stat", st);
+    }
+    if let Some(v) = s.current {
+        j.int("current", v);
+    }
+    if let Some(v) = s.peak {
+        j.int("peak", v);
+    }
+    if let Some(ev) = &s.events {
+        j.counters("events", ev);
+    }
+    if let Some(v) = s.swap_current {
+        j.int("swap_current", v);
+    }
+    j.end_obj();
+}
+
+/// The running kernel's release (`uname -r`).
+pub fn kernel_release() -> String {
+    // SAFETY: utsname is plain old data; uname fills it.
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: u is a valid utsname.
+    if unsafe { libc::uname(&mut u) } != 0 {
+        return "unknown".to_string();
+    }
+    let bytes: Vec<u8> = u
+        .release
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// The cgroup path of the process from `/proc/self/cgroup` (the cgroup2
+/// line `0::PATH`).
+pub fn own_cgroup_path(text: &str) -> Option<String> {
+    text.lines()
+        .find_map(|l| l.strip_prefix("0::"))
+        .map(|p| p.trim().to_string())
+}
+
+/// The `major:minor` of the device holding `dir`.
+pub fn device_of(dir: &Path) -> io::Result<(u32, u32)> {
+    use std::os::unix::fs::MetadataExt;
+    let dev = std::fs::metadata(dir)?.dev();
+    Ok((libc::major(dev), libc::minor(dev)))
+}
+
+/// The `read_ahead_kb` file of the block device `major:minor` (of the whole
+/// disk for a partition), if it exists.
+pub fn read_ahead_kb_path(sys: &Sys, dev: (u32, u32)) -> Option<PathBuf> {
+    let base = sys.path(&format!("/sys/dev/block/{}:{}", dev.0, dev.1));
+    [
+        base.join("queue/read_ahead_kb"),
+        base.join("../queue/read_ahead_kb"),
+    ]
+    .into_iter()
+    .find(|p| p.exists())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memcg_ids_from_the_lru_gen_header() {
+        let dump = "memcg     1 /\n node     0\n          0      12345      0        10 \n\
+                    memcg    37 /app\n node     0\n\
+                    memcg    38 /app/web\n node     0\n\
+                    memcg 65535 /x y\n";
+        assert_eq!(lru_gen_memcg_id(dump, "/"), Some(1));
+        assert_eq!(lru_gen_memcg_id(dump, "/app"), Some(37));
+        assert_eq!(lru_gen_memcg_id(dump, "/app/web"), Some(38));
+        assert_eq!(lru_gen_memcg_id(dump, "/x y"), Some(65535));
+        assert_eq!(lru_gen_memcg_id(dump, "/ap"), None);
+    }
+
+    #[test]
+    fn key_values_and_deltas() {
+        let a = parse_kv("nr_free_pages 100\npgfault 10\nworkingset_nodes 5\nbad line x\n");
+        let b = parse_kv("nr_free_pages 90\npgfault 25\nworkingset_nodes 3\npgnew 4\n");
+        assert_eq!(a.len(), 3);
+        let d = vmstat_delta(&a, &b);
+        assert_eq!(
+            d,
+            vec![
+                ("nr_free_pages".to_string(), 90),
+                ("pgfault".to_string(), 15),
+                ("workingset_nodes".to_string(), -2),
+                ("pgnew".to_string(), 4),
+            ]
+        );
+        assert_eq!(parse_num("123\n"), Some(123));
+        assert_eq!(parse_num("max\n"), None);
+    }
+
+    #[test]
+    fn json_is_compact_and_escaped() {
+        let mut j = Json::new();
+        j.begin_obj(None);
+        j.str("a", "x\"y\\\n\u{1}");
+        j.int("n", 5u64);
+        j.int("m", -3i64);
+        j.begin_obj(Some("o"));
+        j.end_obj();
+        j.begin_arr("l");
+        j.begin_obj(None);
+        j.bool("t", true);
+        j.end_obj();
+        j.begin_obj(None);
+        j.null("z");
+        j.end_obj();
+        j.end_arr();
+        j.float("f", 1.5);
+        j.end_obj();
+        assert_eq!(
+            j.finish(),
+            r#"{"a":"x\"y\\\n\u0001","n":5,"m":-3,"o":{},"l":[{"t":true},{"z":null}],"f":1.500000}"#
+        );
+    }
+
+    #[test]
+    fn cgroup_and_errno_helpers() {
+        assert_eq!(
+            own_cgroup_path("0::/mglru-replayer\n").as_deref(),
+            Some("/mglru-replayer")
+        );
+        assert_eq!(own_cgroup_path("1:name=x:/a\n"), None);
+        assert_eq!(errno_name(libc::EAGAIN), "EAGAIN");
+        let e = io::Error::from_raw_os_error(libc::EINVAL);
+        assert!(errno_text(&e).starts_with("EINVAL ("), "{}", errno_text(&e));
+    }
+
+    #[test]
+    fn memcg_snapshot_leaves_out_missing_files() {
+        let d = std::env::temp_dir().join(format!("mglru-replay-snap-{}", std::process::id()));
+        std::fs::create_dir_all(&d).expect("tmp");
+        std::fs::write(d.join("memory.stat"), "anon 4096\nfile 0\n").expect("write");
+        std::fs::write(d.join("memory.current"), "8192\n").expect("write");
+        let s = memcg_snapshot(&d).expect("snapshot");
+        let _ = std::fs::remove_dir_all(&d);
+        assert_eq!(s.current, Some(8192));
+        assert_eq!(s.peak, None);
+        assert_eq!(s.events, None);
+        let mut j = Json::new();
+        j.begin_obj(None);
+        json_memcg(&mut j, "root", &s);
+        j.end_obj();
+        assert_eq!(
+            j.finish(),
+            r#"{"root":{"stat":{"anon":4096,"file":0},"current":8192}}"#
+        );
+    }
+}

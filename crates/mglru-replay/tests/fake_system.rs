@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The real-run machinery (controller, forked workers, sockets, file
+//! descriptor passing, mmap, pread/pwrite, loads and stores) against a
+//! fake kernel: `--sys-root` points procfs/sysfs/debugfs at a directory of
+//! ordinary files and `--cgroup-root` at an ordinary directory, where every
+//! write is appended as a line. Nothing of the host's configuration is
+//! touched (apart from a harmless `sync`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+struct Fake {
+    top: PathBuf,
+    sys: PathBuf,
+    cg: PathBuf,
+    data: PathBuf,
+}
+
+impl Fake {
+    fn new(tag: &str) -> Fake {
+        let top = std::env::temp_dir().join(format!("mglru-replay-{tag}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&top);
+        let sys = top.join("sys");
+        let cg = top.join("cg");
+        let data = top.join("data");
+        for d in [
+            sys.join("proc/self"),
+            sys.join("proc/sys/vm"),
+            sys.join("sys/kernel/mm/lru_gen"),
+            sys.join("sys/kernel/debug"),
+            cg.clone(),
+            data.clone(),
+        ] {
+            fs::create_dir_all(d).expect("mkdir");
+        }
+        let w = |p: PathBuf, s: &str| fs::write(p, s).expect("write fake file");
+        w(sys.join("proc/self/cgroup"), "0::/mglru-replayer\n");
+        w(
+            sys.join("proc/vmstat"),
+            "nr_free_pages 1000\npgfault 5\nworkingset_nodes 3\n",
+        );
+        w(
+            sys.join("proc/meminfo"),
+            "MemTotal:        1000 kB\nSwapTotal:       0 kB\n",
+        );
+        w(sys.join("sys/kernel/mm/lru_gen/enabled"), "0x0007\n");
+        w(
+            sys.join("sys/kernel/debug/lru_gen"),
+            "memcg     1 /\n node     0\nmemcg     7 /app\n node     0\nmemcg     8 /app/web\n node     0\n",
+        );
+        w(cg.join("cgroup.procs"), "");
+        w(cg.join("memory.stat"), "anon 4096\nfile 8192\n");
+        Fake { top, sys, cg, data }
+    }
+
+    fn run(&self, trace: &str, extra: &[&str]) -> Output {
+        let t = self.top.join("t.trace");
+        fs::write(&t, trace).expect("write trace");
+        Command::new(env!("CARGO_BIN_EXE_mglru-replay"))
+            .arg(&t)
+            .arg("--data-dir")
+            .arg(&self.data)
+            .arg("--cgroup-root")
+            .arg(&self.cg)
+            .arg("--sys-root")
+            .arg(&self.sys)
+            .args(extra)
+            .output()
+            .expect("run mglru-replay")
+    }
+
+    fn read(&self, p: &Path) -> String {
+        fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    }
+}
+
+impl Drop for Fake {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.top);
+    }
+}
+
+const TRACE: &str = "\
+memory 64M
+swap 32M sync=y
+sysctl vm.swappiness=100
+sysctl lru_gen.enabled=y
+sysctl vm.page-cluster=0
+memcg app max=32M
+memcg web parent=app high=16M swap.max=0
+file lib size=64K
+file data size=1M readahead=0
+task a memcg=web
+task b
+anon a heap size=32K
+mmap a libmap file=lib
+mmap b lib file=lib
+load a libmap 0 4
+store a heap 2 3
+read b data 0 16
+write a data 4 2
+read b lib 1
+advise a heap dontneed
+advise b lib random
+advise b data willneed
+reclaim app 1M
+sleep 1ms
+lru_gen + web 0 5
+lru_gen - app 0 3 max 10
+lru_gen + root 0 4
+dump
+store b lib 15
+exit a
+load b lib 0 2
+memcg app max=max
+file late size=8K
+read b late 0 2
+store b lib 3 2
+";
+
+fn page_word(bytes: &[u8], page: usize) -> u64 {
+    let o = page * 4096;
+    u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"))
+}
+
+#[test]
+fn real_run_against_a_fake_kernel() {
+    let f = Fake::new("e2e");
+    let out = f.run(TRACE, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
+
+    // The one result line.
+    let results: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("MGLRU-REPLAY-RESULT "))
+        .collect();
+    assert_eq!(results.len(), 1, "{stdout}");
+    let r = results[0];
+    for want in [
+        r#""lru_gen_enabled":"0x0007""#,
+        r#""memory":67108864"#,
+        r#""swap":{"bytes":33554432,"sync":true}"#,
+        r#""vmstat":{"nr_free_pages":1000,"pgfault":0,"workingset_nodes":0}"#,
+        r#""root":{"stat":{"anon":4096,"file":8192}}"#,
+        r#""app":{}"#,
+        r#""operations":35"#,
+        r#""skipped_operations":0"#,
+        r#""killed_tasks":[]"#,
+    ] {
+        assert!(r.contains(want), "missing {want} in {r}");
+    }
+    // The lru_gen text at the end (the fake file with the commands
+    // appended).
+    assert!(r.contains(r#""lru_gen":"memcg     1 /\n"#), "{r}");
+    assert!(stdout.contains("MGLRU-REPLAY: trace machine: memory 67108864 swap 33554432 sync=y"));
+    assert!(stdout.contains("MGLRU-REPLAY-DUMP-BEGIN 1 "));
+    assert!(stdout.contains("MGLRU-REPLAY-DUMP-END 1"));
+
+    // Kernel files written, in order.
+    let vm = f.sys.join("proc/sys/vm");
+    assert_eq!(f.read(&vm.join("swappiness")), "100\n");
+    assert_eq!(f.read(&vm.join("page-cluster")), "0\n");
+    assert_eq!(f.read(&vm.join("drop_caches")), "3\n");
+    assert_eq!(
+        f.read(&f.sys.join("sys/kernel/mm/lru_gen/enabled")),
+        "0x0007\ny\n"
+    );
+    let lru = f.read(&f.sys.join("sys/kernel/debug/lru_gen"));
+    assert!(lru.ends_with("+ 8 0 5\n- 7 0 3 201 10\n+ 1 0 4\n"), "{lru}");
+    // The trace's `max` swappiness (201) is passed on as a number.
+    assert_eq!(
+        f.read(&f.cg.join("cgroup.subtree_control")),
+        "+memory\n+memory\n"
+    );
+    assert_eq!(
+        f.read(&f.cg.join("app/cgroup.subtree_control")),
+        "+memory\n"
+    );
+    assert_eq!(f.read(&f.cg.join("app/memory.max")), "33554432\nmax\n");
+    assert_eq!(f.read(&f.cg.join("app/memory.reclaim")), "1048576\n");
+    assert_eq!(f.read(&f.cg.join("app/web/memory.high")), "16777216\n");
+    assert_eq!(f.read(&f.cg.join("app/web/memory.swap.max")), "0\n");
+    assert!(!f.cg.join("app/web/memory.low").exists());
+
+    // The replayer and the workers joined their cgroups.
+    let pid_in = |p: PathBuf| -> u32 {
+        let s = f.read(&p);
+        s.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{}: `{s}`", p.display()))
+    };
+    assert!(pid_in(f.cg.join("mglru-replayer/cgroup.procs")) > 0);
+    let a = pid_in(f.cg.join("app/web/cgroup.procs"));
+    let b = pid_in(f.cg.join("cgroup.procs"));
+    assert!(a > 0 && b > 0 && a != b);
+    assert!(
+        stdout.contains(&format!("task a = pid {a} in ")),
+        "{stdout}"
+    );
+
+    // The files, and what the workers' accesses did to them.
+    let lib = fs::read(f.data.join("f000000-lib")).expect("lib");
+    assert_eq!(lib.len(), 65536);
+    // No all-zero page.
+    assert!(lib.chunks(4096).all(|pg| pg.iter().any(|&x| x != 0)));
+    // `store b lib 15` and `store b lib 3 2` went through the shared
+    // mapping into the file.
+    let store = |page: u64, i: u64| (0x6d67_6c72_0000_0000u64 | (page << 1)).wrapping_add(i) | 1;
+    assert_eq!(page_word(&lib, 15), store(15, 0));
+    assert_eq!(page_word(&lib, 3), store(3, 0));
+    assert_eq!(page_word(&lib, 4), store(3, 1));
+    // Untouched pages keep the creation pattern: bit 63, file 0, page N.
+    assert_eq!(page_word(&lib, 5), (1 << 63) | 5);
+    let data = fs::read(f.data.join("f000001-data")).expect("data");
+    assert_eq!(data.len(), 1 << 20);
+    // `write a data 4 2` wrote the shared buffer, which held pages 0 and
+    // 1 of `data` from `read b data 0 16`.
+    assert_eq!(page_word(&data, 4), (1 << 63) | (1 << 40));
+    assert_eq!(page_word(&data, 5), (1 << 63) | (1 << 40) | 1);
+    assert_eq!(page_word(&data, 6), (1 << 63) | (1 << 40) | 6);
+    let late = fs::read(f.data.join("f000002-late")).expect("late");
+    assert_eq!(late.len(), 8192);
+}
+
+#[test]
+fn a_bad_trace_line_stops_the_run_with_its_location() {
+    let f = Fake::new("bad");
+    let out = f.run(
+        "task t\nanon t h size=8K\nstore t h 0\nload t nowhere 0\n",
+        &["--quiet"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("t.trace:4:"), "{err}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("MGLRU-REPLAY-RESULT"));
+}
+
+#[test]
+fn a_failing_kernel_file_names_the_path_and_line() {
+    let f = Fake::new("sysfail");
+    // A directory where the memcg's memory.max should be: the write fails.
+    fs::create_dir_all(f.cg.join("x")).expect("mkdir");
+    let out = f.run("memcg x max=1M\n", &["--quiet"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("t.trace:1: `memcg x parent=root max=1048576`"),
+        "{err}"
+    );
+    assert!(err.contains("mkdir"), "{err}");
+    assert!(err.contains("EEXIST"), "{err}");
+}
+
+#[test]
+fn a_memcg_missing_from_the_lru_gen_file_is_an_error() {
+    let f = Fake::new("lrugen");
+    let out = f.run("memcg z\nlru_gen + z 0 4\n", &["--quiet"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("t.trace:2: `lru_gen + z 0 4`"), "{err}");
+    assert!(err.contains("has no `memcg ID /z` line"), "{err}");
+}
+
+#[test]
+fn a_killed_worker_is_reported_and_its_operations_skipped() {
+    let f = Fake::new("kill");
+    let t = f.top.join("t.trace");
+    fs::write(
+        &t,
+        "memcg m\ntask v memcg=m\ntask w\nanon v h size=64K\nanon w h size=8K\nstore v h 0 4\n\
+         sleep 3s\nstore v h 4 4\nload v h 0 16\nstore w h 0 2\nexit v\n",
+    )
+    .expect("trace");
+    let child = Command::new(env!("CARGO_BIN_EXE_mglru-replay"))
+        .arg(&t)
+        .arg("--data-dir")
+        .arg(&f.data)
+        .arg("--cgroup-root")
+        .arg(&f.cg)
+        .arg("--sys-root")
+        .arg(&f.sys)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Wait for v to join memcg m, then kill it as the OOM killer would.
+    let procs = f.cg.join("m/cgroup.procs");
+    let mut pid = 0;
+    for _ in 0..200 {
+        if let Ok(s) = fs::read_to_string(&procs) {
+            if let Ok(p) = s.trim().parse::<i32>() {
+                pid = p;
+                break;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(pid > 0, "worker did not join its memcg");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: signalling the worker process found above.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0);
+    let out = child.wait_with_output().expect("wait");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!("task v (pid {pid}) killed by signal 9")),
+        "{stdout}"
+    );
+    let r = stdout
+        .lines()
+        .find(|l| l.starts_with("MGLRU-REPLAY-RESULT "))
+        .expect("result line");
+    assert!(
+        r.contains(&format!(
+            r#""killed_tasks":[{{"task":"v","pid":{pid},"signal":9,"line":8}}]"#
+        )),
+        "{r}"
+    );
+    // store v h 4 4 found the worker dead; load v and exit v were skipped.
+    assert!(r.contains(r#""skipped_operations":2"#), "{r}");
+    assert!(r.contains(r#""operations":11"#), "{r}");
+}

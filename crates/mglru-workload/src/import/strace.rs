@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! strace output (`strace -f -tt -e trace=read,pread64,write,pwrite64,
+//! mmap,openat,lseek,close`): file I/O by file descriptor, per process.
+//! See docs/WORKLOADS.md, section "strace".
+
+use std::collections::{HashMap, VecDeque};
+use std::path::Path;
+
+use super::{access, file_lines, note_block_size, parse_secs, setup, LineReader, Timer};
+use crate::stream::{lines, Source};
+use crate::util::{page_span, sanitize, Params};
+use crate::{ImportOptions, Lines};
+
+/// What one line means.
+enum Event {
+    Access { task: String, file: String, off: u64, len: u64, write: bool },
+    Mmap { task: String, file: String, end: u64, region: String },
+    Exit { task: String },
+}
+
+/// A complete system call: name, top-level arguments, return value.
+struct Call {
+    name: String,
+    args: Vec<String>,
+    ret: Option<i64>,
+}
+
+/// Splits `name(args) = ret` into its parts, respecting quoted strings
+/// (with backslash escapes) and nested `()[]{}`.
+fn parse_call(body: &str) -> Option<Call> {
+    let open = body.find('(')?;
+    let name = body[..open].trim().to_string();
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return None;
+    }
+    let bytes = body.as_bytes();
+    let mut depth = 0i32;
+    let mut in_str = false;
+    let mut esc = false;
+    let mut args = Vec::new();
+    let mut start = open + 1;
+    let mut close = None;
+    for (i, &b) in bytes.iter().enumerate().skip(open + 1) {
+        if in_str {
+            if esc {
+                esc = false;
+            } else if b == b'\\' {
+                esc = true;
+            } else if b == b'"' {
+                in_str = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' if depth == 0 => {
+                close = Some(i);
+                break;
+            }
+            b')' | b']' | b'}' => depth -= 1,
+            b',' if depth == 0 => {
+                args.push(body[start..i].trim().to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let close = close?;
+    let last = body[start..close].trim();
+    if !last.is_empty() || !args.is_empty() {
+        args.push(last.to_string());
+    }
+    let rest = body[close + 1..].trim_start();
+    let ret = rest.strip_prefix('=').and_then(|r| {
+        let tok = r.split_whitespace().next()?;
+        if let Some(h) = tok.strip_prefix("0x") {
+            u64::from_str_radix(h, 16).ok().map(|v| v as i64)
+        } else {
+            tok.parse::<i64>().ok()
+        }
+    });
+    Some(Call { name, args, ret })
+}
+
+/// The string inside the first `"..."` of an argument, unescaped.
+fn unquote(arg: &str) -> Option<String> {
+    let s = arg.find('"')?;
+    let mut out = String::new();
+    let mut chars = arg[s + 1..].chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return Some(out),
+            '\\' => match chars.next()? {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                c => out.push(c),
+            },
+            c => out.push(c),
+        }
+    }
+    None
+}
+
+fn int_arg(a: &str) -> Option<i64> {
+    let t = a.trim();
+    if let Some(h) = t.strip_prefix("0x") {
+        return u64::from_str_radix(h, 16).ok().map(|v| v as i64);
+    }
+    t.parse::<i64>().ok()
+}
+
+/// Time of day `HH:MM:SS[.ffffff]` or epoch `SSSS.ffffff` in ns.
+fn parse_time(tok: &str) -> Option<u64> {
+    if tok.contains(':') {
+        let mut it = tok.splitn(3, ':');
+        let h: u64 = it.next()?.parse().ok()?;
+        let m: u64 = it.next()?.parse().ok()?;
+        let s = parse_secs(it.next()?)?;
+        Some((h * 3600 + m * 60) * 1_000_000_000 + s)
+    } else if tok.contains('.') {
+        parse_secs(tok)
+    } else {
+        None
+    }
+}
+
+/// The strace state machine: fd tables per process, file positions,
+/// unfinished calls; shared by both passes.
+struct State {
+    name: String,
+    /// (pid, fd) -> (file, position)
+    fds: HashMap<(u64, i64), (String, u64)>,
+    /// fd -> file of the most recent open by any process (threads and
+    /// forked children use descriptors they did not open themselves).
+    last_open: HashMap<i64, String>,
+    pending: HashMap<u64, String>,
+    generation: HashMap<u64, u32>,
+    regions: u64,
+    /// read/write calls on descriptors the trace never opened.
+    unknown_fd: u64,
+}
+
+impl State {
+    fn new(name: &str) -> State {
+        State {
+            name: name.to_string(),
+            fds: HashMap::new(),
+            last_open: HashMap::new(),
+            pending: HashMap::new(),
+            generation: HashMap::new(),
+            regions: 0,
+            unknown_fd: 0,
+        }
+    }
+
+    fn task(&self, pid: u64) -> String {
+        let base = if pid == 0 { "main".to_string() } else { format!("pid{}", pid) };
+        match self.generation.get(&pid) {
+            None | Some(0) => base,
+            Some(g) => format!("{}.{}", base, g + 1),
+        }
+    }
+
+    fn file_of(&mut self, pid: u64, fd: i64) -> Option<(String, u64)> {
+        if let Some(e) = self.fds.get(&(pid, fd)) {
+            return Some(e.clone());
+        }
+        let f = self.last_open.get(&fd)?.clone();
+        self.fds.insert((pid, fd), (f.clone(), 0));
+        Some((f, 0))
+    }
+
+    fn set_pos(&mut self, pid: u64, fd: i64, pos: u64) {
+        if let Some(e) = self.fds.get_mut(&(pid, fd)) {
+            e.1 = pos;
+        }
+    }
+
+    /// Processes one line: its timestamp and event, if any.
+    fn line(&mut self, lineno: u64, line: &str) -> Result<(Option<u64>, Option<Event>), String> {
+        let mut rest = line.trim();
+        if rest.is_empty() || rest.starts_with("strace:") || rest.starts_with("Process ") {
+            return Ok((None, None));
+        }
+        // Lines without a PID prefix belong to the first process, `main`.
+        let mut pid = 0;
+        if let Some(r) = rest.strip_prefix("[pid") {
+            let end = r.find(']').ok_or_else(|| format!("{}:{}: expected `[pid N]`, found `{}`", self.name, lineno, line))?;
+            pid = r[..end].trim().parse().map_err(|_| format!("{}:{}: bad PID in `[pid{}]`", self.name, lineno, &r[..end]))?;
+            rest = r[end + 1..].trim_start();
+        } else if let Some((first, r)) = rest.split_once(char::is_whitespace) {
+            if !first.is_empty() && first.bytes().all(|b| b.is_ascii_digit()) {
+                pid = first.parse().map_err(|_| format!("{}:{}: bad PID `{}`", self.name, lineno, first))?;
+                rest = r.trim_start();
+            }
+        }
+        let mut ts = None;
+        if let Some((first, r)) = rest.split_once(char::is_whitespace) {
+            if first.starts_with(|c: char| c.is_ascii_digit()) {
+                ts = Some(parse_time(first).ok_or_else(|| {
+                    format!("{}:{}: bad timestamp `{}`: expected HH:MM:SS.ffffff (strace -tt) or SECONDS.ffffff (-ttt)", self.name, lineno, first)
+                })?);
+                rest = r.trim_start();
+            }
+        }
+        if rest.starts_with("+++") {
+            if rest.contains("exited with") || rest.contains("killed by") {
+                let task = self.task(pid);
+                *self.generation.entry(pid).or_insert(0) += 1;
+                self.fds.retain(|(p, _), _| *p != pid);
+                return Ok((ts, Some(Event::Exit { task })));
+            }
+            return Ok((ts, None));
+        }
+        if rest.starts_with("---") {
+            return Ok((ts, None));
+        }
+        let body: String = if let Some(r) = rest.strip_prefix("<...") {
+            let end = r.find("resumed>").ok_or_else(|| {
+                format!("{}:{}: expected `<... NAME resumed> ...`, found `{}`", self.name, lineno, rest)
+            })?;
+            let tail = &r[end + "resumed>".len()..];
+            match self.pending.remove(&pid) {
+                Some(head) => format!("{}{}", head, tail),
+                None => return Ok((ts, None)),
+            }
+        } else if let Some(head) = rest.strip_suffix("<unfinished ...>") {
+            self.pending.insert(pid, head.to_string());
+            return Ok((ts, None));
+        } else {
+            rest.to_string()
+        };
+        let call = parse_call(&body).ok_or_else(|| {
+            format!(
+                "{}:{}: expected a system call `NAME(ARGS) = RESULT` (strace -f -tt output), found `{}`",
+                self.name, lineno, body
+            )
+        })?;
+        let ret = call.ret.unwrap_or(-1);
+        let arg = |i: usize| -> Result<&str, String> {
+            call.args.get(i).map(|s| s.as_str()).ok_or_else(|| {
+                format!("{}:{}: `{}` needs at least {} arguments", self.name, lineno, call.name, i + 1)
+            })
+        };
+        let fd_arg = |i: usize| -> Result<i64, String> {
+            let a = arg(i)?;
+            int_arg(a).ok_or_else(|| format!("{}:{}: `{}`: bad file descriptor `{}`", self.name, lineno, call.name, a))
+        };
+        let ev = match call.name.as_str() {
+            "openat" | "open" | "creat" => {
+                let pi = if call.name == "openat" { 1 } else { 0 };
+                let path = unquote(arg(pi)?).ok_or_else(|| {
+                    format!("{}:{}: `{}`: expected a quoted path", self.name, lineno, call.name)
+                })?;
+                if ret >= 0 {
+                    let f = sanitize(&path, true);
+                    self.fds.insert((pid, ret), (f.clone(), 0));
+                    self.last_open.insert(ret, f);
+                }
+                None
+            }
+            "close" => {
+                let fd = fd_arg(0)?;
+                self.fds.remove(&(pid, fd));
+                None
+            }
+            "dup" | "dup2" | "dup3" => {
+                let fd = fd_arg(0)?;
+                if ret >= 0 {
+                    if let Some((f, pos)) = self.file_of(pid, fd) {
+                        self.fds.insert((pid, ret), (f, pos));
+                    }
+                }
+                None
+            }
+            "lseek" => {
+                let fd = fd_arg(0)?;
+                if ret >= 0 {
+                    self.file_of(pid, fd);
+                    self.set_pos(pid, fd, ret as u64);
+                }
+                None
+            }
+            "read" | "write" | "pread64" | "pwrite64" => {
+                let fd = fd_arg(0)?;
+                let write = call.name.starts_with('w') || call.name.starts_with("pw");
+                let positional = call.name.starts_with('p');
+                let off_arg = if positional {
+                    let a = arg(3)?;
+                    Some(int_arg(a).filter(|v| *v >= 0).ok_or_else(|| {
+                        format!("{}:{}: `{}`: bad offset `{}`", self.name, lineno, call.name, a)
+                    })? as u64)
+                } else {
+                    None
+                };
+                match (self.file_of(pid, fd), ret > 0) {
+                    (Some((file, pos)), true) => {
+                        let off = off_arg.unwrap_or(pos);
+                        if !positional {
+                            self.set_pos(pid, fd, pos + ret as u64);
+                        }
+                        Some(Event::Access { task: self.task(pid), file, off, len: ret as u64, write })
+                    }
+                    (None, true) => {
+                        self.unknown_fd += 1;
+                        None
+                    }
+                    _ => None,
+                }
+            }
+            "mmap" | "mmap2" => {
+                let len = int_arg(arg(1)?).unwrap_or(0).max(0) as u64;
+                let fd = int_arg(arg(4)?).unwrap_or(-1);
+                let off = int_arg(arg(5)?).unwrap_or(0).max(0) as u64;
+                if fd >= 0 && ret != -1 {
+                    match self.file_of(pid, fd) {
+                        Some((file, _)) => {
+                            let region = format!("m{}", self.regions);
+                            self.regions += 1;
+                            Some(Event::Mmap { task: self.task(pid), file, end: off + len, region })
+                        }
+                        None => None,
+                    }
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        };
+        Ok((ts, ev))
+    }
+}
+
+struct Gen {
+    reader: LineReader,
+    state: State,
+    timer: Timer,
+}
+
+impl Source for Gen {
+    fn step(&mut self, out: &mut VecDeque<String>) -> Result<bool, String> {
+        let (lineno, line) = match self.reader.next_line() {
+            None => return Ok(false),
+            Some(r) => r?,
+        };
+        let (ts, ev) = self.state.line(lineno, &line)?;
+        if ev.is_some() {
+            if let Some(t) = ts {
+                self.timer.at(t, out);
+            }
+        }
+        match ev {
+            None => {}
+            Some(Event::Access { task, file, off, len, write }) => {
+                let (p, c) = page_span(off, len);
+                out.push_back(access(if write { "write" } else { "read" }, &task, &file, p, c));
+            }
+            Some(Event::Mmap { task, file, region, .. }) => {
+                out.push_back(format!("# line {}: accesses through this mapping are invisible to strace", lineno));
+                out.push_back(format!("mmap {} {} file={}", task, region, file));
+            }
+            Some(Event::Exit { task }) => out.push_back(format!("exit {}", task)),
+        }
+        Ok(true)
+    }
+}
+
+pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<Lines, String> {
+    let mut p = Params::parse("strace", fopts)?;
+    let timing = p.bool("timing", true)?;
+    p.finish()?;
+    let mut r = LineReader::open(path)?;
+    let mut st = State::new(&r.name);
+    let mut tasks: Vec<String> = Vec::new();
+    let mut files: Vec<(String, u64)> = Vec::new();
+    let mut fidx: HashMap<String, usize> = HashMap::new();
+    let mut mmaps = 0u64;
+    let mut accesses = 0u64;
+    while let Some(Ok((lineno, line))) = r.next_line() {
+        let Ok((_, Some(ev))) = st.line(lineno, &line) else { continue };
+        let (task, file, end) = match &ev {
+            Event::Access { task, file, off, len, .. } => {
+                accesses += 1;
+                (task.clone(), Some(file.clone()), off.saturating_add(*len))
+            }
+            Event::Mmap { task, file, end, .. } => {
+                mmaps += 1;
+                (task.clone(), Some(file.clone()), *end)
+            }
+            Event::Exit { task } => (task.clone(), None, 0),
+        };
+        if !tasks.contains(&task) {
+            tasks.push(task);
+        }
+        if let Some(f) = file {
+            match fidx.get(&f) {
+                Some(&i) => files[i].1 = files[i].1.max(end),
+                None => {
+                    fidx.insert(f.clone(), files.len());
+                    files.push((f, end));
+                }
+            }
+        }
+    }
+    let mut out = VecDeque::new();
+    out.push_back(format!(
+        "# mglru-workload import strace: {}; {} read/write calls, {} file mappings, {} task(s) (one per PID), {} file(s) sized to the largest offset seen",
+        r.name,
+        accesses,
+        mmaps,
+        tasks.len(),
+        files.len()
+    ));
+    if st.unknown_fd > 0 {
+        out.push_back(format!(
+            "# skipped: {} read/write calls on descriptors not opened in the trace (stdin, pipes, sockets, ...)",
+            st.unknown_fd
+        ));
+    }
+    if mmaps > 0 {
+        out.push_back("# note: strace does not see loads and stores through mmap; the mappings are created but not accessed".to_string());
+    }
+    note_block_size(opts, &mut out);
+    setup(opts, &tasks, &mut out);
+    file_lines(&files, &mut out);
+    let state = State::new(&r.name);
+    Ok(lines(out, Gen { reader: LineReader::open(path)?, state, timer: Timer::new(timing) }))
+}

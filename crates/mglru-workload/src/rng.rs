@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Deterministic randomness: a SplitMix64 generator, keyed bijections of
+//! `[0, n)` (a small Feistel network with cycle walking), and the
+//! distributions the generators need (Gray et al.'s zipf sampler as used
+//! by fio and YCSB, fio's pareto, normal).
+
+/// The SplitMix64 finalizer: a good 64-bit mixing function.
+pub fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A seed for sub-stream `stream` of `seed` (independent-looking streams
+/// for each job, client, thread, pass, ...).
+pub fn derive(seed: u64, stream: u64) -> u64 {
+    mix64(seed ^ mix64(stream.wrapping_add(0x9e37_79b9_7f4a_7c15)))
+}
+
+/// 64-bit FNV-1a over the 8 little-endian bytes of `x`.
+pub fn fnv1a64(x: u64) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in x.to_le_bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// 64-bit FNV-1a over a byte string.
+pub fn fnv1a64_bytes(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and good enough for
+/// workload generation.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        mix64(self.0)
+    }
+
+    /// A uniform double in `[0, 1)` with 53 random bits.
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// A uniform integer in `[0, n)` (`n > 0`), without modulo bias
+    /// (Lemire's multiply-and-reject).
+    pub fn below(&mut self, n: u64) -> u64 {
+        debug_assert!(n > 0);
+        if n <= 1 {
+            return 0;
+        }
+        let threshold = n.wrapping_neg() % n;
+        loop {
+            let m = (self.next_u64() as u128) * (n as u128);
+            if (m as u64) >= threshold {
+                return (m >> 64) as u64;
+            }
+        }
+    }
+
+    /// A standard normal deviate (Box-Muller, one value per call).
+    pub fn normal(&mut self) -> f64 {
+        let u1 = 1.0 - self.next_f64(); // (0, 1]
+        let u2 = self.next_f64();
+        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+    }
+}
+
+/// A keyed pseudo-random bijection of `[0, n)`: a 4-round Feistel network
+/// on the smallest even number of bits covering `n`, with cycle walking.
+/// O(1) memory whatever `n` is; `invert` undoes `apply`.
+#[derive(Clone, Debug)]
+pub struct Perm {
+    n: u64,
+    half: u32,
+    keys: [u64; 4],
+}
+
+impl Perm {
+    pub fn new(n: u64, seed: u64) -> Perm {
+        let bits = 64 - n.saturating_sub(1).leading_zeros();
+        let half = bits.div_ceil(2).max(1);
+        let keys = [derive(seed, 1), derive(seed, 2), derive(seed, 3), derive(seed, 4)];
+        Perm { n, half, keys }
+    }
+
+    fn mask(&self) -> u64 {
+        (1u64 << self.half) - 1
+    }
+
+    fn round(&self, r: u64, k: u64) -> u64 {
+        mix64(r ^ k) & self.mask()
+    }
+
+    fn enc(&self, x: u64) -> u64 {
+        let m = self.mask();
+        let (mut l, mut r) = (x >> self.half, x & m);
+        for &k in &self.keys {
+            let t = l ^ self.round(r, k);
+            l = r;
+            r = t;
+        }
+        (l << self.half) | r
+    }
+
+    #[cfg(test)]
+    fn dec(&self, y: u64) -> u64 {
+        let m = self.mask();
+        let (mut l, mut r) = (y >> self.half, y & m);
+        for &k in self.keys.iter().rev() {
+            let t = r ^ self.round(l, k);
+            r = l;
+            l = t;
+        }
+        (l << self.half) | r
+    }
+
+    /// The image of `x` (`x < n`).
+    pub fn apply(&self, x: u64) -> u64 {
+        if self.n <= 1 {
+            return 0;
+        }
+        let mut y = self.enc(x);
+        while y >= self.n {
+            y = self.enc(y);
+        }
+        y
+    }
+
+    /// The preimage of `y` (`y < n`).
+    #[cfg(test)]
+    pub fn invert(&self, y: u64) -> u64 {
+        if self.n <= 1 {
+            return 0;
+        }
+        let mut x = self.dec(y);
+        while x >= self.n {
+            x = self.dec(x);
+        }
+        x
+    }
+}
+
+/// The generalized harmonic number `sum_{i=1..n} i^-theta`: exact for
+/// small `n`, Euler-Maclaurin (relative error < 1e-12) beyond, so that it
+/// costs O(1) for any `n`.
+pub fn zeta(n: u64, theta: f64) -> f64 {
+    const EXACT: u64 = 1000;
+    if n <= 100_000 {
+        let mut s = 0.0;
+        for i in 1..=n {
+            s += (i as f64).powf(-theta);
+        }
+        return s;
+    }
+    let mut s = 0.0;
+    for i in 1..EXACT {
+        s += (i as f64).powf(-theta);
+    }
+    let (m, nf) = (EXACT as f64, n as f64);
+    let f = |x: f64| x.powf(-theta);
+    let integral = if (theta - 1.0).abs() < 1e-12 {
+        (nf / m).ln()
+    } else {
+        (nf.powf(1.0 - theta) - m.powf(1.0 - theta)) / (1.0 - theta)
+    };
+    let d1 = |x: f64| -theta * x.powf(-theta - 1.0);
+    let d3 = |x: f64| -theta * (theta + 1.0) * (theta + 2.0) * x.powf(-theta - 3.0);
+    s + integral + (f(m) + f(nf)) / 2.0 + (d1(nf) - d1(m)) / 12.0 - (d3(nf) - d3(m)) / 720.0
+}
+
+/// Zipf-distributed ranks in `[0, n)` with exponent `theta` (rank 0 the
+/// most popular), sampled with the method of Gray et al., "Quickly
+/// generating billion-record synthetic databases" (SIGMOD 1994) — the
+/// sampler fio (`random_distribution=zipf`) and YCSB (`ZipfianGenerator`)
+/// use. `theta` must be positive and not 1.
+#[derive(Clone, Debug)]
+pub struct Zipf {
+    n: u64,
+    theta: f64,
+    zetan: f64,
+    alpha: f64,
+    eta: f64,
+    half_pow_theta: f64,
+}
+
+impl Zipf {
+    pub fn new(n: u64, theta: f64) -> Zipf {
+        Zipf::with_zeta(n, theta, zeta(n, theta))
+    }
+
+    /// With a precomputed `zetan` (YCSB's scrambled zipfian uses the
+    /// constant for 10^10 items).
+    pub fn with_zeta(n: u64, theta: f64, zetan: f64) -> Zipf {
+        let zeta2 = 1.0 + 0.5f64.powf(theta);
+        let alpha = 1.0 / (1.0 - theta);
+        let eta = if n > 2 {
+            (1.0 - (2.0 / n as f64).powf(1.0 - theta)) / (1.0 - zeta2 / zetan)
+        } else {
+            0.0
+        };
+        Zipf { n, theta, zetan, alpha, eta, half_pow_theta: 0.5f64.powf(theta) }
+    }
+
+    /// Grows the item count to `n` (incrementally updating zeta), as
+    /// YCSB does for the `latest` distribution.
+    pub fn grow(&mut self, n: u64) {
+        if n <= self.n {
+            return;
+        }
+        let mut z = self.zetan;
+        if n - self.n > 100_000 {
+            z = zeta(n, self.theta);
+        } else {
+            for i in self.n + 1..=n {
+                z += (i as f64).powf(-self.theta);
+            }
+        }
+        *self = Zipf::with_zeta(n, self.theta, z);
+    }
+
+    /// The rank for a uniform `u` in `[0, 1)`.
+    pub fn rank(&self, u: f64) -> u64 {
+        if self.n <= 1 {
+            return 0;
+        }
+        let uz = u * self.zetan;
+        if uz < 1.0 {
+            return 0;
+        }
+        if uz < 1.0 + self.half_pow_theta || self.n == 2 {
+            return 1;
+        }
+        let v = (self.n as f64) * (self.eta * u - self.eta + 1.0).powf(self.alpha);
+        if v.is_nan() || v < 0.0 {
+            return 0;
+        }
+        (v as u64).min(self.n - 1)
+    }
+
+    pub fn sample(&self, rng: &mut Rng) -> u64 {
+        self.rank(rng.next_f64())
+    }
+}
+
+/// fio's pareto: rank = floor((n-1) * u^(ln h / ln(1-h))), so that a
+/// fraction `h` of the ranks receives a fraction `1-h` of the accesses
+/// (`pareto:0.2` is the 80/20 rule). `0 < h < 1`.
+#[derive(Clone, Debug)]
+pub struct Pareto {
+    n: u64,
+    pow: f64,
+}
+
+impl Pareto {
+    pub fn new(n: u64, h: f64) -> Pareto {
+        Pareto { n, pow: h.ln() / (1.0 - h).ln() }
+    }
+
+    pub fn sample(&self, rng: &mut Rng) -> u64 {
+        let v = ((self.n - 1) as f64) * rng.next_f64().powf(self.pow);
+        (v as u64).min(self.n - 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn perm_is_bijection() {
+        for &n in &[1u64, 2, 3, 7, 16, 100, 1000, 4097] {
+            let p = Perm::new(n, 42);
+            let mut seen = vec![false; n as usize];
+            for x in 0..n {
+                let y = p.apply(x);
+                assert!(y < n);
+                assert!(!seen[y as usize]);
+                seen[y as usize] = true;
+                assert_eq!(p.invert(y), x);
+            }
+        }
+    }
+
+    #[test]
+    fn zeta_approx_matches_exact() {
+        for &theta in &[0.5, 0.99, 1.2] {
+            let n = 300_000u64;
+            let mut exact = 0.0;
+            for i in 1..=n {
+                exact += (i as f64).powf(-theta);
+            }
+            let approx = zeta(n, theta);
+            assert!((exact - approx).abs() / exact < 1e-10, "theta {} {} {}", theta, exact, approx);
+        }
+    }
+
+    #[test]
+    fn zipf_head_is_hot() {
+        let z = Zipf::new(1000, 0.99);
+        let mut rng = Rng::new(1);
+        let mut hits0 = 0;
+        let n = 100_000;
+        for _ in 0..n {
+            let r = z.sample(&mut rng);
+            assert!(r < 1000);
+            if r == 0 {
+                hits0 += 1;
+            }
+        }
+        // P(rank 0) = 1/zeta(1000, 0.99) ~ 0.13
+        let p = hits0 as f64 / n as f64;
+        assert!((p - 1.0 / zeta(1000, 0.99)).abs() < 0.01, "{}", p);
+    }
+
+    #[test]
+    fn pareto_80_20() {
+        let pa = Pareto::new(1000, 0.2);
+        let mut rng = Rng::new(3);
+        let n = 100_000;
+        let hot = (0..n).filter(|_| pa.sample(&mut rng) < 200).count();
+        let p = hot as f64 / n as f64;
+        assert!((p - 0.8).abs() < 0.02, "{}", p);
+    }
+
+    #[test]
+    fn below_in_range() {
+        let mut rng = Rng::new(9);
+        for n in 1..50u64 {
+            for _ in 0..50 {
+                assert!(rng.below(n) < n);
+            }
+        }
+    }
+}

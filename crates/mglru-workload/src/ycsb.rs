@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! YCSB core workloads A-F against a store shaped like MongoDB with
+//! WiredTiger (seed 004): an anonymous cache of B-tree leaves, a
+//! collection file and an `_id` index file read through the page cache,
+//! dirty leaves written back at eviction and at checkpoints, and a
+//! journal. See docs/WORKLOADS.md, section "ycsb".
+
+use std::collections::VecDeque;
+
+use crate::lru::Lru;
+use crate::rng::{derive, fnv1a64, mix64, zeta, Rng, Zipf};
+use crate::stream::{lines, Source};
+use crate::util::{fmt_size, fmt_secs, page_span, scaled, scaled_size, Machine, Params, GIB, MIB, NS_PER_SEC, PAGE};
+use crate::Lines;
+
+/// YCSB's zipfian constant.
+const ZIPF_THETA: f64 = 0.99;
+/// The item count YCSB's ScrambledZipfianGenerator draws ranks from.
+const SCRAMBLED_ITEMS: u64 = 10_000_000_000;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Op {
+    Read,
+    Update,
+    Insert,
+    Scan,
+    Rmw,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Dist {
+    Scrambled,
+    Zipfian,
+    Uniform,
+    Latest,
+}
+
+struct Mix {
+    ops: Vec<(Op, f64)>,
+    dist: Dist,
+}
+
+fn core_workload(w: &str) -> Result<Mix, String> {
+    use Op::*;
+    Ok(match w.to_ascii_lowercase().as_str() {
+        "a" => Mix { ops: vec![(Read, 0.5), (Update, 0.5)], dist: Dist::Scrambled },
+        "b" => Mix { ops: vec![(Read, 0.95), (Update, 0.05)], dist: Dist::Scrambled },
+        "c" => Mix { ops: vec![(Read, 1.0)], dist: Dist::Scrambled },
+        "d" => Mix { ops: vec![(Read, 0.95), (Insert, 0.05)], dist: Dist::Latest },
+        "e" => Mix { ops: vec![(Scan, 0.95), (Insert, 0.05)], dist: Dist::Scrambled },
+        "f" => Mix { ops: vec![(Read, 0.5), (Rmw, 0.5)], dist: Dist::Scrambled },
+        other => return Err(format!("ycsb: unknown workload `{}`; the core workloads are a, b, c, d, e and f", other)),
+    })
+}
+
+const COLL: u64 = 0;
+const INDEX: u64 = 1;
+
+struct Store {
+    task: String,
+    files: [String; 2],
+    leaf: u64,
+    leaf_pages: u64,
+    slots: u64,
+    lru: Lru,
+    dirty: Vec<bool>,
+    record: u64,
+    per_leaf: u64,
+    index_entry: u64,
+    index_slots: u64,
+    hashed: bool,
+    journal: Option<(u64, u64)>,
+}
+
+impl Store {
+    fn file_of(&self, key: u64) -> (&str, u64) {
+        let f = (key >> 48) as usize;
+        (&self.files[f], key & ((1 << 48) - 1))
+    }
+
+    /// Accesses `count` pages at page `page` of leaf `leaf` of `file`
+    /// through the WiredTiger cache.
+    fn access(&mut self, file: u64, leaf: u64, page: u64, count: u64, write: bool, out: &mut VecDeque<String>) {
+        let key = (file << 48) | leaf;
+        let lp = self.leaf_pages;
+        let verb = if write { "store" } else { "load" };
+        let slot = match self.lru.touch(key) {
+            Some(s) => {
+                out.push_back(span_line(verb, &self.task, "wtcache", s as u64 * lp + page, count));
+                s
+            }
+            None => {
+                let (s, evicted) = self.lru.insert(key, self.slots);
+                if let Some(old) = evicted {
+                    if self.dirty[s as usize] {
+                        let (name, l) = self.file_of(old);
+                        out.push_back(format!("write {} {} {} {}", self.task, name, l * lp, lp));
+                        self.dirty[s as usize] = false;
+                    }
+                }
+                out.push_back(format!("read {} {} {} {}", self.task, self.files[file as usize], leaf * lp, lp));
+                out.push_back(format!("store {} wtcache {} {}", self.task, s as u64 * lp, lp));
+                if write {
+                    out.push_back(span_line(verb, &self.task, "wtcache", s as u64 * lp + page, count));
+                }
+                s
+            }
+        };
+        if write {
+            self.dirty[slot as usize] = true;
+        }
+    }
+
+    fn record(&mut self, r: u64, write: bool, out: &mut VecDeque<String>) {
+        let leaf = r / self.per_leaf;
+        let (p, c) = page_span((r % self.per_leaf) * self.record, self.record);
+        self.access(COLL, leaf, p, c.min(self.leaf_pages - p), write, out);
+    }
+
+    /// The position of key `k` among the index entries.
+    fn index_slot(&self, k: u64) -> u64 {
+        if self.hashed {
+            ((mix64(fnv1a64(k)) as u128 * self.index_slots as u128) >> 64) as u64
+        } else {
+            k.min(self.index_slots - 1)
+        }
+    }
+
+    fn index_page(&self, slot: u64) -> (u64, u64) {
+        let off = slot * self.index_entry;
+        (off / self.leaf, (off % self.leaf) / PAGE)
+    }
+
+    fn index(&mut self, k: u64, write: bool, out: &mut VecDeque<String>) {
+        let (leaf, page) = self.index_page(self.index_slot(k));
+        self.access(INDEX, leaf, page, 1, write, out);
+    }
+
+    fn journal(&mut self, out: &mut VecDeque<String>) {
+        if let Some((pos, size)) = self.journal.as_mut() {
+            let len = self.record + 64;
+            if *pos + len > *size {
+                *pos = 0;
+            }
+            let (p, c) = page_span(*pos, len);
+            *pos += len;
+            out.push_back(span_line("write", &self.task, "journal", p, c));
+        }
+    }
+
+    fn checkpoint(&mut self, out: &mut VecDeque<String>) {
+        let lp = self.leaf_pages;
+        for s in 0..self.dirty.len() {
+            if self.dirty[s] {
+                let (name, l) = self.file_of(self.lru.key_of(s as u32));
+                out.push_back(format!("write {} {} {} {}", self.task, name, l * lp, lp));
+                self.dirty[s] = false;
+            }
+        }
+    }
+}
+
+fn span_line(verb: &str, task: &str, target: &str, page: u64, count: u64) -> String {
+    if count == 1 {
+        format!("{} {} {} {}", verb, task, target, page)
+    } else {
+        format!("{} {} {} {} {}", verb, task, target, page, count)
+    }
+}
+
+struct Ycsb {
+    store: Store,
+    rng: Rng,
+    mix: Mix,
+    dist: Dist,
+    zipf: Zipf,
+    key_space: u64,
+    count: u64,
+    load_left: u64,
+    ops_left: u64,
+    scan_max: u64,
+    ckpt_every: u64,
+    since_ckpt: u64,
+    salt: u64,
+}
+
+impl Ycsb {
+    fn choose_key(&mut self) -> u64 {
+        let n = self.count.max(1);
+        match self.dist {
+            Dist::Uniform => self.rng.below(n),
+            Dist::Latest => {
+                self.zipf.grow(n);
+                let r = self.zipf.sample(&mut self.rng).min(n - 1);
+                n - 1 - r
+            }
+            Dist::Zipfian => {
+                for _ in 0..100 {
+                    let k = self.zipf.sample(&mut self.rng);
+                    if k < n {
+                        return k;
+                    }
+                }
+                self.rng.below(n)
+            }
+            Dist::Scrambled => {
+                for _ in 0..100 {
+                    let r = self.zipf.sample(&mut self.rng);
+                    let k = fnv1a64(r) % self.key_space;
+                    if k < n {
+                        return k;
+                    }
+                }
+                self.rng.below(n)
+            }
+        }
+    }
+
+    fn insert(&mut self, out: &mut VecDeque<String>) {
+        let k = self.count;
+        self.count += 1;
+        self.store.record(k, true, out);
+        self.store.index(k, true, out);
+        self.store.journal(out);
+    }
+
+    fn op(&mut self, out: &mut VecDeque<String>) {
+        let u = self.rng.next_f64();
+        let mut acc = 0.0;
+        let mut op = self.mix.ops[self.mix.ops.len() - 1].0;
+        for &(o, w) in &self.mix.ops {
+            acc += w;
+            if u < acc {
+                op = o;
+                break;
+            }
+        }
+        match op {
+            Op::Read => {
+                let k = self.choose_key();
+                self.store.index(k, false, out);
+                self.store.record(k, false, out);
+            }
+            Op::Update => {
+                let k = self.choose_key();
+                self.store.index(k, false, out);
+                self.store.record(k, true, out);
+                self.store.journal(out);
+            }
+            Op::Rmw => {
+                let k = self.choose_key();
+                self.store.index(k, false, out);
+                self.store.record(k, false, out);
+                self.store.index(k, false, out);
+                self.store.record(k, true, out);
+                self.store.journal(out);
+            }
+            Op::Insert => self.insert(out),
+            Op::Scan => {
+                let k = self.choose_key();
+                let len = 1 + self.rng.below(self.scan_max);
+                let first = self.store.index_slot(k);
+                let mut last_page = None;
+                for j in 0..len {
+                    let slot = first + j;
+                    if slot >= self.store.index_slots {
+                        break;
+                    }
+                    let pg = self.store.index_page(slot);
+                    if last_page != Some(pg) {
+                        self.store.access(INDEX, pg.0, pg.1, 1, false, out);
+                        last_page = Some(pg);
+                    }
+                    let r = if self.store.hashed {
+                        // Keys adjacent in the index belong to records
+                        // inserted at unrelated times.
+                        if j == 0 {
+                            k
+                        } else {
+                            mix64(k ^ mix64(j ^ self.salt)) % self.count.max(1)
+                        }
+                    } else {
+                        (k + j).min(self.count.max(1) - 1)
+                    };
+                    self.store.record(r, false, out);
+                }
+            }
+        }
+    }
+}
+
+impl Source for Ycsb {
+    fn step(&mut self, out: &mut VecDeque<String>) -> Result<bool, String> {
+        if self.load_left > 0 {
+            self.load_left -= 1;
+            self.insert(out);
+            if self.load_left == 0 {
+                self.store.checkpoint(out);
+            }
+            return Ok(true);
+        }
+        if self.ops_left == 0 {
+            return Ok(false);
+        }
+        self.ops_left -= 1;
+        self.op(out);
+        self.since_ckpt += 1;
+        if self.since_ckpt >= self.ckpt_every {
+            self.since_ckpt = 0;
+            self.store.checkpoint(out);
+        }
+        Ok(true)
+    }
+}
+
+/// `ycsb:k=v,...`.
+pub(crate) fn generator(rest: &str) -> Result<Lines, String> {
+    let mut p = Params::parse("ycsb", rest)?;
+    let scale = p.count("scale", 1)?;
+    let workload = p.string("workload", "b");
+    let mix = core_workload(&workload)?;
+    let records = p.count("records", scaled(20_000_000, scale, 1))?;
+    let operations = p.u64("operations", scaled(6_000_000, scale, 1))?;
+    let cache = p.size("cache", scaled_size(4608 * MIB, scale, 64 * 1024))?;
+    let record = p.size("record_size", 1100)?.max(1);
+    let index_entry = p.size("index_entry", 32)?.max(1);
+    let leaf = p.size("leaf", 32 * 1024)?;
+    if leaf < PAGE || leaf % PAGE != 0 {
+        return Err("ycsb: leaf= must be a multiple of 4K".to_string());
+    }
+    if record > leaf {
+        return Err(format!("ycsb: record_size={} is larger than a leaf ({}): raise leaf=", record, leaf));
+    }
+    let dist = match p.take("distribution") {
+        None => mix.dist,
+        Some(d) => match d.as_str() {
+            "zipfian" | "scrambled" => Dist::Scrambled,
+            "zipfian_unscrambled" => Dist::Zipfian,
+            "uniform" => Dist::Uniform,
+            "latest" => Dist::Latest,
+            other => {
+                return Err(format!(
+                    "ycsb: distribution={}: use zipfian (YCSB's scrambled zipfian), zipfian_unscrambled, uniform or latest",
+                    other
+                ))
+            }
+        },
+    };
+    let theta = p.f64("zipf_constant", ZIPF_THETA)?;
+    if theta <= 0.0 || (theta - 1.0).abs() < 1e-9 {
+        return Err("ycsb: zipf_constant must be > 0 and not 1".to_string());
+    }
+    let hashed = match p.string("insert_order", "hashed").as_str() {
+        "hashed" => true,
+        "ordered" => false,
+        other => return Err(format!("ycsb: insert_order={}: use hashed or ordered", other)),
+    };
+    let scan_max = p.count("scan_max", 100)?;
+    let load = p.bool("load", false)?;
+    let checkpoint = p.duration("checkpoint", 60 * NS_PER_SEC / scale)?;
+    let rate = p.count("rate_ops", 60_000)?;
+    let journal = p.bool("journal", true)?;
+    let journal_size = p.size("journal_size", 100 * MIB)?.max(PAGE);
+    let m = Machine::from_params(&mut p, scaled_size(128 * GIB, scale, 16 * MIB), None, false, Some(scaled_size(10 * GIB, scale, 16 * MIB)))?;
+    p.finish()?;
+
+    let has_inserts = mix.ops.iter().any(|(o, _)| *o == Op::Insert);
+    let insert_prop: f64 = mix.ops.iter().filter(|(o, _)| *o == Op::Insert).map(|(_, w)| *w).sum();
+    let max_records = records + if has_inserts { operations } else { 0 };
+    let per_leaf = leaf / record;
+    let leaf_pages = leaf / PAGE;
+    let coll_leaves = max_records.div_ceil(per_leaf);
+    let index_slots = max_records;
+    let index_bytes = (index_slots * index_entry).div_ceil(leaf) * leaf;
+    let slots = (cache / leaf).max(1);
+    // YCSB draws keys from insertcount + 2 x expected inserts.
+    let expected_new = (operations as f64 * insert_prop * 2.0) as u64;
+    let key_space = records + expected_new;
+    let zipf = match dist {
+        Dist::Scrambled => Zipf::with_zeta(SCRAMBLED_ITEMS, theta, zeta(SCRAMBLED_ITEMS, theta)),
+        Dist::Zipfian => Zipf::new(key_space, theta),
+        Dist::Latest | Dist::Uniform => Zipf::new(records.max(1), theta),
+    };
+    let ckpt_every = ((rate as u128 * checkpoint as u128) / NS_PER_SEC as u128).max(1) as u64;
+
+    let mut out = VecDeque::new();
+    out.push_back(format!(
+        "# mglru-workload ycsb: workload {} ({}), {} records of {} B, {} operations, distribution {:?}",
+        workload,
+        mix.ops.iter().map(|(o, w)| format!("{:?} {}%", o, (w * 100.0).round())).collect::<Vec<_>>().join(" / "),
+        records,
+        record,
+        operations,
+        dist
+    ));
+    out.push_back(format!(
+        "# WiredTiger model: {} cache = {} leaves of {}; collection.wt {} ({} records/leaf), index.wt {} ({} B entries); checkpoint every {} ops ({} at {} ops/s){}",
+        fmt_size(cache),
+        slots,
+        fmt_size(leaf),
+        fmt_size(coll_leaves * leaf),
+        per_leaf,
+        fmt_size(index_bytes),
+        index_entry,
+        ckpt_every,
+        fmt_secs(checkpoint),
+        rate,
+        if load { "; load phase included" } else { "; no load phase (data already on disk, cache cold)" }
+    ));
+    m.setup_lines(&mut out);
+    let task = "mongod".to_string();
+    match m.memcg_max {
+        Some(_) => {
+            out.push_back(Machine::memcg_line("mongodb", m.memcg_max));
+            out.push_back(format!("task {} memcg=mongodb", task));
+        }
+        None => out.push_back(format!("task {}", task)),
+    }
+    out.push_back(format!("file collection.wt size={}", fmt_size(coll_leaves * leaf)));
+    out.push_back(format!("file index.wt size={}", fmt_size(index_bytes)));
+    if journal {
+        out.push_back(format!("file journal size={}", fmt_size(journal_size)));
+    }
+    out.push_back(format!("anon {} wtcache size={}", task, fmt_size(slots * leaf)));
+    let store = Store {
+        task,
+        files: ["collection.wt".to_string(), "index.wt".to_string()],
+        leaf,
+        leaf_pages,
+        slots,
+        lru: Lru::new(),
+        dirty: vec![false; slots as usize],
+        record,
+        per_leaf,
+        index_entry,
+        index_slots,
+        hashed,
+        journal: if journal { Some((0, journal_size)) } else { None },
+    };
+    let gen = Ycsb {
+        store,
+        rng: Rng::new(derive(m.seed, 1)),
+        mix,
+        dist,
+        zipf,
+        key_space,
+        count: if load { 0 } else { records },
+        load_left: if load { records } else { 0 },
+        ops_left: operations,
+        scan_max,
+        ckpt_every,
+        since_ckpt: 0,
+        salt: derive(m.seed, 2),
+    };
+    Ok(lines(out, gen))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ycsb_zeta_constant() {
+        // YCSB's precomputed ZETAN for 10^10 items, theta 0.99.
+        let z = zeta(SCRAMBLED_ITEMS, 0.99);
+        assert!((z - 26.46902820178302).abs() < 1e-6, "{}", z);
+    }
+}

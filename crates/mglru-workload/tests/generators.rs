@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Generators: hand-checked page streams on small inputs, determinism,
+//! streaming, and errors that name the bad part.
+
+mod common;
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use common::{gen, gen_err, lines, statements, tmp};
+
+// ---------------------------------------------------------------- fio ---
+
+#[test]
+fn fio_sequential_read_with_loops() {
+    // 16K file, 8K blocks: two 2-page reads per loop; the second loop
+    // reopens the file, which invalidates its cache.
+    let got = gen("fio:--name=seq --size=16k --bs=8k --rw=read --loops=2;memory=64M");
+    let want = lines(
+        "
+        memory 64M
+        file seq.0.0 size=16K
+        task seq.0
+        advise seq.0 seq.0.0 sequential
+        read seq.0 seq.0.0 0 2
+        read seq.0 seq.0.0 2 2
+        advise seq.0 seq.0.0 dontneed
+        read seq.0 seq.0.0 0 2
+        read seq.0 seq.0.0 2 2
+        exit seq.0
+        ",
+    );
+    assert_eq!(got, want);
+}
+
+#[test]
+fn fio_mmap_time_based_unaligned_blocks_wrap() {
+    // 6K blocks over an 18K file: [0,6K) pages 0-1, [6K,12K) pages 1-2,
+    // [12K,18K) pages 3-4; the 4th I/O wraps with an invalidation. Rate
+    // model: 4 I/Os/s x 1 s.
+    let got = gen("fio:--name=w --rw=write --bs=6k --size=18k --time_based --runtime=1 --ioengine=mmap;rate_iops=4");
+    let want = lines(
+        "
+        memory 1G
+        file w.0.0 size=18K
+        task w.0
+        mmap w.0 f0 file=w.0.0
+        advise w.0 w.0.0 sequential
+        advise w.0 f0 sequential
+        store w.0 f0 0 2
+        store w.0 f0 1 2
+        store w.0 f0 3 2
+        advise w.0 f0 dontneed
+        store w.0 f0 0 2
+        exit w.0
+        ",
+    );
+    assert_eq!(got, want);
+}
+
+#[test]
+fn fio_jobs_round_robin_and_shared_files() {
+    // Two clones sharing one file through filename_format (no $jobnum),
+    // interleaved one I/O per job per round; fadvise_hint=0: no advice;
+    // ramp_time counts in the rate model (1 s + 1 s at 2 I/Os/s).
+    let got = gen(
+        "fio:fio --name=j --numjobs=2 --directory=/mnt --filename_format='data.$filenum' --size=8k \
+         --rw=read --fadvise_hint=0 --time_based --ramp_time=1 --runtime=1 --iodepth=64 --thread;rate_iops=2,memcg_max=1G",
+    );
+    let want = lines(
+        "
+        memory 1G
+        memcg fio max=1G
+        file /mnt/data.0 size=8K
+        task j.0 memcg=fio
+        task j.1 memcg=fio
+        read j.0 /mnt/data.0 0
+        read j.1 /mnt/data.0 0
+        read j.0 /mnt/data.0 1
+        read j.1 /mnt/data.0 1
+        advise j.0 /mnt/data.0 dontneed
+        read j.0 /mnt/data.0 0
+        advise j.1 /mnt/data.0 dontneed
+        read j.1 /mnt/data.0 0
+        read j.0 /mnt/data.0 1
+        exit j.0
+        read j.1 /mnt/data.0 1
+        exit j.1
+        ",
+    );
+    assert_eq!(got, want);
+}
+
+#[test]
+fn fio_ignored_options_are_listed() {
+    let all = common::all(
+        mglru_workload::workload(
+            "fio:-name=mglru --numjobs=1 --size=16k --buffered=1 --ioengine=io_uring --iodepth=128 \
+             --iodepth_batch_submit=32 --iodepth_batch_complete=32 --rw=randread --norandommap --group_reporting --number_ios=1",
+        )
+        .unwrap(),
+    );
+    assert!(all.iter().any(|l| l == "# ignored: iodepth=128 iodepth_batch_submit=32 iodepth_batch_complete=32 group_reporting"), "{:?}", all);
+}
+
+/// Pages read by the statements `read TASK FILE PAGE` of a trace.
+fn read_pages(lines: &[String]) -> Vec<u64> {
+    lines
+        .iter()
+        .filter(|l| l.starts_with("read ") || l.starts_with("load "))
+        .map(|l| l.split_whitespace().nth(3).unwrap().parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn fio_randread_visits_every_block_once_per_pass() {
+    // Without --norandommap each pass is a permutation of the 16 blocks;
+    // passes are separated by an invalidation and differ from each other.
+    let got = gen("fio:--name=r --size=64k --rw=randread --loops=3");
+    let mut passes: Vec<Vec<u64>> = vec![Vec::new()];
+    for l in &got {
+        if l.contains("dontneed") {
+            passes.push(Vec::new());
+        } else if l.starts_with("read ") {
+            passes.last_mut().unwrap().push(l.split_whitespace().nth(3).unwrap().parse().unwrap());
+        }
+    }
+    assert_eq!(passes.len(), 3);
+    for p in &passes {
+        let mut s = p.clone();
+        s.sort_unstable();
+        assert_eq!(s, (0..16).collect::<Vec<u64>>());
+    }
+    assert_ne!(passes[0], passes[1]);
+    assert_ne!(passes[0], (0..16).collect::<Vec<u64>>());
+}
+
+#[test]
+fn fio_zipf_is_skewed_and_scattered() {
+    let got = gen("fio:--name=z --size=4m --rw=randread --random_distribution=zipf:1.2 --norandommap --io_size=1g --number_ios=20000");
+    let pages = read_pages(&got);
+    assert_eq!(pages.len(), 20000);
+    let mut hist: HashMap<u64, u64> = HashMap::new();
+    for p in &pages {
+        assert!(*p < 1024);
+        *hist.entry(*p).or_default() += 1;
+    }
+    let (&hot, &n) = hist.iter().max_by_key(|(_, n)| **n).unwrap();
+    // zipf 1.2 over 1024 blocks: the top block takes about 1/zeta ~ 20%.
+    assert!(n > 2000, "top block has only {} hits", n);
+    // fio scatters the ranks over the file; the hottest block is not
+    // simply block 0 (seeded bijection).
+    let _ = hot;
+    assert!(hist.len() > 200, "only {} distinct blocks", hist.len());
+}
+
+#[test]
+fn fio_zipf_with_center_is_not_scattered() {
+    // With a center the ranks are not hashed: rank 0 sits at center*n.
+    let got = gen("fio:--name=z --size=4m --rw=randread --random_distribution=zipf:1.5:0.5 --norandommap --io_size=1g --number_ios=5000");
+    let pages = read_pages(&got);
+    let hot = pages.iter().filter(|&&p| p == 512).count();
+    assert!(hot > 1000, "block 512 has {} hits", hot);
+}
+
+#[test]
+fn fio_pareto_and_normal() {
+    let pages = read_pages(&gen(
+        "fio:--name=p --size=4m --rw=randread --random_distribution=pareto:0.2:0 --norandommap --io_size=1g --number_ios=20000",
+    ));
+    // 80/20: with center 0 the hot 20% are blocks 0..204.
+    let hot = pages.iter().filter(|&&p| p < 205).count() as f64 / pages.len() as f64;
+    assert!((hot - 0.8).abs() < 0.03, "pareto hot share {}", hot);
+    let pages = read_pages(&gen(
+        "fio:--name=n --size=4m --rw=randread --random_distribution=normal:5:0 --norandommap --io_size=1g --number_ios=20000",
+    ));
+    // normal, sigma 5% of 1024 blocks, centered on block 512 (+0 offset):
+    // ~68% within one sigma.
+    let near = pages.iter().filter(|&&p| (p as i64 - 512).abs() <= 51).count() as f64 / pages.len() as f64;
+    assert!((near - 0.68).abs() < 0.04, "normal share within 1 sigma {}", near);
+}
+
+#[test]
+fn fio_randrw_mix() {
+    let got = gen("fio:--name=m --size=1m --rw=randrw --rwmixread=70 --norandommap --io_size=1g --number_ios=10000");
+    let reads = got.iter().filter(|l| l.starts_with("read ")).count() as f64;
+    let writes = got.iter().filter(|l| l.starts_with("write ")).count() as f64;
+    assert_eq!(reads + writes, 10000.0);
+    assert!((reads / 10000.0 - 0.7).abs() < 0.03, "read share {}", reads / 10000.0);
+}
+
+#[test]
+fn fio_job_file() {
+    let path = tmp(
+        "jobs.fio",
+        b"; a job file\n[global]\ndirectory=/data\nsize=8k\nrw=read\nfadvise_hint=0\niodepth=8\n\n[a]\nbs=8k\n\n[b]\nrw=write\nnumjobs=1\n",
+    );
+    let got = gen(&format!("fio-job:{};memory=16M", path.display()));
+    let want = lines(
+        "
+        memory 16M
+        file /data/a.0.0 size=8K
+        file /data/b.0.0 size=8K
+        task a.0
+        task b.0
+        read a.0 /data/a.0.0 0 2
+        exit a.0
+        write b.0 /data/b.0.0 0
+        write b.0 /data/b.0.0 1
+        exit b.0
+        ",
+    );
+    assert_eq!(got, want);
+    let e = gen_err("fio-job:/nonexistent/job.fio");
+    assert!(e.contains("cannot read `/nonexistent/job.fio`"), "{}", e);
+    let bad = tmp("bad.fio", b"[global]\nsize=1m\n[job\nrw=read\n");
+    let e = gen_err(&format!("fio-job:{}", bad.display()));
+    assert!(e.contains("bad.fio:3:") && e.contains("section header"), "{}", e);
+}
+
+#[test]
+fn fio_errors_name_the_problem() {
+    let e = gen_err("fio:--name=d --size=1m --direct=1");
+    assert!(e.contains("O_DIRECT") && e.contains("--buffered=1"), "{}", e);
+    let e = gen_err("fio:--name=d --size=1m --frobnicate=3");
+    assert!(e.contains("unknown fio option `frobnicate`"), "{}", e);
+    let e = gen_err("fio:--name=d --rw=read");
+    assert!(e.contains("--size is required"), "{}", e);
+    let e = gen_err("fio:--name=d --size=1m --rw=readrandom");
+    assert!(e.contains("unknown --rw=readrandom"), "{}", e);
+    let e = gen_err("fio:--name=d --size=1m --rw=randread --random_distribution=zipf:1");
+    assert!(e.contains("zipf theta"), "{}", e);
+    let e = gen_err("fio:--name=d --size=1m --time_based");
+    assert!(e.contains("--time_based needs --runtime"), "{}", e);
+    let e = gen_err("fio:--name=d --size=1m --ioengine=splice");
+    assert!(e.contains("--ioengine=splice is not modelled"), "{}", e);
+    let e = gen_err("fio:--name=d --size=1m --verify=md5");
+    assert!(e.contains("`verify`"), "{}", e);
+    let e = gen_err("fio:--size=1m");
+    assert!(e.contains("--name"), "{}", e);
+    let e = gen_err("fio:--name=d --size=1m;memroy=1G");
+    assert!(e.contains("unknown parameter `memroy`") && e.contains("memory"), "{}", e);
+    let e = gen_err("fio:--name=d --size=1m --bs=4k --size=1.5g");
+    assert!(e.contains("fractions"), "{}", e);
+}
+
+// ------------------------------------------------------------ memtier ---
+
+#[test]
+fn memtier_parallel_load_then_sequential_gets() {
+    // keys 1..4, -d 2000: item 56 + 9 (key) + 1 + 2002 = 2068 B in 2320 B
+    // chunks: slot 0 = [0, 2068) page 0, slot 1 = [2320, 4388) pages 0-1,
+    // slot 2 = [4640, 6708) page 1, slot 3 = [6960, 9028) pages 1-2.
+    // P:P splits the keys between the two clients (1-2 and 3-4).
+    let got = gen(
+        "memtier:memtier_benchmark -S /var/run/memcached/memcached.sock -P memcache_binary -n allkeys \
+         --key-minimum=1 --key-maximum=4 --key-pattern=P:P -c 1 -t 2 --ratio 1:0 --pipeline 8 -d 2000 \
+         && -n 2 -c 1 -t 1 --ratio 0:1 --key-pattern=S:S --key-minimum=1 --key-maximum=4",
+    );
+    let want = lines(
+        "
+        memory 1G
+        task memcached
+        anon memcached items size=1M
+        store memcached items 0
+        store memcached items 1
+        store memcached items 0 2
+        store memcached items 1 2
+        load memcached items 0
+        load memcached items 0 2
+        ",
+    );
+    assert_eq!(got, want);
+}
+
+#[test]
+fn memtier_memcached_lru_reuses_slots() {
+    // -d 400000: 400068 B items in 493552 B chunks, 2 per 1 MiB slab;
+    // -m 1M holds 2 of the 3 keys: memcached's LRU reuses slots.
+    let got = gen(
+        "memtier:-n 4 -c 1 -t 1 --ratio=1:0 --key-pattern=S:S --key-minimum=1 --key-maximum=3 -d 400000 \
+         && -n 3 -c 1 -t 1 --ratio=0:1 --key-pattern=S:S --key-minimum=1 --key-maximum=3;memcached_mem=1M",
+    );
+    let want = lines(
+        "
+        memory 1G
+        task memcached
+        anon memcached items size=1M
+        store memcached items 0 98
+        store memcached items 120 99
+        store memcached items 0 98
+        store memcached items 120 99
+        load memcached items 120 99
+        load memcached items 0 98
+        ",
+    );
+    assert_eq!(got, want);
+}
+
+#[test]
+fn memtier_ratio_and_random_keys() {
+    // --ratio 1:3: one SET then three GETs per cycle; R:R keys uniform.
+    let got = gen("memtier:-n 4000 -c 2 -t 2 --ratio=1:3 --key-pattern=R:R --key-minimum=0 --key-maximum=99 -d 100");
+    let sets = got.iter().filter(|l| l.starts_with("store ")).count();
+    assert_eq!(sets, 4 * 1000);
+    // GETs of keys never SET miss and touch nothing: fewer loads than GETs.
+    let loads = got.iter().filter(|l| l.starts_with("load ")).count();
+    assert!(loads > 10000 && loads < 12000, "{}", loads);
+}
+
+#[test]
+fn memtier_gaussian_keys_cluster_around_the_median() {
+    let got = gen("memtier:-n 3000 -c 1 -t 1 --ratio=1:0 --key-pattern=G:G --key-minimum=0 --key-maximum=999999 -d 4000");
+    // item 4073 B in 4544 B chunks, 230 per 1 MiB slab: key k starts near
+    // page k * 1.113. stddev = range/6; +-1 sigma around the median
+    // (keys 333333..666667, pages ~371035..742076) holds ~68%.
+    let pages = read_pages(&got.iter().map(|l| l.replacen("store", "load", 1)).collect::<Vec<_>>());
+    let mid = pages.iter().filter(|&&p| p > 371_035 && p < 742_076).count() as f64 / pages.len() as f64;
+    assert!(mid > 0.63 && mid < 0.73, "{}", mid);
+}
+
+#[test]
+fn memtier_errors() {
+    let e = gen_err("memtier:--frob=1");
+    assert!(e.contains("unknown option --frob"), "{}", e);
+    let e = gen_err("memtier:--key-pattern=Z:Z");
+    assert!(e.contains("Z (zipf)"), "{}", e);
+    let e = gen_err("memtier:--ratio=0:0");
+    assert!(e.contains("0:0"), "{}", e);
+    let e = gen_err("memtier:--ratio=1:0 -d 10 && --ratio=1:0 -d 20");
+    assert!(e.contains("-d differs"), "{}", e);
+    let e = gen_err("memtier:--key-minimum=10 --key-maximum=5");
+    assert!(e.contains("--key-maximum=5"), "{}", e);
+    let e = gen_err("memtier:-n");
+    assert!(e.contains("needs a value"), "{}", e);
+}
+
+// --------------------------------------------------------------- ycsb ---
+
+#[test]
+fn ycsb_reads_through_the_wiredtiger_cache() {
+    // One record: every read finds key 0. The first read misses the
+    // cache for the index leaf and the collection leaf (pread of the
+    // 8K leaf, then the leaf is copied into the cache); later reads hit.
+    let got = gen("ycsb:workload=c,records=1,operations=3,leaf=8K,cache=16K,record_size=100,journal=0,memory=1G,memcg_max=none");
+    let want = lines(
+        "
+        memory 1G
+        task mongod
+        file collection.wt size=8K
+        file index.wt size=8K
+        anon mongod wtcache size=16K
+        read mongod index.wt 0 2
+        store mongod wtcache 0 2
+        read mongod collection.wt 0 2
+        store mongod wtcache 2 2
+        load mongod wtcache 0
+        load mongod wtcache 2
+        load mongod wtcache 0
+        load mongod wtcache 2
+        ",
+    );
+    assert_eq!(got, want);
+}
+
+#[test]
+fn ycsb_updates_dirty_leaves_and_checkpoint_writes_them() {
+    // workload a: half updates; a checkpoint every 10 ops writes the dirty
+    // collection leaf back; updates append to the journal sequentially.
+    let got = gen("ycsb:workload=a,records=1,operations=100,leaf=8K,cache=16K,record_size=100,checkpoint=1s,rate_ops=10");
+    let stores = got.iter().filter(|l| *l == "store mongod wtcache 2").count();
+    let journal: Vec<u64> = got
+        .iter()
+        .filter(|l| l.starts_with("write mongod journal"))
+        .map(|l| l.split_whitespace().nth(3).unwrap().parse().unwrap())
+        .collect();
+    assert!(stores > 30 && stores < 70, "{} updates", stores);
+    assert_eq!(journal.len(), stores);
+    assert!(journal.windows(2).all(|w| w[1] >= w[0]), "journal is appended");
+    let ckpt = got.iter().filter(|l| *l == "write mongod collection.wt 0 2").count();
+    assert!((5..=10).contains(&ckpt), "{} checkpoints wrote the leaf", ckpt);
+}
+
+#[test]
+fn ycsb_workloads_run_and_inserts_grow() {
+    for w in ["a", "b", "c", "d", "e", "f"] {
+        let got = gen(&format!("ycsb:workload={},records=1000,operations=500,cache=256K,scan_max=10", w));
+        assert!(got.len() > 500, "workload {}: {} lines", w, got.len());
+        common::must_parse(&format!("ycsb-{}", w), &got);
+    }
+    let got = gen("ycsb:workload=d,records=1000,operations=2000,cache=1M,load=1");
+    assert!(got.iter().filter(|l| l.starts_with("write mongod journal")).count() >= 1000);
+}
+
+#[test]
+fn ycsb_errors() {
+    let e = gen_err("ycsb:workload=g");
+    assert!(e.contains("unknown workload `g`"), "{}", e);
+    let e = gen_err("ycsb:record_size=64K");
+    assert!(e.contains("record_size"), "{}", e);
+    let e = gen_err("ycsb:records=0");
+    assert!(e.contains("records= must be at least 1"), "{}", e);
+    let e = gen_err("ycsb:distribution=hotspot");
+    assert!(e.contains("distribution=hotspot"), "{}", e);
+    let e = gen_err("ycsb:workload=a,opertions=5");
+    assert!(e.contains("unknown parameter `opertions`"), "{}", e);
+}
+
+// ----------------------------------------------------- vm-scalability ---
+
+#[test]
+fn vm_scalability_readtwice() {
+    let got = gen("lru-file-readtwice:nr_task=2,size=8K,memory=1G");
+    let want = lines(
+        "
+        memory 1G
+        file sparse-lru-file-readtwice-1 size=8K
+        task dd-1-1
+        task dd-2-1
+        file sparse-lru-file-readtwice-2 size=8K
+        task dd-1-2
+        task dd-2-2
+        read dd-1-1 sparse-lru-file-readtwice-1 0
+        read dd-2-1 sparse-lru-file-readtwice-1 0
+        read dd-1-2 sparse-lru-file-readtwice-2 0
+        read dd-2-2 sparse-lru-file-readtwice-2 0
+        read dd-1-1 sparse-lru-file-readtwice-1 1
+        exit dd-1-1
+        read dd-2-1 sparse-lru-file-readtwice-1 1
+        exit dd-2-1
+        read dd-1-2 sparse-lru-file-readtwice-2 1
+        exit dd-1-2
+        read dd-2-2 sparse-lru-file-readtwice-2 1
+        exit dd-2-2
+        ",
+    );
+    assert_eq!(got, want);
+}
+
+#[test]
+fn vm_scalability_mmap_cases() {
+    let got = gen("lru-file-mmap-read:nr_task=2,size=8K,memory=1G,chunk=2");
+    let want = lines(
+        "
+        memory 1G
+        file sparse-lru-file-mmap-read-1 size=8K
+        task usemem-1
+        mmap usemem-1 map file=sparse-lru-file-mmap-read-1
+        file sparse-lru-file-mmap-read-2 size=8K
+        task usemem-2
+        mmap usemem-2 map file=sparse-lru-file-mmap-read-2
+        load usemem-1 map 0 2
+        exit usemem-1
+        load usemem-2 map 0 2
+        exit usemem-2
+        ",
+    );
+    assert_eq!(got, want);
+    let got = gen("mmap-pread-seq:nr_task=2,size=8K,memory=1G");
+    let want = lines(
+        "
+        memory 1G
+        file sparse-mmap-pread-seq size=8K
+        task usemem-1
+        mmap usemem-1 map file=sparse-mmap-pread-seq
+        task usemem-2
+        mmap usemem-2 map file=sparse-mmap-pread-seq
+        load usemem-1 map 0
+        load usemem-2 map 0
+        load usemem-1 map 1
+        exit usemem-1
+        load usemem-2 map 1
+        exit usemem-2
+        ",
+    );
+    assert_eq!(got, want);
+    let got = gen("mmap-xread-seq-mt:nr_task=2,size=8K,memory=1G,memcg_max=512M");
+    let want = lines(
+        "
+        memory 1G
+        memcg vm-scalability max=512M
+        file sparse-mmap-xread-seq-mt size=8K
+        task usemem memcg=vm-scalability
+        mmap usemem map file=sparse-mmap-xread-seq-mt
+        load usemem map 0
+        load usemem map 0
+        load usemem map 1
+        load usemem map 1
+        exit usemem
+        ",
+    );
+    assert_eq!(got, want);
+    // Default size: twice the memory in total.
+    let all = common::all(Box::new(mglru_workload::workload("lru-file-readtwice:memory=64M").unwrap().take(40)));
+    assert!(all.iter().any(|l| l == "file sparse-lru-file-readtwice-1 size=16M"), "{:?}", &all[..6]);
+}
+
+// ------------------------------------------------------------- ebizzy ---
+
+#[test]
+fn ebizzy_copy_search_free() {
+    // 2-page chunks of one 8K record: memcpy loads the chunk's pages and
+    // stores the copy's; bsearch probes the one record; free is
+    // MADV_DONTNEED. Barry Song's sequence starts 2, 2.
+    let got = gen("ebizzy:chunk_size=8K,threads=1,loops=2,record_size=8K");
+    let want = lines(
+        "
+        memory 2560M
+        swap 2G sync=y
+        task ebizzy
+        anon ebizzy chunks size=80K
+        anon ebizzy copy0 size=8K
+        store ebizzy chunks 0 2
+        store ebizzy chunks 2 2
+        store ebizzy chunks 4 2
+        store ebizzy chunks 6 2
+        store ebizzy chunks 8 2
+        store ebizzy chunks 10 2
+        store ebizzy chunks 12 2
+        store ebizzy chunks 14 2
+        store ebizzy chunks 16 2
+        store ebizzy chunks 18 2
+        load ebizzy chunks 4
+        store ebizzy copy0 0
+        load ebizzy chunks 5
+        store ebizzy copy0 1
+        load ebizzy copy0 0
+        advise ebizzy copy0 dontneed
+        load ebizzy chunks 4
+        store ebizzy copy0 0
+        load ebizzy chunks 5
+        store ebizzy copy0 1
+        load ebizzy copy0 0
+        advise ebizzy copy0 dontneed
+        exit ebizzy
+        ",
+    );
+    assert_eq!(got, want);
+}
+
+#[test]
+fn ebizzy_sequences_and_threads() {
+    // Yu Zhao's 160-entry sequence starts 2, 4, 7; the pick counter is
+    // shared by the threads (a `static int` in rand_chunk()).
+    let got = gen("ebizzy:seq=160,chunk_size=4K,threads=3,loops=1,batch=1");
+    let srcs: Vec<&String> = got.iter().filter(|l| l.starts_with("load ebizzy chunks")).collect();
+    assert_eq!(srcs, vec!["load ebizzy chunks 2", "load ebizzy chunks 4", "load ebizzy chunks 7"]);
+    let got = gen("ebizzy:seq=16,chunk_size=4K,threads=1,loops=16");
+    let picks: Vec<u64> = got
+        .iter()
+        .filter(|l| l.starts_with("load ebizzy chunks"))
+        .map(|l| l.split_whitespace().nth(3).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(picks, vec![2, 2, 3, 4, 5, 2, 6, 7, 9, 2, 8, 3, 7, 2, 2, 4]);
+    let e = gen_err("ebizzy:seq=32");
+    assert!(e.contains("seq=32"), "{}", e);
+    let e = gen_err("ebizzy:chunks=5");
+    assert!(e.contains("chunks must be at least 10"), "{}", e);
+}
+
+// ------------------------------------------------------ file-anon-mix ---
+
+#[test]
+fn file_anon_mix_timeline() {
+    // One reader, one anon thread, one round. The reader's first pass
+    // (2 pages, 2 us) gates the anon round; the round ends with munmap
+    // (MADV_DONTNEED); the reader pauses 20 ms after each pass and the
+    // anon side waits 10 ms: an idle gap of 10 ms becomes `sleep`.
+    let got = gen(
+        "file-anon-mix:file=8K,anon=8K,file_workers=1,anon_workers=1,iterations=1,chunk=2,reader_sleep=20ms,\
+         anon_wait=10ms,reader_page_ns=1000,anon_page_ns=1000,memory=64M,memcg_max=none",
+    );
+    let want = lines(
+        "
+        memory 64M
+        file testfile size=8K
+        task reader0
+        mmap reader0 data file=testfile
+        task pressure
+        anon pressure anon size=8K
+        load reader0 data 0 2
+        store pressure anon 0 2
+        advise pressure anon dontneed
+        sleep 10ms
+        exit reader0
+        exit pressure
+        ",
+    );
+    assert_eq!(got, want);
+}
+
+#[test]
+fn file_anon_mix_defaults_follow_the_seed() {
+    let all = common::all(Box::new(mglru_workload::workload("file-anon-mix").unwrap().take(40)));
+    let setup: Vec<&String> = all.iter().filter(|l| !l.starts_with('#')).take(4).collect();
+    assert_eq!(setup, vec!["memory 128G", "memcg demo max=48G", "file testfile size=8G", "task reader0 memcg=demo"]);
+    assert!(all.iter().any(|l| l == "anon pressure anon size=44G"));
+}
+
+// -------------------------------------------------------- mixed-memcg ---
+
+#[test]
+fn mixed_memcg_timeline() {
+    // memtier loads the one key (1 us); fio starts at 1 us and reads at
+    // 1, 2, 3 us; memtier reads after the 3 us delay (at 4 us, before
+    // fio's 4 us I/O); memtier's end stops fio.
+    let got = gen(
+        "mixed-memcg:keys=1,clients=1,jobs=1,fio_size=4K,delay=3us,fio_iops=1000000,memtier_ops=1000000,memory=64M,swap=none",
+    );
+    let want = lines(
+        "
+        memory 64M
+        memcg memcached
+        memcg fio
+        task memcached memcg=memcached
+        anon memcached items size=1M
+        file /mnt/mglru.0.0 size=4K
+        task mglru.0 memcg=fio
+        advise mglru.0 /mnt/mglru.0.0 random
+        store memcached items 0
+        read mglru.0 /mnt/mglru.0.0 0
+        read mglru.0 /mnt/mglru.0.0 0
+        read mglru.0 /mnt/mglru.0.0 0
+        load memcached items 0
+        read mglru.0 /mnt/mglru.0.0 0
+        exit mglru.0
+        ",
+    );
+    assert_eq!(got, want);
+}
+
+#[test]
+fn mixed_memcg_scaled_parses() {
+    let got = gen("mixed-memcg:scale=20000,jobs=4,clients=4");
+    let n = common::must_parse("mixed-memcg", &got);
+    assert!(n > 1000);
+    assert!(got.iter().any(|l| l.starts_with("load memcached items")));
+    assert!(got.iter().any(|l| l.starts_with("store memcached items")));
+}
+
+// ------------------------------------------------------------- common ---
+
+#[test]
+fn determinism_and_seeds() {
+    let specs = [
+        "fio:--name=r --size=1m --rw=randrw --random_distribution=zipf:0.9 --norandommap --io_size=1g --number_ios=2000",
+        "fio:--name=r --size=1m --rw=randread --number_ios=2000",
+        "memtier:-n 500 -c 2 -t 2 --ratio=1:1 --key-pattern=G:R --key-maximum=10000",
+        "ycsb:workload=e,records=5000,operations=300,cache=512K",
+        "ebizzy:chunk_size=64K,threads=2,loops=3",
+        "mixed-memcg:scale=50000,jobs=2,clients=2",
+    ];
+    for s in specs {
+        assert_eq!(gen(s), gen(s), "{} is not deterministic", s);
+        let sep = if s.starts_with("fio:") || s.starts_with("memtier:") { ";" } else { "," };
+        let other = gen(&format!("{}{}seed=7", s, sep));
+        assert_ne!(gen(s), other, "{}: seed= changes nothing", s);
+    }
+}
+
+#[test]
+fn generators_stream() {
+    // 10^12 operations each: the first lines must come at once.
+    let specs = [
+        "fio:--name=x --size=1g --rw=randread --time_based --runtime=100000000;rate_iops=10000",
+        "fio:--name=x --size=1g --rw=randread --random_distribution=zipf:1.2 --norandommap --io_size=4p --number_ios=1000000000000",
+        "memtier:-n 1000000000000 -c 1 -t 1 --ratio=1:1",
+        "ycsb:workload=a,records=1000000,operations=1000000000000,cache=64M",
+        "lru-file-readtwice:size=1000T,nr_task=1",
+        "ebizzy:loops=1000000000000",
+        "file-anon-mix:iterations=1000000000000,scale=64",
+        "mixed-memcg:scale=1000",
+    ];
+    for s in specs {
+        let t = Instant::now();
+        let lines = mglru_workload::workload(s).unwrap_or_else(|e| panic!("{}: {}", s, e));
+        let n = statements(Box::new(lines.take(5000))).len();
+        assert!(n > 100, "{}", s);
+        assert!(t.elapsed() < Duration::from_secs(20), "{} took {:?}", s, t.elapsed());
+    }
+}
+
+#[test]
+fn workload_names_and_unknown() {
+    let names: Vec<&str> = mglru_workload::workload_names().iter().map(|(n, _)| *n).collect();
+    for n in ["fio", "fio-job", "memtier", "ycsb", "lru-file-readtwice", "lru-file-mmap-read", "mmap-pread-seq", "mmap-xread-seq-mt", "ebizzy", "file-anon-mix", "mixed-memcg"] {
+        assert!(names.contains(&n), "{}", n);
+    }
+    let e = gen_err("ebizy:seq=16");
+    assert!(e.contains("unknown workload `ebizy`") && e.contains("did you mean `ebizzy`"), "{}", e);
+    let e = gen_err("ycsb:workload");
+    assert!(e.contains("key=value"), "{}", e);
+}

@@ -1,0 +1,370 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Helpers of the real-kernel harness (run-kernel.sh, build-initramfs.sh).
+
+    harness.py trace-setup TRACE
+        Reads the setup a guest needs from a trace (text, gzip, zstd or the binary form) and prints
+        shell assignments: MEMORY_BYTES, MEMORY_MIB, SWAP_BYTES, SWAP_KB, SWAP_SYNC, FILES,
+        DATA_BYTES, RD_SIZE_KB, READAHEAD_KB, TRACE_WARNINGS.
+
+    harness.py boot --out RESULT.json --log-dir DIR [--timeout S] [--meta K=V ...] -- QEMU ARGS...
+        Boots QEMU, streams its serial console (ttyS0) into DIR/console.log with host timestamps,
+        kills it after --timeout seconds, reads the result line from DIR/result.log (the guest's
+        ttyS1) or, failing that, from the console, and writes RESULT.json in the shape of
+        `mglru run --json`.
+"""
+
+import datetime
+import gzip
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+PAGE = 4096
+RESULT_TAG = "MGLRU-REPLAY-RESULT "
+HARNESS_TAG = "MGLRU-HARNESS "
+ANSI_RE = re.compile(r"\x1b(?:\[[0-9;?]*[A-Za-z]|c)")
+
+# --------------------------------------------------------------------------------------------
+# Trace setup
+
+
+def parse_size(tok, where):
+    m = re.fullmatch(r"(\d+)([A-Za-z]*)", tok)
+    if not m:
+        raise SystemExit(f"{where}: bad SIZE `{tok}`")
+    mult = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20,
+            "g": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tib": 1 << 40}.get(m.group(2).lower())
+    if mult is None:
+        raise SystemExit(f"{where}: bad size suffix in `{tok}` (B, K/KiB, M/MiB, G/GiB, T/TiB)")
+    return int(m.group(1)) * mult
+
+
+def open_trace(path):
+    """The decompressed bytes of a trace, as one stream."""
+    with open(path, "rb") as f:
+        magic = f.read(4)
+    if magic[:2] == b"\x1f\x8b":
+        return gzip.open(path, "rb")
+    if magic == b"\x28\xb5\x2f\xfd":
+        p = subprocess.Popen(["zstd", "-qdc", path], stdout=subprocess.PIPE)
+        return p.stdout
+    return open(path, "rb")
+
+
+SETUP_RE = re.compile(rb"^[ \t]*(memory|swap|file)[ \t]([^\n#]*)", re.M)
+
+
+def text_statements(stream, first):
+    """Yields (keyword, rest) of the memory/swap/file lines of a text trace."""
+    buf = first
+    while True:
+        chunk = stream.read(1 << 22)
+        buf += chunk
+        if chunk:
+            cut = buf.rfind(b"\n") + 1
+            if cut == 0:
+                continue
+            part, buf = buf[:cut], buf[cut:]
+        else:
+            part, buf = buf, b""
+        for m in SETUP_RE.finditer(part):
+            yield m.group(1).decode(), m.group(2).decode("utf-8", "replace").strip()
+        if not chunk:
+            return
+
+
+def binary_statements(stream, first):
+    """Yields (keyword, rest) of the text records of the binary form (docs/TRACE_FORMAT.md §9)."""
+    data = first[8:] + stream.read()
+    i, n = 0, len(data)
+
+    def varint():
+        nonlocal i
+        v, shift = 0, 0
+        while True:
+            if i >= n:
+                raise SystemExit("binary trace: truncated varint")
+            b = data[i]
+            i += 1
+            v |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                return v
+
+    while i < n:
+        tag = data[i]
+        i += 1
+        if tag & 0x80:
+            if tag & 0x10:
+                varint()
+            else:
+                varint(); varint(); varint()
+            if tag & 0x0F == 0:
+                varint()
+        elif tag == 0x01:
+            ln = varint()
+            text = data[i:i + ln].decode("utf-8", "replace")
+            i += ln
+            m = re.match(r"[ \t]*(memory|swap|file)[ \t](.*)", text)
+            if m:
+                yield m.group(1), m.group(2).strip()
+        elif tag == 0x02:
+            varint()
+        elif tag == 0x00:
+            return
+        else:
+            raise SystemExit(f"binary trace: unknown tag {tag:#x}")
+
+
+def trace_setup(path):
+    stream = open_trace(path)
+    first = stream.read(8)
+    stmts = binary_statements(stream, first) if first == b"MGLRUTB1" else text_statements(stream, first)
+    memory = 1 << 30
+    swap, swap_sync = 0, "n"
+    files = []  # (name, bytes rounded to pages, readahead bytes rounded to pages)
+    warnings = []
+    for kw, rest in stmts:
+        toks = rest.split()
+        where = f"{path}: `{kw} {rest}`"
+        if kw == "memory" and toks:
+            memory = parse_size(toks[0], where)
+        elif kw == "swap" and toks:
+            swap = parse_size(toks[0], where)
+            for t in toks[1:]:
+                if t.startswith("sync="):
+                    swap_sync = t[5:]
+        elif kw == "file" and toks:
+            opts = dict(t.split("=", 1) for t in toks[1:] if "=" in t)
+            size = parse_size(opts.get("size", "0"), where)
+            ra = parse_size(opts.get("readahead", "128K"), where)
+            files.append((toks[0], (size + PAGE - 1) // PAGE * PAGE, ra // PAGE * PAGE))
+    data = sum(f[1] for f in files)
+    ras = sorted({f[2] for f in files if f[2] > 0})
+    if not files:
+        readahead = 128 << 10
+    elif not ras:
+        readahead = 0
+    else:
+        readahead = ras[-1]
+        if len(ras) > 1 or any(f[2] == 0 for f in files):
+            warnings.append(
+                "files differ in readahead (%s): the disk's read_ahead_kb is set to %d; the "
+                "replayer must give the others their own window (readahead=0: POSIX_FADV_RANDOM)"
+                % (", ".join(f"{f[0]}={f[2] >> 10}K" for f in files), readahead >> 10))
+    if swap and swap_sync != "y":
+        warnings.append("the trace's swap is sync=%s, but swap on brd is a synchronous-I/O device "
+                        "(SWP_SYNCHRONOUS_IO): compare with a `swap SIZE sync=y` run of the model"
+                        % swap_sync)
+    # ext4 without a journal, 4 KiB blocks, few inodes: bitmaps, group descriptors and extent
+    # blocks stay well under 2 %; 16 MiB more for small files and the root directory.
+    data_kb = (data * 102 // 100 >> 10) + (16 << 10)
+    rd_size_kb = max(data_kb, (swap + 1023) >> 10)
+    mem_mib = (memory + (1 << 20) - 1) >> 20
+    out = {
+        "MEMORY_BYTES": memory, "MEMORY_MIB": mem_mib, "SWAP_BYTES": swap,
+        "SWAP_KB": swap >> 10, "SWAP_SYNC": swap_sync, "FILES": len(files),
+        "DATA_BYTES": data, "RD_SIZE_KB": rd_size_kb, "READAHEAD_KB": readahead >> 10,
+        "TRACE_WARNINGS": " | ".join(warnings),
+    }
+    for k, v in out.items():
+        print(f"{k}={shq(str(v))}")
+
+
+def shq(s):
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+# --------------------------------------------------------------------------------------------
+# Boot and result
+
+
+def find_result(texts):
+    for text in texts:
+        found = None
+        for line in text.splitlines():
+            k = line.find(RESULT_TAG)
+            if k >= 0:
+                found = line[k + len(RESULT_TAG):].strip()
+        if found is not None:
+            return found
+    return None
+
+
+def harness_tags(text):
+    tags = {}
+    for line in text.splitlines():
+        k = line.find(HARNESS_TAG)
+        if k < 0:
+            continue
+        for m in re.finditer(r"(\w[\w.-]*)=(\S*)", line[k + len(HARNESS_TAG):]):
+            tags[m.group(1)] = m.group(2)
+    return tags
+
+
+def num(v):
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        try:
+            return float(v)
+        except (TypeError, ValueError):
+            return v
+
+
+def boot(argv):
+    out = log_dir = None
+    timeout = 600.0
+    meta = {}
+    i = 0
+    while i < len(argv) and argv[i] != "--":
+        a = argv[i]
+        if a == "--out":
+            out = argv[i + 1]; i += 2
+        elif a == "--log-dir":
+            log_dir = argv[i + 1]; i += 2
+        elif a == "--timeout":
+            timeout = float(argv[i + 1]); i += 2
+        elif a == "--meta":
+            k, v = argv[i + 1].split("=", 1); meta[k] = v; i += 2
+        else:
+            raise SystemExit(f"harness.py boot: unknown option {a}")
+    qemu = argv[i + 1:]
+    if not (out and log_dir and qemu):
+        raise SystemExit("usage: harness.py boot --out RESULT.json --log-dir DIR [--timeout S] "
+                         "[--meta K=V]... -- QEMU ARGS")
+    console_path = os.path.join(log_dir, "console.log")
+    result_path = os.path.join(log_dir, "result.log")
+    verbose = os.environ.get("HARNESS_VERBOSE") == "1"
+
+    t0 = time.monotonic()
+    marks = {}
+    proc = subprocess.Popen(qemu, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    timed_out = threading.Event()
+
+    def killer():
+        timed_out.set()
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    timer = threading.Timer(timeout, killer)
+    timer.start()
+    lines = []
+    with open(console_path, "w", encoding="utf-8", errors="replace") as log:
+        for raw in proc.stdout:
+            now = time.monotonic() - t0
+            line = ANSI_RE.sub("", raw.decode("utf-8", "replace").rstrip("\r\n"))
+            lines.append(line)
+            log.write(f"[{now:9.3f}] {line}\n")
+            log.flush()
+            if verbose:
+                print(f"[{now:9.3f}] {line}", file=sys.stderr, flush=True)
+            for tag in ("init", "replay-start", "replay-end"):
+                if HARNESS_TAG + "stage=" + tag in line and tag not in marks:
+                    marks[tag] = now
+    rc = proc.wait()
+    timer.cancel()
+    wall = time.monotonic() - t0
+    console = "\n".join(lines)
+    if timed_out.is_set():
+        tail = "\n".join(lines[-15:])
+        sys.stderr.write(f"run-kernel: TIMEOUT: QEMU killed after {timeout:.0f} s "
+                         f"(log: {console_path})\n--- last console lines ---\n{tail}\n")
+        return 3
+    result_text = ""
+    if os.path.exists(result_path):
+        with open(result_path, encoding="utf-8", errors="replace") as f:
+            result_text = f.read()
+    tags = harness_tags(console)
+    raw_result = find_result([result_text, console])
+    if raw_result is None:
+        tail = "\n".join(lines[-25:])
+        sys.stderr.write(f"run-kernel: FAILED: no `{RESULT_TAG.strip()}` line (qemu exit {rc}, "
+                         f"replayer exit {tags.get('replay_rc', '?')}; log: {console_path})\n"
+                         f"--- last console lines ---\n{tail}\n")
+        return 4
+    try:
+        res = json.loads(raw_result)
+    except json.JSONDecodeError as e:
+        sys.stderr.write(f"run-kernel: FAILED: the result line is not JSON ({e}); "
+                         f"log: {console_path}, {result_path}\n")
+        return 4
+
+    mode = meta.get("mode", "")
+    enabled = tags.get("lru_gen_enabled", "")
+    try:
+        mglru_on = int(enabled, 16) != 0 if enabled else mode not in ("n", "0", "0x0", "0x0000")
+    except ValueError:
+        mglru_on = mode not in ("n", "0")
+    kernel = f"{meta.get('kernel_release', '?')} (package version {meta.get('kernel_package_version', '?')})"
+    doc = {
+        "policy": "mglru" if mglru_on else "classic",
+        "kernel": kernel,
+        "vmstat": res.get("vmstat", {}),
+        "memcg": res.get("memcg", {}),
+        "lru_gen": res.get("lru_gen", ""),
+    }
+    for k, v in res.items():  # anything else the replayer reports (oom_kills, ...)
+        if k not in doc and k != "meta":
+            doc[k] = v
+    m = {
+        "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
+        "kernel_package": meta.get("kernel_package", ""),
+        "kernel_package_version": meta.get("kernel_package_version", ""),
+        "kernel_pinned": meta.get("kernel_pinned", "") == "yes",
+        "guest_uname": res.get("kernel", tags.get("uname", "")),
+        "mode": mode,
+        "lru_gen_enabled": enabled,
+        "lru_gen_enabled_after": tags.get("lru_gen_enabled_after", ""),
+        "memtotal_kb": num(tags.get("memtotal_kb")),
+        "memfree_kb_before_replay": num(tags.get("memfree_kb")),
+        "wall_seconds": round(wall, 3),
+        "boot_to_init_seconds": round(marks["init"], 3) if "init" in marks else None,
+        "replay_seconds": round(marks["replay-end"] - marks["replay-start"], 3)
+        if "replay-start" in marks and "replay-end" in marks else None,
+        "replay_rc": num(tags.get("replay_rc")),
+        "qemu": meta.get("qemu", ""),
+        "accel": meta.get("accel", ""),
+        "qemu_memory_mib": num(meta.get("qemu_memory_mib")),
+    }
+    for k, v in meta.items():
+        if k not in m and k not in ("kernel_release",):
+            m[k] = num(v)
+    for k in ("mkfs", "rd_size_kb", "swap_kb", "read_ahead_kb", "page_cluster_boot"):
+        if k in tags:
+            m[k] = num(tags[k])
+    if isinstance(res.get("meta"), dict):
+        m["replayer"] = res["meta"]
+    doc["meta"] = m
+    with open(out, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    replay_rc = num(tags.get("replay_rc"))
+    if replay_rc not in (0, None):
+        sys.stderr.write(f"run-kernel: FAILED: the replayer exited with {replay_rc} (the JSON "
+                         f"was written anyway: {out}; log: {console_path})\n")
+        return 5
+    return 0
+
+
+def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "trace-setup":
+        trace_setup(sys.argv[2])
+        return 0
+    if len(sys.argv) >= 2 and sys.argv[1] == "boot":
+        return boot(sys.argv[2:])
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-only
+# /init of the validation guest (copied in by build-initramfs.sh). Prepares a quiet machine,
+# runs the replayer once, prints tagged lines on the serial console, powers off.
+#
+# Tagged lines, read by harness.py:
+#   MGLRU-HARNESS key=value ...        settings and measurements of the guest
+#   MGLRU-REPLAY-RESULT {json}         printed by the replayer; copied to ttyS1 as well
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+
+tag() { echo "MGLRU-HARNESS $*"; }
+fail() {
+    tag "error=$(echo "$*" | tr ' ' '_')"
+    echo "init: FAILED: $*"
+    poweroff -f
+    sleep 10
+}
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /sys/fs/cgroup /sys/kernel/debug /mnt/data
+mount -t cgroup2 cgroup2 /sys/fs/cgroup || fail "mount cgroup2"
+mount -t debugfs debugfs /sys/kernel/debug || fail "mount debugfs"
+tag "stage=init uptime=$(cut -d' ' -f1 /proc/uptime) uname=$(uname -r)"
+
+. /etc/run.conf
+
+# ramdisks: ram0 holds the ext4 file system, ram1 the swap (brd gives both the same size)
+insmod /brd.ko rd_nr=2 rd_size="$RD_SIZE_KB" || fail "insmod brd.ko rd_size=$RD_SIZE_KB"
+tag "rd_size_kb=$RD_SIZE_KB"
+
+# ext4 without a journal (no jbd2 thread, no journal writes), inode tables zeroed now so that no
+# ext4lazyinit thread writes them during the run, few inodes, no reserved blocks, no discard.
+if /e2fs/mke2fs -q -F -t ext4 -O ^has_journal -E lazy_itable_init=0,nodiscard -m 0 -N 1024 \
+        /dev/ram0 >/tmp/mkfs.log 2>&1; then
+    tag "mkfs=ext4-nojournal"
+    fstype=ext4
+else
+    cat /tmp/mkfs.log
+    echo "init: e2fsprogs mke2fs failed, falling back to busybox mke2fs (ext2 layout)"
+    mke2fs -F -m 0 /dev/ram0 >/dev/null || fail "mke2fs /dev/ram0"
+    tag "mkfs=busybox-ext2"
+    fstype=ext4   # the ext4 driver mounts the ext2 layout (CONFIG_EXT4_USE_FOR_EXT2)
+fi
+mount -t "$fstype" -o noatime /dev/ram0 /mnt/data || fail "mount /dev/ram0"
+
+if [ "${SWAP_KB:-0}" -gt 0 ]; then
+    mkswap /dev/ram1 "$SWAP_KB" >/dev/null || fail "mkswap /dev/ram1 $SWAP_KB"
+    swapon /dev/ram1 || fail "swapon /dev/ram1"
+    tag "swap_kb=$SWAP_KB swap_device_kb=$(awk '$1 == "/dev/ram1" { print $3 }' /proc/swaps)"
+else
+    tag "swap_kb=0"
+fi
+
+echo "$READAHEAD_KB" > /sys/block/ram0/queue/read_ahead_kb || fail "read_ahead_kb"
+tag "read_ahead_kb=$(cat /sys/block/ram0/queue/read_ahead_kb)"
+echo never > /sys/kernel/mm/transparent_hugepage/enabled
+echo never > /sys/kernel/mm/transparent_hugepage/defrag
+# vm.page-cluster and other sysctls are the replayer's to set (the trace's `sysctl` lines).
+tag "page_cluster_boot=$(cat /proc/sys/vm/page-cluster)"
+
+echo "$MODE" > /sys/kernel/mm/lru_gen/enabled || fail "write $MODE to lru_gen/enabled"
+tag "mode=$MODE lru_gen_enabled=$(cat /sys/kernel/mm/lru_gen/enabled)"
+
+# Kernel messages from here on go to the log buffer only (dumped at the end), so that none
+# cuts into the result line on the console.
+echo 1 > /proc/sys/kernel/printk
+
+sync
+echo 3 > /proc/sys/vm/drop_caches
+tag "memtotal_kb=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) memfree_kb=$(awk '/^MemFree:/ { print $2 }' /proc/meminfo)"
+
+dmesg -c >/dev/null   # what the kernel says from here on is dumped at the end
+if [ "$HAVE_TRACE" = 1 ]; then
+    tag "stage=replay-start uptime=$(cut -d' ' -f1 /proc/uptime)"
+    # stdout to a file (printed below), stderr straight to the console
+    # shellcheck disable=SC2086
+    /mglru-replay /trace --data-dir /mnt/data $REPLAY_ARGS >/tmp/replay.out
+    rc=$?
+    tag "stage=replay-end replay_rc=$rc uptime=$(cut -d' ' -f1 /proc/uptime)"
+    cat /tmp/replay.out
+    # a second serial port carries only the replayer's output: no kernel message can cut into it
+    if [ -c /dev/ttyS1 ]; then
+        cat /tmp/replay.out > /dev/ttyS1
+    fi
+fi
+tag "lru_gen_enabled_after=$(cat /sys/kernel/mm/lru_gen/enabled)"
+echo "MGLRU-HARNESS-DMESG-BEGIN"
+dmesg | tail -n 200
+echo "MGLRU-HARNESS-DMESG-END"
+tag "stage=poweroff uptime=$(cut -d' ' -f1 /proc/uptime)"
+poweroff -f
+sleep 10

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Replays one trace on the real Debian 6.12 kernel under QEMU and writes the counters as JSON in
+# the shape of `mglru run --json`.
+#
+#   validation/run-kernel.sh TRACE --mode mglru|classic|y|n|0x0001|0x0003|... --out RESULT.json
+#                            [--timeout SECONDS] [--replayer PATH] [--memory SIZE]
+#                            [--replay-arg ARG]... [--keep] [--verbose]
+#
+#   --mode       mglru = y (0x0007), classic = n (0x0000), or a mask written as is
+#   --timeout    kill QEMU after this many seconds of wall time (default 600) and fail
+#   --replayer   the static replayer (default target/x86_64-unknown-linux-gnu/release/mglru-replay)
+#   --memory     guest RAM (default: the trace's `memory`, else 1G), e.g. 768M
+#   --keep       keep the run's folder (initramfs, console.log, result.log) under validation/work/runs
+#   --verbose    echo the serial console while it runs
+#
+# Exit status: 0 success; 1 usage or setup error; 3 timeout; 4 no result line; 5 replayer failed.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
+die() { printf 'run-kernel: error: %s\n' "$*" >&2; exit 1; }
+usage="usage: run-kernel.sh TRACE --mode mglru|classic|0xMASK --out RESULT.json [--timeout S] [--replayer PATH] [--memory SIZE] [--replay-arg ARG]... [--keep] [--verbose]"
+
+trace=""; mode=""; out=""; timeout=600; memory=""; keep=0; verbose=0; replay_args=()
+replayer="$repo/target/x86_64-unknown-linux-gnu/release/mglru-replay"
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --mode) mode="${2:?}"; shift 2 ;;
+        --out) out="${2:?}"; shift 2 ;;
+        --timeout) timeout="${2:?}"; shift 2 ;;
+        --replayer) replayer="${2:?}"; shift 2 ;;
+        --memory) memory="${2:?}"; shift 2 ;;
+        --replay-arg) replay_args+=(--replay-arg "${2:?}"); shift 2 ;;
+        --keep) keep=1; shift ;;
+        --verbose) verbose=1; shift ;;
+        -h|--help) sed -n '3,17p' "$0"; exit 0 ;;
+        -*) die "unknown option $1; $usage" ;;
+        *) [ -z "$trace" ] || die "one TRACE only; $usage"; trace="$1"; shift ;;
+    esac
+done
+[ -n "$trace" ] && [ -n "$mode" ] && [ -n "$out" ] || die "$usage"
+[ -f "$trace" ] || die "trace '$trace' not found"
+case "$timeout" in ''|*[!0-9]*) die "--timeout takes whole seconds" ;; esac
+case "$mode" in
+    mglru) kmode=y ;;
+    classic) kmode=n ;;
+    *) kmode="$mode" ;;
+esac
+[ -f "$here/work/kernel.env" ] || die "run validation/setup.sh first"
+# shellcheck disable=SC1091
+. "$here/work/kernel.env"
+[ -x "$replayer" ] || die "no replayer at '$replayer': build it with
+  RUSTFLAGS=\"-C target-feature=+crt-static\" cargo build --release -p mglru-replay --target x86_64-unknown-linux-gnu"
+
+run_dir="$here/work/runs/$(date +%Y%m%d-%H%M%S)-$$"
+mkdir -p "$run_dir"
+cleanup() { if [ "$keep" = 0 ] && [ "${failed:-1}" = 0 ]; then rm -rf "$run_dir"; fi; }
+trap cleanup EXIT
+
+python3 "$here/harness.py" trace-setup "$trace" > "$run_dir/setup.env" || die "cannot read the trace's setup"
+# shellcheck disable=SC1091
+. "$run_dir/setup.env"
+"$here/build-initramfs.sh" "$replayer" "$run_dir/initrd.cpio.gz" --trace "$trace" --mode "$kmode" \
+    --setup "$run_dir/setup.env" ${replay_args[@]+"${replay_args[@]}"} 2>"$run_dir/build.log" \
+    || { cat "$run_dir/build.log" >&2; die "build-initramfs failed"; }
+if [ -n "$TRACE_WARNINGS" ]; then printf 'run-kernel: note: %s\n' "$TRACE_WARNINGS" >&2; fi
+if [ -n "$memory" ]; then
+    mem_mib="$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import harness; print((harness.parse_size(sys.argv[2], "--memory") + (1 << 20) - 1) >> 20)' "$here" "$memory")"
+else
+    mem_mib="$MEMORY_MIB"
+fi
+
+# KVM only on a CPU with hardware virtualisation and a real kvm module (not kvm_pvm)
+accel="tcg,thread=multi"; cpu="max"; accel_name=tcg
+if grep -qwE 'vmx|svm' /proc/cpuinfo && [ -w /dev/kvm ] && [ ! -d /sys/module/kvm_pvm ]; then
+    accel="kvm"; cpu="host"; accel_name=kvm
+fi
+qemu_version="$(qemu-system-x86_64 --version | head -n1)"
+
+qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m "$mem_mib" -smp 2
+      -nographic -no-reboot -monitor none -nic none
+      -serial stdio -serial "file:$run_dir/result.log"
+      -kernel "$VMLINUZ" -initrd "$run_dir/initrd.cpio.gz"
+      -append "console=ttyS0 quiet panic=-1 transparent_hugepage=never")
+
+printf 'run-kernel: %s, mode %s, %s MiB, %s; log %s\n' "$(basename "$trace")" "$kmode" "$mem_mib" "$accel_name" "$run_dir/console.log" >&2
+set +e
+HARNESS_VERBOSE="$verbose" python3 "$here/harness.py" boot --out "$out" --log-dir "$run_dir" --timeout "$timeout" \
+    --meta "mode=$kmode" --meta "mode_arg=$mode" \
+    --meta "kernel_release=$KERNEL_RELEASE" --meta "kernel_package=$KERNEL_PACKAGE" \
+    --meta "kernel_package_version=$KERNEL_PACKAGE_VERSION" --meta "kernel_pinned=$KERNEL_PINNED" \
+    --meta "qemu=$qemu_version" --meta "accel=$accel_name" --meta "qemu_memory_mib=$mem_mib" \
+    --meta "trace=$(basename "$trace")" --meta "trace_memory_bytes=$MEMORY_BYTES" \
+    --meta "trace_swap_bytes=$SWAP_BYTES" --meta "trace_swap_sync=$SWAP_SYNC" \
+    -- "${qemu[@]}"
+rc=$?
+set -e
+if [ "$rc" -eq 0 ]; then
+    failed=0
+    printf 'run-kernel: wrote %s\n' "$out" >&2
+else
+    failed=1
+    printf 'run-kernel: run folder kept: %s\n' "$run_dir" >&2
+fi
+exit "$rc"
