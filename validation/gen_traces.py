@@ -151,17 +151,20 @@ def dirty_writes(seed=8):
 def global_pressure(seed=9):
     rng = random.Random(seed)
     L = []
-    # No swap: the anon memcg cannot be reclaimed, so the comparison does
-    # not depend on brd swap pages competing for the guest's RAM.
-    header(L, memory="384M")
-    L += ["memcg db", "memcg io", "file log size=512M readahead=0", "task d memcg=db", "task w memcg=io",
-          "anon d heap size=128M", "store d heap 0 32768"]
-    z = Zipf(32768, 0.8, rng)
-    for i in range(60_000):
-        L.append(f"read w log {(i * 4) % 131072} 4")
-        if i % 3 == 0:
+    # No swap, and a file small enough that its ramdisk copy leaves room:
+    # the db memcg's anon heap cannot be reclaimed, the io memcg streams a
+    # file four times, global pressure wakes kswapd. The model is given
+    # the memory the guest had free when the workload started
+    # (thresholds.json: memory_start_free).
+    header(L, memory="448M")
+    L += ["memcg db", "memcg io", "file log size=160M readahead=0", "task d memcg=db", "task w memcg=io",
+          "anon d heap size=176M", "store d heap 0 45056"]
+    z = Zipf(45056, 0.8, rng)
+    for i in range(80_000):
+        L.append(f"read w log {(i * 2) % 40960} 2")
+        if i % 2 == 0:
             L.append(f"load d heap {z.sample()}")
-    write("two-memcgs-global-pressure", L, "a 128 MiB anon memcg and a streaming-reader memcg, no limits, no swap, 384 MiB of RAM: kswapd")
+    write("two-memcgs-global-pressure", L, "a 176 MiB anon memcg and a memcg streaming a 160 MiB file, no limits, no swap, 448 MiB guest: kswapd")
 
 
 def proactive(seed=10):

@@ -222,7 +222,10 @@ pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
         return Err(format!("{}: no \"vmstat\" object", path.display()));
     }
     let meta = j.get("meta");
-    let memory_override = meta.and_then(|m| m.get("sim_memory_bytes")).and_then(|v| v.num()).map(|v| v as u64);
+    // For the traces listed in thresholds.json's "memory_start_free" (no
+    // memcg limit: global pressure), the model gets the memory the guest
+    // had free when the workload began.
+    let memory_override = j.get("start_nr_free_pages").and_then(|v| v.num()).map(|v| v as u64 * 4096);
     let meta_s = meta
         .map(|m| {
             let k = j.get("kernel").and_then(|k| k.str()).unwrap_or("?");
@@ -293,6 +296,14 @@ fn policy_name(p: Policy) -> &'static str {
 
 /// Compare every trace of the suite that has kernel results.
 pub fn compare_suite(dir: &Path, only: Option<&str>) -> Result<Comparison, String> {
+    let start_free: Vec<String> = std::fs::read_to_string(dir.join("thresholds.json"))
+        .ok()
+        .and_then(|t| parse_json(&t).ok())
+        .and_then(|j| match j.get("memory_start_free") {
+            Some(Json::Arr(a)) => Some(a.iter().filter_map(|v| v.str().map(|s| s.to_string())).collect()),
+            _ => None,
+        })
+        .unwrap_or_default();
     let traces_dir = dir.join("traces");
     let results_dir = dir.join("results");
     let mut names: Vec<String> = std::fs::read_dir(&traces_dir)
@@ -318,7 +329,8 @@ pub fn compare_suite(dir: &Path, only: Option<&str>) -> Result<Comparison, Strin
             let kr = load_kernel_result(&rp)?;
             // "self": the trace picks its policy with lru_gen.enabled.
             let policy = if pname == "self" { None } else { Some(kr.policy) };
-            let rep = simulate_trace(&trace, policy, kr.memory_override)?;
+            let memory = if start_free.iter().any(|n| n == &name) { kr.memory_override } else { None };
+            let rep = simulate_trace(&trace, policy, memory)?;
             cmp.meta.push(format!("{name}.{pname}: {}", kr.meta));
             let sim: f64Map = rep.vmstat.iter().map(|(k, v)| (k.to_string(), *v as f64)).collect();
             let p = policy_name(kr.policy);

@@ -1584,6 +1584,12 @@ impl Exec {
             Some(t) => j.str("lru_gen", t),
             None => j.null("lru_gen"),
         }
+        // Free pages when the workload started (after the files were
+        // created and the caches dropped): what a trace without a memcg
+        // limit really had to work with.
+        if let Some((_, v)) = start_vm.iter().find(|(k, _)| k == "nr_free_pages") {
+            j.int("start_nr_free_pages", *v);
+        }
         j.float("wall_seconds", wall);
         j.float("setup_seconds", setup);
         j.int("operations", self.ops);
