@@ -403,7 +403,14 @@ pub fn median(v: &mut [f64]) -> f64 {
 pub fn summary(cmp: &Comparison) -> Vec<(&'static str, f64, f64, usize)> {
     let mut out = Vec::new();
     for p in ["mglru", "classic"] {
-        let mut v: Vec<f64> = cmp.rows.iter().filter(|r| r.policy == p).map(|r| r.rel).collect();
+        // Counters that are (near) zero on both sides say nothing: only
+        // rows where the kernel or the model reached the floor count.
+        let mut v: Vec<f64> = cmp
+            .rows
+            .iter()
+            .filter(|r| r.policy == p && r.kernel.max(r.sim) >= floor_of(r.counter))
+            .map(|r| r.rel)
+            .collect();
         if v.is_empty() {
             continue;
         }
