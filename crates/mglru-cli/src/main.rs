@@ -2,6 +2,7 @@
 //! `mglru`: replay page-access traces on a model of Linux 6.12 reclaim.
 
 mod default_workload;
+mod lines;
 mod progress;
 mod timeseries;
 mod validate;
@@ -25,11 +26,16 @@ USAGE:
                                        hold the model against the real-kernel results in
                                        DIR/results (default validation/); --check enforces
                                        DIR/thresholds.json
+    mglru workload [SPEC --emit-trace FILE]   list generators, or write one's trace (docs/WORKLOADS.md)
+    mglru import FORMAT IN --emit-trace FILE  convert fio-iolog, blkparse, strace, lackey,
+                                       oracle-general or cachesim-csv input to trace v1
     mglru trace convert IN OUT         write the compact binary form of a text trace
     mglru default-trace                print the built-in workload as trace v1 text
     mglru help                         this text
 
 RUN OPTIONS:
+    --workload SPEC            run a generated workload instead of TRACE, e.g.
+                               'ebizzy:seq=16,loops=4' (`mglru workload` lists them)
     --policy classic|mglru     the LRU to run (default: what the trace's `sysctl lru_gen.enabled` says,
                                else mglru, as Debian's 6.12 kernel boots); `run` only
     --memory SIZE              RAM size (overrides the trace's `memory`), e.g. 512M, 4G
@@ -64,6 +70,7 @@ EXIT STATUS: 0 on success, 1 when the trace or an option is invalid, 2 on I/O er
 
 struct RunArgs {
     trace: Option<PathBuf>,
+    workload: Option<String>,
     timeseries: Option<(String, u64)>,
     lru_gen_dump: bool,
     opts: RunOptions,
@@ -82,6 +89,7 @@ fn usage_err(msg: String) -> ExitCode {
 fn parse_run(args: &[String]) -> Result<RunArgs, String> {
     let mut r = RunArgs {
         trace: None,
+        workload: None,
         timeseries: None,
         lru_gen_dump: false,
         opts: RunOptions::default(),
@@ -148,6 +156,7 @@ fn parse_run(args: &[String]) -> Result<RunArgs, String> {
                 r.opts.seed = v.parse().map_err(|_| format!("--seed {v}: expected a whole number"))?;
             }
             "--json" => r.json = Some(val(&mut i)?),
+            "--workload" => r.workload = Some(val(&mut i)?),
             "--timeseries" => {
                 let v = val(&mut i)?;
                 // PATH or PATH:INTERVAL_MS
@@ -358,6 +367,20 @@ fn write_json(path: &str, text: &str) -> Result<(), String> {
     }
 }
 
+/// A generated workload as a trace stream (docs/WORKLOADS.md).
+fn open_workload(spec: &str) -> Result<TraceReader, (String, u8)> {
+    let lines = mglru_workload::workload(spec).map_err(|e| (format!("--workload {spec}: {e}"), 1))?;
+    TraceReader::from_reader(&format!("<workload {spec}>"), Box::new(lines::LinesReader::new(lines))).map_err(|e| (format!("{e}"), 1))
+}
+
+fn open_input(r: &RunArgs) -> Result<TraceReader, (String, u8)> {
+    match (&r.workload, &r.trace) {
+        (Some(_), Some(_)) => Err(("give either TRACE or --workload, not both".into(), 1)),
+        (Some(w), None) => open_workload(w),
+        _ => open_trace(&r.trace),
+    }
+}
+
 fn open_trace(path: &Option<PathBuf>) -> Result<TraceReader, (String, u8)> {
     match path {
         Some(p) => TraceReader::open(p).map_err(|e| (format!("{e}"), 2)),
@@ -370,7 +393,7 @@ fn cmd_run(args: &[String]) -> ExitCode {
         Ok(r) => r,
         Err(e) => return usage_err(e),
     };
-    let mut reader = match open_trace(&r.trace) {
+    let mut reader = match open_input(&r) {
         Ok(x) => x,
         Err((m, c)) => {
             eprintln!("mglru: {m}");
@@ -411,7 +434,7 @@ fn cmd_compare(args: &[String]) -> ExitCode {
     let show = r.progress && std::io::stderr().is_terminal();
     let mut reps = Vec::new();
     for policy in [Policy::Classic, Policy::Mglru] {
-        let mut reader = match open_trace(&r.trace) {
+        let mut reader = match open_input(&r) {
             Ok(x) => x,
             Err((m, c)) => {
                 eprintln!("mglru: {m}");
@@ -526,6 +549,71 @@ fn cmd_validate(args: &[String]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// `mglru workload SPEC --emit-trace FILE` and `mglru import FORMAT IN --emit-trace FILE`.
+fn emit(lines: mglru_workload::Lines, out: &str) -> ExitCode {
+    let f = match std::fs::File::create(out) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("mglru: creating {out}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut w = std::io::BufWriter::new(f);
+    let mut n = 0u64;
+    for l in lines {
+        match l {
+            Ok(l) => {
+                if writeln!(w, "{l}").is_err() {
+                    eprintln!("mglru: writing {out} failed");
+                    return ExitCode::from(2);
+                }
+                n += 1;
+            }
+            Err(e) => {
+                eprintln!("mglru: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    }
+    if w.flush().is_err() {
+        eprintln!("mglru: writing {out} failed");
+        return ExitCode::from(2);
+    }
+    eprintln!("mglru: wrote {n} lines to {out}");
+    ExitCode::SUCCESS
+}
+
+fn cmd_workload(args: &[String]) -> ExitCode {
+    match args {
+        [spec, flag, out] if flag == "--emit-trace" => match mglru_workload::workload(spec) {
+            Ok(l) => emit(l, out),
+            Err(e) => usage_err(format!("workload {spec}: {e}")),
+        },
+        [] | [_] => {
+            let mut o = String::from("usage: mglru workload SPEC --emit-trace FILE   (or mglru run --workload SPEC)\ngenerators:\n");
+            for (n, d) in mglru_workload::workload_names() {
+                o.push_str(&format!("  {n:<16} {d}\n"));
+            }
+            print!("{o}");
+            if args.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+        }
+        _ => usage_err("usage: mglru workload SPEC --emit-trace FILE".into()),
+    }
+}
+
+fn cmd_import(args: &[String]) -> ExitCode {
+    match args {
+        [fmt, input, flag, out] if flag == "--emit-trace" => {
+            let opts = mglru_workload::ImportOptions::default();
+            match mglru_workload::import(fmt, std::path::Path::new(input), &opts) {
+                Ok(l) => emit(l, out),
+                Err(e) => usage_err(format!("import {fmt} {input}: {e}")),
+            }
+        }
+        _ => usage_err("usage: mglru import FORMAT INPUT --emit-trace FILE (formats: fio-iolog, blkparse, strace, lackey, oracle-general, cachesim-csv; see docs/WORKLOADS.md)".into()),
+    }
+}
+
 fn cmd_trace(args: &[String]) -> ExitCode {
     match args.first().map(|s| s.as_str()) {
         Some("convert") if args.len() == 3 => {
@@ -569,6 +657,8 @@ fn main() -> ExitCode {
         Some("run") => cmd_run(&args[1..]),
         Some("compare") => cmd_compare(&args[1..]),
         Some("validate") => cmd_validate(&args[1..]),
+        Some("workload") => cmd_workload(&args[1..]),
+        Some("import") => cmd_import(&args[1..]),
         Some("trace") => cmd_trace(&args[1..]),
         Some("default-trace") => {
             print!("{}", default_workload::default_trace());
@@ -578,6 +668,6 @@ fn main() -> ExitCode {
             print!("{HELP}");
             ExitCode::SUCCESS
         }
-        Some(other) => usage_err(format!("unknown command `{other}`: expected run, compare, validate, trace, default-trace or help")),
+        Some(other) => usage_err(format!("unknown command `{other}`: expected run, compare, validate, workload, import, trace, default-trace or help")),
     }
 }

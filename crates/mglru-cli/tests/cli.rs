@@ -121,3 +121,20 @@ fn binary_trace_gives_the_same_counters() {
     let b = json_without_wall_clock(&["run", bin_path.to_str().unwrap(), "--json", "-"]);
     assert_eq!(a, b);
 }
+
+#[test]
+fn workload_generators_run_and_emit_traces() {
+    let o = run(&["run", "--workload", "ebizzy:seq=16,loops=1", "--json", "-", "--policy", "classic"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"page_accesses\""));
+    let out = std::env::temp_dir().join(format!("mglru-cli-test-{}-w.trace", std::process::id()));
+    let o = run(&["workload", "ebizzy:seq=16,loops=1", "--emit-trace", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let a = json_without_wall_clock(&["run", out.to_str().unwrap(), "--json", "-"]);
+    let b = json_without_wall_clock(&["run", "--workload", "ebizzy:seq=16,loops=1", "--json", "-"]);
+    // Same operations either way (names of the input differ only).
+    assert_eq!(a, b);
+    let o = run(&["run", "--workload", "nosuch:x=1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("nosuch"));
+}
