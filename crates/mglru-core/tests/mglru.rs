@@ -3,7 +3,6 @@
 
 mod common;
 use common::T;
-use mglru_core::folio::pg;
 use mglru_core::mglru::lru_tier_from_refs;
 use mglru_core::stat::Ev;
 use mglru_core::Policy;
