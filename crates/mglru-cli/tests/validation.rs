@@ -21,3 +21,36 @@ fn model_is_within_the_thresholds_of_the_kernel_results() {
     assert!(o.status.success(), "validation failed:\n{err}\n{}", out.lines().rev().take(8).collect::<Vec<_>>().join("\n"));
     assert!(!out.contains("no kernel results for"), "a suite trace lacks kernel results:\n{out}");
 }
+
+/// The model's lru_gen dump has the same line shapes as the real
+/// kernel's (read from a committed kernel result): `memcg %5hu %s`,
+/// ` node %5d`, and 46-character generation lines with trailing spaces.
+#[test]
+fn lru_gen_dump_lines_have_the_kernels_shapes() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation");
+    let text = std::fs::read_to_string(root.join("results/anon-zipf-swap.mglru.json")).unwrap();
+    let start = text.find("\"lru_gen\": \"").expect("kernel dump in the result") + 12;
+    let end = start + text[start..].find("\"").unwrap();
+    let kernel = text[start..end].replace("\\n", "\n");
+    let shape = |l: &str| -> String {
+        if l.starts_with("memcg ") {
+            format!("memcg-id-width {}", l[6..].find(' ').unwrap())
+        } else if l.starts_with(" node ") {
+            format!("node {}", l.len())
+        } else {
+            format!("gen {} {}", l.len(), l.ends_with(' '))
+        }
+    };
+    let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
+        .args(["run", root.join("traces/anon-zipf-swap.trace.gz").to_str().unwrap(), "--quiet", "--lru-gen-dump"])
+        .output()
+        .unwrap();
+    let model = String::from_utf8(o.stdout).unwrap();
+    let mut k: Vec<String> = kernel.lines().map(shape).collect();
+    let mut m: Vec<String> = model.lines().filter(|l| !l.starts_with('#')).map(shape).collect();
+    k.sort();
+    k.dedup();
+    m.sort();
+    m.dedup();
+    assert_eq!(k, m);
+}
