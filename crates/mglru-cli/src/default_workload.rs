@@ -7,19 +7,7 @@
 
 use std::fmt::Write;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+use mglru_core::rng::Rng;
 
 /// Zipf sampler over 0..n by inverse CDF on a precomputed table.
 struct Zipf {
@@ -57,7 +45,7 @@ pub fn default_trace() -> String {
     t.push_str("anon svc heap size=48M\n");
     // Warm-up: the heap is written once.
     let _ = writeln!(t, "store svc heap 0 {heap_pages}");
-    let mut r = Rng(42);
+    let mut r = Rng::from_state(42);
     let z = Zipf::new(data_pages, 0.9);
     let hz = Zipf::new(heap_pages, 0.8);
     let mut log_pos = 0;
@@ -65,7 +53,7 @@ pub fn default_trace() -> String {
         for _ in 0..5_000 {
             let _ = writeln!(t, "read svc data {}", z.sample(&mut r));
             let p = hz.sample(&mut r);
-            if r.next() % 4 == 0 {
+            if r.next_u64() % 4 == 0 {
                 let _ = writeln!(t, "store svc heap {p}");
             } else {
                 let _ = writeln!(t, "load svc heap {p}");

@@ -7,23 +7,18 @@ use mglru_core::kernel::Variant;
 use mglru_core::{Policy, RunOptions, Simulator};
 use mglru_trace::TraceReader;
 
-struct Rng(u64);
+/// The model's own generator, with the modulo draw these traces were
+/// defined with.
+struct Rng(mglru_core::rng::Rng);
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.0.next_u64() % n
     }
 }
 
 /// A random but valid trace.
 pub fn random_trace(seed: u64, nops: usize) -> String {
-    let mut r = Rng(seed);
+    let mut r = Rng(mglru_core::rng::Rng::from_state(seed));
     let mut t = String::new();
     t.push_str("memory 32M\n");
     match r.below(3) {
