@@ -45,8 +45,9 @@ RUN OPTIONS:
                                vm.watermark_scale_factor, vm.dirty_ratio, vm.dirty_background_ratio,
                                vm.dirty_expire_centisecs, vm.dirty_writeback_centisecs,
                                lru_gen.enabled, lru_gen.min_ttl_ms
-    --cost NAME=NS             a cost-model value in simulated ns (repeatable): mem_access, page_copy,
-                               minor_fault, disk_read, disk_write, swap_read, swap_write, scan
+    --cost NAME=NS             a cost-model value in simulated ns (repeatable): op, mem_access,
+                               page_copy, minor_fault, disk_read, disk_write, swap_read, swap_write,
+                               scan
     --seed N                   seed of the model's random choices (default 0)
     --variant NAME             6.12 (default), or a seed's change to it: batch-aging (seed 000),
                                reclaim-loop (seed 004); see docs/VARIANTS.md

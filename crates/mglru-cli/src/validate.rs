@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use mglru_core::report::Report;
+use mglru_core::cost::CostModel;
 use mglru_core::{Policy, RunOptions, Simulator};
 use mglru_trace::TraceReader;
 
@@ -236,10 +237,37 @@ pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
     Ok(KernelResult { policy, vmstat, memory_override, meta: meta_s })
 }
 
+/// The ground-truth platform's operation costs (DIR/platform.json, written
+/// by validation/calibrate.py), or None (the model's defaults) without it.
+pub fn load_platform(dir: &Path) -> Result<Option<CostModel>, String> {
+    let p = dir.join("platform.json");
+    let Ok(text) = std::fs::read_to_string(&p) else {
+        return Ok(None);
+    };
+    let j = parse_json(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+    let Some(Json::Obj(costs)) = j.get("cost") else {
+        return Err(format!("{}: no \"cost\" object (rerun validation/calibrate.py)", p.display()));
+    };
+    let mut c = CostModel::default();
+    for (name, v) in costs {
+        let ns = v
+            .num()
+            .filter(|n| *n >= 0.0 && n.fract() == 0.0)
+            .ok_or_else(|| format!("{}: cost \"{name}\" must be a whole number of ns", p.display()))?;
+        c.set(name, ns as u64).map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    Ok(Some(c))
+}
+
 /// Run a trace on the model.
-pub fn simulate_trace(trace: &Path, policy: Option<Policy>, memory: Option<u64>) -> Result<Report, String> {
+pub fn simulate_trace(
+    trace: &Path,
+    policy: Option<Policy>,
+    memory: Option<u64>,
+    cost: Option<CostModel>,
+) -> Result<Report, String> {
     let mut reader = TraceReader::open(trace).map_err(|e| e.to_string())?;
-    let mut sim = Simulator::new(RunOptions { policy, memory, ..Default::default() });
+    let mut sim = Simulator::new(RunOptions { policy, memory, cost, ..Default::default() });
     while let Some(op) = reader.next_op().map_err(|e| e.to_string())? {
         sim.apply(&op).map_err(|e| format!("{}: {e}", reader.location()))?;
     }
@@ -304,6 +332,7 @@ pub fn compare_suite(dir: &Path, only: Option<&str>) -> Result<Comparison, Strin
             _ => None,
         })
         .unwrap_or_default();
+    let platform = load_platform(dir)?;
     let traces_dir = dir.join("traces");
     let results_dir = dir.join("results");
     let mut names: Vec<String> = std::fs::read_dir(&traces_dir)
@@ -330,7 +359,7 @@ pub fn compare_suite(dir: &Path, only: Option<&str>) -> Result<Comparison, Strin
             // "self": the trace picks its policy with lru_gen.enabled.
             let policy = if pname == "self" { None } else { Some(kr.policy) };
             let memory = if start_free.iter().any(|n| n == &name) { kr.memory_override } else { None };
-            let rep = simulate_trace(&trace, policy, memory)?;
+            let rep = simulate_trace(&trace, policy, memory, platform.clone())?;
             cmp.meta.push(format!("{name}.{pname}: {}", kr.meta));
             let sim: f64Map = rep.vmstat.iter().map(|(k, v)| (k.to_string(), *v as f64)).collect();
             let p = policy_name(kr.policy);

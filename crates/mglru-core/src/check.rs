@@ -247,6 +247,72 @@ impl Kernel {
                 return Err(format!("memcg {m}: usage {} but {expect} charged pages", self.memcgs[m as usize].usage));
             }
         }
+        self.check_xa_nodes()
+    }
+
+    /// Shadow-node accounting: each node's counts match its slots, a node
+    /// is on its memcg's list exactly when it holds only shadows, and the
+    /// per-memcg node and list counts add up.
+    fn check_xa_nodes(&self) -> Result<(), String> {
+        use crate::shadow::{XaNodes, SPACE_SWAP, XA_CHUNK_SHIFT};
+        let mut charged = vec![0u64; self.memcgs.len()];
+        let mut listed = vec![0u64; self.memcgs.len()];
+        let mut spaces: Vec<(u32, &XaNodes, u64)> =
+            self.files.iter().enumerate().map(|(i, f)| (i as u32, &f.xa, f.pages)).collect();
+        if let Some(sw) = &self.swap {
+            spaces.push((SPACE_SWAP, &sw.xa, sw.nr_pages()));
+        }
+        for (space, xa, len) in spaces {
+            for (n, node) in xa.nodes.iter().enumerate() {
+                let base = (n as u64) << XA_CHUNK_SHIFT;
+                let (mut count, mut values) = (0u8, 0u8);
+                for i in base..(base + (1 << XA_CHUNK_SHIFT)).min(len) {
+                    let (page, shadow) = if space == SPACE_SWAP {
+                        let e = self.swap.as_ref().unwrap().entry(i as u32);
+                        (e & crate::swap::SLOT_CACHED != 0, e & crate::swap::SLOT_SHADOW != 0)
+                    } else {
+                        let e = self.files[space as usize].cache.get(i);
+                        (e & ENT_FOLIO != 0, e & ENT_SHADOW != 0)
+                    };
+                    count += (page || shadow) as u8;
+                    values += shadow as u8;
+                }
+                if (count, values) != (node.count, node.values) {
+                    return Err(format!("space {space} node {n}: counts {}/{} but slots hold {count}/{values}", node.count, node.values));
+                }
+                if (count == 0) != (node.memcg == crate::memcg::NO_MEMCG) {
+                    return Err(format!("space {space} node {n}: {count} slots but charged to {}", node.memcg));
+                }
+                if count == 0 {
+                    continue;
+                }
+                charged[node.memcg as usize] += 1;
+                let shadow_only = count == values;
+                if shadow_only != (node.lru_seq != 0) {
+                    return Err(format!("space {space} node {n}: shadow-only {shadow_only} but list seq {}", node.lru_seq));
+                }
+                if shadow_only {
+                    listed[node.memcg as usize] += 1;
+                    if self.memcgs[node.memcg as usize].shadow_nodes.get(&node.lru_seq) != Some(&(space, n as u32)) {
+                        return Err(format!("space {space} node {n}: not on memcg {}'s shadow list", node.memcg));
+                    }
+                }
+            }
+        }
+        for (m, c) in self.memcgs.iter().enumerate() {
+            if c.xa_nodes != charged[m] || c.shadow_nodes.len() as u64 != listed[m] {
+                return Err(format!(
+                    "memcg {m}: {} nodes and {} listed, but {} and {} found",
+                    c.xa_nodes,
+                    c.shadow_nodes.len(),
+                    charged[m],
+                    listed[m]
+                ));
+            }
+        }
+        if listed.iter().sum::<u64>() != self.nr_workingset_nodes {
+            return Err(format!("workingset_nodes {} but {} listed", self.nr_workingset_nodes, listed.iter().sum::<u64>()));
+        }
         Ok(())
     }
 }

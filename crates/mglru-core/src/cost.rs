@@ -7,6 +7,9 @@
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct CostModel {
+    /// Per task operation (a trace's read, write, load/store run or
+    /// advice): the system call or the program's own work around it.
+    pub op: u64,
     /// A CPU load or store to a resident, mapped page.
     pub mem_access: u64,
     /// A buffered read or write of one cached page (syscall + 4 KiB copy).
@@ -29,6 +32,7 @@ pub struct CostModel {
 impl Default for CostModel {
     fn default() -> Self {
         CostModel {
+            op: 0,
             mem_access: 100,
             page_copy: 500,
             minor_fault: 1_000,
@@ -42,12 +46,13 @@ impl Default for CostModel {
 }
 
 impl CostModel {
-    pub const NAMES: [&'static str; 8] =
-        ["mem_access", "page_copy", "minor_fault", "disk_read", "disk_write", "swap_read", "swap_write", "scan"];
+    pub const NAMES: [&'static str; 9] =
+        ["op", "mem_access", "page_copy", "minor_fault", "disk_read", "disk_write", "swap_read", "swap_write", "scan"];
 
     /// Set one value by name; the error names the valid ones.
     pub fn set(&mut self, name: &str, ns: u64) -> Result<(), String> {
         let slot = match name {
+            "op" => &mut self.op,
             "mem_access" => &mut self.mem_access,
             "page_copy" => &mut self.page_copy,
             "minor_fault" => &mut self.minor_fault,
@@ -65,6 +70,7 @@ impl CostModel {
     }
     pub fn get(&self, name: &str) -> Option<u64> {
         Some(match name {
+            "op" => self.op,
             "mem_access" => self.mem_access,
             "page_copy" => self.page_copy,
             "minor_fault" => self.minor_fault,

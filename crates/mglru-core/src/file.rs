@@ -80,6 +80,8 @@ pub struct RaState {
 pub struct File {
     pub pages: u64,
     pub cache: EntryArray,
+    /// The page-cache xarray's leaf nodes (shadow-node accounting).
+    pub xa: crate::shadow::XaNodes,
     /// Resident folios (`mapping->nrpages`).
     pub nrpages: u64,
     pub ra: RaState,
@@ -104,6 +106,7 @@ impl File {
         File {
             pages,
             cache: EntryArray::new(pages),
+            xa: crate::shadow::XaNodes::new(pages),
             nrpages: 0,
             ra: RaState { ra_pages, prev_pos: -1, ..Default::default() },
             default_ra_pages: ra_pages,

@@ -2,6 +2,7 @@
 //! The page cache: buffered read and write, readahead, insertion and
 //! removal (mm/filemap.c, mm/readahead.c, mm/fadvise.c).
 
+use crate::shadow::Slot;
 use crate::file::{get_init_ra_size, get_next_ra_size, ENT_FOLIO, ENT_SHADOW, ENT_VALUE};
 use crate::folio::pg;
 use crate::kernel::{Kernel, PAGEVEC_SIZE};
@@ -31,6 +32,8 @@ impl Kernel {
         fl.cache.set(index, ENT_FOLIO | pfn as u64);
         fl.nrpages += 1;
         let memcg = self.folios.get(pfn).memcg;
+        let was = if old & ENT_SHADOW != 0 { Slot::Shadow } else { Slot::Empty };
+        self.xa_slot_changed(file, index, was, Slot::Page, memcg);
         self.memcgs[memcg as usize].st.add(St::FilePages, 1);
         if !for_write && old & ENT_SHADOW != 0 {
             self.workingset_refault(pfn, old & ENT_VALUE);
@@ -46,6 +49,8 @@ impl Kernel {
         let fl = &mut self.files[f.mapping as usize];
         fl.cache.set(f.index as u64, if shadow != 0 { ENT_SHADOW | shadow } else { 0 });
         fl.nrpages -= 1;
+        let now = if shadow != 0 { Slot::Shadow } else { Slot::Empty };
+        self.xa_slot_changed(f.mapping, f.index as u64, Slot::Page, now, f.memcg);
         self.memcgs[f.memcg as usize].st.add(St::FilePages, -1);
         if f.test(pg::DIRTY) {
             self.account_folio_cleaned(pfn);

@@ -35,6 +35,9 @@ pub const PAGEVEC_SIZE: usize = 31;
 /// `HZ` of Debian's 6.12 cloud kernel (CONFIG_HZ=250).
 pub const HZ: u64 = 250;
 pub const NSEC_PER_JIFFY: u64 = 1_000_000_000 / HZ;
+/// `FLUSH_TIME` (mm/memcontrol.c): the period of the memcg statistics
+/// flush, 2 s.
+pub const FLUSH_TIME_NS: u64 = 2 * HZ * NSEC_PER_JIFFY;
 
 /// Which LRU implementation reclaim uses (the `lru_gen.enabled` switch).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -195,6 +198,14 @@ pub struct Kernel {
     pub now: u64,
     timers: BinaryHeap<Reverse<(u64, u64, Timer)>>,
     timer_seq: u64,
+    /// When `flush_memcg_stats_dwork` runs next. Kept out of `timers` so
+    /// that sleepers woken by events (writeback completion) are not woken
+    /// by it.
+    next_stats_flush: u64,
+    /// Shadow-node list positions handed out, and the nodes on the lists
+    /// (`WORKINGSET_NODES`).
+    pub shadow_seq: u64,
+    pub nr_workingset_nodes: u64,
     pub kswapd_failures: u32,
     /// `PGDAT_DIRTY`, `PGDAT_WRITEBACK`.
     pub pgdat_dirty: bool,
@@ -264,6 +275,11 @@ impl Kernel {
             now: 0,
             timers: BinaryHeap::new(),
             timer_seq: 0,
+            // The work is queued when the root memcg comes online at boot
+            // (time 0) and requeues itself every FLUSH_TIME.
+            next_stats_flush: FLUSH_TIME_NS,
+            shadow_seq: 0,
+            nr_workingset_nodes: 0,
             kswapd_failures: 0,
             pgdat_dirty: false,
             pgdat_writeback: false,
@@ -329,18 +345,70 @@ impl Kernel {
     /// Advance the clock to `t`, firing every timer due on the way, in
     /// time order (ties in the order they were armed).
     pub fn advance_to(&mut self, t: u64) {
-        while let Some(&Reverse((at, _, timer))) = self.timers.peek() {
+        loop {
+            let timer_at = self.timers.peek().map(|r| r.0 .0);
+            let flush_at = self.next_stats_flush;
+            let at = match timer_at {
+                Some(a) if a <= flush_at => a,
+                _ => flush_at,
+            };
             if at > t {
                 break;
             }
-            self.timers.pop();
             if at > self.now {
                 self.now = at;
             }
-            self.fire(timer);
+            if timer_at == Some(at) {
+                let Reverse((_, _, timer)) = self.timers.pop().expect("peeked");
+                self.fire(timer);
+            } else {
+                self.flush_memcg_stats();
+                self.next_stats_flush = at + FLUSH_TIME_NS;
+            }
         }
         if t > self.now {
             self.now = t;
+        }
+    }
+
+    /// `memcg_page_state_local(NR_SLAB_*_B) >> PAGE_SHIFT`: the slab pages
+    /// charged to a memcg: its page-cache xarray nodes (the model's only
+    /// slab objects).
+    pub fn memcg_slab_pages(&self, memcg: u16) -> u64 {
+        (self.memcgs[memcg as usize].xa_nodes * crate::shadow::XA_NODE_BYTES) >> 12
+    }
+
+    /// `flush_memcg_stats_dwork` → `cgroup_rstat_flush(root)`: every
+    /// memcg's flushed statistics catch up with its counters.
+    pub fn flush_memcg_stats(&mut self) {
+        let n = self.memcgs.len();
+        let mut hier = vec![crate::memcg::FlushedStats::default(); n];
+        for (m, h) in hier.iter_mut().enumerate() {
+            let c = &self.memcgs[m];
+            for lru in 0..crate::lruvec::NR_LRU_LISTS {
+                h.lru_local[lru] = c.lruvec.size(lru);
+            }
+            h.lru = h.lru_local;
+            h.ws_activate = [c.ev.get(crate::stat::Ev::WorkingsetActivateAnon), c.ev.get(crate::stat::Ev::WorkingsetActivateFile)];
+            h.file_dirty = c.st.get(crate::stat::St::FileDirty).max(0) as u64;
+            h.writeback = c.st.get(crate::stat::St::FileWriteback).max(0) as u64 + c.st.get(crate::stat::St::AnonWriteback).max(0) as u64;
+            h.slab_local_pages = self.memcg_slab_pages(m as u16);
+        }
+        // A child always has a higher id than its parent: fold bottom-up.
+        for m in (1..n).rev() {
+            let p = self.memcgs[m].parent as usize;
+            let c = hier[m];
+            let h = &mut hier[p];
+            for lru in 0..crate::lruvec::NR_LRU_LISTS {
+                h.lru[lru] += c.lru[lru];
+            }
+            h.ws_activate[0] += c.ws_activate[0];
+            h.ws_activate[1] += c.ws_activate[1];
+            h.file_dirty += c.file_dirty;
+            h.writeback += c.writeback;
+        }
+        for (m, h) in hier.into_iter().enumerate() {
+            self.memcgs[m].flushed = h;
         }
     }
 

@@ -21,6 +21,7 @@ pub mod oom;
 pub mod page_alloc;
 pub mod report;
 pub mod rng;
+pub mod shadow;
 pub mod sim;
 pub mod stat;
 pub mod swap;

@@ -60,6 +60,36 @@ pub struct Memcg {
     /// The tasks whose mm belongs to this memcg (`memcg->mm_list`), in
     /// the order they were added.
     pub mm_list: Vec<u32>,
+    /// The memcg's statistics as of the last rstat flush: what reclaim
+    /// reads through `lruvec_page_state` and `memcg_page_state`.
+    pub flushed: FlushedStats,
+    /// Page-cache xarray nodes charged to this memcg (its radix_tree_node
+    /// slab), and its shadow-only nodes in list_lru order (seq → space,
+    /// node), and the shadow shrinker's deferred work (`nr_deferred`).
+    pub xa_nodes: u64,
+    pub shadow_nodes: std::collections::BTreeMap<u64, (u32, u32)>,
+    pub shrinker_nr_deferred: u64,
+}
+
+/// A memcg's statistics as the last `cgroup_rstat_flush` left them
+/// (`lruvec_stats->state`, `state_local`; `memcg->vmstats->state`). The
+/// kernel's per-CPU counters reach these only when they are flushed: every
+/// `FLUSH_TIME` (2 s) by `flush_memcg_stats_dwork`, and on reads of
+/// `memory.stat`. Reclaim heuristics read them, so they see the sizes of up
+/// to 2 s ago.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct FlushedStats {
+    /// `NR_LRU_BASE + lru`, this memcg and its descendants.
+    pub lru: [u64; 5],
+    /// `NR_LRU_BASE + lru`, this memcg alone (`lruvec_page_state_local`).
+    pub lru_local: [u64; 5],
+    /// `WORKINGSET_ACTIVATE_{ANON,FILE}`, hierarchical.
+    pub ws_activate: [u64; 2],
+    /// `NR_FILE_DIRTY`, `NR_WRITEBACK`, hierarchical.
+    pub file_dirty: u64,
+    pub writeback: u64,
+    /// `NR_SLAB_{RECLAIMABLE,UNRECLAIMABLE}_B >> PAGE_SHIFT`, this memcg alone.
+    pub slab_local_pages: u64,
 }
 
 impl Memcg {
@@ -87,6 +117,10 @@ impl Memcg {
             iter_gen: 0,
             lruvec_congested: false,
             mm_list: Vec::new(),
+            flushed: FlushedStats::default(),
+            xa_nodes: 0,
+            shadow_nodes: Default::default(),
+            shrinker_nr_deferred: 0,
         }
     }
 }

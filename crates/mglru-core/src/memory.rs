@@ -432,9 +432,8 @@ impl Kernel {
             self.workingset_refault(pfn, entry & crate::swap::SLOT_VALUE);
             if !to_cache {
                 // The shadow goes with the swap-cache slot it sat in.
-                let sw = self.swap.as_mut().unwrap();
-                let e = sw.entry(slot);
-                sw.set_entry(slot, e & !(crate::swap::SLOT_SHADOW | crate::swap::SLOT_VALUE));
+                let e = self.swap.as_ref().unwrap().entry(slot);
+                self.swap_set_entry(slot, e & !(crate::swap::SLOT_SHADOW | crate::swap::SLOT_VALUE));
             }
         }
         self.folio_add_lru(pfn);

@@ -914,9 +914,9 @@ impl Kernel {
         if sc.priority != DEF_PRIORITY || sc.nr_to_reclaim < MIN_LRU_BATCH {
             return;
         }
-        let mut reclaimable = self.lruvec_page_state(ROOT_MEMCG, LRU_INACTIVE_FILE);
+        let mut reclaimable = self.node_page_state_lru(LRU_INACTIVE_FILE);
         if self.can_reclaim_anon_pages(ROOT_MEMCG) {
-            reclaimable += self.lruvec_page_state(ROOT_MEMCG, LRU_INACTIVE_ANON);
+            reclaimable += self.node_page_state_lru(LRU_INACTIVE_ANON);
         }
         let fls = |x: u64| crate::util::fls(x) as i32;
         let priority = fls(reclaimable) - 1 - fls(sc.nr_to_reclaim - 1);
@@ -976,6 +976,7 @@ impl Kernel {
             self.memcg_memory_event(memcg, MemcgEvent::Low);
         }
         let success = self.try_to_shrink_lruvec(memcg, sc);
+        self.shrink_slab(memcg, sc.priority);
         if success {
             return MEMCG_LRU_YOUNG;
         }

@@ -153,7 +153,7 @@ impl Kernel {
             ("nr_unevictable", lru[LRU_UNEVICTABLE]),
             ("nr_isolated_anon", 0),
             ("nr_isolated_file", 0),
-            ("workingset_nodes", 0),
+            ("workingset_nodes", self.nr_workingset_nodes),
         ];
         for x in [
             Ev::WorkingsetRefaultAnon,

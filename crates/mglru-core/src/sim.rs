@@ -310,6 +310,9 @@ impl Kernel {
             self.sim.dropped_accesses += count;
             return false;
         }
+        if self.cost.op > 0 {
+            self.spend(self.cost.op);
+        }
         true
     }
 

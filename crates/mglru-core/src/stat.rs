@@ -70,6 +70,7 @@ events! {
     UnevictablePgsRescued = "unevictable_pgs_rescued",
     SwapRa = "swap_ra",
     SwapRaHit = "swap_ra_hit",
+    SlabsScanned = "slabs_scanned",
 }
 
 /// Per-memcg state counted in pages (`memcg_page_state`), kept exactly.

@@ -29,6 +29,8 @@ pub struct SwapDevice {
     cursor: u64,
     /// `SWP_SYNCHRONOUS_IO` (zram, brd): swap-in skips the swap cache.
     pub sync_io: bool,
+    /// The swap cache's leaf nodes (shadow-node accounting).
+    pub xa: crate::shadow::XaNodes,
 }
 
 impl SwapDevice {
@@ -40,6 +42,7 @@ impl SwapDevice {
             nr_free: pages,
             cursor: 0,
             sync_io,
+            xa: crate::shadow::XaNodes::new(pages),
         }
     }
     pub fn nr_pages(&self) -> u64 {

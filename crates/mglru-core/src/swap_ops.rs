@@ -74,8 +74,7 @@ impl Kernel {
 
     /// `add_to_swap_cache`.
     pub fn add_to_swap_cache(&mut self, pfn: u32, slot: u32) {
-        let sw = self.swap.as_mut().unwrap();
-        sw.set_entry(slot, SLOT_USED | SLOT_CACHED | pfn as u64);
+        self.swap_set_entry(slot, SLOT_USED | SLOT_CACHED | pfn as u64);
         let f = self.folios.get_mut(pfn);
         f.set(pg::SWAPCACHE);
         f.swap = slot + 1;
@@ -90,7 +89,7 @@ impl Kernel {
         let slot = f.swap - 1;
         let sw = self.swap.as_mut().unwrap();
         let orphan = sw.entry(slot) & SLOT_ORPHAN != 0;
-        sw.set_entry(slot, SLOT_USED | if shadow != 0 { SLOT_SHADOW | (shadow & SLOT_VALUE) } else { 0 });
+        self.swap_set_entry(slot, SLOT_USED | if shadow != 0 { SLOT_SHADOW | (shadow & SLOT_VALUE) } else { 0 });
         let fm = self.folios.get_mut(pfn);
         fm.clear(pg::SWAPCACHE);
         fm.swap = 0;
@@ -101,8 +100,19 @@ impl Kernel {
         }
     }
 
+    /// Set a slot's entry, keeping the swap cache's node accounting.
+    pub fn swap_set_entry(&mut self, slot: u32, v: u64) {
+        let sw = self.swap.as_mut().unwrap();
+        let old = slot_kind(sw.entry(slot));
+        sw.set_entry(slot, v);
+        self.xa_slot_changed(crate::shadow::SPACE_SWAP, u64::from(slot), old, slot_kind(v), ROOT_MEMCG);
+    }
+
     /// Release a slot nobody references (`swap_entry_free`), uncharging swap.
     pub fn swap_slot_free(&mut self, slot: u32) {
+        let old = slot_kind(self.swap.as_ref().unwrap().entry(slot));
+        // swap_range_free → clear_shadow_from_swap_cache.
+        self.xa_slot_changed(crate::shadow::SPACE_SWAP, u64::from(slot), old, crate::shadow::Slot::Empty, ROOT_MEMCG);
         let sw = self.swap.as_mut().unwrap();
         let memcg = sw.memcg[slot as usize];
         sw.free(slot);
@@ -164,4 +174,15 @@ impl Kernel {
     /// Unused event hook kept for memory.swap.events (not modelled).
     #[allow(dead_code)]
     fn swap_event(&mut self, _m: u16, _e: MemcgEvent) {}
+}
+
+/// What the swap cache holds for a slot entry.
+fn slot_kind(e: u64) -> crate::shadow::Slot {
+    if e & SLOT_CACHED != 0 {
+        crate::shadow::Slot::Page
+    } else if e & SLOT_SHADOW != 0 {
+        crate::shadow::Slot::Shadow
+    } else {
+        crate::shadow::Slot::Empty
+    }
 }

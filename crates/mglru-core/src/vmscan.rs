@@ -633,8 +633,8 @@ impl Kernel {
         sc.file_cost = self.memcgs[target as usize].lruvec.file_cost;
         if !sc.force_deactivate {
             let refaults = [
-                self.memcg_events_hier(target, Ev::WorkingsetActivateAnon),
-                self.memcg_events_hier(target, Ev::WorkingsetActivateFile),
+                self.flushed_ws_activate(target, ANON),
+                self.flushed_ws_activate(target, FILE),
             ];
             let snap = self.memcgs[target as usize].lruvec.refaults;
             let mut md = 0;
@@ -652,8 +652,8 @@ impl Kernel {
         sc.cache_trim_mode = (file >> sc.priority) != 0 && sc.may_deactivate & DEACTIVATE_FILE == 0 && !sc.no_cache_trim_mode;
         if !sc.cgroup_reclaim() {
             let free = self.nr_free_pages();
-            let file = self.lruvec_page_state(ROOT_MEMCG, LRU_ACTIVE_FILE) + self.lruvec_page_state(ROOT_MEMCG, LRU_INACTIVE_FILE);
-            let anon = self.lruvec_page_state(ROOT_MEMCG, LRU_INACTIVE_ANON);
+            let file = self.node_page_state_lru(LRU_ACTIVE_FILE) + self.node_page_state_lru(LRU_INACTIVE_FILE);
+            let anon = self.node_page_state_lru(LRU_INACTIVE_ANON);
             sc.file_is_tiny = file + free <= self.wmark[2] && sc.may_deactivate & DEACTIVATE_ANON == 0 && (anon >> sc.priority) != 0;
         }
     }
@@ -663,8 +663,8 @@ impl Kernel {
         if self.policy() == Policy::Mglru {
             return;
         }
-        let a = self.memcg_events_hier(target, Ev::WorkingsetActivateAnon);
-        let f = self.memcg_events_hier(target, Ev::WorkingsetActivateFile);
+        let a = self.flushed_ws_activate(target, ANON);
+        let f = self.flushed_ws_activate(target, FILE);
         self.memcgs[target as usize].lruvec.refaults = [a, f];
     }
 
@@ -760,6 +760,7 @@ impl Kernel {
             }
             if !skip {
                 self.shrink_lruvec(m, sc);
+                self.shrink_slab(m, sc.priority);
                 if partial && sc.nr_reclaimed >= sc.nr_to_reclaim {
                     break;
                 }

@@ -45,21 +45,25 @@ impl Kernel {
         self.workingset_age_nonresident(m, 1);
     }
 
-    /// Hierarchical LRU size of a memcg's lruvec (`lruvec_page_state`,
-    /// which cgroup v2 aggregates over the subtree). Root = the node.
+    /// `lruvec_page_state(NR_LRU_BASE + lru)` of a memcg's lruvec: the
+    /// hierarchical size (cgroup v2 aggregates over the subtree; root = the
+    /// node) as of the last statistics flush — what the kernel's reclaim
+    /// heuristics read, up to 2 s old.
+    #[inline]
     pub fn lruvec_page_state(&self, memcg: u16, lru: usize) -> u64 {
-        if memcg == ROOT_MEMCG {
-            return self.memcgs.iter().map(|m| m.lruvec.size(lru)).sum();
-        }
-        self.memcg_subtree(memcg).iter().map(|&m| self.memcgs[m as usize].lruvec.size(lru)).sum()
+        self.memcgs[memcg as usize].flushed.lru[lru]
     }
 
-    /// A hierarchical event count (`lruvec_page_state` of a WORKINGSET item).
-    pub fn memcg_events_hier(&self, memcg: u16, e: Ev) -> u64 {
-        if memcg == ROOT_MEMCG {
-            return self.ev.get(e);
-        }
-        self.memcg_subtree(memcg).iter().map(|&m| self.memcgs[m as usize].ev.get(e)).sum()
+    /// `lruvec_page_state(WORKINGSET_ACTIVATE_*)`, as of the last flush.
+    #[inline]
+    pub fn flushed_ws_activate(&self, memcg: u16, file: usize) -> u64 {
+        self.memcgs[memcg as usize].flushed.ws_activate[file]
+    }
+
+    /// `node_page_state(NR_LRU_BASE + lru)`: the node's exact LRU size
+    /// (vmstat counters, not the memcg statistics).
+    pub fn node_page_state_lru(&self, lru: usize) -> u64 {
+        self.memcgs.iter().map(|m| m.lruvec.size(lru)).sum()
     }
 
     /// `mem_cgroup_get_nr_swap_pages`.

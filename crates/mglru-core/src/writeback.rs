@@ -92,8 +92,8 @@ impl Kernel {
         let free = self.nr_free_pages();
         let reserve = self.wmark[2];
         let dirtyable = free - free.min(reserve)
-            + self.lruvec_page_state(ROOT_MEMCG, LRU_INACTIVE_FILE)
-            + self.lruvec_page_state(ROOT_MEMCG, LRU_ACTIVE_FILE)
+            + self.node_page_state_lru(LRU_INACTIVE_FILE)
+            + self.node_page_state_lru(LRU_ACTIVE_FILE)
             + 1;
         let thresh = dirtyable * self.sysctl.dirty_ratio / 100;
         let mut bg = dirtyable * self.sysctl.dirty_background_ratio / 100;
@@ -217,20 +217,22 @@ impl Kernel {
         if memcg == ROOT_MEMCG {
             return None;
         }
-        let sub = self.memcg_subtree(memcg);
-        let sum = |s: St| sub.iter().map(|&m| self.memcgs[m as usize].st.get(s).max(0) as u64).sum::<u64>();
+        // mem_cgroup_wb_stats: the memcg's file, dirty and writeback pages
+        // as of the last statistics flush; the headroom from the page
+        // counters (exact).
+        let fl = self.memcgs[memcg as usize].flushed;
         let c = &self.memcgs[memcg as usize];
         let limit = c.max.min(c.high);
         let headroom = limit.saturating_sub(c.usage);
         let (gbg, gthresh) = self.dirty_thresholds();
         let global_avail = gthresh * 100 / self.sysctl.dirty_ratio.max(1);
-        let avail = sum(St::FilePages) + headroom.min(global_avail);
+        let avail = fl.lru[LRU_INACTIVE_FILE] + fl.lru[LRU_ACTIVE_FILE] + headroom.min(global_avail);
         let thresh = (avail * self.sysctl.dirty_ratio / 100).min(gthresh);
         let mut bg = (avail * self.sysctl.dirty_background_ratio / 100).min(gbg);
         if bg >= thresh {
             bg = thresh / 2;
         }
-        Some((sum(St::FileDirty), sum(St::FileWriteback), bg, thresh))
+        Some((fl.file_dirty, fl.writeback, bg, thresh))
     }
 
     /// Whether the writer is over a dirty limit (global or its memcg's),

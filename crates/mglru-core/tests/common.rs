@@ -16,8 +16,11 @@ pub struct T {
 
 impl T {
     pub fn new(policy: Policy) -> T {
+        Self::with_options(RunOptions { policy: Some(policy), ..Default::default() })
+    }
+    pub fn with_options(opts: RunOptions) -> T {
         T {
-            sim: Simulator::new(RunOptions { policy: Some(policy), ..Default::default() }),
+            sim: Simulator::new(opts),
             reader: TraceReader::from_str("test", ""),
             text: String::new(),
             consumed: 0,
