@@ -92,6 +92,10 @@ pub struct Config {
     /// Wait this long before each snapshot (memcg statistics are flushed
     /// at least every 2 s; 2100 gives exact `memory.stat` values).
     pub settle_ms: u64,
+    /// Start the workload right after a periodic memcg statistics flush
+    /// (`flush_memcg_stats_dwork`), so the flushes fall 2 s, 4 s, ... into
+    /// the run, as in the model.
+    pub sync_stats_flush: bool,
     /// The kernel files.
     pub sys: Sys,
 }
@@ -270,6 +274,8 @@ struct Exec {
     /// The worker with commands in flight.
     busy: Option<u32>,
     start: Option<Start>,
+    /// Seconds waited for the statistics flush the run started after.
+    flush_synced: Option<f64>,
     setup_at: Instant,
     ops: u64,
     soft: Vec<Soft>,
@@ -344,6 +350,7 @@ impl Exec {
             buf,
             busy: None,
             start: None,
+            flush_synced: None,
             setup_at,
             ops: 0,
             soft: Vec::new(),
@@ -1510,11 +1517,81 @@ impl Exec {
         }
         self.shield_from_oom();
         self.info("start: page cache written back and dropped, start snapshot taken");
+        if self.cfg.sync_stats_flush {
+            self.sync_stats_flush()?;
+        }
         self.start = Some(Start {
             vmstat,
             at: Instant::now(),
         });
         Ok(())
+    }
+
+    /// Wait for the kernel's periodic memcg statistics flush. A probe memcg
+    /// gets a few anonymous pages charged — far fewer updates than the
+    /// `MEMCG_CHARGE_BATCH * nr_cpus` that would let reading its
+    /// `memory.stat` flush it — so its `anon` stays 0 until the periodic
+    /// flush, which flushes every memcg with updates. The moment `anon`
+    /// turns non-zero is a flush; the next comes `FLUSH_TIME` (2 s) later.
+    fn sync_stats_flush(&mut self) -> Result<(), ReplayError> {
+        const PROBE_PAGES: usize = 4;
+        const PAGE: usize = 4096;
+        let root = self.cfg.cgroup_root.clone();
+        let probe = root.join("mglru-replay-flush-probe");
+        let own = root.join(REPLAYER_CGROUP);
+        match std::fs::create_dir(&probe) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(sys_err(format!("mkdir {}", probe.display()), &e)),
+        }
+        let pid = std::process::id().to_string();
+        self.sys.write_or_err(&probe.join("cgroup.procs"), &pid)?;
+        // SAFETY: a fresh private anonymous mapping, unmapped below.
+        let mem = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                PROBE_PAGES * PAGE,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if mem == libc::MAP_FAILED {
+            let e = last_err();
+            let _ = self.sys.write(&own.join("cgroup.procs"), &pid);
+            return Err(sys_err("mmap (statistics flush probe)", &e));
+        }
+        for i in 0..PROBE_PAGES {
+            // SAFETY: inside the mapping just made.
+            unsafe { std::ptr::write_volatile((mem as *mut u8).add(i * PAGE), 1) };
+        }
+        self.sys.write_or_err(&own.join("cgroup.procs"), &pid)?;
+        let stat = probe.join("memory.stat");
+        let t0 = Instant::now();
+        let mut seen = false;
+        while t0.elapsed() < Duration::from_secs(6) {
+            let anon = sysfs::read_req(&stat)
+                .map(|s| sysfs::parse_kv(&s).into_iter().find(|(k, _)| k == "anon").map_or(0, |(_, v)| v))
+                .unwrap_or(0);
+            if anon > 0 {
+                seen = true;
+                break;
+            }
+            sleep_ns(500_000);
+        }
+        let waited = t0.elapsed().as_secs_f64();
+        // SAFETY: the mapping made above.
+        unsafe { libc::munmap(mem, PROBE_PAGES * PAGE) };
+        let _ = std::fs::remove_dir(&probe);
+        if seen {
+            self.info(&format!("start: a memcg statistics flush seen after {waited:.3} s"));
+            self.flush_synced = Some(waited);
+            Ok(())
+        } else {
+            self.warn("no periodic memcg statistics flush seen in 6 s: the run starts unsynchronised");
+            Ok(())
+        }
     }
 
     fn finish(&mut self, p: &Planner) -> Result<(), ReplayError> {
@@ -1592,6 +1669,10 @@ impl Exec {
         }
         j.float("wall_seconds", wall);
         j.float("setup_seconds", setup);
+        match self.flush_synced {
+            Some(w) => j.float("stats_flush_synced_after_seconds", w),
+            None => j.null("stats_flush_synced_after_seconds"),
+        }
         j.int("operations", self.ops);
         j.int("skipped_operations", self.skipped);
         j.int("soft_error_count", self.soft_count);

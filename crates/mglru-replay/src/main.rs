@@ -36,6 +36,10 @@ OPTIONS:
                             device's read_ahead_kb set by the harness
     --settle-ms MS          wait MS milliseconds before each snapshot (memcg statistics are flushed
                             at least every 2 s: 2100 makes memory.stat exact; default 0)
+    --sync-stats-flush      start the workload right after the kernel's periodic memcg statistics
+                            flush (seen through a probe memcg), so later flushes fall 2 s, 4 s, ...
+                            into the run as in the model (waits up to 2 s; result field
+                            stats_flush_synced_after_seconds)
     -h, --help              this text
 
 OUTPUT (real run, standard output):
@@ -57,6 +61,7 @@ struct Args {
     quiet: bool,
     per_file_readahead: bool,
     settle_ms: u64,
+    sync_stats_flush: bool,
     sys_root: Option<PathBuf>,
 }
 
@@ -69,6 +74,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, ReplayError> {
         quiet: false,
         per_file_readahead: false,
         settle_ms: 0,
+        sync_stats_flush: false,
         sys_root: None,
     };
     let mut trace = None;
@@ -95,6 +101,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, ReplayError> {
             "--dry-run" => a.dry_run = true,
             "--quiet" => a.quiet = true,
             "--per-file-readahead" => a.per_file_readahead = true,
+            "--sync-stats-flush" => a.sync_stats_flush = true,
             "--settle-ms" => {
                 let v = value(&mut i)?;
                 a.settle_ms = v.parse().map_err(|_| {
@@ -154,6 +161,7 @@ fn run(a: Args) -> Result<(), ReplayError> {
         quiet: a.quiet,
         per_file_readahead: a.per_file_readahead,
         settle_ms: a.settle_ms,
+        sync_stats_flush: a.sync_stats_flush,
         sys: match &a.sys_root {
             Some(r) => Sys::fake(r),
             None => Sys::real(),
