@@ -40,12 +40,15 @@ if name not in th.get("memory_start_free", []):
 print(f"{mem >> 20}M")
 PY
 )
-    if zcat "$t" | grep -q '^sysctl lru_gen.enabled'; then modes=(self); else modes=(mglru classic); fi
+    # (grep -c reads all its input: grep -q would stop early and, under pipefail, zcat's SIGPIPE
+    # would make the test fail.)
+    if [ "$(zcat "$t" | grep -c '^sysctl lru_gen.enabled')" -gt 0 ]; then modes=(self); else modes=(mglru classic); fi
     for m in "${modes[@]}"; do
         arg=$m; [ "$m" = self ] && arg=y
         echo "== $n ($m, guest $mem)"
         ./run-kernel.sh "$t" --mode "$arg" --memory "$mem" --timeout 600 \
             --replay-arg --per-file-readahead --replay-arg --settle-ms --replay-arg 2100 \
+            --replay-arg --sync-stats-flush \
             --out "results/$n.$m.json" || echo "FAILED: $n $m"
     done
 done

@@ -335,3 +335,52 @@ fn a_killed_worker_is_reported_and_its_operations_skipped() {
     }
     assert!(r.contains(r#""operations":11"#), "{r}");
 }
+
+#[test]
+fn the_run_starts_after_the_statistics_flush_the_probe_sees() {
+    let f = Fake::new("flushsync");
+    // Play the kernel's periodic flush: 300 ms after the replayer made its
+    // probe memcg, the probe's memory.stat shows the charged pages.
+    let probe = f.cg.join("mglru-replay-flush-probe");
+    let p2 = probe.clone();
+    let flusher = std::thread::spawn(move || {
+        for _ in 0..1000 {
+            if p2.join("cgroup.procs").exists() {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                fs::write(p2.join("memory.stat"), "anon 16384\nfile 0\n").expect("write stat");
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        false
+    });
+    let out = f.run(
+        "memcg m\ntask t memcg=m\nanon t h size=8K\nstore t h 0 2\n",
+        &["--sync-stats-flush"],
+    );
+    assert!(flusher.join().expect("thread"), "the probe memcg was never made");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    // The replayer moved itself into the probe and back to its own cgroup.
+    let procs = f.read(&probe.join("cgroup.procs"));
+    assert_eq!(procs.lines().count(), 1, "{procs}");
+    assert!(stdout.contains("start: a memcg statistics flush seen after"), "{stdout}");
+    let r = stdout.lines().find(|l| l.starts_with("MGLRU-REPLAY-RESULT ")).expect("result line");
+    let waited: f64 = r
+        .split("\"stats_flush_synced_after_seconds\":")
+        .nth(1)
+        .and_then(|s| s.split(',').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no wait in {r}"));
+    assert!((0.25..5.0).contains(&waited), "waited {waited} s");
+}
+
+#[test]
+fn without_a_flush_the_run_starts_unsynchronised_with_a_warning() {
+    let f = Fake::new("noflush");
+    let out = f.run("memcg m\ntask t memcg=m\nanon t h size=8K\nstore t h 0 2\n", &["--sync-stats-flush"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("warning: no periodic memcg statistics flush seen in 6 s"), "{stdout}");
+    assert!(stdout.contains("\"stats_flush_synced_after_seconds\":null"), "{stdout}");
+}
