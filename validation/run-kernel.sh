@@ -13,6 +13,7 @@
 #   --memory     guest RAM (default: the trace's `memory`, else 1G), e.g. 768M
 #   --keep       keep the run's folder (initramfs, console.log, result.log) under validation/work/runs
 #   --verbose    echo the serial console while it runs
+#   (environment MGLRU_KERNEL_ARGS: extra kernel command-line arguments, for experiments)
 #
 # Exit status: 0 success; 1 usage or setup error; 3 timeout; 4 no result line; 5 replayer failed.
 set -euo pipefail
@@ -82,7 +83,7 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m "$mem_mib" -smp 2
       -nographic -no-reboot -monitor none -nic none
       -serial stdio -serial "file:$run_dir/result.log"
       -kernel "$VMLINUZ" -initrd "$run_dir/initrd.cpio.gz"
-      -append "console=ttyS0 quiet panic=-1 transparent_hugepage=never")
+      -append "console=ttyS0 quiet panic=-1 transparent_hugepage=never${MGLRU_KERNEL_ARGS:+ $MGLRU_KERNEL_ARGS}")
 
 printf 'run-kernel: %s, mode %s, %s MiB, %s; log %s\n' "$(basename "$trace")" "$kmode" "$mem_mib" "$accel_name" "$run_dir/console.log" >&2
 set +e

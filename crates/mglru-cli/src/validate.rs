@@ -19,7 +19,7 @@ use mglru_core::{Policy, RunOptions, Simulator};
 use mglru_trace::TraceReader;
 
 /// The counters whose error is published and enforced.
-pub const COUNTERS: [&str; 10] = [
+pub const COUNTERS: [&str; 11] = [
     "workingset_refault_file",
     "workingset_refault_anon",
     "pgpgin",
@@ -30,6 +30,7 @@ pub const COUNTERS: [&str; 10] = [
     "pgscan_file",
     "pgscan_anon",
     "workingset_activate_file",
+    "workingset_nodereclaim",
 ];
 
 /// A minimal JSON value and parser (the results are small and trusted
@@ -202,6 +203,8 @@ pub struct KernelResult {
     /// limit, the model is run with this much RAM), bytes.
     pub memory_override: Option<u64>,
     pub meta: String,
+    /// The workload's wall time on the guest, seconds.
+    pub wall_seconds: f64,
 }
 
 pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
@@ -234,7 +237,8 @@ pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
             format!("{k}, {d}")
         })
         .unwrap_or_default();
-    Ok(KernelResult { policy, vmstat, memory_override, meta: meta_s })
+    let wall_seconds = j.get("wall_seconds").and_then(|v| v.num()).unwrap_or(0.0);
+    Ok(KernelResult { policy, vmstat, memory_override, meta: meta_s, wall_seconds })
 }
 
 /// The ground-truth platform's operation costs (DIR/platform.json, written
@@ -281,12 +285,13 @@ pub fn rel_err(sim: f64, kernel: f64, floor: f64) -> f64 {
     (sim - kernel).abs() / kernel.abs().max(floor)
 }
 
-/// The floor for a counter: 256 pages (1 MiB), or 1024 for pgpgin (KiB).
+/// The floor for a counter: 256 pages (1 MiB), 1024 for pgpgin (KiB), 16
+/// xarray nodes (1024 pages' shadows) for workingset_nodereclaim.
 pub fn floor_of(counter: &str) -> f64 {
-    if counter == "pgpgin" {
-        1024.0
-    } else {
-        256.0
+    match counter {
+        "pgpgin" => 1024.0,
+        "workingset_nodereclaim" => 16.0,
+        _ => 256.0,
     }
 }
 
@@ -309,6 +314,11 @@ pub struct SignRow {
 }
 
 pub struct Comparison {
+    /// The costs the model ran with (DIR/platform.json), None = defaults.
+    pub platform: Option<CostModel>,
+    /// Per trace and policy: the guest's wall time and the model's
+    /// simulated time for the workload, seconds.
+    pub times: Vec<(String, &'static str, f64, f64)>,
     pub rows: Vec<Row>,
     pub signs: Vec<SignRow>,
     pub missing: Vec<String>,
@@ -341,7 +351,7 @@ pub fn compare_suite(dir: &Path, only: Option<&str>) -> Result<Comparison, Strin
         .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".trace.gz")).map(|s| s.to_string()))
         .collect();
     names.sort();
-    let mut cmp = Comparison { rows: Vec::new(), signs: Vec::new(), missing: Vec::new(), meta: Vec::new() };
+    let mut cmp = Comparison { platform: platform.clone(), times: Vec::new(), rows: Vec::new(), signs: Vec::new(), missing: Vec::new(), meta: Vec::new() };
     for name in names {
         if only.is_some_and(|o| o != name) {
             continue;
@@ -363,6 +373,7 @@ pub fn compare_suite(dir: &Path, only: Option<&str>) -> Result<Comparison, Strin
             cmp.meta.push(format!("{name}.{pname}: {}", kr.meta));
             let sim: f64Map = rep.vmstat.iter().map(|(k, v)| (k.to_string(), *v as f64)).collect();
             let p = policy_name(kr.policy);
+            cmp.times.push((name.clone(), p, kr.wall_seconds, rep.sim.simulated_ns as f64 / 1e9));
             for c in COUNTERS {
                 let k = kr.vmstat.get(c).copied().unwrap_or(0.0);
                 let s = sim.get(c).copied().unwrap_or(0.0);
@@ -453,9 +464,23 @@ pub fn summary(cmp: &Comparison) -> Vec<(&'static str, f64, f64, usize)> {
 /// The readable report.
 pub fn render(cmp: &Comparison, th: Option<&Thresholds>) -> String {
     let mut o = String::new();
+    match &cmp.platform {
+        Some(c) => {
+            let list: Vec<String> =
+                CostModel::NAMES.iter().map(|n| format!("{n}={}", c.get(n).unwrap_or(0))).collect();
+            let _ = writeln!(o, "model costs (ns) of the ground-truth platform, from platform.json: {}\n", list.join(" "));
+        }
+        None => {
+            let _ = writeln!(o, "model costs: the defaults (no platform.json)\n");
+        }
+    }
     let _ = writeln!(o, "{:<30} {:<8} {:<26} {:>12} {:>12} {:>9}", "trace", "policy", "counter", "kernel", "model", "rel.err");
     for r in &cmp.rows {
         let _ = writeln!(o, "{:<30} {:<8} {:<26} {:>12.0} {:>12.0} {:>8.1}%", r.trace, r.policy, r.counter, r.kernel, r.sim, r.rel * 100.0);
+    }
+    let _ = writeln!(o, "\nWorkload time, guest wall clock vs model simulated clock (s):");
+    for (t, p, k, s) in &cmp.times {
+        let _ = writeln!(o, "{t:<30} {p:<8} {k:>12.2} {s:>12.2}");
     }
     let _ = writeln!(o, "\nMGLRU - classic, kernel vs model:");
     for s in &cmp.signs {

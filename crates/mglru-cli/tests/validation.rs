@@ -54,3 +54,39 @@ fn lru_gen_dump_lines_have_the_kernels_shapes() {
     m.dedup();
     assert_eq!(k, m);
 }
+
+/// `validate` uses the platform's costs from DIR/platform.json and says
+/// so; a malformed cost is an error naming the file and the fix.
+#[test]
+fn validate_runs_the_model_with_the_platform_costs() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation");
+    let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
+        .args(["validate", "--suite", root.to_str().unwrap(), "--trace", "file-zipf-1.2"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success());
+    assert!(out.starts_with("model costs (ns) of the ground-truth platform, from platform.json: op="), "{out}");
+    assert!(out.contains("Workload time, guest wall clock vs model simulated clock"), "{out}");
+
+    let dir = std::env::temp_dir().join(format!("mglru-platform-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("traces")).unwrap();
+    std::fs::create_dir_all(dir.join("results")).unwrap();
+    std::fs::write(dir.join("platform.json"), r#"{"cost": {"op": 1.5}}"#).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
+        .args(["validate", "--suite", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("platform.json: cost \"op\" must be a whole number of ns"), "{err}");
+    std::fs::write(dir.join("platform.json"), r#"{"cost": {"warp": 3}}"#).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
+        .args(["validate", "--suite", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("unknown cost 'warp'"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
