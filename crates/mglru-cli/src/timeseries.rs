@@ -6,7 +6,7 @@ use std::io::Write;
 use mglru_core::stat::Ev;
 use mglru_core::Kernel;
 
-const EVENTS: [Ev; 11] = [
+const EVENTS: [Ev; 12] = [
     Ev::WorkingsetRefaultFile,
     Ev::WorkingsetRefaultAnon,
     Ev::WorkingsetActivateFile,
@@ -18,6 +18,7 @@ const EVENTS: [Ev; 11] = [
     Ev::PgscanFile,
     Ev::PgscanAnon,
     Ev::OomKill,
+    Ev::WorkingsetNodereclaim,
 ];
 
 pub struct Series {

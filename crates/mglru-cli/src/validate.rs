@@ -205,6 +205,10 @@ pub struct KernelResult {
     pub meta: String,
     /// The workload's wall time on the guest, seconds.
     pub wall_seconds: f64,
+    /// The guest's clock along the trace (the replayer's `time_profile`):
+    /// (line, ns since the workload began), in line order; empty for
+    /// results recorded without one.
+    pub profile: Vec<(u64, u64)>,
 }
 
 pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
@@ -238,7 +242,31 @@ pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
         })
         .unwrap_or_default();
     let wall_seconds = j.get("wall_seconds").and_then(|v| v.num()).unwrap_or(0.0);
-    Ok(KernelResult { policy, vmstat, memory_override, meta: meta_s, wall_seconds })
+    let profile = match j.get("time_profile") {
+        None | Some(Json::Null) => Vec::new(),
+        Some(tp) => {
+            let nums = |k: &str| -> Result<Vec<u64>, String> {
+                match tp.get(k) {
+                    Some(Json::Arr(a)) => a
+                        .iter()
+                        .map(|v| v.num().filter(|n| *n >= 0.0).map(|n| n as u64))
+                        .collect::<Option<Vec<u64>>>()
+                        .ok_or_else(|| format!("{}: time_profile.{k} must hold non-negative numbers", path.display())),
+                    _ => Err(format!("{}: time_profile has no array \"{k}\"", path.display())),
+                }
+            };
+            let (lines, ns) = (nums("lines")?, nums("ns")?);
+            if lines.len() != ns.len() {
+                return Err(format!("{}: time_profile.lines and .ns differ in length", path.display()));
+            }
+            let p: Vec<(u64, u64)> = lines.into_iter().zip(ns).collect();
+            if p.windows(2).any(|w| w[1].0 < w[0].0 || w[1].1 < w[0].1) {
+                return Err(format!("{}: time_profile is not in line and time order", path.display()));
+            }
+            p
+        }
+    };
+    Ok(KernelResult { policy, vmstat, memory_override, meta: meta_s, wall_seconds, profile })
 }
 
 /// The ground-truth platform's operation costs (DIR/platform.json, written
@@ -264,15 +292,32 @@ pub fn load_platform(dir: &Path) -> Result<Option<CostModel>, String> {
 }
 
 /// Run a trace on the model.
+/// Replay `trace` on the model. With a time `profile` (the guest's clock
+/// at sampled lines), the model's clock is brought forward to the guest's
+/// before each sampled line, so the time-driven mechanisms (the 2 s
+/// statistics flush, the flusher, kswapd's timing against the workload)
+/// meet the workload where they met it on the guest; between samples and
+/// where the model is already later, the cost model alone moves it.
 pub fn simulate_trace(
     trace: &Path,
     policy: Option<Policy>,
     memory: Option<u64>,
     cost: Option<CostModel>,
+    profile: &[(u64, u64)],
 ) -> Result<Report, String> {
     let mut reader = TraceReader::open(trace).map_err(|e| e.to_string())?;
     let mut sim = Simulator::new(RunOptions { policy, memory, cost, ..Default::default() });
+    let mut next = 0;
     while let Some(op) = reader.next_op().map_err(|e| e.to_string())? {
+        let line = reader.line();
+        let mut target = None;
+        while next < profile.len() && profile[next].0 <= line {
+            target = Some(profile[next].1);
+            next += 1;
+        }
+        if let Some(ns) = target {
+            sim.clock_at_least(ns).map_err(|e| format!("{}: {e}", reader.location()))?;
+        }
         sim.apply(&op).map_err(|e| format!("{}: {e}", reader.location()))?;
     }
     let k = sim.finish().map_err(|e| e.to_string())?;
@@ -333,7 +378,7 @@ fn policy_name(p: Policy) -> &'static str {
 }
 
 /// Compare every trace of the suite that has kernel results.
-pub fn compare_suite(dir: &Path, only: Option<&str>) -> Result<Comparison, String> {
+pub fn compare_suite(dir: &Path, only: Option<&str>, follow_guest_clock: bool) -> Result<Comparison, String> {
     let start_free: Vec<String> = std::fs::read_to_string(dir.join("thresholds.json"))
         .ok()
         .and_then(|t| parse_json(&t).ok())
@@ -369,7 +414,8 @@ pub fn compare_suite(dir: &Path, only: Option<&str>) -> Result<Comparison, Strin
             // "self": the trace picks its policy with lru_gen.enabled.
             let policy = if pname == "self" { None } else { Some(kr.policy) };
             let memory = if start_free.iter().any(|n| n == &name) { kr.memory_override } else { None };
-            let rep = simulate_trace(&trace, policy, memory, platform.clone())?;
+            let profile: &[(u64, u64)] = if follow_guest_clock { &kr.profile } else { &[] };
+            let rep = simulate_trace(&trace, policy, memory, platform.clone(), profile)?;
             cmp.meta.push(format!("{name}.{pname}: {}", kr.meta));
             let sim: f64Map = rep.vmstat.iter().map(|(k, v)| (k.to_string(), *v as f64)).collect();
             let p = policy_name(kr.policy);

@@ -90,3 +90,86 @@ fn validate_runs_the_model_with_the_platform_costs() {
     assert!(err.contains("unknown cost 'warp'"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With a result's time profile, the model's clock follows the guest's:
+/// the run lasts at least as long as the guest's last sample says, and
+/// the statistics flush (every 2 s) then falls where the guest's did.
+/// `--cost-model-clock` ignores the profile; a malformed one is an error.
+#[test]
+fn validate_follows_the_guest_clock() {
+    let dir = std::env::temp_dir().join(format!("mglru-profile-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("traces")).unwrap();
+    std::fs::create_dir_all(dir.join("results")).unwrap();
+    let trace = "memory 256M\nmemcg app max=16M\nfile f size=32M readahead=0\ntask t memcg=app\n\
+                 read t f 0 1024\nread t f 1024 1024\nread t f 2048 1024\n";
+    let gz = flate2_free_gzip(trace.as_bytes());
+    std::fs::write(dir.join("traces/t.trace.gz"), &gz).unwrap();
+    let result = |profile: &str| {
+        format!(r#"{{"policy": "classic", "kernel": "6.12", "vmstat": {{"pgpgin": 0}}, "wall_seconds": 7.5, {profile}"meta": {{"date": "d"}}}}"#)
+    };
+    let run = |extra: &[&str]| {
+        let mut a = vec!["validate", "--suite", dir.to_str().unwrap()];
+        a.extend_from_slice(extra);
+        Command::new(env!("CARGO_BIN_EXE_mglru")).args(a).output().unwrap()
+    };
+    let model_time = |out: &str| -> f64 {
+        let l = out
+            .lines()
+            .skip_while(|l| !l.starts_with("Workload time"))
+            .find(|l| l.starts_with("t "))
+            .unwrap_or_else(|| panic!("no workload time in {out}"));
+        l.split_whitespace().last().unwrap().parse().unwrap()
+    };
+    std::fs::write(
+        dir.join("results/t.classic.json"),
+        result(r#""time_profile": {"every_ns": 10000000, "lines": [5, 6, 7], "ns": [0, 3000000000, 7000000000]}, "#),
+    )
+    .unwrap();
+    let o = run(&[]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    let followed = model_time(&out);
+    assert!(followed >= 7.0, "{out}");
+    let o = run(&["--cost-model-clock"]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(model_time(&out) < 7.0, "{out}");
+
+    std::fs::write(
+        dir.join("results/t.classic.json"),
+        result(r#""time_profile": {"every_ns": 10000000, "lines": [5, 7, 6], "ns": [0, 1, 2]}, "#),
+    )
+    .unwrap();
+    let o = run(&[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("time_profile is not in line and time order"), "{err}");
+    std::fs::write(dir.join("results/t.classic.json"), result(r#""time_profile": {"lines": [5]}, "#)).unwrap();
+    let err = String::from_utf8_lossy(&run(&[]).stderr).into_owned();
+    assert!(err.contains("time_profile has no array \"ns\""), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A gzip member with stored (uncompressed) deflate blocks, so the test
+/// needs no compression crate.
+fn flate2_free_gzip(data: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+    let chunks: Vec<&[u8]> = data.chunks(65535).collect();
+    for (i, c) in chunks.iter().enumerate() {
+        out.push(u8::from(i + 1 == chunks.len()));
+        let n = c.len() as u16;
+        out.extend_from_slice(&n.to_le_bytes());
+        out.extend_from_slice(&(!n).to_le_bytes());
+        out.extend_from_slice(c);
+    }
+    let mut crc: u32 = !0;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+        }
+    }
+    out.extend_from_slice(&(!crc).to_le_bytes());
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out
+}

@@ -126,6 +126,18 @@ impl Simulator {
         Ok(self.kernel.as_mut().unwrap())
     }
 
+    /// Let the simulated clock catch up with `ns` as idle time (what a
+    /// `sleep` to that moment would do); a clock already past it is left
+    /// alone. `mglru validate` uses it to make the model's clock follow a
+    /// real guest's (the replayer's time profile).
+    pub fn clock_at_least(&mut self, ns: u64) -> Result<(), SimError> {
+        let k = self.boot()?;
+        if k.now < ns {
+            k.advance_to(ns);
+        }
+        Ok(())
+    }
+
     /// Apply one trace operation.
     pub fn apply(&mut self, op: &Op) -> Result<(), SimError> {
         if self.kernel.is_none() {

@@ -259,6 +259,48 @@ struct Start {
     at: Instant,
 }
 
+/// The guest's clock along the trace: the time since the workload started
+/// at which the operation of a line was issued, sampled at most every
+/// `PROFILE_EVERY` and bounded to `PROFILE_MAX` samples (then every other
+/// sample is dropped and the period doubles). `mglru validate` makes the
+/// model's clock follow it, so time-driven mechanisms (the 2 s statistics
+/// flush, the flusher, `min_ttl_ms`) meet the workload where the guest's
+/// did, whatever the emulated platform's speed.
+#[derive(Default)]
+struct TimeProfile {
+    lines: Vec<u64>,
+    ns: Vec<u64>,
+    every_ns: u64,
+}
+
+const PROFILE_EVERY: Duration = Duration::from_millis(10);
+const PROFILE_MAX: usize = 8192;
+
+impl TimeProfile {
+    fn note(&mut self, line: u64, ns: u64) {
+        if self.every_ns == 0 {
+            self.every_ns = PROFILE_EVERY.as_nanos() as u64;
+        }
+        if self.ns.last().is_some_and(|&t| ns < t + self.every_ns) {
+            return;
+        }
+        if self.ns.len() == PROFILE_MAX {
+            let keep = |v: &mut Vec<u64>| {
+                let mut i = 0;
+                v.retain(|_| {
+                    i += 1;
+                    i % 2 == 1
+                });
+            };
+            keep(&mut self.lines);
+            keep(&mut self.ns);
+            self.every_ns *= 2;
+        }
+        self.lines.push(line);
+        self.ns.push(ns);
+    }
+}
+
 /// The controller.
 struct Exec {
     cfg: Config,
@@ -287,6 +329,7 @@ struct Exec {
     ra_kb: Option<u64>,
     memory_reported: bool,
     last_progress: Instant,
+    profile: TimeProfile,
 }
 
 /// Runs `reader`'s trace on the running kernel and prints the result line.
@@ -362,6 +405,7 @@ impl Exec {
             ra_kb: None,
             memory_reported: false,
             last_progress: Instant::now(),
+            profile: TimeProfile::default(),
             cfg,
         };
         let meminfo = sysfs::read_opt(&ex.sys.path(sysfs::MEMINFO))?.unwrap_or_default();
@@ -537,6 +581,9 @@ impl Exec {
                     self.ops += 1;
                     if !op.is_setup() {
                         self.report_machine(p);
+                    }
+                    if let Some(st) = &self.start {
+                        self.profile.note(line, st.at.elapsed().as_nanos() as u64);
                     }
                     if let Err(e) = self.perform(p, line, &op, action) {
                         let text = p.reader().op_to_text(&op);
@@ -1673,6 +1720,19 @@ impl Exec {
             Some(w) => j.float("stats_flush_synced_after_seconds", w),
             None => j.null("stats_flush_synced_after_seconds"),
         }
+        j.begin_obj(Some("time_profile"));
+        j.int("every_ns", self.profile.every_ns);
+        j.begin_arr("lines");
+        for &l in &self.profile.lines {
+            j.elem_int(l);
+        }
+        j.end_arr();
+        j.begin_arr("ns");
+        for &t in &self.profile.ns {
+            j.elem_int(t);
+        }
+        j.end_arr();
+        j.end_obj();
         j.int("operations", self.ops);
         j.int("skipped_operations", self.skipped);
         j.int("soft_error_count", self.soft_count);
@@ -1857,5 +1917,33 @@ fn recv_ack(sock: &OwnedFd) -> io::Result<Option<Ack>> {
         } else {
             io::Error::new(io::ErrorKind::UnexpectedEof, "short answer")
         });
+    }
+}
+
+#[cfg(test)]
+mod time_profile_tests {
+    use super::*;
+
+    #[test]
+    fn samples_are_spaced_and_bounded() {
+        let ms = 1_000_000;
+        let mut p = TimeProfile::default();
+        // One sample per 10 ms at most: lines 1..=3 within 10 ms give one.
+        p.note(1, 0);
+        p.note(2, 5 * ms);
+        p.note(3, 9 * ms);
+        p.note(4, 10 * ms);
+        assert_eq!(p.lines, vec![1, 4]);
+        assert_eq!(p.ns, vec![0, 10 * ms]);
+        // Filling it up halves the samples and doubles the period.
+        let mut q = TimeProfile::default();
+        for i in 0..=PROFILE_MAX as u64 {
+            q.note(i, i * 10 * ms);
+        }
+        assert_eq!(q.lines.len(), PROFILE_MAX / 2 + 1);
+        assert_eq!(q.every_ns, 20 * ms);
+        assert_eq!(q.lines[..3], [0, 2, 4]);
+        assert_eq!(*q.lines.last().unwrap(), PROFILE_MAX as u64);
+        assert!(q.ns.windows(2).all(|w| w[1] >= w[0] + 20 * ms));
     }
 }

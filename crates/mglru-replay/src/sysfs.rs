@@ -347,6 +347,12 @@ impl Json {
         }
     }
 
+    /// An integer element of an open array.
+    pub fn elem_int(&mut self, v: impl Into<i128>) {
+        self.sep();
+        let _ = write!(self.out, "{}", v.into());
+    }
+
     /// A boolean member.
     pub fn bool(&mut self, k: &str, v: bool) {
         self.key(k);

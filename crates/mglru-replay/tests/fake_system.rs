@@ -149,6 +149,9 @@ fn real_run_against_a_fake_kernel() {
         r#""operations":35"#,
         r#""skipped_operations":0"#,
         r#""killed_tasks":[]"#,
+        // The guest clock's first sample is the first operation after the
+        // definitions (line 15), taken when the workload began.
+        r#""time_profile":{"every_ns":10000000,"lines":[15"#,
     ] {
         assert!(r.contains(want), "missing {want} in {r}");
     }
