@@ -346,6 +346,9 @@ impl Kernel {
                 fl.fmode_noreuse = false;
             }
             Advice::Random => self.files[file as usize].fmode_random = true,
+            // generic_fadvise: only the flag; 6.12 reads it in
+            // vma_has_recency, for the file's mappings.
+            Advice::NoReuse => self.files[file as usize].fmode_noreuse = true,
             Advice::Sequential => {
                 let fl = &mut self.files[file as usize];
                 fl.ra.ra_pages = fl.default_ra_pages * 2;

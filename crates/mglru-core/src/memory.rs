@@ -22,6 +22,9 @@ pub enum Advice {
     Sequential,
     DontNeed,
     WillNeed,
+    /// POSIX_FADV_NOREUSE (files only; the trace resolver rejects it for a
+    /// region, as madvise has no such advice).
+    NoReuse,
 }
 
 impl Kernel {
@@ -771,6 +774,8 @@ impl Kernel {
                 }
                 None => self.madvise_willneed_anon(region),
             },
+            // Not an madvise advice; the resolver never gives it for a region.
+            Advice::NoReuse => {}
         }
     }
 

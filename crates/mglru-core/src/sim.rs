@@ -246,6 +246,7 @@ impl Simulator {
                         mglru_trace::Advice::Sequential => Advice::Sequential,
                         mglru_trace::Advice::DontNeed => Advice::DontNeed,
                         mglru_trace::Advice::WillNeed => Advice::WillNeed,
+                        mglru_trace::Advice::NoReuse => Advice::NoReuse,
                     };
                     match target {
                         Target::File(f) => k.fadvise(f, a),

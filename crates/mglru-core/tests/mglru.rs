@@ -408,3 +408,41 @@ fn batch_aging_variant_keeps_lru_order() {
     assert_eq!(order(Variant::Plain), vec![9, 8, 7, 6, 5, 4, 3, 2, 1, 0], "6.12 reverses: the youngest ends at the tail");
     assert_eq!(order(Variant::BatchAging), vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9], "bulk move keeps the oldest at the tail");
 }
+
+/// `advise ID FILE noreuse` is POSIX_FADV_NOREUSE: 6.12's generic_fadvise
+/// sets FMODE_NOREUSE, and `vma_has_recency` is false for every mapping of
+/// that file. So a fault on such a mapping is not "in an LRU fault"
+/// (`lru_gen_enter_fault`): `folio_add_lru` does not mark the page active
+/// and it goes to min_seq + 1 like a read() page, where a fault on an
+/// ordinary mapping places it in max_seq. The aging walk skips the VMA
+/// (`should_skip_vma`), so the young PTE it left is not harvested, where
+/// the ordinary mapping's young PTE is cleared by the walk.
+#[test]
+fn fadvise_noreuse_takes_recency_from_the_files_mappings() {
+    let mut t = mglru();
+    t.run(
+        "memory 256M\nmemcg app\nfile g size=1M readahead=0\nfile h size=1M readahead=0\ntask t memcg=app\n\
+         mmap t m file=g\nmmap t n file=h\nadvise t h noreuse\nload t m 5\nload t n 5\n",
+    )
+    .drain();
+    let g = lg(&mut t, "app");
+    assert_eq!((g.min_seq[1], g.max_seq), (0, 3));
+    let (pg, ph) = (t.folio_of("g", 5).unwrap(), t.folio_of("h", 5).unwrap());
+    assert_eq!(t.k().folios.get(pg).gen_field() as u64 - 1, 3, "recency: fault places in max_seq");
+    assert_eq!(t.k().folios.get(ph).gen_field() as u64 - 1, 1, "noreuse: min_seq + 1");
+    let young = |t: &mut T, vma: usize| {
+        let k = t.k();
+        let pgd = k.tasks[0].pgd;
+        k.pt.get(pgd, k.vmas[vma].va(5)) & mglru_core::mm::pte::YOUNG != 0
+    };
+    assert!(young(&mut t, 0) && young(&mut t, 1), "both PTEs young after the faults");
+    t.run("lru_gen + app 0 3");
+    assert!(!young(&mut t, 0), "the walk harvested the ordinary mapping's accessed bit");
+    assert!(young(&mut t, 1), "the walk skipped the noreuse mapping");
+    // `normal` clears FMODE_NOREUSE again: the next fault is in an LRU fault.
+    t.run("advise t h normal\nload t n 9").drain();
+    let p9 = t.folio_of("h", 9).unwrap();
+    let g = lg(&mut t, "app");
+    assert_eq!(t.k().folios.get(p9).gen_field() as u64 - 1, g.max_seq % 4);
+    t.check();
+}

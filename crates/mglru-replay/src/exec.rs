@@ -115,6 +115,8 @@ fn madvice(a: Advice) -> u64 {
         Advice::Sequential => libc::MADV_SEQUENTIAL,
         Advice::DontNeed => libc::MADV_DONTNEED,
         Advice::WillNeed => libc::MADV_WILLNEED,
+        // The trace resolver rejects `noreuse` for a region.
+        Advice::NoReuse => unreachable!("noreuse on a region"),
     }) as u64
 }
 
@@ -125,6 +127,7 @@ fn fadvice(a: Advice) -> u64 {
         Advice::Sequential => libc::POSIX_FADV_SEQUENTIAL,
         Advice::DontNeed => libc::POSIX_FADV_DONTNEED,
         Advice::WillNeed => libc::POSIX_FADV_WILLNEED,
+        Advice::NoReuse => libc::POSIX_FADV_NOREUSE,
     }) as u64
 }
 

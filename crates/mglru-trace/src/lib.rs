@@ -28,7 +28,7 @@
 //! write ID FILE PAGE [COUNT]
 //! load ID REGION PAGE [COUNT]
 //! store ID REGION PAGE [COUNT]
-//! advise ID FILE|REGION normal|random|sequential|dontneed|willneed
+//! advise ID FILE|REGION normal|random|sequential|dontneed|willneed|noreuse
 //! reclaim MEMCG SIZE
 //! sleep DURATION
 //! exit ID
@@ -100,16 +100,20 @@ pub enum Advice {
     DontNeed,
     /// `willneed`: the pages will be needed soon (prefetch them).
     WillNeed,
+    /// `noreuse`: `POSIX_FADV_NOREUSE` on a file (files only): its
+    /// mappings lose recency (6.12 `vma_has_recency`).
+    NoReuse,
 }
 
 impl Advice {
     /// All advice values, in the order of the enum.
-    pub const ALL: [Advice; 5] = [
+    pub const ALL: [Advice; 6] = [
         Advice::Normal,
         Advice::Random,
         Advice::Sequential,
         Advice::DontNeed,
         Advice::WillNeed,
+        Advice::NoReuse,
     ];
 
     /// The keyword used in a trace (`normal`, `random`, ...).
@@ -120,6 +124,7 @@ impl Advice {
             Advice::Sequential => "sequential",
             Advice::DontNeed => "dontneed",
             Advice::WillNeed => "willneed",
+            Advice::NoReuse => "noreuse",
         }
     }
 

@@ -365,7 +365,7 @@ pub(crate) fn usage(kw: &str) -> &'static str {
         "write" => "write ID FILE PAGE [COUNT]",
         "load" => "load ID REGION PAGE [COUNT]",
         "store" => "store ID REGION PAGE [COUNT]",
-        "advise" => "advise ID FILE|REGION normal|random|sequential|dontneed|willneed",
+        "advise" => "advise ID FILE|REGION normal|random|sequential|dontneed|willneed|noreuse",
         "reclaim" => "reclaim MEMCG SIZE",
         "sleep" => "sleep DURATION",
         "exit" => "exit ID",

@@ -4,7 +4,7 @@
 
 use crate::hash::{hash_scoped, hash_str, same, Index};
 use crate::parse::{perr, Access, AccessKind, PErr, PResult, Stmt, Tok};
-use crate::{Op, Target, ROOT_MEMCG, SWAPPINESS_ANON_ONLY};
+use crate::{Advice, Op, Target, ROOT_MEMCG, SWAPPINESS_ANON_ONLY};
 use std::fmt::Write as _;
 
 /// Marks a region that is an anonymous mapping (no file).
@@ -701,6 +701,15 @@ impl Resolver {
             } => {
                 let tid = self.live_task(task)?;
                 let target = if let Some(r) = self.find_region(tid, target.s) {
+                    if advice == Advice::NoReuse {
+                        return perr(
+                            target.off,
+                            format!(
+                                "`noreuse` is POSIX_FADV_NOREUSE, advice for a file, but `{}` is a region of task `{}` (madvise has no such advice): name a file",
+                                target.s, task.s
+                            ),
+                        );
+                    }
                     Target::Region(r)
                 } else if let Some(f) = self.find_file(target.s) {
                     Target::File(f)

@@ -265,3 +265,14 @@ fn huge_sizes() {
     let mut r2 = TraceReader::from_str("y", &text);
     assert_eq!(r2.next_op().unwrap(), Some(ops[0].clone()));
 }
+
+#[test]
+fn noreuse_is_file_advice_only() {
+    let mut r = TraceReader::from_str("x", "file f size=1M\ntask t\nadvise t f noreuse\n");
+    let ops = collect(&mut r).unwrap();
+    assert_eq!(ops[2], Op::Advise { task: 0, target: Target::File(0), advice: Advice::NoReuse });
+    let mut r = TraceReader::from_str("x", "task t\nanon t heap size=1M\nadvise t heap noreuse\n");
+    let e = collect(&mut r).unwrap_err().to_string();
+    assert!(e.contains("x:3:10"), "{e}");
+    assert!(e.contains("`noreuse` is POSIX_FADV_NOREUSE, advice for a file, but `heap` is a region of task `t`"), "{e}");
+}
