@@ -173,3 +173,32 @@ fn flate2_free_gzip(data: &[u8]) -> Vec<u8> {
     out.extend_from_slice(&(data.len() as u32).to_le_bytes());
     out
 }
+
+/// Every trace of the reference suite, under both policies: the model's
+/// accounting invariants hold at the end (`--check`), and a second run
+/// gives the same counters, bit for bit (everything but the wall clock).
+#[test]
+fn every_reference_trace_keeps_the_invariants_and_repeats() {
+    let traces = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation/traces");
+    let mut names: Vec<_> = std::fs::read_dir(&traces).unwrap().map(|e| e.unwrap().path()).collect();
+    names.sort();
+    assert!(names.len() >= 12, "{names:?}");
+    for t in &names {
+        for policy in ["classic", "mglru"] {
+            let once = || {
+                let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
+                    .args(["run", t.to_str().unwrap(), "--policy", policy, "--check", "--quiet", "--json", "-"])
+                    .output()
+                    .unwrap();
+                assert!(o.status.success(), "{} {policy}: {}", t.display(), String::from_utf8_lossy(&o.stderr));
+                let text = String::from_utf8(o.stdout).unwrap();
+                // The trace's `dump` statements print first; the JSON follows.
+                let json = &text[text.find("{\n").unwrap_or_else(|| panic!("no JSON: {text}"))..];
+                json.lines().filter(|l| !l.contains("wall_seconds")).collect::<Vec<_>>().join("\n")
+            };
+            let (a, b) = (once(), once());
+            assert!(a.contains("\"vmstat\""), "{a}");
+            assert_eq!(a, b, "{} {policy}: two runs differ", t.display());
+        }
+    }
+}
