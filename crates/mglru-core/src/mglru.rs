@@ -1649,8 +1649,11 @@ impl Kernel {
 
     fn debugfs_sc() -> ScanControl {
         // lru_gen_seq_write's scan_control: no target memcg (counted as
-        // global direct reclaim), may write, unmap and swap.
-        ScanControl::new(0, None)
+        // global direct reclaim), may write, unmap and swap; the fields it
+        // does not name are zero, so priority is 0.
+        let mut sc = ScanControl::new(0, None);
+        sc.priority = 0;
+        sc
     }
 }
 

@@ -78,7 +78,7 @@ impl Sysctl {
             Sysctl::DirtyExpireCentisecs
             | Sysctl::DirtyWritebackCentisecs
             | Sysctl::LruGenMinTtlMs => "an integer between 0 and 4294967295",
-            Sysctl::LruGenEnabled => "y, n, a hex mask 0x0..0x7 or a decimal 0..7",
+            Sysctl::LruGenEnabled => "y, n, or a 32-bit mask of which bits 0x7 count (e.g. 0x0003)",
         }
     }
 
@@ -115,15 +115,19 @@ impl fmt::Display for Sysctl {
     }
 }
 
+/// As 6.12's `enabled_store`: a value starting with `y`/`n` (any case)
+/// turns every capability on/off; otherwise a number (hex with `0x`)
+/// that fits in 32 bits, of which only the three capability bits
+/// (`NR_LRU_GEN_CAPS`) count — the kernel ignores the others.
 fn parse_lru_gen_enabled(value: &str) -> Result<u64, String> {
     let bad = || {
         format!(
-            "lru_gen.enabled must be y, n, a hex mask 0x0..0x7 or a decimal 0..7, found `{value}`"
+            "lru_gen.enabled must be y, n, or a 32-bit mask (hex 0x0..0xffffffff or decimal; bits 0x1, 0x2, 0x4 count), found `{value}`"
         )
     };
-    match value {
-        "y" | "Y" => return Ok(7),
-        "n" | "N" => return Ok(0),
+    match value.as_bytes().first() {
+        Some(b'y' | b'Y') => return Ok(7),
+        Some(b'n' | b'N') => return Ok(0),
         _ => {}
     }
     let v = if let Some(hex) = value
@@ -137,10 +141,10 @@ fn parse_lru_gen_enabled(value: &str) -> Result<u64, String> {
     } else {
         parse_u64(value, "lru_gen.enabled").map_err(|_| bad())?
     };
-    if v > 7 {
+    if v > u64::from(u32::MAX) {
         return Err(bad());
     }
-    Ok(v)
+    Ok(v & 7)
 }
 
 /// Parses `NAME` and `VALUE` of `sysctl NAME=VALUE` (also used for the
@@ -156,7 +160,7 @@ fn parse_lru_gen_enabled(value: &str) -> Result<u64, String> {
 /// | `vm.dirty_background_ratio` | 0..=100 |
 /// | `vm.dirty_expire_centisecs` | u32 |
 /// | `vm.dirty_writeback_centisecs` | u32 |
-/// | `lru_gen.enabled` | `y` (= 7), `n` (= 0), hex `0x0`..`0x7` (any number of digits, e.g. `0x0007`), decimal 0..=7 |
+/// | `lru_gen.enabled` | `y…` (= 7), `n…` (= 0), a 32-bit hex (`0x0007`) or decimal mask, of which bits 0x7 count (as in 6.12's `enabled_store`) |
 /// | `lru_gen.min_ttl_ms` | u32 |
 ///
 /// ```
@@ -245,6 +249,20 @@ mod tests {
             parse_sysctl("lru_gen.enabled", "5"),
             Ok((Sysctl::LruGenEnabled, 5))
         );
+        // enabled_store looks at the first character and at the
+        // capability bits only.
+        assert_eq!(
+            parse_sysctl("lru_gen.enabled", "yes"),
+            Ok((Sysctl::LruGenEnabled, 7))
+        );
+        assert_eq!(
+            parse_sysctl("lru_gen.enabled", "0x000b"),
+            Ok((Sysctl::LruGenEnabled, 3))
+        );
+        assert_eq!(
+            parse_sysctl("lru_gen.enabled", "8"),
+            Ok((Sysctl::LruGenEnabled, 0))
+        );
         assert_eq!(
             parse_sysctl("lru_gen.min_ttl_ms", "1000"),
             Ok((Sysctl::LruGenMinTtlMs, 1000))
@@ -269,11 +287,11 @@ mod tests {
             ("vm.dirty_background_ratio", "101"),
             ("vm.dirty_expire_centisecs", "4294967296"),
             ("vm.dirty_writeback_centisecs", "-5"),
-            ("lru_gen.enabled", "0x8"),
-            ("lru_gen.enabled", "8"),
+            ("lru_gen.enabled", "0x100000000"),
+            ("lru_gen.enabled", "4294967296"),
             ("lru_gen.enabled", "0x"),
             ("lru_gen.enabled", "0xz"),
-            ("lru_gen.enabled", "yes"),
+            ("lru_gen.enabled", "maybe"),
             ("lru_gen.min_ttl_ms", "4294967296"),
             ("vm.swappiness", ""),
         ];

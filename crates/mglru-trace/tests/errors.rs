@@ -350,7 +350,7 @@ fn bad_sysctl() {
     );
     check("sysctl vm.swappiness = 3\n", 1, 8, &["without spaces"]);
     check("sysctl vm.swappiness= 3\n", 1, 23, &["without spaces"]);
-    check("sysctl lru_gen.enabled=0x9\n", 1, 24, &["lru_gen.enabled"]);
+    check("sysctl lru_gen.enabled=0x1ffffffff\n", 1, 24, &["lru_gen.enabled"]);
 }
 
 #[test]
