@@ -3,12 +3,19 @@
 # Re-measure the kernel side of the reference suite: every trace in
 # traces/ under MGLRU and under the classic LRU (or once, "self", when the
 # trace sets lru_gen.enabled itself), results in results/NAME.MODE.json.
-# Usage: validation/run-suite.sh [NAME...]     (default: all traces)
+# Usage: validation/run-suite.sh [--out DIR] [NAME...]   (default: all traces, into results/)
+#   --out DIR: write the results there instead (e.g. a repeat run for the noise measurement,
+#              validation/noise.py results DIR)
 # Needs validation/setup.sh and the static replayer (see README.md).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+out="$here/results"
+if [ "${1:-}" = "--out" ]; then
+    [ $# -ge 2 ] || { echo "run-suite: --out needs a directory" >&2; exit 1; }
+    out=$(realpath -m "$2"); shift 2
+fi
 cd "$here"
-mkdir -p results
+mkdir -p "$out"
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
     for t in traces/*.trace.gz; do names+=("$(basename "$t" .trace.gz)"); done
@@ -49,6 +56,6 @@ PY
         ./run-kernel.sh "$t" --mode "$arg" --memory "$mem" --timeout 600 \
             --replay-arg --per-file-readahead --replay-arg --settle-ms --replay-arg 2100 \
             --replay-arg --sync-stats-flush \
-            --out "results/$n.$m.json" || echo "FAILED: $n $m"
+            --out "$out/$n.$m.json" || echo "FAILED: $n $m"
     done
 done
