@@ -116,7 +116,7 @@ impl Simulator {
             if m.swap_bytes >> PAGE_SHIFT > MAX_PAGES {
                 return Err(SimError("swap larger than 1T is not supported: use a smaller `swap SIZE`".into()));
             }
-            if m.sysctl.lru_gen_enabled != 0 && !crate::MGLRU_IMPLEMENTED {
+            if m.sysctl.lru_gen_enabled & 1 != 0 && !crate::MGLRU_IMPLEMENTED {
                 return Err(SimError(
                     "the multi-gen LRU (--policy mglru, lru_gen.enabled) is not implemented yet; use --policy classic".into(),
                 ));
@@ -168,8 +168,11 @@ impl Simulator {
                 return Err(SimError("memory and swap can only be set before the first operation".into()));
             }
             Op::Sysctl { name, value } => {
-                if name == Sysctl::LruGenEnabled && (value != 0) != (k.sysctl.lru_gen_enabled != 0) {
-                    if !crate::MGLRU_IMPLEMENTED {
+                // enabled_store: only the core bit (0x1) switches the
+                // LRU (lru_gen_change_state); the other bits are
+                // capabilities of a running MGLRU.
+                if name == Sysctl::LruGenEnabled {
+                    if (value & 1 != 0) != (k.sysctl.lru_gen_enabled & 1 != 0) && !crate::MGLRU_IMPLEMENTED {
                         return Err(SimError("switching lru_gen.enabled at run time is not implemented yet".into()));
                     }
                     k.lru_gen_change_state(value as u32);
@@ -369,8 +372,11 @@ impl Kernel {
                 return;
             }
             if !drained {
+                // Drain the per-CPU charge stock, then look at the usage
+                // again before reclaiming (memory_high_write's `continue`).
                 self.drain_stock();
                 drained = true;
+                continue;
             }
             let r = self.try_to_free_mem_cgroup_pages(memcg, usage - high, true, false);
             if r == 0 {
