@@ -59,6 +59,9 @@ RUN OPTIONS:
     --timeseries PATH[:MS]     write a CSV time series every MS simulated ms (default 100): key
                                vmstat counters, each memcg's usage, and MGLRU generation sizes
                                (youngest first)
+    --guest-clock RESULT.json  make the simulated clock follow a real-kernel run's: RESULT is what
+                               validation/run-kernel.sh wrote for this trace (its time_profile);
+                               before each sampled line the clock moves up to the guest's time
     --lru-gen-dump             print /sys/kernel/debug/lru_gen at the end (a trace's `dump`
                                statement prints it at that point, always)
     --quiet                    no table on stdout
@@ -75,6 +78,8 @@ struct RunArgs {
     trace: Option<PathBuf>,
     workload: Option<String>,
     timeseries: Option<(String, u64)>,
+    /// `--guest-clock RESULT`: the time profile of a real-kernel run.
+    guest_clock: Vec<(u64, u64)>,
     lru_gen_dump: bool,
     opts: RunOptions,
     json: Option<String>,
@@ -94,6 +99,7 @@ fn parse_run(args: &[String]) -> Result<RunArgs, String> {
         trace: None,
         workload: None,
         timeseries: None,
+        guest_clock: Vec::new(),
         lru_gen_dump: false,
         opts: RunOptions::default(),
         json: None,
@@ -174,6 +180,16 @@ fn parse_run(args: &[String]) -> Result<RunArgs, String> {
                 }
                 r.timeseries = Some((path, ms));
             }
+            "--guest-clock" => {
+                let v = val(&mut i)?;
+                let kr = validate::load_kernel_result(std::path::Path::new(&v)).map_err(|e| format!("--guest-clock: {e}"))?;
+                if kr.profile.is_empty() {
+                    return Err(format!(
+                        "--guest-clock {v}: the result has no time_profile (record it with the current mglru-replay, validation/run-kernel.sh)"
+                    ));
+                }
+                r.guest_clock = kr.profile;
+            }
             "--all" => r.all = true,
             "--check" => r.check = true,
             "--lru-gen-dump" => r.lru_gen_dump = true,
@@ -223,7 +239,9 @@ fn simulate(
     dumps: Dumps,
     final_dump: bool,
     timeseries: Option<&(String, u64)>,
+    guest_clock: &[(u64, u64)],
 ) -> Result<Report, (String, u8)> {
+    let mut clock_next = 0;
     let start = Instant::now();
     let mut sim = Simulator::new(opts.clone());
     let mut bar = progress::Progress::new(show_progress, reader.total_bytes());
@@ -240,7 +258,7 @@ fn simulate(
     // printed for a model error is that of the operation applied.
     const AHEAD: usize = 8; // page-cache entries are prefetched this many operations ahead,
     const FOLIO_AHEAD: usize = 4; // and folios this many (their entry arrived meanwhile).
-    let mut queue: std::collections::VecDeque<(mglru_trace::Op, String)> = std::collections::VecDeque::with_capacity(AHEAD);
+    let mut queue: std::collections::VecDeque<(mglru_trace::Op, String, u64)> = std::collections::VecDeque::with_capacity(AHEAD);
     let mut pending_err: Option<(String, u8)> = None;
     let mut eof = false;
     loop {
@@ -252,18 +270,28 @@ fn simulate(
                         sim.prefetch(&queue[queue.len() - FOLIO_AHEAD].0, 1);
                     }
                     let loc = if op.is_access() { String::new() } else { reader.location().to_string() };
-                    queue.push_back((op, loc));
+                    queue.push_back((op, loc, reader.line()));
                 }
                 Ok(None) => eof = true,
                 Err(e) => pending_err = Some((format!("{e}"), 1)),
             }
         }
-        let Some((op, loc)) = queue.pop_front() else {
+        let Some((op, loc, line)) = queue.pop_front() else {
             if let Some(e) = pending_err {
                 return Err(e);
             }
             break;
         };
+        // --guest-clock: the model's clock catches up with the guest's
+        // before each sampled line (as `mglru validate` does).
+        let mut target = None;
+        while clock_next < guest_clock.len() && guest_clock[clock_next].0 <= line {
+            target = Some(guest_clock[clock_next].1);
+            clock_next += 1;
+        }
+        if let Some(ns) = target {
+            sim.clock_at_least(ns).map_err(|e| (format!("{}: {e}", reader.name()), 1))?;
+        }
         if let Err(e) = sim.apply(&op) {
             let loc = if loc.is_empty() { reader.name().to_string() } else { loc };
             return Err((format!("{loc}: {e}"), 1));
@@ -406,7 +434,7 @@ fn cmd_run(args: &[String]) -> ExitCode {
     let show = r.progress && std::io::stderr().is_terminal();
     let json_to_stdout = r.json.as_deref() == Some("-");
     let dumps = if json_to_stdout { Dumps::Discard } else { Dumps::Print };
-    let rep = match simulate(&mut reader, &r.opts, show, r.check, dumps, r.lru_gen_dump && !json_to_stdout, r.timeseries.as_ref()) {
+    let rep = match simulate(&mut reader, &r.opts, show, r.check, dumps, r.lru_gen_dump && !json_to_stdout, r.timeseries.as_ref(), &r.guest_clock) {
         Ok(x) => x,
         Err((m, c)) => {
             eprintln!("mglru: {m}");
@@ -445,7 +473,7 @@ fn cmd_compare(args: &[String]) -> ExitCode {
             }
         };
         let opts = RunOptions { policy: Some(policy), ..r.opts.clone() };
-        match simulate(&mut reader, &opts, show, r.check, Dumps::Discard, false, None) {
+        match simulate(&mut reader, &opts, show, r.check, Dumps::Discard, false, None, &[]) {
             Ok(x) => reps.push(x),
             Err((m, c)) => {
                 eprintln!("mglru: {m}");

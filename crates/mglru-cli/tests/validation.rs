@@ -202,3 +202,41 @@ fn every_reference_trace_keeps_the_invariants_and_repeats() {
         }
     }
 }
+
+/// `mglru run --guest-clock RESULT` moves the simulated clock up to the
+/// guest's at the sampled lines; a result without a profile is an error
+/// that says how to get one.
+#[test]
+fn run_follows_a_guest_clock() {
+    let dir = std::env::temp_dir().join(format!("mglru-guest-clock-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("t.trace");
+    std::fs::write(&trace, "memory 64M\nfile f size=1M readahead=0\ntask t\nread t f 0\nread t f 1\nread t f 2\n").unwrap();
+    let with = dir.join("with.json");
+    std::fs::write(
+        &with,
+        r#"{"policy": "mglru", "vmstat": {}, "time_profile": {"every_ns": 10000000, "lines": [4, 6], "ns": [0, 5000000000]}}"#,
+    )
+    .unwrap();
+    let without = dir.join("without.json");
+    std::fs::write(&without, r#"{"policy": "mglru", "vmstat": {}}"#).unwrap();
+    let sim_ns = |extra: &[&str]| -> u64 {
+        let mut a = vec!["run", trace.to_str().unwrap(), "--quiet", "--json", "-"];
+        a.extend_from_slice(extra);
+        let o = Command::new(env!("CARGO_BIN_EXE_mglru")).args(a).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let out = String::from_utf8(o.stdout).unwrap();
+        let l = out.lines().find(|l| l.contains("\"simulated_ns\"")).unwrap();
+        l.trim().trim_start_matches("\"simulated_ns\":").trim().trim_end_matches(',').parse().unwrap()
+    };
+    assert!(sim_ns(&[]) < 5_000_000_000);
+    assert!(sim_ns(&["--guest-clock", with.to_str().unwrap()]) >= 5_000_000_000);
+    let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
+        .args(["run", trace.to_str().unwrap(), "--guest-clock", without.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("has no time_profile"), "{}", String::from_utf8_lossy(&o.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
