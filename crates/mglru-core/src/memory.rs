@@ -362,13 +362,15 @@ impl Kernel {
         let entry = self.swap.as_ref().unwrap().entry(slot);
         let mut major = false;
         let pfn = if entry & crate::swap::SLOT_CACHED != 0 {
-            // swap_cache_get_folio: a readahead hit counts.
+            // swap_cache_get_folio: a readahead hit counts, and the hit
+            // becomes the VMA's previous fault for the next window.
             let pfn = (entry & crate::swap::SLOT_VALUE) as u32;
-            if self.folios.get(pfn).test(pg::READAHEAD) {
+            let readahead = self.folios.get(pfn).test(pg::READAHEAD);
+            if readahead {
                 self.folios.get_mut(pfn).clear(pg::READAHEAD);
                 self.ev.add(Ev::SwapRaHit, 1);
-                self.vma_swap_ra_hit(region);
             }
+            self.vma_swap_ra_hit(region, page, readahead);
             pfn
         } else if self.swap.as_ref().unwrap().sync_io {
             // SWP_SYNCHRONOUS_IO: read straight into a new folio, no swap cache.
@@ -447,36 +449,46 @@ impl Kernel {
 
     /// `swap_vma_readahead` around the faulting page; returns the target.
     fn swapin_readahead(&mut self, region: u32, page: u64, slot: u32) -> Option<u32> {
-        let (start, end) = self.swap_vma_ra_win(region, page);
-        let v = &self.vmas[region as usize];
-        let (task, vstart) = (v.task, v.start);
-        let pgd = self.tasks[task as usize].pgd;
-        for p in start..end {
-            if p == page {
-                continue;
+        let (start, end, win) = self.swap_vma_ra_win(region, page);
+        if win > 1 {
+            // The window in address order, the target among the others;
+            // only the others are marked PG_readahead. Then the drain.
+            let v = &self.vmas[region as usize];
+            let (task, vstart) = (v.task, v.start);
+            let pgd = self.tasks[task as usize].pgd;
+            for p in start..end {
+                let e = self.pt.get(pgd, vstart + (p << 12));
+                if e & pte::SWAP == 0 {
+                    continue;
+                }
+                let s = e & pte::VALUE;
+                if self.swap.as_ref().unwrap().entry(s) & crate::swap::SLOT_CACHED != 0 {
+                    continue;
+                }
+                if let Some(pfn) = self.swapin_new_folio(s, true) {
+                    if p != page {
+                        self.folios.get_mut(pfn).set(pg::READAHEAD);
+                        self.ev.add(Ev::SwapRa, 1);
+                    }
+                }
             }
-            let e = self.pt.get(pgd, vstart + (p << 12));
-            if e & pte::SWAP == 0 {
-                continue;
-            }
-            let s = e & pte::VALUE;
-            if self.swap.as_ref().unwrap().entry(s) & crate::swap::SLOT_CACHED != 0 {
-                continue;
-            }
-            if let Some(pfn) = self.swapin_new_folio(s, true) {
-                self.folios.get_mut(pfn).set(pg::READAHEAD);
-                self.ev.add(Ev::SwapRa, 1);
-            }
+            self.lru_add_drain();
         }
-        self.lru_add_drain();
+        // `skip:` the target, read above unless reclaim took it meanwhile
+        // (or the window was one page).
+        let e = self.swap.as_ref().unwrap().entry(slot);
+        if e & crate::swap::SLOT_CACHED != 0 {
+            return Some((e & crate::swap::SLOT_VALUE) as u32);
+        }
         self.swapin_new_folio(slot, true)
     }
 
-    /// `swap_vma_ra_win`: returns the page range [start, end) to read.
-    fn swap_vma_ra_win(&mut self, region: u32, page: u64) -> (u64, u64) {
+    /// `swap_vma_ra_win`: returns the page range [start, end) to read and
+    /// the window it was cut from.
+    fn swap_vma_ra_win(&mut self, region: u32, page: u64) -> (u64, u64, u64) {
         let max_win = 1u64 << self.sysctl.page_cluster.min(5);
         if max_win == 1 {
-            return (page, page + 1);
+            return (page, page + 1, 1);
         }
         let v = &mut self.vmas[region as usize];
         let fpfn = (v.start >> 12) + page;
@@ -496,7 +508,7 @@ impl Kernel {
         pages = pages.min(max_win).max(prev_win as u64 / 2);
         v.swap_ra = (fpfn, pages as u32, 0);
         if pages == 1 {
-            return (page, page + 1);
+            return (page, page + 1, 1);
         }
         let (lpfn, rpfn) = if fpfn == prev + 1 {
             (fpfn, fpfn + pages)
@@ -511,12 +523,19 @@ impl Kernel {
         let pmd_start = fpfn & !511;
         let s = lpfn.max(vs).max(pmd_start);
         let e = rpfn.min(ve).min(pmd_start + 512);
-        (s - vs, e - vs)
+        (s - vs, e - vs, pages)
     }
 
-    fn vma_swap_ra_hit(&mut self, region: u32) {
+    /// `swap_cache_get_folio`'s VMA readahead state on a swap-cache hit:
+    /// the hit's address replaces the previous fault's, the window stays,
+    /// a readahead hit counts (at most `SWAP_RA_HITS_MAX`).
+    fn vma_swap_ra_hit(&mut self, region: u32, page: u64, readahead: bool) {
+        const SWAP_RA_HITS_MAX: u32 = (1 << (crate::kernel::PAGE_SHIFT / 2)) - 1;
         let v = &mut self.vmas[region as usize];
-        v.swap_ra.2 = v.swap_ra.2.saturating_add(1);
+        v.swap_ra.0 = (v.start >> 12) + page;
+        if readahead {
+            v.swap_ra.2 = (v.swap_ra.2 + 1).min(SWAP_RA_HITS_MAX);
+        }
     }
 
     // ---- rmap ----------------------------------------------------------------

@@ -213,11 +213,13 @@ impl Kernel {
         let mut nr_retries = MAX_RECLAIM_RETRIES;
         let mut drained = false;
         let mut passed_oom = false;
+        // The batch drops to `nr` after a failed attempt and stays there
+        // for every retry (try_charge_memcg).
+        let mut batch = batch_max;
         for _ in 0..CHARGE_LOOP_BOUND {
             if self.consume_stock(memcg, nr) {
                 return true;
             }
-            let mut batch = batch_max;
             let res = match self.page_counter_try_charge(memcg, batch) {
                 Ok(()) => Ok(()),
                 Err(over) => {

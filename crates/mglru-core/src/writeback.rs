@@ -116,8 +116,11 @@ impl Kernel {
     pub fn flusher_periodic(&mut self) {
         self.flusher_armed = false;
         let expire = self.sysctl.dirty_expire_centisecs * 10_000_000;
-        let cutoff = self.now.saturating_sub(expire);
-        self.writeback_inodes(|dirtied| dirtied <= cutoff, u64::MAX);
+        // An inode is expired once it has been dirty for `expire`
+        // (wb_writeback's `oldest_jif`; jiffies wrap, so nothing dirtied at
+        // boot is old before `expire` has passed).
+        let now = self.now;
+        self.writeback_inodes(|dirtied| dirtied.saturating_add(expire) <= now, u64::MAX);
         self.background_writeback();
         if !self.dirty_inodes.is_empty() {
             self.arm_flusher();
