@@ -233,15 +233,23 @@ impl Kernel {
                 return Err(format!("pfn {pfn}: mapcount {} but {} PTEs", self.folios.get(pfn as u32).mapcount, maps[pfn]));
             }
         }
-        // Charges: each memcg's usage is its subtree's folios plus the stock.
+        // Charges: each memcg's usage is its subtree's folios, slab pages
+        // and the stock; slab bytes fill the slab pages.
+        let slab_pages = |m: u16| if m == ROOT_MEMCG { 0 } else { self.memcgs[m as usize].slab_pages };
         for m in 0..self.memcgs.len() as u16 {
+            let c = &self.memcgs[m as usize];
+            if m != ROOT_MEMCG && c.slab_pages != c.slab_bytes.div_ceil(crate::kernel::PAGE_SIZE) {
+                return Err(format!("memcg {m}: {} slab pages for {} slab bytes", c.slab_pages, c.slab_bytes));
+            }
             let sub = self.memcg_subtree(m);
-            let mut expect: u64 = sub.iter().map(|&s| charged[s as usize]).sum();
+            let mut expect: u64 = sub.iter().map(|&s| charged[s as usize] + slab_pages(s)).sum();
             if self.stock.nr_pages > 0 && sub.contains(&self.stock.memcg) {
                 expect += self.stock.nr_pages;
             }
             if m == ROOT_MEMCG {
-                expect = charged.iter().sum::<u64>() + self.stock.nr_pages;
+                expect = charged.iter().sum::<u64>()
+                    + self.stock.nr_pages
+                    + (0..self.memcgs.len() as u16).map(slab_pages).sum::<u64>();
             }
             if self.memcgs[m as usize].usage != expect {
                 return Err(format!("memcg {m}: usage {} but {expect} charged pages", self.memcgs[m as usize].usage));
@@ -257,6 +265,18 @@ impl Kernel {
         use crate::shadow::{XaNodes, SPACE_SWAP, XA_CHUNK_SHIFT};
         let mut charged = vec![0u64; self.memcgs.len()];
         let mut listed = vec![0u64; self.memcgs.len()];
+        // Slab bytes: page-cache nodes and buffer heads (swap-cache nodes
+        // are not accounted).
+        let mut slab = vec![0u64; self.memcgs.len()];
+        for pfn in 0..self.folios.nr_pages() as u32 {
+            let f = self.folios.get(pfn);
+            if f.test(pg::BUFFERS) {
+                if !f.test(pg::ALLOCATED) || f.test(pg::ANON) {
+                    return Err(format!("pfn {pfn}: buffers on a folio that is not in the page cache"));
+                }
+                slab[f.memcg as usize] += crate::filemap::BUFFER_HEAD_BYTES;
+            }
+        }
         let mut spaces: Vec<(u32, &XaNodes, u64)> =
             self.files.iter().enumerate().map(|(i, f)| (i as u32, &f.xa, f.pages)).collect();
         if let Some(sw) = &self.swap {
@@ -287,6 +307,9 @@ impl Kernel {
                     continue;
                 }
                 charged[node.memcg as usize] += 1;
+                if space != SPACE_SWAP {
+                    slab[node.memcg as usize] += crate::shadow::XA_NODE_BYTES;
+                }
                 let shadow_only = count == values;
                 if shadow_only != (node.lru_seq != 0) {
                     return Err(format!("space {space} node {n}: shadow-only {shadow_only} but list seq {}", node.lru_seq));
@@ -300,6 +323,9 @@ impl Kernel {
             }
         }
         for (m, c) in self.memcgs.iter().enumerate() {
+            if c.slab_bytes != slab[m] {
+                return Err(format!("memcg {m}: slab {} bytes but its nodes and buffer heads make {}", c.slab_bytes, slab[m]));
+            }
             if c.xa_nodes != charged[m] || c.shadow_nodes.len() as u64 != listed[m] {
                 return Err(format!(
                     "memcg {m}: {} nodes and {} listed, but {} and {} found",

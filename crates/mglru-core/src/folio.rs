@@ -44,6 +44,11 @@ pub mod pg {
     /// Held by the operation in progress (the kernel's extra reference
     /// from a page-cache lookup): reclaim may isolate it but cannot free it.
     pub const PINNED: u32 = 1 << 24;
+    /// `PG_private` of a page-cache folio: it carries buffer heads (ext4
+    /// attaches them when the page is first written, by write() or
+    /// through a shared mapping), charged to its memcg until it leaves
+    /// the page cache.
+    pub const BUFFERS: u32 = 1 << 25;
 }
 
 /// One simulated 4 KiB folio. 28 bytes.

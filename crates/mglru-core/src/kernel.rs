@@ -371,11 +371,11 @@ impl Kernel {
         }
     }
 
-    /// `memcg_page_state_local(NR_SLAB_*_B) >> PAGE_SHIFT`: the slab pages
-    /// charged to a memcg: its page-cache xarray nodes (the model's only
-    /// slab objects).
+    /// `memcg_page_state_local(NR_SLAB_*_B) >> PAGE_SHIFT`: the slab of a
+    /// memcg in pages: its page-cache xarray nodes and buffer heads (the
+    /// model's only slab objects).
     pub fn memcg_slab_pages(&self, memcg: u16) -> u64 {
-        (self.memcgs[memcg as usize].xa_nodes * crate::shadow::XA_NODE_BYTES) >> 12
+        self.memcgs[memcg as usize].slab_bytes >> PAGE_SHIFT
     }
 
     /// `flush_memcg_stats_dwork` → `cgroup_rstat_flush(root)`: every

@@ -69,6 +69,12 @@ pub struct Memcg {
     pub xa_nodes: u64,
     pub shadow_nodes: std::collections::BTreeMap<u64, (u32, u32)>,
     pub shrinker_nr_deferred: u64,
+    /// Reclaimable slab charged to this memcg (`NR_SLAB_RECLAIMABLE_B`):
+    /// its page-cache xarray nodes and the buffer heads of its written
+    /// file folios, in bytes as memory.stat shows them; and the whole
+    /// pages of the memory counter they hold (`MEMCG_KMEM`).
+    pub slab_bytes: u64,
+    pub slab_pages: u64,
 }
 
 /// A memcg's statistics as the last `cgroup_rstat_flush` left them
@@ -121,6 +127,8 @@ impl Memcg {
             xa_nodes: 0,
             shadow_nodes: Default::default(),
             shrinker_nr_deferred: 0,
+            slab_bytes: 0,
+            slab_pages: 0,
         }
     }
 }

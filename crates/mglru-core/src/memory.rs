@@ -236,6 +236,7 @@ impl Kernel {
             if self.vmas[region as usize].dead {
                 return;
             }
+            self.folio_create_buffers(pfn);
             self.folio_mark_dirty(pfn);
             self.map_folio(region, page, pfn, true);
             self.balance_dirty_pages_ratelimited();
@@ -244,6 +245,7 @@ impl Kernel {
 
     /// `wp_page_shared`: first store through a read-only shared PTE.
     fn wp_page_shared(&mut self, region: u32, page: u64, pfn: u32) {
+        self.folio_create_buffers(pfn);
         self.folio_mark_dirty(pfn);
         let v = &self.vmas[region as usize];
         let va = v.va(page);

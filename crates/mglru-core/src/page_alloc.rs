@@ -47,6 +47,7 @@ impl Kernel {
     pub fn free_folio(&mut self, pfn: u32) {
         let f = *self.folios.get(pfn);
         debug_assert!(f.flags & (pg::LRU | pg::IN_BATCH) == 0, "freeing a folio still on an LRU: {:?}", f);
+        debug_assert!(!f.test(pg::BUFFERS), "freeing a folio with buffers: {:?}", f);
         self.page_counter_uncharge(f.memcg, 1);
         self.ev.add(Ev::Pgfree, 1);
         self.folios.free(pfn);
@@ -181,6 +182,48 @@ impl Kernel {
         self.stock.nr_pages += nr;
         if self.stock.nr_pages > MEMCG_CHARGE_BATCH {
             self.drain_stock();
+        }
+    }
+
+    /// A reclaimable slab object of `bytes` allocated for `memcg`
+    /// (`__GFP_ACCOUNT`: `obj_cgroup_charge`). memory.stat counts the
+    /// bytes; the memory counter holds whole pages, one more each time the
+    /// bytes cross a page boundary (the per-CPU object stock keeps the
+    /// rest), taken from the memcg's page stock when it has them.
+    /// Simplification (docs/FIDELITY.md): the charge never reclaims — a
+    /// page over the limit is forced, and the next folio charge reclaims
+    /// it back — and the slab pages take no simulated RAM. The root memcg
+    /// counts the bytes only, as it charges nothing in cgroup v2.
+    pub(crate) fn memcg_slab_charge(&mut self, memcg: u16, bytes: u64) {
+        let c = &mut self.memcgs[memcg as usize];
+        c.slab_bytes += bytes;
+        if memcg == ROOT_MEMCG {
+            return;
+        }
+        let need = c.slab_bytes.div_ceil(crate::kernel::PAGE_SIZE);
+        if need > c.slab_pages {
+            let n = need - c.slab_pages;
+            c.slab_pages = need;
+            if !self.consume_stock(memcg, n) {
+                self.force_charge(memcg, n);
+            }
+        }
+    }
+
+    /// The object freed (`obj_cgroup_uncharge`): pages the bytes no longer
+    /// fill go back through the page stock (`obj_cgroup_uncharge_pages`).
+    pub(crate) fn memcg_slab_uncharge(&mut self, memcg: u16, bytes: u64) {
+        let c = &mut self.memcgs[memcg as usize];
+        debug_assert!(c.slab_bytes >= bytes);
+        c.slab_bytes -= bytes;
+        if memcg == ROOT_MEMCG {
+            return;
+        }
+        let need = c.slab_bytes.div_ceil(crate::kernel::PAGE_SIZE);
+        if c.slab_pages > need {
+            let n = c.slab_pages - need;
+            c.slab_pages = need;
+            self.refill_stock(memcg, n);
         }
     }
 

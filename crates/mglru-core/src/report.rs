@@ -215,10 +215,12 @@ impl Kernel {
             .map(|t| t.pgtables)
             .sum::<u64>()
             * PAGE_SIZE;
+        let slab: u64 = sub.iter().map(|&m| self.memcgs[m as usize].slab_bytes).sum();
+        let kmem: u64 = sub.iter().map(|&m| self.memcgs[m as usize].slab_pages).sum::<u64>() * PAGE_SIZE;
         let mut v: Vec<(&'static str, u64)> = vec![
             ("anon", b(St::Anon)),
             ("file", b(St::FilePages)),
-            ("kernel", pgtables),
+            ("kernel", pgtables + kmem),
             ("kernel_stack", 0),
             ("pagetables", pgtables),
             ("sec_pagetables", 0),
@@ -238,9 +240,9 @@ impl Kernel {
             ("inactive_file", lru[LRU_INACTIVE_FILE] * PAGE_SIZE),
             ("active_file", lru[LRU_ACTIVE_FILE] * PAGE_SIZE),
             ("unevictable", lru[LRU_UNEVICTABLE] * PAGE_SIZE),
-            ("slab_reclaimable", 0),
+            ("slab_reclaimable", slab),
             ("slab_unreclaimable", 0),
-            ("slab", 0),
+            ("slab", slab),
         ];
         for x in [
             Ev::WorkingsetRefaultAnon,

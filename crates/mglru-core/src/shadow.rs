@@ -25,8 +25,9 @@ pub const XA_CHUNK_SHIFT: u32 = 6;
 const XA_CHUNK_SIZE: u64 = 1 << XA_CHUNK_SHIFT;
 /// `SHRINK_BATCH`.
 const SHRINK_BATCH: u64 = 128;
-/// `sizeof(struct xa_node)` as the radix_tree_node slab accounts it.
-pub const XA_NODE_BYTES: u64 = 576;
+/// What one radix_tree_node costs its memcg: `sizeof(struct xa_node)`
+/// (576) plus the obj_cgroup pointer `obj_full_size` charges with it.
+pub const XA_NODE_BYTES: u64 = 584;
 /// The swap cache, as a space beside the files.
 pub const SPACE_SWAP: u32 = u32::MAX;
 
@@ -125,6 +126,9 @@ impl Kernel {
             }
             if node.memcg != NO_MEMCG {
                 self.memcgs[node.memcg as usize].xa_nodes -= 1;
+                if space != SPACE_SWAP {
+                    self.memcg_slab_uncharge(node.memcg, XA_NODE_BYTES);
+                }
                 node2.memcg = NO_MEMCG;
             }
         } else {
@@ -132,6 +136,11 @@ impl Kernel {
                 let m = if space == SPACE_SWAP { ROOT_MEMCG } else { memcg };
                 node2.memcg = m;
                 self.memcgs[m as usize].xa_nodes += 1;
+                // The page cache's xarray is XA_FLAGS_ACCOUNT; the swap
+                // cache's is not.
+                if space != SPACE_SWAP {
+                    self.memcg_slab_charge(m, XA_NODE_BYTES);
+                }
             }
             let shadow_only = node.count == node.values;
             if shadow_only && node.lru_seq == 0 {
@@ -205,6 +214,9 @@ impl Kernel {
             let m = node.memcg;
             node.memcg = NO_MEMCG;
             self.memcgs[m as usize].xa_nodes -= 1;
+            if space != SPACE_SWAP {
+                self.memcg_slab_uncharge(m, XA_NODE_BYTES);
+            }
             self.count(m, Ev::WorkingsetNodereclaim, 1);
             freed += 1;
         }
