@@ -235,7 +235,20 @@ impl Kernel {
         }
         // Charges: each memcg's usage is its subtree's folios, slab pages
         // and the stock; slab bytes fill the slab pages.
-        let slab_pages = |m: u16| if m == ROOT_MEMCG { 0 } else { self.memcgs[m as usize].slab_pages };
+        let slab_pages = |m: u16| {
+            if m == ROOT_MEMCG {
+                0
+            } else {
+                self.memcgs[m as usize].slab_pages + self.memcgs[m as usize].pgtable_pages
+            }
+        };
+        for m in 1..self.memcgs.len() as u16 {
+            // Every table but the pgd (allocated before the task joined).
+            let tables: u64 = self.tasks.iter().filter(|t| t.alive && t.memcg == m).map(|t| t.pgtables - 1).sum();
+            if tables != self.memcgs[m as usize].pgtable_pages {
+                return Err(format!("memcg {m}: {} page-table pages charged but its tasks have {tables}", self.memcgs[m as usize].pgtable_pages));
+            }
+        }
         for m in 0..self.memcgs.len() as u16 {
             let c = &self.memcgs[m as usize];
             if m != ROOT_MEMCG && c.slab_pages != c.slab_bytes.div_ceil(crate::kernel::PAGE_SIZE) {

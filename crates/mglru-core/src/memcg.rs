@@ -75,6 +75,9 @@ pub struct Memcg {
     /// pages of the memory counter they hold (`MEMCG_KMEM`).
     pub slab_bytes: u64,
     pub slab_pages: u64,
+    /// Page-table pages of its tasks charged to it (`GFP_PGTABLE_USER` is
+    /// `__GFP_ACCOUNT`): also `MEMCG_KMEM`.
+    pub pgtable_pages: u64,
 }
 
 /// A memcg's statistics as the last `cgroup_rstat_flush` left them
@@ -129,6 +132,7 @@ impl Memcg {
             shrinker_nr_deferred: 0,
             slab_bytes: 0,
             slab_pages: 0,
+            pgtable_pages: 0,
         }
     }
 }

@@ -33,6 +33,9 @@ impl Kernel {
     pub fn task_create(&mut self, id: u32, memcg: u16) {
         let pgd = self.pt.new_pgd();
         debug_assert_eq!(id as usize, self.tasks.len());
+        // The pgd is not charged to the memcg: it was allocated when the
+        // process was forked, before it joined its cgroup (as the
+        // replayer's workers are). The tables below it are.
         self.tasks.push(Task::new(memcg, pgd));
         // lru_gen_add_mm: join the memcg's mm list; a walker whose tail is
         // the list head will visit it in this round.
@@ -119,6 +122,12 @@ impl Kernel {
             return;
         }
         self.fault_begin(region);
+        if e == 0 && !self.pte_alloc(region, page) {
+            // VM_FAULT_OOM: the tables could not be charged.
+            self.sim.dropped_accesses += 1;
+            self.fault_end();
+            return;
+        }
         if e & pte::SWAP != 0 {
             self.do_swap_page(region, page, e & pte::VALUE, write);
         } else if self.vmas[region as usize].file.is_none() {
@@ -129,6 +138,39 @@ impl Kernel {
             self.do_read_fault(region, page);
         }
         self.fault_end();
+    }
+
+    /// `__handle_mm_fault`'s `pmd_alloc`/`pte_alloc`: the page-table
+    /// pages down to the faulting PTE, before anything else of the fault,
+    /// charged to the task's memcg (`GFP_PGTABLE_USER` is
+    /// `__GFP_ACCOUNT`; the charge may reclaim). False when the charge
+    /// failed or the task died meanwhile.
+    fn pte_alloc(&mut self, region: u32, page: u64) -> bool {
+        let v = &self.vmas[region as usize];
+        let (task, va) = (v.task, v.va(page));
+        let pgd = self.tasks[task as usize].pgd;
+        let need = self.pt.missing_tables(pgd, va) as u64;
+        if need == 0 {
+            return true;
+        }
+        let memcg = self.tasks[task as usize].memcg;
+        if memcg != crate::memcg::ROOT_MEMCG && !self.try_charge(memcg, need, Gfp::Normal) {
+            return false;
+        }
+        if !self.tasks[task as usize].alive || self.vmas[region as usize].dead {
+            // OOM-killed while charging: give the charge back.
+            if memcg != crate::memcg::ROOT_MEMCG {
+                self.refill_stock_pub(memcg, need);
+            }
+            return false;
+        }
+        let (_, allocated) = self.pt.get_mut_alloc(pgd, va);
+        debug_assert_eq!(allocated as u64, need);
+        self.tasks[task as usize].pgtables += need;
+        if memcg != crate::memcg::ROOT_MEMCG {
+            self.memcgs[memcg as usize].pgtable_pages += need;
+        }
+        true
     }
 
     /// `handle_mm_fault` entry: count the fault, `lru_gen_enter_fault`.
@@ -168,6 +210,9 @@ impl Kernel {
         *p = pte::PRESENT | pte::YOUNG | if write { pte::DIRTY } else { 0 } | pfn;
         let t = &mut self.tasks[task as usize];
         t.pgtables += allocated as u64;
+        let tmemcg = t.memcg;
+        self.memcg_pgtable_charge(tmemcg, allocated as i64);
+        let t = &mut self.tasks[task as usize];
         let f = self.folios.get_mut(pfn);
         f.mapcount += 1;
         let memcg = f.memcg;
@@ -196,6 +241,8 @@ impl Kernel {
             let (p, allocated) = self.pt.get_mut_alloc(pgd, va);
             *p = pte::PRESENT | pte::YOUNG | pte::ZERO_PFN;
             self.tasks[task as usize].pgtables += allocated as u64;
+            let tmemcg = self.tasks[task as usize].memcg;
+            self.memcg_pgtable_charge(tmemcg, allocated as i64);
             return;
         }
         let memcg = self.tasks[task as usize].memcg;
@@ -735,7 +782,10 @@ impl Kernel {
         let pgd = t.pgd;
         self.pt.free_all(pgd);
         let t = &mut self.tasks[task as usize];
+        let (freed, tmemcg) = (t.pgtables.saturating_sub(1), t.memcg);
         t.pgtables = 0;
+        self.memcg_pgtable_charge(tmemcg, -(freed as i64));
+        let t = &self.tasks[task as usize];
         debug_assert_eq!((t.rss_anon, t.rss_file, t.swapents), (0, 0, 0));
     }
 

@@ -103,6 +103,18 @@ impl PageTables {
             None => 0,
         }
     }
+    /// How many page-table pages `get_mut_alloc` would allocate for `va`.
+    pub fn missing_tables(&self, pgd: u32, va: u64) -> u32 {
+        let pud = self.upper[pgd as usize][idx(va, 3)];
+        if pud == 0 {
+            return 3;
+        }
+        let pmd = self.upper[(pud - 1) as usize][idx(va, 2)];
+        if pmd == 0 {
+            return 2;
+        }
+        u32::from(self.upper[(pmd - 1) as usize][idx(va, 1)] & CHILD_MASK == 0)
+    }
     /// A mutable PTE, allocating the tables on the way (`__pte_alloc`);
     /// returns the number of page-table pages allocated as well. The
     /// non-leaf accessed bit of the PMD entry is set, as the CPU does when

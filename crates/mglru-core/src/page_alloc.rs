@@ -227,6 +227,33 @@ impl Kernel {
         }
     }
 
+    /// Page-table pages allocated (`n` > 0) or freed for a task of
+    /// `memcg`: charged like the slab pages above (from the stock, else
+    /// forced; the charge never reclaims), returned through the stock.
+    pub(crate) fn memcg_pgtable_charge(&mut self, memcg: u16, n: i64) {
+        if memcg == ROOT_MEMCG || n == 0 {
+            return;
+        }
+        let c = &mut self.memcgs[memcg as usize];
+        if n > 0 {
+            let n = n as u64;
+            c.pgtable_pages += n;
+            if !self.consume_stock(memcg, n) {
+                self.force_charge(memcg, n);
+            }
+        } else {
+            let n = n.unsigned_abs();
+            debug_assert!(c.pgtable_pages >= n);
+            c.pgtable_pages -= n;
+            self.refill_stock(memcg, n);
+        }
+    }
+
+    /// `refill_stock` for callers outside this file.
+    pub(crate) fn refill_stock_pub(&mut self, memcg: u16, nr: u64) {
+        self.refill_stock(memcg, nr);
+    }
+
     /// `mem_cgroup_margin`: pages left under max (memory counter).
     pub fn mem_cgroup_margin(&self, memcg: u16) -> u64 {
         let c = &self.memcgs[memcg as usize];

@@ -307,17 +307,18 @@ fn memory_low_gives_way_memory_min_does_not() {
             // reclaimed and memory.events `low` is counted.
             assert!(mem_event(&mut t, "a", MemcgEvent::Low) >= 1);
             assert_eq!(t.ev(Ev::OomKill), 0);
-            // b filled its 1024 pages with 16 batches (stock 0) and then
-            // charges one page at a time: each reclaim frees at most 63
-            // pages (less than 32 before its last priority plus at most
+            // b filled its first pages with 64-page batches (stock 0) and
+            // then charges one page at a time: each reclaim frees at most
+            // 63 pages (less than 32 before its last priority plus at most
             // one chunk of 32), so the 64-page charge never fits again. b's
-            // usage is its 1536 pages.
-            assert_eq!(usage(&mut t, "b"), 1536);
-            // a ends at most at 2048 - 1536 = 512; the last reclaim ran
-            // with b at ≤ 1535 pages and freed ≤ 63, so a ≥ 2048 - 1535 -
-            // 63 = 450. Where in between depends on the last overshoot.
+            // usage is its 1536 pages and the 5 page tables they need (3
+            // PTE tables, a PMD and a PUD, charged to b).
+            assert_eq!(usage(&mut t, "b"), 1541);
+            // a ends at most at 2048 - 1541 = 507; the last reclaim ran
+            // with b at ≤ 1540 pages and freed ≤ 63, so a ≥ 2048 - 1540 -
+            // 63 = 445. Where in between depends on the last overshoot.
             let a = usage(&mut t, "a");
-            assert!((450..=512).contains(&a), "a kept {a} pages");
+            assert!((445..=507).contains(&a), "a kept {a} pages");
             // Everything a lost was reclaimed (a's stock is empty).
             assert_eq!(memcg_ev(&mut t, "a", Ev::PgstealDirect), 1024 - a);
         } else {
@@ -433,7 +434,8 @@ fn swap_max_zero_never_swaps() {
     // gives 63 reclaims, 3528 pages stolen, 504 resident, stock 0.
     assert_eq!(t.ev(Ev::PgstealFile), 3528);
     assert_eq!(resident(&mut t, "f", 0..4096), 504 + 64);
-    assert_eq!(usage(&mut t, "app"), 512 + 504);
+    // ... and the heap's 3 page tables (PTE, PMD, PUD), charged to app.
+    assert_eq!(usage(&mut t, "app"), 512 + 504 + 3);
     // Anon aging needs inactive_is_low on the flushed (zero) sizes: no pgrefill.
     assert_eq!(t.ev(Ev::Pgrefill), 0);
     assert_eq!(t.ev(Ev::OomKill), 0);
@@ -448,22 +450,24 @@ fn small_swap_max_caps_swap_out() {
     let mut t = T::classic();
     t.run("memory 256M\nswap 64M sync=y\nmemcg app max=4M swap.max=1M\ntask t memcg=app\nanon t heap size=8M");
     let id = t.memcg_id("app") as usize;
-    for p in 0..1280u64 {
+    for p in 0..1275u64 {
         t.run(&format!("store t heap {p}"));
         // mem_cgroup_try_charge_swap refuses a slot beyond swap.max.
         assert!(t.k().memcgs[id].swap_usage <= 256);
     }
-    // 1280 pages exist: at most 1024 in memory (usage ≤ max), at most 256
-    // in swap, so exactly 1024 + 256 and the stock is empty. Nothing is
-    // swapped in or freed, so each slot was written once.
+    // 1275 pages exist, and 5 page tables (3 PTE tables for 1275 pages, a
+    // PMD, a PUD) charged to app: at most 1024 pages in memory (usage ≤
+    // max), at most 256 in swap, so exactly 1019 + 5 + 256 and the stock
+    // is empty. Nothing is swapped in or freed, so each slot was written
+    // once.
     let k = t.k();
     assert_eq!(k.memcgs[id].swap_usage, 256);
     assert_eq!(k.memcgs[id].usage, 1024);
-    assert_eq!((k.tasks[0].rss_anon, k.tasks[0].swapents), (1024, 256));
+    assert_eq!((k.tasks[0].rss_anon, k.tasks[0].swapents), (1019, 256));
     assert_eq!(k.ev.get(Ev::Pswpout), 256);
     assert_eq!(k.ev.get(Ev::OomKill), 0);
-    t.run("store t heap 1280");
-    // Page 1281 needs a charge; anon cannot be reclaimed any more (no swap
+    t.run("store t heap 1275");
+    // Page 1276 needs a charge; anon cannot be reclaimed any more (no swap
     // left for the memcg → SCAN_FILE) and there is no file: 16 failed
     // retries, memcg OOM, the task is killed.
     assert_eq!(t.ev(Ev::OomKill), 1);
@@ -855,14 +859,24 @@ fn read_twice_file_twice_the_memcg_refaults_every_page() {
 
 fn charge_retry_keeps_single_page_batch() {
     let mut t = T::classic();
-    t.run("memory 256M\nmemcg app max=1M\ntask big memcg=app\ntask small memcg=app\nanon big heap size=1M\nanon small heap size=1M");
-    t.run("store big heap 0 192\nstore small heap 0 64");
-    assert_eq!(usage(&mut t, "app"), 256);
+    // The limit sits on the parent; the two tasks are in sibling memcgs so
+    // that the victim's page tables, uncharged into the per-CPU stock when
+    // it exits (obj_cgroup_uncharge_pages refills it), are stocked for its
+    // memcg, not for the one that retries.
+    t.run(
+        "memory 256M\nmemcg top max=1M\nmemcg a parent=top\nmemcg b parent=top\ntask big memcg=a\ntask small memcg=b\n\
+         anon big heap size=1M\nanon small heap size=1M",
+    );
+    // Each heap's first store allocates a PUD, a PMD and a PTE table, charged
+    // to the task's memcg (the pgd came with the task): 189 + 3 and 61 + 3.
+    t.run("store big heap 0 189\nstore small heap 0 61");
+    assert_eq!(usage(&mut t, "top"), 256);
     // The next page: 64 fails, 1 fails, no swap and no file → nothing
-    // reclaimable → OOM kills big (192 pages vs 64) → retry with batch 1.
-    t.run("store small heap 64");
+    // reclaimable → OOM kills big (189 pages + 4 tables vs 61 + 4) → retry
+    // with batch 1.
+    t.run("store small heap 61");
     assert_eq!(t.ev(Ev::OomKill), 1);
     assert!(!t.k().tasks[0].alive && t.k().tasks[1].alive);
-    assert_eq!(usage(&mut t, "app"), 65, "small's 65 pages, nothing stocked");
+    assert_eq!(usage(&mut t, "b"), 65, "small's 62 pages and 3 tables, nothing stocked for b");
     t.check();
 }

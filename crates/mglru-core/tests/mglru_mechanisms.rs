@@ -152,8 +152,9 @@ fn look_around_promotes_young_neighbours_with_a_walk() {
 /// PTEs; N = pages 1..=7 in seq 4; max_seq = 5, min_seq = 2. X and N are
 /// then touched. A page charged by another memcg takes over the per-CPU
 /// charge stock (`refill_stock` drains app's), so app's usage is its 48
-/// pages. Writing memory.high = 8 pages then makes `memory_high_write`
-/// call try_to_free_mem_cgroup_pages(app, 40): nr_to_reclaim =
+/// pages and the heap's 3 page tables (PTE, PMD, PUD), 51. Writing
+/// memory.high = 11 pages then makes `memory_high_write` call
+/// try_to_free_mem_cgroup_pages(app, 40): nr_to_reclaim =
 /// max(40, SWAP_CLUSTER_MAX) = 40.
 #[test]
 fn look_around_activates_neighbours_without_a_walk() {
@@ -165,7 +166,7 @@ fn look_around_activates_neighbours_without_a_walk() {
     t.run("lru_gen + app 0 4");
     t.run("load t heap 0 8\nstore o x 0");
     let app = t.memcg_id("app") as usize;
-    assert_eq!(t.k().memcgs[app].usage, 48);
+    assert_eq!(t.k().memcgs[app].usage, 51);
     let x = pfn_at(&mut t, 0, 0);
     let n: Vec<u32> = (1..8).map(|p| pfn_at(&mut t, 0, p)).collect();
     let g = lg(&mut t, "app");
@@ -183,9 +184,9 @@ fn look_around_activates_neighbours_without_a_walk() {
     // X clears X and N, finds N in seq 4 != max_seq 5 and activates them
     // through the batch (7 folios, below PAGEVEC_SIZE: not drained); X is
     // kept (FOLIOREF_KEEP) and goes back with PG_active; C's PTEs are old:
-    // 40 folios swapped out, which meets nr_to_reclaim. Usage is then 8 =
+    // 40 folios swapped out, which meets nr_to_reclaim. Usage is then 11 =
     // memory.high: the write returns.
-    t.run("memcg app high=32K");
+    t.run("memcg app high=44K");
     assert_eq!(t.ev(Ev::Pswpout), 40);
     assert_eq!(t.ev(Ev::PgstealAnon), 40);
     // No walk: nothing was promoted lazily; N still counts in seq 4 and
@@ -861,9 +862,10 @@ fn faults_on_a_vma_without_recency_are_not_active() {
 /// the new high it drains the per-CPU charge stock and `continue`s, so
 /// the amount it asks try_to_free_mem_cgroup_pages for is read after the
 /// drain. Same layout as `look_around_activates_neighbours_without_a_walk`
-/// but app's 16 stocked pages are left in place: usage 64 = 48 folios +
-/// 16 stocked. After the drain usage is 48, the request is 48 - 8 = 40,
-/// and the reclaim goes exactly as in that test: 40 pages swapped out.
+/// but app's 13 stocked pages are left in place: usage 64 = 48 folios + 3
+/// page tables + 13 stocked. After the drain usage is 51, the request is
+/// 51 - 11 = 40, and the reclaim goes exactly as in that test: 40 pages
+/// swapped out.
 #[test]
 
 fn memory_high_write_reads_usage_after_draining_the_stock() {
@@ -875,9 +877,9 @@ fn memory_high_write_reads_usage_after_draining_the_stock() {
     t.run("lru_gen + app 0 4");
     t.run("load t heap 0 8");
     let app = t.memcg_id("app") as usize;
-    assert_eq!((t.k().memcgs[app].usage, t.k().stock.nr_pages), (64, 16));
-    t.run("memcg app high=32K");
+    assert_eq!((t.k().memcgs[app].usage, t.k().stock.nr_pages), (64, 13));
+    t.run("memcg app high=44K");
     assert_eq!(t.ev(Ev::Pswpout), 40);
-    assert_eq!(t.k().memcgs[app].usage, 8);
+    assert_eq!(t.k().memcgs[app].usage, 11);
     t.check();
 }
