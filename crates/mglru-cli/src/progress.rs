@@ -29,29 +29,8 @@ impl Progress {
         self.last = now;
         self.shown = true;
         let secs = now.duration_since(self.start).as_secs_f64();
-        let rate = ops as f64 / secs;
         let mut err = std::io::stderr().lock();
-        match self.total {
-            Some(t) if t > 0 => {
-                let frac = (done as f64 / t as f64).min(1.0);
-                let width = 30;
-                let fill = (frac * width as f64) as usize;
-                let eta = if frac > 0.0 { secs / frac - secs } else { 0.0 };
-                let _ = write!(
-                    err,
-                    "\r[{}{}] {:5.1}%  {:.2}M ops  {:.1}M ops/s  eta {:.0}s ",
-                    "#".repeat(fill),
-                    " ".repeat(width - fill),
-                    frac * 100.0,
-                    ops as f64 / 1e6,
-                    rate / 1e6,
-                    eta
-                );
-            }
-            _ => {
-                let _ = write!(err, "\r{:.2}M ops  {:.1}M ops/s ", ops as f64 / 1e6, rate / 1e6);
-            }
-        }
+        let _ = write!(err, "\r{}", line(done, self.total, ops, secs));
         let _ = err.flush();
     }
 
@@ -61,5 +40,45 @@ impl Progress {
             let _ = write!(err, "\r{}\r", " ".repeat(78));
             let _ = err.flush();
         }
+    }
+}
+
+/// One state of the bar: with the input's size known, the share read, a
+/// 30-column bar and an estimate of the time left; else just the counts.
+pub fn line(done: u64, total: Option<u64>, ops: u64, secs: f64) -> String {
+    let rate = if secs > 0.0 { ops as f64 / secs } else { 0.0 };
+    match total {
+        Some(t) if t > 0 => {
+            let frac = (done as f64 / t as f64).min(1.0);
+            let width = 30;
+            let fill = (frac * width as f64) as usize;
+            let eta = if frac > 0.0 { secs / frac - secs } else { 0.0 };
+            format!(
+                "[{}{}] {:5.1}%  {:.2}M ops  {:.1}M ops/s  eta {:.0}s ",
+                "#".repeat(fill),
+                " ".repeat(width - fill),
+                frac * 100.0,
+                ops as f64 / 1e6,
+                rate / 1e6,
+                eta
+            )
+        }
+        _ => format!("{:.2}M ops  {:.1}M ops/s ", ops as f64 / 1e6, rate / 1e6),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line;
+
+    #[test]
+    fn bar_shows_share_rate_and_time_left() {
+        // A quarter of 1000 bytes read, 2M operations in 2 s: 7 of 30
+        // columns, 1M ops/s, 6 s left at that pace.
+        assert_eq!(line(250, Some(1000), 2_000_000, 2.0), format!("[{}{}]  25.0%  2.00M ops  1.0M ops/s  eta 6s ", "#".repeat(7), " ".repeat(23)));
+        // Past the end (a compressed input's estimate): clamped to 100 %.
+        assert!(line(2000, Some(1000), 10, 1.0).starts_with(&format!("[{}] 100.0%", "#".repeat(30))));
+        // Unknown size (a pipe): only the counts.
+        assert_eq!(line(5, None, 3_500_000, 1.0), "3.50M ops  3.5M ops/s ");
     }
 }

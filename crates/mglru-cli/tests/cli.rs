@@ -138,3 +138,23 @@ fn workload_generators_run_and_emit_traces() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("nosuch"));
 }
+
+/// The progress bar: on a terminal (a pseudo-terminal made by util-linux
+/// `script`), a run longer than a second draws it on stderr; with stderr
+/// a pipe, nothing is drawn. Both runs last more than a second.
+#[test]
+fn progress_bar_only_on_a_terminal() {
+    let spec = "fio:--name=j --rw=randread --size=64M --buffered=1 --time_based --runtime=300s;memory=256M";
+    let bin = env!("CARGO_BIN_EXE_mglru");
+    let cmd = format!("{bin} run --workload '{spec}' --quiet");
+    let t0 = std::time::Instant::now();
+    let o = Command::new("script").args(["-qec", &cmd, "/dev/null"]).output().expect("util-linux script");
+    let secs = t0.elapsed().as_secs_f64();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let tty = String::from_utf8_lossy(&o.stdout);
+    assert!(secs > 1.2, "the run took only {secs:.2} s: make it longer");
+    assert!(tty.contains("M ops/s"), "no progress bar on the terminal: {tty:?}");
+    let o = run(&["run", "--workload", spec, "--quiet"]);
+    assert!(o.status.success());
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("ops/s"), "{}", String::from_utf8_lossy(&o.stderr));
+}
