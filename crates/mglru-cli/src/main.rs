@@ -22,10 +22,11 @@ mglru — a model of Linux 6.12 memory reclaim (classic LRU and multi-gen LRU)
 USAGE:
     mglru run [TRACE] [OPTIONS]        replay TRACE (or the built-in workload) and report counters
     mglru compare [TRACE] [OPTIONS]    run both policies on the same input; one table, both results
-    mglru validate [--suite DIR] [--trace NAME] [--json PATH] [--check] [--cost-model-clock]
+    mglru validate [--suite DIR] [--results SUB] [--trace NAME] [--json PATH] [--check]
+                   [--cost-model-clock]
                                        hold the model against the real-kernel results in
-                                       DIR/results (default validation/); --check enforces
-                                       DIR/thresholds.json. The model's clock follows the
+                                       DIR/SUB (default validation/results; results-repeat is a
+                                       second run); --check enforces DIR/thresholds.json. The model's clock follows the
                                        guest's where a result has a time profile;
                                        --cost-model-clock uses the cost model alone
     mglru workload [SPEC --emit-trace FILE]   list generators, or write one's trace (docs/WORKLOADS.md)
@@ -523,13 +524,14 @@ fn cmd_compare(args: &[String]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// `mglru validate [--suite DIR] [--trace NAME] [--json PATH] [--check] [--cost-model-clock]`.
+/// `mglru validate [--suite DIR] [--results SUB] [--trace NAME] [--json PATH] [--check] [--cost-model-clock]`.
 fn cmd_validate(args: &[String]) -> ExitCode {
     let mut dir = PathBuf::from("validation");
     let mut only: Option<String> = None;
     let mut json: Option<String> = None;
     let mut check = false;
     let mut follow_guest_clock = true;
+    let mut results = String::from("results");
     let mut i = 0;
     while i < args.len() {
         let need = |i: &mut usize| -> Option<String> {
@@ -538,6 +540,10 @@ fn cmd_validate(args: &[String]) -> ExitCode {
         };
         match args[i].as_str() {
             "--cost-model-clock" => follow_guest_clock = false,
+            "--results" => match need(&mut i) {
+                Some(v) => results = v,
+                None => return usage_err("--results needs a folder name".into()),
+            },
             "--suite" => match need(&mut i) {
                 Some(v) => dir = PathBuf::from(v),
                 None => return usage_err("--suite needs a directory".into()),
@@ -547,13 +553,13 @@ fn cmd_validate(args: &[String]) -> ExitCode {
             "--check" => check = true,
             other => {
                 return usage_err(format!(
-                    "validate: unknown option `{other}` (expected --suite, --trace, --json, --check, --cost-model-clock)"
+                    "validate: unknown option `{other}` (expected --suite, --results, --trace, --json, --check, --cost-model-clock)"
                 ))
             }
         }
         i += 1;
     }
-    let cmp = match validate::compare_suite(&dir, only.as_deref(), follow_guest_clock) {
+    let cmp = match validate::compare_suite(&dir, &results, only.as_deref(), follow_guest_clock) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("mglru: {e}");

@@ -378,7 +378,7 @@ fn policy_name(p: Policy) -> &'static str {
 }
 
 /// Compare every trace of the suite that has kernel results.
-pub fn compare_suite(dir: &Path, only: Option<&str>, follow_guest_clock: bool) -> Result<Comparison, String> {
+pub fn compare_suite(dir: &Path, results: &str, only: Option<&str>, follow_guest_clock: bool) -> Result<Comparison, String> {
     let start_free: Vec<String> = std::fs::read_to_string(dir.join("thresholds.json"))
         .ok()
         .and_then(|t| parse_json(&t).ok())
@@ -389,7 +389,10 @@ pub fn compare_suite(dir: &Path, only: Option<&str>, follow_guest_clock: bool) -
         .unwrap_or_default();
     let platform = load_platform(dir)?;
     let traces_dir = dir.join("traces");
-    let results_dir = dir.join("results");
+    let results_dir = dir.join(results);
+    if !results_dir.is_dir() {
+        return Err(format!("{}: no such folder of kernel results (--results names a folder in the suite)", results_dir.display()));
+    }
     let mut names: Vec<String> = std::fs::read_dir(&traces_dir)
         .map_err(|e| format!("{}: {e}", traces_dir.display()))?
         .filter_map(|e| e.ok())
