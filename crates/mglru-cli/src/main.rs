@@ -259,7 +259,11 @@ fn simulate(
     // printed for a model error is that of the operation applied.
     const AHEAD: usize = 8; // page-cache entries are prefetched this many operations ahead,
     const FOLIO_AHEAD: usize = 4; // and folios this many (their entry arrived meanwhile).
-    let mut queue: std::collections::VecDeque<(mglru_trace::Op, String, u64)> = std::collections::VecDeque::with_capacity(AHEAD);
+    // (operation, its line or record): the location is formatted only
+    // when an error or a dump needs it.
+    let mut queue: std::collections::VecDeque<(mglru_trace::Op, u64)> = std::collections::VecDeque::with_capacity(AHEAD);
+    let (name, binary) = (reader.name().to_string(), reader.is_binary());
+    let at = |line: u64| mglru_trace::Location { file: &name, line, binary }.to_string();
     let mut pending_err: Option<(String, u8)> = None;
     let mut eof = false;
     loop {
@@ -270,14 +274,13 @@ fn simulate(
                     if queue.len() >= FOLIO_AHEAD {
                         sim.prefetch(&queue[queue.len() - FOLIO_AHEAD].0, 1);
                     }
-                    let loc = if op.is_access() { String::new() } else { reader.location().to_string() };
-                    queue.push_back((op, loc, reader.line()));
+                    queue.push_back((op, reader.line()));
                 }
                 Ok(None) => eof = true,
                 Err(e) => pending_err = Some((format!("{e}"), 1)),
             }
         }
-        let Some((op, loc, line)) = queue.pop_front() else {
+        let Some((op, line)) = queue.pop_front() else {
             if let Some(e) = pending_err {
                 return Err(e);
             }
@@ -294,10 +297,8 @@ fn simulate(
             sim.clock_at_least(ns).map_err(|e| (format!("{}: {e}", reader.name()), 1))?;
         }
         if let Err(e) = sim.apply(&op) {
-            let loc = if loc.is_empty() { reader.name().to_string() } else { loc };
-            return Err((format!("{loc}: {e}"), 1));
+            return Err((format!("{}: {e}", at(line)), 1));
         }
-        let at = &loc;
         if let (Some(t), Some(k)) = (ts.as_mut(), sim.kernel()) {
             t.sample(k, &|m| reader.memcg_name(m).to_string()).map_err(|e| (e, 2))?;
         }
@@ -307,7 +308,7 @@ fn simulate(
                 if dumps == Dumps::Print {
                     let text = k.lru_gen_debugfs(&|m| cgroup_path(reader, m));
                     let mut out = std::io::stdout().lock();
-                    let _ = writeln!(out, "# lru_gen at {at} ({:.3} s simulated)", k.now as f64 / 1e9);
+                    let _ = writeln!(out, "# lru_gen at {} ({:.3} s simulated)", at(line), k.now as f64 / 1e9);
                     let _ = out.write_all(text.as_bytes());
                 }
             }
