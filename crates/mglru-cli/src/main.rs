@@ -29,7 +29,8 @@ USAGE:
                                        second run); --check enforces DIR/thresholds.json. The model's clock follows the
                                        guest's where a result has a time profile;
                                        --cost-model-clock uses the cost model alone
-    mglru workload [SPEC --emit-trace FILE]   list generators, or write one's trace (docs/WORKLOADS.md)
+    mglru workload [SPEC --emit-trace FILE]   list generators, or write one's trace (docs/WORKLOADS.md);
+                                       FILE `-` is standard output
     mglru import FORMAT IN --emit-trace FILE  convert fio-iolog, blkparse, strace, lackey,
                                        oracle-general or cachesim-csv input to trace v1
     mglru trace convert IN OUT         write the compact binary form of a text trace
@@ -595,14 +596,19 @@ fn cmd_validate(args: &[String]) -> ExitCode {
 
 /// `mglru workload SPEC --emit-trace FILE` and `mglru import FORMAT IN --emit-trace FILE`.
 fn emit(lines: mglru_workload::Lines, out: &str) -> ExitCode {
-    let f = match std::fs::File::create(out) {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("mglru: creating {out}: {e}");
-            return ExitCode::from(2);
+    // `-` is standard output, as for --json.
+    let sink: Box<dyn Write> = if out == "-" {
+        Box::new(std::io::stdout().lock())
+    } else {
+        match std::fs::File::create(out) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                eprintln!("mglru: creating {out}: {e}");
+                return ExitCode::from(2);
+            }
         }
     };
-    let mut w = std::io::BufWriter::new(f);
+    let mut w = std::io::BufWriter::new(sink);
     let mut n = 0u64;
     for l in lines {
         match l {
@@ -623,7 +629,8 @@ fn emit(lines: mglru_workload::Lines, out: &str) -> ExitCode {
         eprintln!("mglru: writing {out} failed");
         return ExitCode::from(2);
     }
-    eprintln!("mglru: wrote {n} lines to {out}");
+    let to = if out == "-" { "standard output" } else { out };
+    eprintln!("mglru: wrote {n} lines to {to}");
     ExitCode::SUCCESS
 }
 

@@ -158,3 +158,14 @@ fn progress_bar_only_on_a_terminal() {
     assert!(o.status.success());
     assert!(!String::from_utf8_lossy(&o.stderr).contains("ops/s"), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// `--emit-trace -` writes the trace to standard output (no file named `-`).
+#[test]
+fn emit_trace_to_standard_output() {
+    let o = run(&["workload", "ebizzy:seq=16,loops=1", "--emit-trace", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("# mglru-workload ebizzy"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("memory ")), "{out}");
+    assert!(stderr(&o).contains("to standard output"), "{}", stderr(&o));
+}
