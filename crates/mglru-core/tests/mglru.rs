@@ -476,3 +476,24 @@ fn fadvise_noreuse_takes_recency_from_the_files_mappings() {
     assert_eq!(t.k().folios.get(p9).gen_field() as u64 - 1, g.max_seq % 4);
     t.check();
 }
+
+/// Seed 004's reclaim-loop variant against 6.12, on one memory.reclaim of
+/// 128K (32 pages) from a memcg of 1,024 clean, cold file pages. 6.12:
+/// `memory_reclaim` asks try_to_free_mem_cgroup_pages for 32 pages; at
+/// priorities 12 and 11 `get_nr_to_scan` gives 1024 >> priority = 0, at 10
+/// it gives 1, so one `evict_folios` runs, and `scan_folios` isolates until
+/// `MIN_LRU_BATCH` (64): all 64 are clean and unmapped and go — twice what
+/// was asked. The variant computes its budget once (at least
+/// SWAP_CLUSTER_MAX, 32, already at priority 12) and isolates in batches
+/// of 32: exactly the 32 asked.
+#[test]
+fn reclaim_loop_variant_takes_the_smaller_batch() {
+    let run = |variant| {
+        let mut t = T::with_options(mglru_core::RunOptions { policy: Some(Policy::Mglru), variant, ..Default::default() });
+        t.run("memory 256M\nmemcg app\nfile f size=4M readahead=0\ntask t memcg=app\nread t f 0 1024\nreclaim app 128K\n");
+        t.check();
+        (t.ev(Ev::PgscanFile), t.ev(Ev::PgstealFile))
+    };
+    assert_eq!(run(mglru_core::kernel::Variant::Plain), (64, 64));
+    assert_eq!(run(mglru_core::kernel::Variant::ReclaimLoop), (32, 32));
+}
