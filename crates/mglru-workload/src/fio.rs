@@ -16,20 +16,43 @@ use crate::Lines;
 #[derive(Clone, Debug)]
 pub(crate) struct Section {
     pub name: String,
-    pub opts: Vec<(String, String)>,
+    /// `(key, value, line)`: the line of the job file that set the option
+    /// (0 on the command line).
+    pub opts: Vec<(String, String, usize)>,
+    /// For a section of a job file: the file's path and the line of the
+    /// section header. None on the command line.
+    pub origin: Option<(String, usize)>,
 }
 
 impl Section {
-    fn set(&mut self, k: &str, v: &str) {
-        if let Some(e) = self.opts.iter_mut().find(|(key, _)| key == k) {
+    fn set(&mut self, k: &str, v: &str, line: usize) {
+        if let Some(e) = self.opts.iter_mut().find(|(key, _, _)| key == k) {
             e.1 = v.to_string();
+            e.2 = line;
         } else {
-            self.opts.push((k.to_string(), v.to_string()));
+            self.opts.push((k.to_string(), v.to_string(), line));
         }
     }
 
     fn get(&self, k: &str) -> Option<&str> {
-        self.opts.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str())
+        self.opts.iter().find(|(key, _, _)| key == k).map(|(_, v, _)| v.as_str())
+    }
+
+    /// An error about this job. On the command line: ``fio job `NAME`: MSG``.
+    /// From a job file: ``FILE:LINE: job `NAME`: MSG``, LINE being the line
+    /// that set the first of `keys` the section has (a `[global]` line for
+    /// an inherited option), else the line of the section header.
+    fn err(&self, keys: &[&str], msg: impl std::fmt::Display) -> String {
+        match &self.origin {
+            None => format!("fio job `{}`: {}", self.name, msg),
+            Some((path, header)) => {
+                let line = keys
+                    .iter()
+                    .find_map(|k| self.opts.iter().find(|(key, _, _)| key == k).map(|(_, _, l)| *l))
+                    .unwrap_or(*header);
+                format!("{}:{}: job `{}`: {}", path, line, self.name, msg)
+            }
+        }
     }
 }
 
@@ -157,7 +180,7 @@ pub(crate) fn parse_cli(args: &str) -> Result<Vec<Section>, String> {
     if words.front().map(|w| w == "fio" || w.ends_with("/fio")).unwrap_or(false) {
         words.pop_front();
     }
-    let mut global = Section { name: "global".to_string(), opts: Vec::new() };
+    let mut global = Section { name: "global".to_string(), opts: Vec::new(), origin: None };
     let mut jobs: Vec<Section> = Vec::new();
     while let Some(w) = words.pop_front() {
         if w == "&" || w == "\\" {
@@ -188,12 +211,12 @@ pub(crate) fn parse_cli(args: &str) -> Result<Vec<Section>, String> {
         if key == "name" {
             let mut s = global.clone();
             s.name = value.clone();
-            s.set("name", &value);
+            s.set("name", &value, 0);
             jobs.push(s);
         } else if let Some(j) = jobs.last_mut() {
-            j.set(&key, &value);
+            j.set(&key, &value, 0);
         } else {
-            global.set(&key, &value);
+            global.set(&key, &value, 0);
         }
     }
     if jobs.is_empty() {
@@ -206,7 +229,7 @@ pub(crate) fn parse_cli(args: &str) -> Result<Vec<Section>, String> {
 /// (or bare boolean keys); `#` and `;` start comment lines. Jobs inherit
 /// the global options given before them.
 pub(crate) fn parse_jobfile(text: &str, path: &str) -> Result<Vec<Section>, String> {
-    let mut global = Section { name: "global".to_string(), opts: Vec::new() };
+    let mut global = Section { name: "global".to_string(), opts: Vec::new(), origin: None };
     let mut jobs: Vec<Section> = Vec::new();
     let mut in_global = false;
     for (i, raw) in text.lines().enumerate() {
@@ -229,7 +252,8 @@ pub(crate) fn parse_jobfile(text: &str, path: &str) -> Result<Vec<Section>, Stri
                 in_global = false;
                 let mut s = global.clone();
                 s.name = name.to_string();
-                s.set("name", name);
+                s.set("name", name, lineno);
+                s.origin = Some((path.to_string(), lineno));
                 jobs.push(s);
             }
             continue;
@@ -255,7 +279,7 @@ pub(crate) fn parse_jobfile(text: &str, path: &str) -> Result<Vec<Section>, Stri
         } else {
             jobs.last_mut().expect("a job")
         };
-        target.set(&k, &v);
+        target.set(&k, &v, lineno);
     }
     if jobs.is_empty() {
         return Err(format!("{}: no job section: add a `[NAME]` section after [global]", path));
@@ -531,7 +555,7 @@ fn opt_bool(s: &Section, key: &str, default: bool) -> Result<bool, String> {
     match s.get(key) {
         None => Ok(default),
         Some(v) => parse_bool(v).ok_or_else(|| {
-            format!("fio job `{}`: --{}={} is not a boolean (use 1 or 0)", s.name, key, v)
+            s.err(&[key], format_args!("--{}={} is not a boolean (use 1 or 0)", key, v))
         }),
     }
 }
@@ -540,7 +564,7 @@ fn opt_u64(s: &Section, key: &str) -> Result<Option<u64>, String> {
     match s.get(key) {
         None => Ok(None),
         Some(v) => v.trim().parse::<u64>().map(Some).map_err(|_| {
-            format!("fio job `{}`: --{}={} is not a non-negative integer", s.name, key, v)
+            s.err(&[key], format_args!("--{}={} is not a non-negative integer", key, v))
         }),
     }
 }
@@ -548,18 +572,19 @@ fn opt_u64(s: &Section, key: &str) -> Result<Option<u64>, String> {
 fn opt_size(s: &Section, key: &str) -> Result<Option<u64>, String> {
     match s.get(key) {
         None => Ok(None),
-        Some(v) => parse_fio_size(v).map(Some).map_err(|e| format!("fio job `{}`: --{}: {}", s.name, key, e)),
+        Some(v) => parse_fio_size(v).map(Some).map_err(|e| s.err(&[key], format_args!("--{}: {}", key, e))),
     }
 }
 
 fn opt_time(s: &Section, key: &str) -> Result<Option<u64>, String> {
     match s.get(key) {
         None => Ok(None),
-        Some(v) => parse_fio_time(v).map(Some).map_err(|e| format!("fio job `{}`: --{}: {}", s.name, key, e)),
+        Some(v) => parse_fio_time(v).map(Some).map_err(|e| s.err(&[key], format_args!("--{}: {}", key, e))),
     }
 }
 
 fn parse_dist(s: &Section) -> Result<(Dist, Option<f64>), String> {
+    const RD: &[&str] = &["random_distribution"];
     let v = match s.get("random_distribution") {
         None => return Ok((Dist::Uniform, None)),
         Some(v) => v,
@@ -569,13 +594,13 @@ fn parse_dist(s: &Section) -> Result<(Dist, Option<f64>), String> {
     let arg = parts.next();
     let center = parts.next();
     if parts.next().is_some() {
-        return Err(format!("fio job `{}`: --random_distribution={}: too many `:` fields", s.name, v));
+        return Err(s.err(RD, format_args!("--random_distribution={}: too many `:` fields", v)));
     }
     let num = |x: Option<&str>, default: f64| -> Result<f64, String> {
         match x {
             None => Ok(default),
             Some(t) => t.parse::<f64>().ok().filter(|f| f.is_finite()).ok_or_else(|| {
-                format!("fio job `{}`: --random_distribution={}: `{}` is not a number", s.name, v, t)
+                s.err(RD, format_args!("--random_distribution={}: `{}` is not a number", v, t))
             }),
         }
     };
@@ -584,7 +609,7 @@ fn parse_dist(s: &Section) -> Result<(Dist, Option<f64>), String> {
         Some(c) => {
             let c = num(Some(c), 0.0)?;
             if !(0.0..=1.0).contains(&c) {
-                return Err(format!("fio job `{}`: --random_distribution={}: the center must be in [0, 1]", s.name, v));
+                return Err(s.err(RD, format_args!("--random_distribution={}: the center must be in [0, 1]", v)));
             }
             Some(c)
         }
@@ -592,36 +617,36 @@ fn parse_dist(s: &Section) -> Result<(Dist, Option<f64>), String> {
     let d = match kind {
         "random" => {
             if arg.is_some() {
-                return Err(format!("fio job `{}`: --random_distribution=random takes no argument", s.name));
+                return Err(s.err(RD, "--random_distribution=random takes no argument"));
             }
             Dist::Uniform
         }
         "zipf" => {
             let t = num(arg, 1.1)?;
             if t <= 0.0 || (t - 1.0).abs() < 1e-9 {
-                return Err(format!("fio job `{}`: --random_distribution={}: zipf theta must be > 0 and not 1", s.name, v));
+                return Err(s.err(RD, format_args!("--random_distribution={}: zipf theta must be > 0 and not 1", v)));
             }
             Dist::Zipf(t)
         }
         "pareto" => {
             let h = num(arg, 0.2)?;
             if h <= 0.0 || h >= 1.0 {
-                return Err(format!("fio job `{}`: --random_distribution={}: pareto h must be in (0, 1)", s.name, v));
+                return Err(s.err(RD, format_args!("--random_distribution={}: pareto h must be in (0, 1)", v)));
             }
             Dist::Pareto(h)
         }
         "normal" | "gauss" => {
             let p = num(arg, 0.0)?;
             if !(0.0..=100.0).contains(&p) {
-                return Err(format!("fio job `{}`: --random_distribution={}: the deviation is a percentage (0..100)", s.name, v));
+                return Err(s.err(RD, format_args!("--random_distribution={}: the deviation is a percentage (0..100)", v)));
             }
             Dist::Normal(p)
         }
         "zoned" | "zoned_abs" => {
-            return Err(format!("fio job `{}`: --random_distribution={} is not supported; use random, zipf:θ, pareto:h or normal:pct", s.name, kind))
+            return Err(s.err(RD, format_args!("--random_distribution={} is not supported; use random, zipf:θ, pareto:h or normal:pct", kind)))
         }
         _ => {
-            return Err(format!("fio job `{}`: unknown --random_distribution={}; use random, zipf:θ, pareto:h or normal:pct", s.name, v))
+            return Err(s.err(RD, format_args!("unknown --random_distribution={}; use random, zipf:θ, pareto:h or normal:pct", v)))
         }
     };
     Ok((d, center))
@@ -656,7 +681,7 @@ struct JobCfg {
 }
 
 fn job_cfg(s: &Section, ignored: &mut Vec<String>) -> Result<JobCfg, String> {
-    for (k, v) in &s.opts {
+    for (k, v, _) in &s.opts {
         // An unsupported feature explicitly turned off (`--pre_read=0`,
         // `--offset=0`, `--verify=none`) changes nothing.
         let off = matches!(v.as_str(), "0" | "none" | "false" | "off");
@@ -665,41 +690,45 @@ fn job_cfg(s: &Section, ignored: &mut Vec<String>) -> Result<JobCfg, String> {
             Ok(true) => {}
             Ok(false) => {
                 if k == "kb_base" && v != "1024" {
-                    return Err(format!("fio job `{}`: --kb_base={} is not supported; sizes are read with kb_base=1024", s.name, v));
+                    return Err(s.err(&["kb_base"], format_args!("--kb_base={} is not supported; sizes are read with kb_base=1024", v)));
                 }
                 let item = if v == "1" && FLAGS.contains(&k.as_str()) { k.clone() } else { format!("{}={}", k, v) };
                 if !ignored.contains(&item) {
                     ignored.push(item);
                 }
             }
-            Err(e) => return Err(format!("fio job `{}`: {}", s.name, e)),
+            Err(e) => return Err(s.err(&[k.as_str()], e)),
         }
     }
     let name = s.name.clone();
-    if opt_bool(s, "direct", false)? || !opt_bool(s, "buffered", true)? {
-        return Err(format!(
-            "fio job `{}`: O_DIRECT (--direct=1 / --buffered=0) bypasses the page cache; nothing to simulate: use --buffered=1",
-            name
+    let direct = opt_bool(s, "direct", false)?;
+    if direct || !opt_bool(s, "buffered", true)? {
+        return Err(s.err(
+            if direct { &["direct"] } else { &["buffered"] },
+            "O_DIRECT (--direct=1 / --buffered=0) bypasses the page cache; nothing to simulate: use --buffered=1",
         ));
     }
     let numjobs = opt_u64(s, "numjobs")?.unwrap_or(1);
     if numjobs == 0 {
-        return Err(format!("fio job `{}`: --numjobs must be at least 1", name));
+        return Err(s.err(&["numjobs"], "--numjobs must be at least 1"));
     }
     let engine = s.get("ioengine").unwrap_or("psync");
     let mmap = match engine {
         "mmap" => true,
         "psync" | "sync" | "pvsync" | "pvsync2" | "vsync" | "libaio" | "io_uring" | "posixaio" => false,
         other => {
-            return Err(format!(
-                "fio job `{}`: --ioengine={} is not modelled; use psync, sync, pvsync, pvsync2, vsync, libaio, io_uring, posixaio (buffered read/write) or mmap",
-                name, other
+            return Err(s.err(
+                &["ioengine"],
+                format_args!(
+                    "--ioengine={} is not modelled; use psync, sync, pvsync, pvsync2, vsync, libaio, io_uring, posixaio (buffered read/write) or mmap",
+                    other
+                ),
             ))
         }
     };
     let rw = s.get("rw").unwrap_or("read");
     if rw.contains(':') {
-        return Err(format!("fio job `{}`: --rw={}: the `:N` offset modifier is not supported", name, rw));
+        return Err(s.err(&["rw"], format_args!("--rw={}: the `:N` offset modifier is not supported", rw)));
     }
     let (read_only, random, mixed) = match rw {
         "read" => (true, false, false),
@@ -709,12 +738,12 @@ fn job_cfg(s: &Section, ignored: &mut Vec<String>) -> Result<JobCfg, String> {
         "rw" | "readwrite" => (true, false, true),
         "randrw" => (true, true, true),
         "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
-            return Err(format!("fio job `{}`: --rw={}: trims are not modelled", name, rw))
+            return Err(s.err(&["rw"], format_args!("--rw={}: trims are not modelled", rw)))
         }
         _ => {
-            return Err(format!(
-                "fio job `{}`: unknown --rw={}; use read, write, randread, randwrite, rw/readwrite or randrw",
-                name, rw
+            return Err(s.err(
+                &["rw"],
+                format_args!("unknown --rw={}; use read, write, randread, randwrite, rw/readwrite or randrw", rw),
             ))
         }
     };
@@ -732,12 +761,12 @@ fn job_cfg(s: &Section, ignored: &mut Vec<String>) -> Result<JobCfg, String> {
             let r = it.next().unwrap_or("");
             let w = it.next().filter(|x| !x.is_empty()).unwrap_or(r);
             if it.next().is_some() {
-                return Err(format!("fio job `{}`: --bs={}: give bs or bs=READ,WRITE (trim sizes are not modelled)", name, v));
+                return Err(s.err(&["bs"], format_args!("--bs={}: give bs or bs=READ,WRITE (trim sizes are not modelled)", v)));
             }
-            let rb = parse_fio_size(r).map_err(|e| format!("fio job `{}`: --bs: {}", name, e))?;
-            let wb = parse_fio_size(w).map_err(|e| format!("fio job `{}`: --bs: {}", name, e))?;
+            let rb = parse_fio_size(r).map_err(|e| s.err(&["bs"], format_args!("--bs: {}", e)))?;
+            let wb = parse_fio_size(w).map_err(|e| s.err(&["bs"], format_args!("--bs: {}", e)))?;
             if rb == 0 || wb == 0 {
-                return Err(format!("fio job `{}`: --bs must be greater than 0", name));
+                return Err(s.err(&["bs"], "--bs must be greater than 0"));
             }
             [rb, wb]
         }
@@ -753,14 +782,11 @@ fn job_cfg(s: &Section, ignored: &mut Vec<String>) -> Result<JobCfg, String> {
         (Some(f), _) => f,
         (None, Some(sz)) => sz / nrfiles,
         (None, None) => {
-            return Err(format!(
-                "fio job `{}`: --size is required (the generator cannot look at existing files)",
-                name
-            ))
+            return Err(s.err(&[], "--size is required (the generator cannot look at existing files)"))
         }
     };
     if file_bytes == 0 {
-        return Err(format!("fio job `{}`: the file size is 0: raise --size", name));
+        return Err(s.err(&["filesize", "size"], "the file size is 0: raise --size"));
     }
     let (dist, center) = parse_dist(s)?;
     let fadvise = match s.get("fadvise_hint") {
@@ -773,9 +799,9 @@ fn job_cfg(s: &Section, ignored: &mut Vec<String>) -> Result<JobCfg, String> {
                 Some(true) => Fadvise::Auto,
                 Some(false) => Fadvise::None,
                 None => {
-                    return Err(format!(
-                        "fio job `{}`: --fadvise_hint={}: use 0, 1, sequential, random or noreuse",
-                        name, other
+                    return Err(s.err(
+                        &["fadvise_hint"],
+                        format_args!("--fadvise_hint={}: use 0, 1, sequential, random or noreuse", other),
                     ))
                 }
             },
@@ -788,9 +814,9 @@ fn job_cfg(s: &Section, ignored: &mut Vec<String>) -> Result<JobCfg, String> {
             "sequential" => FileService::Sequential,
             "random" => FileService::Random,
             other => {
-                return Err(format!(
-                    "fio job `{}`: --file_service_type={} is not supported; use roundrobin, sequential or random",
-                    name, other
+                return Err(s.err(
+                    &["file_service_type"],
+                    format_args!("--file_service_type={} is not supported; use roundrobin, sequential or random", other),
                 ))
             }
         },
@@ -801,7 +827,7 @@ fn job_cfg(s: &Section, ignored: &mut Vec<String>) -> Result<JobCfg, String> {
             let mut best = 0u64;
             for part in v.split(',').filter(|x| !x.is_empty()) {
                 let n = part.trim().parse::<u64>().map_err(|_| {
-                    format!("fio job `{}`: --rate_iops={}: expected integers", name, v)
+                    s.err(&["rate_iops"], format_args!("--rate_iops={}: expected integers", v))
                 })?;
                 best = best.max(n);
             }
@@ -812,7 +838,7 @@ fn job_cfg(s: &Section, ignored: &mut Vec<String>) -> Result<JobCfg, String> {
         None => None,
         Some(v) => {
             let first = v.split(',').next().unwrap_or("");
-            let b = parse_fio_size(first).map_err(|e| format!("fio job `{}`: --rate: {}", name, e))?;
+            let b = parse_fio_size(first).map_err(|e| s.err(&["rate"], format_args!("--rate: {}", e)))?;
             Some((b / bs[0].min(bs[1])).max(1))
         }
     };
@@ -872,18 +898,18 @@ impl FioPlan {
             let c = job_cfg(s, &mut ignored)?;
             let job_rate = rate.or(c.fio_rate).unwrap_or(DEFAULT_RATE_IOPS);
             if job_rate == 0 {
-                return Err(format!("fio job `{}`: the rate must be at least 1 I/O per second", c.name));
+                return Err(s.err(&["rate_iops", "rate"], "the rate must be at least 1 I/O per second"));
             }
             let min_bs = c.bs[0].min(c.bs[1]);
             let max_bs = c.bs[0].max(c.bs[1]);
             if c.file_bytes < max_bs {
-                return Err(format!(
-                    "fio job `{}`: the file size {} is smaller than --bs={}: raise --size",
-                    c.name, c.file_bytes, max_bs
+                return Err(s.err(
+                    &["bs", "filesize", "size"],
+                    format_args!("the file size {} is smaller than --bs={}: raise --size", c.file_bytes, max_bs),
                 ));
             }
             if c.time_based && c.runtime.is_none() {
-                return Err(format!("fio job `{}`: --time_based needs --runtime", c.name));
+                return Err(s.err(&["time_based"], "--time_based needs --runtime"));
             }
             let total_ns = c.ramp.saturating_add(c.runtime.unwrap_or(0));
             let time_cap = c

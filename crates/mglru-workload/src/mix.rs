@@ -199,7 +199,17 @@ pub(crate) fn file_anon_mix(rest: &str) -> Result<Lines, String> {
     let anon_cost = p.u64("anon_page_ns", 1000)?.max(1);
     let m = Machine::from_params(&mut p, scaled_size(128 * GIB, scale, 16 * MIB), None, false, Some(scaled_size(48 * GIB, scale, 16 * MIB)))?;
     p.finish()?;
-    let file_pages = file.div_ceil(PAGE).max(1);
+    if file == 0 {
+        return Err("file-anon-mix: parameter file= must be greater than 0: the readers map the file and read it (default 8G)".to_string());
+    }
+    if reader_cost == 0 && reader_sleep == 0 {
+        return Err(
+            "file-anon-mix: reader_page_ns=0 with reader_sleep=0 lets the readers loop without simulated time passing, \
+             so the anon rounds never start: give reader_page_ns= or reader_sleep= a positive value"
+                .to_string(),
+        );
+    }
+    let file_pages = file.div_ceil(PAGE);
     let per_thread = (anon / anon_workers) / PAGE;
     if per_thread == 0 {
         return Err("file-anon-mix: anon= is too small for anon_workers= (each thread needs at least one page)".to_string());
@@ -364,6 +374,20 @@ pub(crate) fn mixed_memcg(rest: &str) -> Result<Lines, String> {
     p.finish()?;
     if fio_size < PAGE {
         return Err("mixed-memcg: fio_size= must be at least 4K".to_string());
+    }
+    if keys > 1 << 32 {
+        return Err(format!(
+            "mixed-memcg: keys={} is too many: the memcached model keeps a bit per key and takes at most 4294967296 keys; lower keys= (or raise scale=)",
+            keys
+        ));
+    }
+    for (name, rate) in [("fio_iops", fio_iops), ("memtier_ops", memtier_ops)] {
+        if rate > NS_PER_SEC {
+            return Err(format!(
+                "mixed-memcg: {}={} is above 1000000000 per second: events are timed in whole nanoseconds; give at most 1000000000",
+                name, rate
+            ));
+        }
     }
     let load_cmd = format!(
         "-S /var/run/memcached/memcached.sock -P memcache_binary -n allkeys --key-minimum=1 --key-maximum={} --key-pattern=P:P -c 1 -t {} --ratio 1:0 --pipeline 8 -d {}",

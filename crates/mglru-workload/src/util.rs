@@ -505,14 +505,18 @@ impl Machine {
         let swap = match p.take("swap") {
             None => swap,
             Some(v) if v == "0" || v == "none" => None,
-            Some(v) => Some(parse_size(&v).map_err(|e| format!("{}: parameter swap=: {}", p.gen(), e))?),
+            Some(v) => Some(
+                parse_size(&v).map_err(|e| format!("{}: parameter swap=: {} (swap= takes a size or none)", p.gen(), e))?,
+            ),
         };
         let swap_sync = p.bool("swap_sync", swap_sync)?;
         let memcg_max = match p.take("memcg_max") {
             None => memcg_max,
             Some(v) if v == "none" => None,
             Some(v) if v == "max" => Some(u64::MAX),
-            Some(v) => Some(parse_size(&v).map_err(|e| format!("{}: parameter memcg_max=: {}", p.gen(), e))?),
+            Some(v) => Some(parse_size(&v).map_err(|e| {
+                format!("{}: parameter memcg_max=: {} (memcg_max= takes a size, max or none)", p.gen(), e)
+            })?),
         };
         let seed = p.u64("seed", DEFAULT_SEED)?;
         Ok(Machine { memory, swap, swap_sync, memcg_max, seed })

@@ -70,11 +70,21 @@ pub(crate) fn generator(case: &str, rest: &str) -> Result<Lines, String> {
     let nr_task = p.count("nr_task", 8)?;
     let chunk = p.count("chunk", 1)?;
     let m = Machine::from_params(&mut p, scaled_size(16 * GIB, scale, 16 * 4096), None, false, None)?;
+    // Twice the memory in total (in u128: 2 x memory= may not fit in 64 bits).
     let default_size = match case {
-        "lru-file-readtwice" | "lru-file-mmap-read" => 2 * m.memory / nr_task,
-        _ => 2 * m.memory,
+        "lru-file-readtwice" | "lru-file-mmap-read" => 2 * m.memory as u128 / nr_task as u128,
+        _ => 2 * m.memory as u128,
     };
-    let size = p.size("size", default_size)?;
+    let size = match p.size_opt("size")? {
+        Some(s) => s,
+        None => u64::try_from(default_size).map_err(|_| {
+            format!(
+                "{}: memory={} is too large for the default size= (twice the memory): give size= or a smaller memory=",
+                case,
+                fmt_size(m.memory)
+            )
+        })?,
+    };
     p.finish()?;
     if size == 0 {
         return Err(format!("{}: size= must be greater than 0", case));

@@ -94,12 +94,12 @@ impl Store {
                 if let Some(old) = evicted {
                     if self.dirty[s as usize] {
                         let (name, l) = self.file_of(old);
-                        out.push_back(format!("write {} {} {} {}", self.task, name, l * lp, lp));
+                        out.push_back(span_line("write", &self.task, name, l * lp, lp));
                         self.dirty[s as usize] = false;
                     }
                 }
-                out.push_back(format!("read {} {} {} {}", self.task, self.files[file as usize], leaf * lp, lp));
-                out.push_back(format!("store {} wtcache {} {}", self.task, s as u64 * lp, lp));
+                out.push_back(span_line("read", &self.task, &self.files[file as usize], leaf * lp, lp));
+                out.push_back(span_line("store", &self.task, "wtcache", s as u64 * lp, lp));
                 if write {
                     out.push_back(span_line(verb, &self.task, "wtcache", s as u64 * lp + page, count));
                 }
@@ -153,7 +153,7 @@ impl Store {
         for s in 0..self.dirty.len() {
             if self.dirty[s] {
                 let (name, l) = self.file_of(self.lru.key_of(s as u32));
-                out.push_back(format!("write {} {} {} {}", self.task, name, l * lp, lp));
+                out.push_back(span_line("write", &self.task, name, l * lp, lp));
                 self.dirty[s] = false;
             }
         }
@@ -266,11 +266,6 @@ impl Ycsb {
                     if slot >= self.store.index_slots {
                         break;
                     }
-                    let pg = self.store.index_page(slot);
-                    if last_page != Some(pg) {
-                        self.store.access(INDEX, pg.0, pg.1, 1, false, out);
-                        last_page = Some(pg);
-                    }
                     let r = if self.store.hashed {
                         // Keys adjacent in the index belong to records
                         // inserted at unrelated times.
@@ -279,9 +274,18 @@ impl Ycsb {
                         } else {
                             mix64(k ^ mix64(j ^ self.salt)) % self.count.max(1)
                         }
+                    } else if k + j < self.count {
+                        k + j
                     } else {
-                        (k + j).min(self.count.max(1) - 1)
+                        // Past the last inserted key: the scan returns
+                        // fewer records, as YCSB's scan does.
+                        break;
                     };
+                    let pg = self.store.index_page(slot);
+                    if last_page != Some(pg) {
+                        self.store.access(INDEX, pg.0, pg.1, 1, false, out);
+                        last_page = Some(pg);
+                    }
                     self.store.record(r, false, out);
                 }
             }

@@ -244,6 +244,72 @@ fn fio_errors_name_the_problem() {
     assert!(e.contains("fractions"), "{}", e);
 }
 
+#[test]
+fn fio_job_file_errors_name_the_line() {
+    // An error about an option names the line that set it; an inherited
+    // option is named at its [global] line; an error about the job as a
+    // whole names its section header.
+    let path = tmp(
+        "job.fio",
+        b"; rw is misspelt in job1\n[global]\ndirectory=/data\nsize=1m\n\n[job1]\nrw=randred\n",
+    );
+    let e = gen_err(&format!("fio-job:{}", path.display()));
+    assert_eq!(
+        e,
+        format!(
+            "{}:7: job `job1`: unknown --rw=randred; use read, write, randread, randwrite, rw/readwrite or randrw",
+            path.display()
+        )
+    );
+    // Inherited from [global] (line 3); `readwrite` is fio's alias of rw.
+    let path = tmp("global.fio", b"[global]\nsize=1m\nreadwrite=randred\n[a]\n[b]\n");
+    let e = gen_err(&format!("fio-job:{}", path.display()));
+    assert_eq!(
+        e,
+        format!(
+            "{}:3: job `a`: unknown --rw=randred; use read, write, randread, randwrite, rw/readwrite or randrw",
+            path.display()
+        )
+    );
+    // A job overriding a global option is named at its own line (8), and
+    // errors in a later job name that job.
+    let path = tmp("later.fio", b"[global]\nsize=1m\nbs=4k\n[a]\nrw=read\n[b]\nrw=write\nbs=0\n");
+    let e = gen_err(&format!("fio-job:{}", path.display()));
+    assert_eq!(e, format!("{}:8: job `b`: --bs must be greater than 0", path.display()));
+    // Values, unknown and unsupported options, O_DIRECT.
+    for (text, want) in [
+        (&b"[j]\nsize=1m\nnumjobs=two\n"[..], "3: job `j`: --numjobs=two is not a non-negative integer"),
+        (b"[j]\nsize=1.5g\n", "2: job `j`: --size: size `1.5g`: fractions are not supported; write e.g. 1536m instead of 1.5g"),
+        (
+            b"[j]\nsize=1m\nfrobnicate=3\n",
+            "3: job `j`: unknown fio option `frobnicate`; if it does not change which file pages are accessed, \
+             report it so it can be added to the ignored list, otherwise remove it",
+        ),
+        (b"[j]\nsize=1m\n\nverify=md5\n", "4: job `j`: fio option `verify` is not supported by the generator: verification reads change the stream"),
+        (
+            b"[global]\ndirect=1\n[j]\nsize=1m\n",
+            "2: job `j`: O_DIRECT (--direct=1 / --buffered=0) bypasses the page cache; nothing to simulate: use --buffered=1",
+        ),
+        (
+            b"[j]\nsize=1m\nrw=randread\nrandom_distribution=zipf:1\n",
+            "4: job `j`: --random_distribution=zipf:1: zipf theta must be > 0 and not 1",
+        ),
+        (b"[j]\nsize=1m\ntime_based\n", "3: job `j`: --time_based needs --runtime"),
+        (b"[j]\nsize=4k\nbs=8k\n", "3: job `j`: the file size 4096 is smaller than --bs=8192: raise --size"),
+        // No option to blame: the section header.
+        (b"[global]\nrw=read\n\n[j]\nbs=4k\n", "4: job `j`: --size is required (the generator cannot look at existing files)"),
+    ] {
+        let path = tmp("j.fio", text);
+        let e = gen_err(&format!("fio-job:{}", path.display()));
+        assert_eq!(e, format!("{}:{}", path.display(), want));
+    }
+    // The command line keeps its form: there are no lines.
+    let e = gen_err("fio:--name=job1 --size=1m --rw=randred");
+    assert_eq!(e, "fio job `job1`: unknown --rw=randred; use read, write, randread, randwrite, rw/readwrite or randrw");
+    let e = gen_err("fio:--name=d --size=1m --bs=0");
+    assert_eq!(e, "fio job `d`: --bs must be greater than 0");
+}
+
 // ------------------------------------------------------------ memtier ---
 
 #[test]
@@ -406,6 +472,368 @@ fn ycsb_errors() {
     assert!(e.contains("unknown parameter `opertions`"), "{}", e);
 }
 
+// The YCSB tests below fix `seed=` and read the random part of the stream
+// (which operation each draw picks, and which key) off the lines
+// themselves: with one or two records every key is visible in the pages
+// it touches. Everything else is worked out from the rules of
+// docs/WORKLOADS.md §3.3: the cache holds `cache/leaf` slots filled in
+// order 0, 1, ...; slot s is wtcache pages s*leaf/4K..; a miss is `read`
+// of the leaf from its file then `store` of the whole slot; a hit is a
+// `load`/`store` of the entry's page in the slot.
+
+/// Number of lines equal to `want`.
+fn count(lines: &[String], want: &str) -> usize {
+    lines.iter().filter(|l| *l == want).count()
+}
+
+#[test]
+fn ycsb_b_mixes_reads_and_updates() {
+    // One record: every operation is on key 0. record_size=4032: record
+    // 0 is bytes [0, 4032) of collection leaf 0, its page 0; its index
+    // entry (32 B at position 0 of 1) is page 0 of index leaf 0. A
+    // journal append is 4032 + 64 = 4096 B: append i is journal page i.
+    // collection.wt and index.wt are one 8K leaf each (no inserts in b).
+    // Checkpoint every 1 s x 5 ops/s = 5 ops.
+    // seed=720 draws: read, read, update, read, update.
+    let spec = "ycsb:workload=b,records=1,operations=5,leaf=8K,record_size=4032,checkpoint=1s,rate_ops=5,\
+                memory=1G,memcg_max=none,seed=720";
+    // Two slots (16K): index leaf -> slot 0 (pages 0-1), collection leaf
+    // -> slot 1 (pages 2-3); after the first read everything hits.
+    let got = gen(&format!("{},cache=16K", spec));
+    let want = lines(
+        "
+        memory 1G
+        task mongod
+        file collection.wt size=8K
+        file index.wt size=8K
+        file journal size=100M
+        anon mongod wtcache size=16K
+        read mongod index.wt 0 2
+        store mongod wtcache 0 2
+        read mongod collection.wt 0 2
+        store mongod wtcache 2 2
+        load mongod wtcache 0
+        load mongod wtcache 2
+        load mongod wtcache 0
+        store mongod wtcache 2
+        write mongod journal 0
+        load mongod wtcache 0
+        load mongod wtcache 2
+        load mongod wtcache 0
+        store mongod wtcache 2
+        write mongod journal 1
+        write mongod collection.wt 0 2
+        ",
+    );
+    // op 1 read: both leaves miss. op 2 read: index entry + record, hits.
+    // op 3 update: index entry read, record stored (the collection leaf
+    // in slot 1 is now dirty), journal page 0. op 4 read. op 5 update,
+    // journal page 1. The checkpoint after op 5 writes the dirty
+    // collection leaf back once; the index leaf is clean.
+    assert_eq!(got, want);
+
+    // One slot (8K): the index leaf and the collection leaf evict each
+    // other, so every access misses. The update's record store dirties
+    // the slot; the next miss (op 4's index lookup) first writes the
+    // dirty collection leaf back. After op 5 the checkpoint writes it.
+    let got = gen(&format!("{},cache=8K", spec));
+    let miss_read = ["read mongod index.wt 0 2", "store mongod wtcache 0 2", "read mongod collection.wt 0 2", "store mongod wtcache 0 2"];
+    let mut want: Vec<String> = lines(
+        "
+        memory 1G
+        task mongod
+        file collection.wt size=8K
+        file index.wt size=8K
+        file journal size=100M
+        anon mongod wtcache size=8K
+        ",
+    );
+    let push = |w: &mut Vec<String>, ls: &[&str]| w.extend(ls.iter().map(|l| l.to_string()));
+    push(&mut want, &miss_read); // op 1 read
+    push(&mut want, &miss_read); // op 2 read
+    push(&mut want, &miss_read); // op 3 update: ...
+    push(&mut want, &["store mongod wtcache 0", "write mongod journal 0"]);
+    push(&mut want, &["write mongod collection.wt 0 2"]); // op 4 read: write-back first
+    push(&mut want, &miss_read);
+    push(&mut want, &miss_read); // op 5 update
+    push(&mut want, &["store mongod wtcache 0", "write mongod journal 1"]);
+    push(&mut want, &["write mongod collection.wt 0 2"]); // checkpoint
+    assert_eq!(got, want);
+
+    // The mix over 4000 operations (default seed, two slots): every
+    // operation looks its index entry up once (`load ... 0`, or the cold
+    // miss of the first one); every update appends to the journal once.
+    // Updates are 5%: 200 expected, binomial sd 13.8; the bounds are 3 sd.
+    let got = gen("ycsb:workload=b,records=1,operations=4000,leaf=8K,record_size=4032,cache=16K");
+    assert_eq!(count(&got, "load mongod wtcache 0") + 1, 4000);
+    let updates = got.iter().filter(|l| l.starts_with("write mongod journal")).count();
+    assert!((160..=240).contains(&updates), "{} updates in 4000 operations", updates);
+    assert_eq!(count(&got, "store mongod wtcache 2"), updates, "each update stores the record once");
+    // The other operations read the record: loads of page 2, except the
+    // first operation (a read with the default seed), which copies the
+    // cold leaf instead.
+    assert_eq!(count(&got, "load mongod wtcache 2") + updates + 1, 4000, "the other operations read the record");
+}
+
+#[test]
+fn ycsb_d_reads_favour_the_latest_inserts() {
+    // record_size=4K, leaf=4K: record r is collection leaf r, one page;
+    // the cache has 8 one-page slots (no eviction). With inserts, the
+    // files hold records + operations = 7 records: collection.wt 28K;
+    // the 7 index entries (32 B) all sit on index page 0. A journal
+    // append is 4096 + 64 = 4160 B: [0, 4160) is pages 0-1, [4160, 8320)
+    // pages 1-2.
+    // `latest`: key = newest - rank, rank zipfian over the record count.
+    // seed=136 draws: insert, read, read, read, insert, read.
+    let got = gen("ycsb:workload=d,records=1,operations=6,leaf=4K,record_size=4K,cache=32K,memory=1G,memcg_max=none,seed=136");
+    let want = lines(
+        "
+        memory 1G
+        task mongod
+        file collection.wt size=28K
+        file index.wt size=4K
+        file journal size=100M
+        anon mongod wtcache size=32K
+        read mongod collection.wt 1
+        store mongod wtcache 0
+        store mongod wtcache 0
+        read mongod index.wt 0
+        store mongod wtcache 1
+        store mongod wtcache 1
+        write mongod journal 0 2
+        load mongod wtcache 1
+        load mongod wtcache 0
+        load mongod wtcache 1
+        read mongod collection.wt 0
+        store mongod wtcache 2
+        load mongod wtcache 1
+        load mongod wtcache 0
+        read mongod collection.wt 2
+        store mongod wtcache 3
+        store mongod wtcache 3
+        store mongod wtcache 1
+        write mongod journal 1 2
+        load mongod wtcache 1
+        load mongod wtcache 3
+        ",
+    );
+    // op 1 insert: the next record number, 1: its leaf misses (slot 0)
+    // and the record is stored; its index entry's leaf misses (slot 1)
+    // and is stored; journal append 0.
+    // op 2 read of record 1 (rank 0, the newest): index hit, slot 0.
+    // op 3 read of record 0 (rank 1): leaf 0 misses into slot 2.
+    // op 4 read of record 1 again. op 5 insert of record 2 (slot 3),
+    // index entry stored in slot 1, journal append 1. op 6 read of
+    // record 2, the newest again (slot 3): 3 of the 4 reads are of the
+    // latest insert.
+    assert_eq!(got, want);
+
+    // At scale: one one-page slot, so every record access misses and
+    // shows the record as `read mongod collection.wt R`. Inserts are the
+    // next number N (= 1000 + inserts so far); a read of R has age
+    // N-1-R. With a zipfian rank over ~1000-1200 records (theta 0.99),
+    // P(age 0) = 1/zeta(n) = 0.126..0.129 and P(age < 10) =
+    // zeta(10)/zeta(n) = 0.373..0.382; a uniform choice would give
+    // 0.001 and 0.01. Bounds: about 3 sd over ~3800 reads.
+    let got = gen("ycsb:workload=d,records=1000,operations=4000,leaf=4K,record_size=4K,cache=4K");
+    let mut n = 1000u64;
+    let (mut inserted, mut ages) = (Vec::new(), Vec::new());
+    for l in &got {
+        if l.starts_with("write mongod journal") {
+            n += 1;
+        } else if let Some(r) = l.strip_prefix("read mongod collection.wt ") {
+            let r: u64 = r.parse().unwrap();
+            if r == n {
+                inserted.push(r);
+            } else {
+                assert!(r < n, "read of record {} that is not inserted yet ({})", r, n);
+                ages.push(n - 1 - r);
+            }
+        }
+    }
+    assert_eq!(inserted, (1000..n).collect::<Vec<u64>>(), "inserts append consecutive record numbers");
+    assert_eq!(ages.len() as u64 + (n - 1000), 4000);
+    let share = |f: &dyn Fn(u64) -> bool| ages.iter().filter(|&&a| f(a)).count() as f64 / ages.len() as f64;
+    let newest = share(&|a| a == 0);
+    let recent = share(&|a| a < 10);
+    assert!((0.11..0.15).contains(&newest), "share of reads of the newest record {}", newest);
+    assert!((0.34..0.42).contains(&recent), "share of reads of the 10 newest records {}", recent);
+}
+
+#[test]
+fn ycsb_e_scans_consecutive_keys() {
+    // insert_order=ordered: key k is record k and index entry k.
+    // record_size=4K, leaf=4K: record r is collection leaf r (one page);
+    // index_entry=2K: entries 2j and 2j+1 share index leaf j. 8 records
+    // + 3 operations: collection.wt 11 leaves = 44K; index 11 x 2K = 22K
+    // in 6 leaves = 24K. 16 one-page cache slots: no eviction. A scan
+    // looks at each index leaf once while it stays on it, and reads the
+    // record of every entry.
+    // seed=12 draws: scans from keys 7, 0 (length 4) and 5.
+    let got = gen(
+        "ycsb:workload=e,records=8,operations=3,insert_order=ordered,leaf=4K,record_size=4K,index_entry=2K,\
+         scan_max=5,cache=64K,journal=0,memory=1G,memcg_max=none,seed=12",
+    );
+    let want = lines(
+        "
+        memory 1G
+        task mongod
+        file collection.wt size=44K
+        file index.wt size=24K
+        anon mongod wtcache size=64K
+        read mongod index.wt 3
+        store mongod wtcache 0
+        read mongod collection.wt 7
+        store mongod wtcache 1
+        read mongod index.wt 0
+        store mongod wtcache 2
+        read mongod collection.wt 0
+        store mongod wtcache 3
+        read mongod collection.wt 1
+        store mongod wtcache 4
+        read mongod index.wt 1
+        store mongod wtcache 5
+        read mongod collection.wt 2
+        store mongod wtcache 6
+        read mongod collection.wt 3
+        store mongod wtcache 7
+        read mongod index.wt 2
+        store mongod wtcache 8
+        read mongod collection.wt 5
+        store mongod wtcache 9
+        load mongod wtcache 0
+        read mongod collection.wt 6
+        store mongod wtcache 10
+        load mongod wtcache 1
+        ",
+    );
+    // Scan 1 from key 7 (index leaf 3 -> slot 0, record 7 -> slot 1)
+    // stops there: 7 is the last record. Scan 2 reads entries 0-1 (index
+    // leaf 0 -> slot 2) with records 0, 1 (slots 3, 4), then entries 2-3
+    // (index leaf 1 -> slot 5) with records 2, 3 (slots 6, 7). Scan 3:
+    // entry 5 (index leaf 2 -> slot 8), record 5 (slot 9); entry 6 on
+    // index leaf 3, cached in slot 0; record 6 (slot 10); entry 7 on the
+    // same leaf; record 7 cached in slot 1; the end of the records.
+    assert_eq!(got, want);
+
+    // One record: whatever the drawn length (1..100), the scan reads
+    // index entry 0 and record 0 and stops: there is no key 1 yet (the
+    // index has room for 2 entries, records + operations).
+    let got = gen("ycsb:workload=e,records=1,operations=1,insert_order=ordered,leaf=4K,record_size=4K,cache=64K,journal=0,memory=1G,memcg_max=none");
+    let want = lines(
+        "
+        memory 1G
+        task mongod
+        file collection.wt size=8K
+        file index.wt size=4K
+        anon mongod wtcache size=64K
+        read mongod index.wt 0
+        store mongod wtcache 0
+        read mongod collection.wt 0
+        store mongod wtcache 1
+        ",
+    );
+    assert_eq!(got, want);
+
+    // At scale, with one index entry per 4K leaf and a one-slot cache,
+    // every scan step shows as `read index.wt S` then `read collection.wt
+    // S` (ordered: entry S points to record S). An insert (5%) reads the
+    // leaf of record N (= 100000 + inserts so far) first, then its index
+    // leaf. Scan lengths are uniform in 1..10: mean 5.5, sd 2.87; over
+    // ~1900 scans the mean is within 5.5 +- 0.2 (3 sd). 100000 records:
+    // scans almost never reach the end.
+    let got = gen(
+        "ycsb:workload=e,records=100000,operations=2000,insert_order=ordered,leaf=4K,record_size=4K,index_entry=4K,\
+         scan_max=10,cache=4K",
+    );
+    let (mut n, mut steps, mut index) = (100_000u64, 0u64, None);
+    for l in &got {
+        if l.starts_with("write mongod journal") {
+            n += 1;
+        } else if let Some(s) = l.strip_prefix("read mongod index.wt ") {
+            index = Some(s.parse::<u64>().unwrap());
+        } else if let Some(r) = l.strip_prefix("read mongod collection.wt ") {
+            let r: u64 = r.parse().unwrap();
+            if r != n {
+                assert!(r < n, "a scan reads record {} that is not inserted yet", r);
+                assert_eq!(index.take(), Some(r), "a scan step reads the record its index entry points to");
+                steps += 1;
+            }
+        }
+    }
+    let inserts = n - 100_000;
+    let mean = steps as f64 / (2000 - inserts) as f64;
+    assert!((5.3..5.7).contains(&mean), "mean scan length {}", mean);
+}
+
+#[test]
+fn ycsb_f_read_modify_write_reads_before_writing() {
+    // Two records of 4K in one 8K leaf: record k is page k of collection
+    // leaf 0. Their index entries (32 B, positions 0 and 1 of 2) are on
+    // page 0 of index leaf 0. Two slots: index leaf -> slot 0 (pages
+    // 0-1), collection leaf -> slot 1, so record k is wtcache page 2+k.
+    // A journal append is 4096 + 64 = 4160 B: [0, 4160) is pages 0-1,
+    // [4160, 8320) pages 1-2.
+    // seed=8 draws: rmw 0, rmw 1, read 0, read 0, read 1.
+    let got = gen("ycsb:workload=f,records=2,operations=5,leaf=8K,record_size=4K,cache=16K,memory=1G,memcg_max=none,seed=8");
+    let want = lines(
+        "
+        memory 1G
+        task mongod
+        file collection.wt size=8K
+        file index.wt size=8K
+        file journal size=100M
+        anon mongod wtcache size=16K
+        read mongod index.wt 0 2
+        store mongod wtcache 0 2
+        read mongod collection.wt 0 2
+        store mongod wtcache 2 2
+        load mongod wtcache 0
+        store mongod wtcache 2
+        write mongod journal 0 2
+        load mongod wtcache 0
+        load mongod wtcache 3
+        load mongod wtcache 0
+        store mongod wtcache 3
+        write mongod journal 1 2
+        load mongod wtcache 0
+        load mongod wtcache 2
+        load mongod wtcache 0
+        load mongod wtcache 2
+        load mongod wtcache 0
+        load mongod wtcache 3
+        ",
+    );
+    // op 1 read-modify-write of record 0: the read misses both leaves
+    // (the record arrives with the leaf copy), then the update looks the
+    // index entry up again and stores record 0 (page 2), journal 0-1.
+    // op 2 on record 1: index, load page 3, index, store page 3, journal
+    // 1-2. ops 3-5 read records 0, 0, 1.
+    assert_eq!(got, want);
+
+    // Over 2000 operations (default seed): each read-modify-write is
+    // `load 0, load P, load 0, store P, journal` for the same record
+    // page P, except a first one on cold leaves whose read is the leaf
+    // copy `store mongod wtcache 2 2`. They are 50%: 1000 expected,
+    // sd 22.4; bounds 4.5 sd.
+    let got = gen("ycsb:workload=f,records=2,operations=2000,leaf=8K,record_size=4K,cache=16K");
+    let mut rmw = 0;
+    for (i, l) in got.iter().enumerate() {
+        if !l.starts_with("write mongod journal") {
+            continue;
+        }
+        rmw += 1;
+        let store = &got[i - 1];
+        let page = store.strip_prefix("store mongod wtcache ").unwrap_or_else(|| panic!("line {}: {}", i, store));
+        assert!(page == "2" || page == "3", "line {}: {}", i - 1, store);
+        assert_eq!(got[i - 2], "load mongod wtcache 0", "line {}", i - 2);
+        let read = &got[i - 3];
+        assert!(*read == format!("load mongod wtcache {}", page) || *read == "store mongod wtcache 2 2", "line {}: {}", i - 3, read);
+    }
+    assert!((900..=1100).contains(&rmw), "{} read-modify-writes in 2000 operations", rmw);
+    assert_eq!(count(&got, "load mongod wtcache 0") + 1, 2000 + rmw, "a read looks its entry up once, a rmw twice");
+}
+
 // ----------------------------------------------------- vm-scalability ---
 
 #[test]
@@ -493,6 +921,48 @@ fn vm_scalability_mmap_cases() {
     // Default size: twice the memory in total.
     let all = common::all(Box::new(mglru_workload::workload("lru-file-readtwice:memory=64M").unwrap().take(40)));
     assert!(all.iter().any(|l| l == "file sparse-lru-file-readtwice-1 size=16M"), "{:?}", &all[..6]);
+}
+
+#[test]
+fn vm_scalability_errors_name_the_parameter() {
+    // Parameters are `k=v`; the four cases take nr_task, size, chunk,
+    // scale and the machine parameters, and reject anything else with the
+    // list of valid names (sorted).
+    let e = gen_err("lru-file-readtwice:nr_tasks=2");
+    assert_eq!(
+        e,
+        "lru-file-readtwice: unknown parameter `nr_tasks`; valid parameters: chunk, memcg_max, memory, nr_task, scale, seed, size, swap, swap_sync"
+    );
+    // nr_task and chunk are counts: integers of at least 1.
+    let e = gen_err("lru-file-mmap-read:nr_task=two");
+    assert_eq!(e, "lru-file-mmap-read: parameter nr_task=: `two` is not a non-negative integer");
+    let e = gen_err("mmap-pread-seq:chunk=0");
+    assert_eq!(e, "mmap-pread-seq: parameter chunk= must be at least 1");
+    let e = gen_err("mmap-pread-seq:nr_task");
+    assert_eq!(e, "mmap-pread-seq: parameter `nr_task` has no value: write it as key=value");
+    // Sizes: trace v1 syntax (powers of 1024, no fractions, no KB), not 0.
+    let e = gen_err("mmap-pread-seq:size=0");
+    assert_eq!(e, "mmap-pread-seq: size= must be greater than 0");
+    let e = gen_err("mmap-xread-seq-mt:size=1.5G");
+    assert_eq!(e, "mmap-xread-seq-mt: parameter size=: bad size `1.5G`: fractions are not allowed; write e.g. `1536M` instead of `1.5G`");
+    let e = gen_err("mmap-xread-seq-mt:size=8KB");
+    assert_eq!(e, "mmap-xread-seq-mt: parameter size=: bad size `8KB`: `KB` is ambiguous; use K/M/G/T (powers of 1024)");
+    let e = gen_err("lru-file-readtwice:size=99999999999T");
+    assert_eq!(e, "lru-file-readtwice: parameter size=: bad size `99999999999T`: too large");
+    let e = gen_err("lru-file-readtwice:memory=1K");
+    assert_eq!(e, "lru-file-readtwice: memory= must be at least 4K");
+    let e = gen_err("lru-file-readtwice:memcg_max=lots");
+    assert_eq!(e, "lru-file-readtwice: parameter memcg_max=: bad size `lots`: expected a number (memcg_max= takes a size, max or none)");
+    // The default size is twice the memory (over nr_task files for the
+    // per-task cases): 2 x 9000000T does not fit in 64 bits; with one
+    // task the per-task default is that same sum. An explicit size= avoids
+    // it.
+    let e = gen_err("mmap-pread-seq:memory=9000000T");
+    assert_eq!(e, "mmap-pread-seq: memory=9000000T is too large for the default size= (twice the memory): give size= or a smaller memory=");
+    let e = gen_err("lru-file-readtwice:memory=9000000T,nr_task=1");
+    assert!(e.starts_with("lru-file-readtwice: memory=9000000T is too large for the default size="), "{}", e);
+    let got = gen("mmap-pread-seq:memory=9000000T,size=4K,nr_task=1");
+    assert_eq!(got[..3], lines("memory 9000000T\nfile sparse-mmap-pread-seq size=4K\ntask usemem-1")[..]);
 }
 
 // ------------------------------------------------------------- ebizzy ---
@@ -597,6 +1067,63 @@ fn file_anon_mix_defaults_follow_the_seed() {
     assert!(all.iter().any(|l| l == "anon pressure anon size=44G"));
 }
 
+#[test]
+fn file_anon_mix_errors_name_the_parameter() {
+    let e = gen_err("file-anon-mix:iteration=3");
+    assert_eq!(
+        e,
+        "file-anon-mix: unknown parameter `iteration`; valid parameters: anon, anon_page_ns, anon_wait, anon_workers, chunk, file, \
+         file_workers, iterations, memcg_max, memory, reader_page_ns, reader_sleep, scale, seed, swap, swap_sync"
+    );
+    // Durations: digits with ns/us/ms/s/m/h, a bare number is seconds.
+    let e = gen_err("file-anon-mix:reader_sleep=fast");
+    assert_eq!(e, "file-anon-mix: parameter reader_sleep=: bad duration `fast`: expected a number");
+    let e = gen_err("file-anon-mix:anon_wait=5x");
+    assert_eq!(e, "file-anon-mix: parameter anon_wait=: bad duration `5x`: unknown unit `x` (use ns, us, ms, s, m or h)");
+    let e = gen_err("file-anon-mix:reader_page_ns=1.5");
+    assert_eq!(e, "file-anon-mix: parameter reader_page_ns=: `1.5` is not a non-negative integer");
+    let e = gen_err("file-anon-mix:iterations=0");
+    assert_eq!(e, "file-anon-mix: parameter iterations= must be at least 1");
+    // Impossible sizes: 4K of anon over 2 threads is half a page each;
+    // a file of 0 bytes cannot be mapped and read.
+    let e = gen_err("file-anon-mix:anon=4K,anon_workers=2");
+    assert_eq!(e, "file-anon-mix: anon= is too small for anon_workers= (each thread needs at least one page)");
+    let e = gen_err("file-anon-mix:file=0");
+    assert_eq!(e, "file-anon-mix: parameter file= must be greater than 0: the readers map the file and read it (default 8G)");
+    // Readers that cost no time and never pause would keep simulated time
+    // at 0 forever: the anon rounds (and the end) would never come.
+    let e = gen_err("file-anon-mix:reader_page_ns=0,reader_sleep=0");
+    assert_eq!(
+        e,
+        "file-anon-mix: reader_page_ns=0 with reader_sleep=0 lets the readers loop without simulated time passing, \
+         so the anon rounds never start: give reader_page_ns= or reader_sleep= a positive value"
+    );
+    // Either one alone is fine: free page touches with a pause, as here
+    // (one reader, one 1-page round: the reader's pass at t=0 gates it).
+    let got = gen(
+        "file-anon-mix:file=4K,anon=4K,file_workers=1,anon_workers=1,iterations=1,reader_page_ns=0,reader_sleep=1s,\
+         anon_wait=0,memory=64M,memcg_max=none",
+    );
+    assert_eq!(
+        got,
+        lines(
+            "
+            memory 64M
+            file testfile size=4K
+            task reader0
+            mmap reader0 data file=testfile
+            task pressure
+            anon pressure anon size=4K
+            load reader0 data 0
+            store pressure anon 0
+            advise pressure anon dontneed
+            exit reader0
+            exit pressure
+            "
+        )
+    );
+}
+
 // -------------------------------------------------------- mixed-memcg ---
 
 #[test]
@@ -636,6 +1163,42 @@ fn mixed_memcg_scaled_parses() {
     assert!(n > 1000);
     assert!(got.iter().any(|l| l.starts_with("load memcached items")));
     assert!(got.iter().any(|l| l.starts_with("store memcached items")));
+}
+
+#[test]
+fn mixed_memcg_errors_name_the_parameter() {
+    let e = gen_err("mixed-memcg:key=5");
+    assert_eq!(
+        e,
+        "mixed-memcg: unknown parameter `key`; valid parameters: clients, data_size, delay, fio_iops, fio_max, fio_size, jobs, keys, \
+         memcached_max, memcg_max, memory, memtier_ops, scale, seed, swap, swap_sync"
+    );
+    let e = gen_err("mixed-memcg:data_size=big");
+    assert_eq!(e, "mixed-memcg: parameter data_size=: `big` is not a non-negative integer");
+    let e = gen_err("mixed-memcg:jobs=0");
+    assert_eq!(e, "mixed-memcg: parameter jobs= must be at least 1");
+    let e = gen_err("mixed-memcg:delay=5parsecs");
+    assert_eq!(e, "mixed-memcg: parameter delay=: bad duration `5parsecs`: unknown unit `parsecs` (use ns, us, ms, s, m or h)");
+    let e = gen_err("mixed-memcg:fio_max=1GB");
+    assert_eq!(e, "mixed-memcg: parameter fio_max=: bad size `1GB`: `GB` is ambiguous; use K/M/G/T (powers of 1024)");
+    let e = gen_err("mixed-memcg:swap=lots");
+    assert_eq!(e, "mixed-memcg: parameter swap=: bad size `lots`: expected a number (swap= takes a size or none)");
+    // Impossible sizes: fio's files must hold one 4K block; the memcached
+    // model keeps a bit per key, at most 2^32 keys (keys 1..=keys).
+    let e = gen_err("mixed-memcg:fio_size=2K");
+    assert_eq!(e, "mixed-memcg: fio_size= must be at least 4K");
+    let e = gen_err("mixed-memcg:keys=4294967297");
+    assert_eq!(
+        e,
+        "mixed-memcg: keys=4294967297 is too many: the memcached model keeps a bit per key and takes at most 4294967296 keys; \
+         lower keys= (or raise scale=)"
+    );
+    // Rates are turned into whole-nanosecond intervals: above 10^9 per
+    // second the interval would be 0.
+    let e = gen_err("mixed-memcg:fio_iops=2000000000");
+    assert_eq!(e, "mixed-memcg: fio_iops=2000000000 is above 1000000000 per second: events are timed in whole nanoseconds; give at most 1000000000");
+    let e = gen_err("mixed-memcg:memtier_ops=1000000001");
+    assert_eq!(e, "mixed-memcg: memtier_ops=1000000001 is above 1000000000 per second: events are timed in whole nanoseconds; give at most 1000000000");
 }
 
 // ------------------------------------------------------------- common ---
