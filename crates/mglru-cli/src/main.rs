@@ -243,7 +243,7 @@ fn simulate(
     timeseries: Option<&(String, u64)>,
     guest_clock: &[(u64, u64)],
 ) -> Result<Report, (String, u8)> {
-    let mut clock_next = 0;
+    let mut clock = validate::GuestClock::new(guest_clock);
     let start = Instant::now();
     let mut sim = Simulator::new(opts.clone());
     let mut bar = progress::Progress::new(show_progress, reader.total_bytes());
@@ -289,12 +289,7 @@ fn simulate(
         };
         // --guest-clock: the model's clock catches up with the guest's
         // before each sampled line (as `mglru validate` does).
-        let mut target = None;
-        while clock_next < guest_clock.len() && guest_clock[clock_next].0 <= line {
-            target = Some(guest_clock[clock_next].1);
-            clock_next += 1;
-        }
-        if let Some(ns) = target {
+        if let Some(ns) = clock.target(line) {
             sim.clock_at_least(ns).map_err(|e| (format!("{}: {e}", reader.name()), 1))?;
         }
         if let Err(e) = sim.apply(&op) {

@@ -292,6 +292,28 @@ pub fn load_platform(dir: &Path) -> Result<Option<CostModel>, String> {
 }
 
 /// Run a trace on the model.
+/// A cursor over a guest's time profile: for the line about to run, the
+/// latest guest time sampled at or before it (None: nothing new).
+pub struct GuestClock<'a> {
+    profile: &'a [(u64, u64)],
+    next: usize,
+}
+
+impl<'a> GuestClock<'a> {
+    pub fn new(profile: &'a [(u64, u64)]) -> GuestClock<'a> {
+        GuestClock { profile, next: 0 }
+    }
+
+    pub fn target(&mut self, line: u64) -> Option<u64> {
+        let mut target = None;
+        while self.next < self.profile.len() && self.profile[self.next].0 <= line {
+            target = Some(self.profile[self.next].1);
+            self.next += 1;
+        }
+        target
+    }
+}
+
 /// Replay `trace` on the model. With a time `profile` (the guest's clock
 /// at sampled lines), the model's clock is brought forward to the guest's
 /// before each sampled line, so the time-driven mechanisms (the 2 s
@@ -307,15 +329,9 @@ pub fn simulate_trace(
 ) -> Result<Report, String> {
     let mut reader = TraceReader::open(trace).map_err(|e| e.to_string())?;
     let mut sim = Simulator::new(RunOptions { policy, memory, cost, ..Default::default() });
-    let mut next = 0;
+    let mut clock = GuestClock::new(profile);
     while let Some(op) = reader.next_op().map_err(|e| e.to_string())? {
-        let line = reader.line();
-        let mut target = None;
-        while next < profile.len() && profile[next].0 <= line {
-            target = Some(profile[next].1);
-            next += 1;
-        }
-        if let Some(ns) = target {
+        if let Some(ns) = clock.target(reader.line()) {
             sim.clock_at_least(ns).map_err(|e| format!("{}: {e}", reader.location()))?;
         }
         sim.apply(&op).map_err(|e| format!("{}: {e}", reader.location()))?;

@@ -160,7 +160,7 @@ impl Kernel {
         if !self.tasks[task as usize].alive || self.vmas[region as usize].dead {
             // OOM-killed while charging: give the charge back.
             if memcg != crate::memcg::ROOT_MEMCG {
-                self.refill_stock_pub(memcg, need);
+                self.refill_stock(memcg, need);
             }
             return false;
         }
@@ -208,10 +208,8 @@ impl Kernel {
         let pgd = self.tasks[task as usize].pgd;
         let (p, allocated) = self.pt.get_mut_alloc(pgd, va);
         *p = pte::PRESENT | pte::YOUNG | if write { pte::DIRTY } else { 0 } | pfn;
-        let t = &mut self.tasks[task as usize];
-        t.pgtables += allocated as u64;
-        let tmemcg = t.memcg;
-        self.memcg_pgtable_charge(tmemcg, allocated as i64);
+        // The fault's pte_alloc made (and charged) the tables.
+        debug_assert_eq!(allocated, 0, "page tables come from pte_alloc");
         let t = &mut self.tasks[task as usize];
         let f = self.folios.get_mut(pfn);
         f.mapcount += 1;
@@ -240,9 +238,7 @@ impl Kernel {
             }
             let (p, allocated) = self.pt.get_mut_alloc(pgd, va);
             *p = pte::PRESENT | pte::YOUNG | pte::ZERO_PFN;
-            self.tasks[task as usize].pgtables += allocated as u64;
-            let tmemcg = self.tasks[task as usize].memcg;
-            self.memcg_pgtable_charge(tmemcg, allocated as i64);
+            debug_assert_eq!(allocated, 0, "page tables come from pte_alloc");
             return;
         }
         let memcg = self.tasks[task as usize].memcg;
@@ -784,7 +780,7 @@ impl Kernel {
         let t = &mut self.tasks[task as usize];
         let (freed, tmemcg) = (t.pgtables.saturating_sub(1), t.memcg);
         t.pgtables = 0;
-        self.memcg_pgtable_charge(tmemcg, -(freed as i64));
+        self.memcg_pgtable_uncharge(tmemcg, freed);
         let t = &self.tasks[task as usize];
         debug_assert_eq!((t.rss_anon, t.rss_file, t.swapents), (0, 0, 0));
     }

@@ -174,7 +174,7 @@ impl Kernel {
     }
 
     /// `refill_stock`.
-    fn refill_stock(&mut self, memcg: u16, nr: u64) {
+    pub(crate) fn refill_stock(&mut self, memcg: u16, nr: u64) {
         if self.stock.memcg != memcg {
             self.drain_stock();
             self.stock.memcg = memcg;
@@ -227,31 +227,16 @@ impl Kernel {
         }
     }
 
-    /// Page-table pages allocated (`n` > 0) or freed for a task of
-    /// `memcg`: charged like the slab pages above (from the stock, else
-    /// forced; the charge never reclaims), returned through the stock.
-    pub(crate) fn memcg_pgtable_charge(&mut self, memcg: u16, n: i64) {
+    /// A task's page tables freed at exit (they were charged by
+    /// `pte_alloc`): the pages go back through the page stock.
+    pub(crate) fn memcg_pgtable_uncharge(&mut self, memcg: u16, n: u64) {
         if memcg == ROOT_MEMCG || n == 0 {
             return;
         }
         let c = &mut self.memcgs[memcg as usize];
-        if n > 0 {
-            let n = n as u64;
-            c.pgtable_pages += n;
-            if !self.consume_stock(memcg, n) {
-                self.force_charge(memcg, n);
-            }
-        } else {
-            let n = n.unsigned_abs();
-            debug_assert!(c.pgtable_pages >= n);
-            c.pgtable_pages -= n;
-            self.refill_stock(memcg, n);
-        }
-    }
-
-    /// `refill_stock` for callers outside this file.
-    pub(crate) fn refill_stock_pub(&mut self, memcg: u16, nr: u64) {
-        self.refill_stock(memcg, nr);
+        debug_assert!(c.pgtable_pages >= n);
+        c.pgtable_pages -= n;
+        self.refill_stock(memcg, n);
     }
 
     /// `mem_cgroup_margin`: pages left under max (memory counter).
