@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 use mglru_core::report::Report;
 use mglru_core::cost::CostModel;
 use mglru_core::{Policy, RunOptions, Simulator};
+use mglru_core::kernel::{ZoneSpec, ZONE_NAMES};
+use mglru_core::folio::NR_ZONES;
 use mglru_trace::TraceReader;
 
 /// The counters whose error is published and enforced.
@@ -202,6 +204,10 @@ pub struct KernelResult {
     /// Memory the workload had on the guest (for traces without a memcg
     /// limit, the model is run with this much RAM), bytes.
     pub memory_override: Option<u64>,
+    /// The guest's zones at the start (`start_zones`: free pages, managed
+    /// pages, watermarks, lowmem reserve); used instead of
+    /// `memory_override` where the result has them.
+    pub start_zones: Option<[ZoneSpec; NR_ZONES]>,
     pub meta: String,
     /// The workload's wall time on the guest, seconds.
     pub wall_seconds: f64,
@@ -234,6 +240,7 @@ pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
     // memcg limit: global pressure), the model gets the memory the guest
     // had free when the workload began.
     let memory_override = j.get("start_nr_free_pages").and_then(|v| v.num()).map(|v| v as u64 * 4096);
+    let start_zones = parse_start_zones(&j).map_err(|e| format!("{}: {e}", path.display()))?;
     let meta_s = meta
         .map(|m| {
             let k = j.get("kernel").and_then(|k| k.str()).unwrap_or("?");
@@ -266,7 +273,47 @@ pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
             p
         }
     };
-    Ok(KernelResult { policy, vmstat, memory_override, meta: meta_s, wall_seconds, profile })
+    Ok(KernelResult { policy, vmstat, memory_override, start_zones, meta: meta_s, wall_seconds, profile })
+}
+
+/// The `start_zones` array of a kernel result as the model's zones: each
+/// zone's free pages at the start become its pages; its managed pages,
+/// watermarks and largest lowmem reserve (the reserve against an
+/// allocation that may use any zone) are taken as the guest had them.
+/// Zones the model does not have (Movable, Device) must be empty.
+fn parse_start_zones(j: &Json) -> Result<Option<[ZoneSpec; NR_ZONES]>, String> {
+    let Some(Json::Arr(zs)) = j.get("start_zones") else {
+        return Ok(None);
+    };
+    let mut out: [ZoneSpec; NR_ZONES] = Default::default();
+    for z in zs {
+        let name = z.get("name").and_then(|n| n.str()).ok_or("start_zones: a zone without a \"name\"")?;
+        let num = |k: &str| -> Result<u64, String> {
+            z.get(k)
+                .and_then(|v| v.num())
+                .filter(|n| *n >= 0.0)
+                .map(|n| n as u64)
+                .ok_or_else(|| format!("start_zones: zone {name} has no whole number \"{k}\""))
+        };
+        let managed = num("managed")?;
+        let Some(idx) = ZONE_NAMES.iter().position(|n| *n == name) else {
+            if managed > 0 {
+                return Err(format!("start_zones: zone {name} has {managed} managed pages, but the model has only {}", ZONE_NAMES.join(", ")));
+            }
+            continue;
+        };
+        let reserve = match z.get("protection") {
+            Some(Json::Arr(p)) => p.iter().filter_map(|v| v.num()).fold(0.0f64, f64::max) as u64,
+            _ => return Err(format!("start_zones: zone {name} has no \"protection\" array")),
+        };
+        out[idx] = ZoneSpec {
+            pages: num("free")?,
+            managed,
+            wmark: Some([num("min")?, num("low")?, num("high")?]),
+            lowmem_reserve: Some(reserve),
+        };
+    }
+    Ok(Some(out))
 }
 
 /// The ground-truth platform's operation costs (DIR/platform.json, written
@@ -324,11 +371,12 @@ pub fn simulate_trace(
     trace: &Path,
     policy: Option<Policy>,
     memory: Option<u64>,
+    zones: Option<[ZoneSpec; NR_ZONES]>,
     cost: Option<CostModel>,
     profile: &[(u64, u64)],
 ) -> Result<Report, String> {
     let mut reader = TraceReader::open(trace).map_err(|e| e.to_string())?;
-    let mut sim = Simulator::new(RunOptions { policy, memory, cost, ..Default::default() });
+    let mut sim = Simulator::new(RunOptions { policy, memory, zones, cost, ..Default::default() });
     let mut clock = GuestClock::new(profile);
     while let Some(op) = reader.next_op().map_err(|e| e.to_string())? {
         if let Some(ns) = clock.target(reader.line()) {
@@ -432,9 +480,14 @@ pub fn compare_suite(dir: &Path, results: &str, only: Option<&str>, follow_guest
             let kr = load_kernel_result(&rp)?;
             // "self": the trace picks its policy with lru_gen.enabled.
             let policy = if pname == "self" { None } else { Some(kr.policy) };
-            let memory = if start_free.iter().any(|n| n == &name) { kr.memory_override } else { None };
+            let use_start = start_free.iter().any(|n| n == &name);
+            let (memory, zones) = match (use_start, &kr.start_zones) {
+                (false, _) => (None, None),
+                (true, Some(z)) => (None, Some(z.clone())),
+                (true, None) => (kr.memory_override, None),
+            };
             let profile: &[(u64, u64)] = if follow_guest_clock { &kr.profile } else { &[] };
-            let rep = simulate_trace(&trace, policy, memory, platform.clone(), profile)?;
+            let rep = simulate_trace(&trace, policy, memory, zones, platform.clone(), profile)?;
             cmp.meta.push(format!("{name}.{pname}: {}", kr.meta));
             let sim: f64Map = rep.vmstat.iter().map(|(k, v)| (k.to_string(), *v as f64)).collect();
             let p = policy_name(kr.policy);
@@ -655,6 +708,31 @@ mod tests {
         assert_eq!(j.get("vmstat").unwrap().get("x").unwrap().num(), Some(-150.0));
         assert_eq!(j.get("s").unwrap().str(), Some("a\"bé"));
         assert!(parse_json("{\"a\": }").is_err());
+    }
+    #[test]
+    fn start_zones_become_the_model_zones() {
+        let z = |name: &str, free: u64, managed: u64, prot: &str| {
+            format!(r#"{{"name": "{name}", "free": {free}, "min": 23, "low": 28, "high": 33, "managed": {managed}, "protection": [{prot}]}}"#)
+        };
+        let text = format!(
+            r#"{{"start_zones": [{}, {}, {}, {}]}}"#,
+            z("DMA", 3808, 3840, "0, 373, 373, 373, 373"),
+            z("DMA32", 46220, 98464, "0, 0, 0, 0, 0"),
+            z("Normal", 0, 0, "0, 0, 0, 0, 0"),
+            z("Movable", 0, 0, "0, 0, 0, 0, 0")
+        );
+        let zones = parse_start_zones(&parse_json(&text).unwrap()).unwrap().unwrap();
+        assert_eq!(zones[0], ZoneSpec { pages: 3808, managed: 3840, wmark: Some([23, 28, 33]), lowmem_reserve: Some(373) });
+        assert_eq!((zones[1].pages, zones[1].managed, zones[1].lowmem_reserve), (46220, 98464, Some(0)));
+        assert_eq!(zones[2].pages, 0);
+        // A populated zone the model lacks is an error naming it.
+        let bad = format!(r#"{{"start_zones": [{}]}}"#, z("Movable", 10, 100, "0"));
+        let e = parse_start_zones(&parse_json(&bad).unwrap()).unwrap_err();
+        assert!(e.contains("Movable") && e.contains("100 managed"), "{e}");
+        let missing = r#"{"start_zones": [{"name": "DMA", "free": 1, "managed": 2, "protection": []}]}"#;
+        let e = parse_start_zones(&parse_json(missing).unwrap()).unwrap_err();
+        assert!(e.contains("DMA") && e.contains("\"min\""), "{e}");
+        assert_eq!(parse_start_zones(&parse_json("{}").unwrap()).unwrap(), None);
     }
     #[test]
     fn relative_error_uses_the_floor() {

@@ -56,8 +56,8 @@ impl Kernel {
             let lg = &m.lruvec.lrugen;
             let mut by_gen = [[0i64; 2]; 4];
             for gen in 0..4 {
-                for t in 0..2 {
-                    let list = &lg.folios[gen][t];
+                for (t, zone) in (0..2).flat_map(|t| (0..crate::folio::NR_ZONES).map(move |z| (t, z))) {
+                    let list = &lg.folios[gen][t][zone];
                     let mut count = 0u64;
                     let mut prev = NIL;
                     let mut p = list.head;
@@ -66,7 +66,7 @@ impl Kernel {
                         if f.prev != prev || f.memcg as usize != mi || f.lru_type() != t {
                             return Err(format!("memcg {mi} gen {gen} type {t}: bad folio {p}: {f:?}"));
                         }
-                        if f.list_field() as usize != gen + 1 || f.gen_field() == 0 || !f.test(pg::LRU) {
+                        if f.list_field() as usize != gen + 1 || f.gen_field() == 0 || !f.test(pg::LRU) || self.folios.zone_of(p) != zone {
                             return Err(format!("memcg {mi} gen {gen} type {t}: folio {p} fields {f:?}"));
                         }
                         on_list[p as usize] += 1;

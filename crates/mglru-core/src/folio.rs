@@ -142,30 +142,67 @@ impl Default for FolioList {
     }
 }
 
-/// The folio table: every page of simulated RAM, and the free list.
+/// Zones the model has: `ZONE_DMA`, `ZONE_DMA32`, `ZONE_NORMAL` (an x86-64
+/// machine's; `ZONE_MOVABLE` and `ZONE_DEVICE` are never populated here).
+pub const NR_ZONES: usize = 3;
+
+/// The folio table: every page of simulated RAM, and the free lists, one
+/// per zone. Zone `z` holds the pfns from `zone_end[z - 1]` (0 for the
+/// first) to `zone_end[z]`.
 pub struct FolioTable {
     pub f: Vec<Folio>,
-    free: Vec<u32>,
+    free: [Vec<u32>; NR_ZONES],
+    zone_end: [u32; NR_ZONES],
 }
 
 impl FolioTable {
-    pub fn new(nr_pages: u32) -> FolioTable {
-        // Free pages are handed out lowest pfn first, for readability of dumps.
-        let free: Vec<u32> = (0..nr_pages).rev().collect();
-        FolioTable { f: vec![Folio::FREE; nr_pages as usize], free }
+    /// A table of `zone_pages[z]` pages in each zone, laid out in zone order.
+    pub fn new(zone_pages: [u32; NR_ZONES]) -> FolioTable {
+        let mut zone_end = [0u32; NR_ZONES];
+        let mut free: [Vec<u32>; NR_ZONES] = Default::default();
+        let mut start = 0u32;
+        for z in 0..NR_ZONES {
+            zone_end[z] = start + zone_pages[z];
+            // Free pages are handed out lowest pfn first, for readability of dumps.
+            free[z] = (start..zone_end[z]).rev().collect();
+            start = zone_end[z];
+        }
+        FolioTable { f: vec![Folio::FREE; start as usize], free, zone_end }
     }
+    /// Free pages of the node (every zone).
     #[inline]
     pub fn nr_free(&self) -> u64 {
-        self.free.len() as u64
+        (self.free[0].len() + self.free[1].len() + self.free[2].len()) as u64
+    }
+    /// Free pages of zone `z`.
+    #[inline]
+    pub fn nr_free_zone(&self, z: usize) -> u64 {
+        self.free[z].len() as u64
     }
     #[inline]
     pub fn nr_pages(&self) -> u64 {
         self.f.len() as u64
     }
-    /// Take a free folio; the caller checked the watermarks.
+    /// Pages of zone `z` (the model's zones are all managed pages).
+    pub fn zone_pages(&self, z: usize) -> u64 {
+        let start = if z == 0 { 0 } else { self.zone_end[z - 1] };
+        (self.zone_end[z] - start) as u64
+    }
+    /// `folio_zonenum`.
     #[inline]
-    pub fn alloc(&mut self) -> Option<u32> {
-        let pfn = self.free.pop()?;
+    pub fn zone_of(&self, pfn: u32) -> usize {
+        if pfn < self.zone_end[0] {
+            0
+        } else if pfn < self.zone_end[1] {
+            1
+        } else {
+            2
+        }
+    }
+    /// Take a free folio of zone `z`; the caller checked the watermarks.
+    #[inline]
+    pub fn alloc(&mut self, z: usize) -> Option<u32> {
+        let pfn = self.free[z].pop()?;
         let fo = &mut self.f[pfn as usize];
         debug_assert_eq!(fo.flags, 0);
         fo.flags = pg::ALLOCATED;
@@ -175,7 +212,8 @@ impl FolioTable {
     pub fn free(&mut self, pfn: u32) {
         debug_assert!(self.f[pfn as usize].prev == NIL && self.f[pfn as usize].next == NIL);
         self.f[pfn as usize] = Folio::FREE;
-        self.free.push(pfn);
+        let z = self.zone_of(pfn);
+        self.free[z].push(pfn);
     }
     #[inline]
     pub fn get(&self, pfn: u32) -> &Folio {
@@ -259,11 +297,11 @@ mod tests {
 
     #[test]
     fn list_order_head_young_tail_old() {
-        let mut t = FolioTable::new(8);
+        let mut t = FolioTable::new([8, 0, 0]);
         let mut l = FolioList::default();
-        let a = t.alloc().unwrap();
-        let b = t.alloc().unwrap();
-        let c = t.alloc().unwrap();
+        let a = t.alloc(0).unwrap();
+        let b = t.alloc(0).unwrap();
+        let c = t.alloc(0).unwrap();
         t.add_head(&mut l, a);
         t.add_head(&mut l, b);
         t.add_tail(&mut l, c);
@@ -274,5 +312,22 @@ mod tests {
         t.unlink(&mut l, b);
         t.unlink(&mut l, c);
         assert_eq!((l.head, l.tail, l.len), (NIL, NIL, 0));
+    }
+
+    #[test]
+    fn zones_hold_their_pfns_and_free_lists() {
+        let mut t = FolioTable::new([2, 3, 1]);
+        assert_eq!((t.nr_pages(), t.nr_free()), (6, 6));
+        assert_eq!([t.zone_of(0), t.zone_of(1), t.zone_of(2), t.zone_of(4), t.zone_of(5)], [0, 0, 1, 1, 2]);
+        assert_eq!([t.zone_pages(0), t.zone_pages(1), t.zone_pages(2)], [2, 3, 1]);
+        let p = t.alloc(1).unwrap();
+        assert_eq!(p, 2, "lowest pfn of the zone first");
+        let q = t.alloc(0).unwrap();
+        assert_eq!(q, 0);
+        assert_eq!((t.nr_free_zone(0), t.nr_free_zone(1), t.nr_free()), (1, 2, 4));
+        t.free(p);
+        assert_eq!((t.nr_free_zone(1), t.nr_free()), (3, 5));
+        assert_eq!(t.alloc(2), Some(5));
+        assert_eq!(t.alloc(2), None, "an empty zone gives nothing");
     }
 }

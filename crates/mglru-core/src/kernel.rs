@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The simulated kernel: one node with one zone, its memory, tasks, files,
-//! swap, memcgs, reclaim and the clock.
+//! The simulated kernel: one node with its zones (DMA, DMA32, Normal), its
+//! memory, tasks, files, swap, memcgs, reclaim and the clock.
 //!
 //! `Kernel` is a plain struct holding every piece of state; the mechanisms
 //! live in sibling modules as `impl Kernel` blocks named after the kernel
@@ -16,7 +16,7 @@ use std::collections::BinaryHeap;
 
 use crate::cost::CostModel;
 use crate::file::File;
-use crate::folio::FolioTable;
+use crate::folio::{FolioTable, NR_ZONES};
 use crate::memcg::{Memcg, Stock, ROOT_MEMCG};
 use crate::mm::{PageTables, Task, Vma};
 use crate::stat::{Ev, Events};
@@ -38,6 +38,56 @@ pub const NSEC_PER_JIFFY: u64 = 1_000_000_000 / HZ;
 /// `FLUSH_TIME` (mm/memcontrol.c): the period of the memcg statistics
 /// flush, 2 s.
 pub const FLUSH_TIME_NS: u64 = 2 * HZ * NSEC_PER_JIFFY;
+
+/// `enum zone_type` of an x86-64 kernel, the populated part.
+pub const ZONE_DMA: usize = 0;
+pub const ZONE_DMA32: usize = 1;
+pub const ZONE_NORMAL: usize = 2;
+pub const ZONE_NAMES: [&str; NR_ZONES] = ["DMA", "DMA32", "Normal"];
+/// `sysctl_lowmem_reserve_ratio` of DMA, DMA32 and Normal.
+pub const LOWMEM_RESERVE_RATIO: [u64; NR_ZONES] = [256, 256, 32];
+/// `MAX_DMA_PFN` (16 MiB) and `MAX_DMA32_PFN` (4 GiB) in pages.
+pub const MAX_DMA_PFN: u64 = 4096;
+pub const MAX_DMA32_PFN: u64 = 1 << 20;
+
+/// A zone as the machine description gives it: its pages (all free at the
+/// start), its managed pages (what the watermarks and reserves are
+/// computed from), and optionally the watermarks and lowmem reserve as a
+/// real kernel had them (`mglru validate` takes them from the guest's
+/// `/proc/zoneinfo`); without them the model computes both.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ZoneSpec {
+    pub pages: u64,
+    pub managed: u64,
+    pub wmark: Option<[u64; 3]>,
+    pub lowmem_reserve: Option<u64>,
+}
+
+impl ZoneSpec {
+    /// The zones of an x86-64 machine with `nr_pages` of RAM from pfn 0:
+    /// DMA below 16 MiB, DMA32 below 4 GiB, Normal above. Simplification
+    /// (docs/FIDELITY.md): every page is managed — a real machine loses a
+    /// few hundred pages of the DMA zone to the firmware and the kernel.
+    pub fn layout(nr_pages: u64) -> [ZoneSpec; NR_ZONES] {
+        let dma = nr_pages.min(MAX_DMA_PFN);
+        let dma32 = nr_pages.min(MAX_DMA32_PFN) - dma;
+        let normal = nr_pages - dma - dma32;
+        [dma, dma32, normal].map(|p| ZoneSpec { pages: p, managed: p, wmark: None, lowmem_reserve: None })
+    }
+}
+
+/// The per-zone numbers allocation and reclaim decide by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Zone {
+    pub managed: u64,
+    /// `_watermark[WMARK_MIN/LOW/HIGH]`.
+    pub wmark: [u64; 3],
+    /// `lowmem_reserve[ZONE_MOVABLE]`: what this zone keeps back from an
+    /// allocation that could have used a higher zone. Every allocation the
+    /// model makes is such a one (`GFP_HIGHUSER_MOVABLE`; `ZONE_MOVABLE`
+    /// is empty, so `GFP_KERNEL`'s reserve is the same).
+    pub lowmem_reserve: u64,
+}
 
 /// Which LRU implementation reclaim uses (the `lru_gen.enabled` switch).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,6 +169,9 @@ impl Default for Sysctls {
 #[derive(Clone, Debug)]
 pub struct MachineConfig {
     pub memory_bytes: u64,
+    /// The zones, when given explicitly (their pages then replace
+    /// `memory_bytes`); None = `ZoneSpec::layout` of `memory_bytes`.
+    pub zones: Option<[ZoneSpec; NR_ZONES]>,
     pub swap_bytes: u64,
     pub swap_sync_io: bool,
     pub sysctl: Sysctls,
@@ -131,6 +184,7 @@ impl Default for MachineConfig {
     fn default() -> Self {
         MachineConfig {
             memory_bytes: 1 << 30,
+            zones: None,
             swap_bytes: 0,
             swap_sync_io: false,
             sysctl: Sysctls::default(),
@@ -181,8 +235,8 @@ pub struct Kernel {
     pub sysctl: Sysctls,
     pub cost: CostModel,
     pub folios: FolioTable,
-    /// Zone watermarks in pages: min, low, high.
-    pub wmark: [u64; 3],
+    /// The zones' watermarks and reserves (their pages are in `folios`).
+    pub zones: [Zone; NR_ZONES],
     pub memcgs: Vec<Memcg>,
     pub files: Vec<File>,
     pub tasks: Vec<Task>,
@@ -254,12 +308,12 @@ pub struct Kernel {
 
 impl Kernel {
     pub fn new(cfg: &MachineConfig) -> Kernel {
-        let nr_pages = (cfg.memory_bytes >> PAGE_SHIFT) as u32;
+        let spec = cfg.zones.clone().unwrap_or_else(|| ZoneSpec::layout(cfg.memory_bytes >> PAGE_SHIFT));
         let mut k = Kernel {
             sysctl: cfg.sysctl.clone(),
             cost: cfg.cost.clone(),
-            folios: FolioTable::new(nr_pages),
-            wmark: [0; 3],
+            folios: FolioTable::new(spec.clone().map(|z| z.pages as u32)),
+            zones: spec.clone().map(|z| Zone { managed: z.managed, ..Default::default() }),
             memcgs: vec![Memcg::new("root", crate::memcg::NO_MEMCG)],
             files: Vec::new(),
             tasks: Vec::new(),
@@ -307,6 +361,15 @@ impl Kernel {
             rng: crate::rng::Rng::new(cfg.seed),
         };
         k.setup_per_zone_wmarks();
+        k.setup_per_zone_lowmem_reserve();
+        for (z, sp) in spec.iter().enumerate() {
+            if let Some(w) = sp.wmark {
+                k.zones[z].wmark = w;
+            }
+            if let Some(r) = sp.lowmem_reserve {
+                k.zones[z].lowmem_reserve = r;
+            }
+        }
         k.lru_gen_init_memcg(crate::memcg::ROOT_MEMCG);
         k
     }
@@ -321,19 +384,50 @@ impl Kernel {
         }
     }
 
-    /// `calculate_min_free_kbytes` and `__setup_per_zone_wmarks` for the
-    /// single zone, which holds every page.
+    /// `calculate_min_free_kbytes` and `__setup_per_zone_wmarks`: the
+    /// node's minimum reserve from its managed pages, shared out between
+    /// the zones in proportion to their size. `calculate_min_free_kbytes`
+    /// counts `nr_free_buffer_pages()`, which at boot (before any
+    /// watermark exists) is every managed page.
     pub fn setup_per_zone_wmarks(&mut self) {
-        let managed = self.folios.nr_pages();
-        let lowmem_kbytes = managed * 4;
+        let lowmem_pages: u64 = self.zones.iter().map(|z| z.managed).sum();
+        let lowmem_kbytes = lowmem_pages * 4;
         let min_free_kbytes = self
             .sysctl
             .min_free_kbytes
             .unwrap_or_else(|| crate::util::int_sqrt(lowmem_kbytes * 16).clamp(128, 262_144));
         let pages_min = min_free_kbytes >> (PAGE_SHIFT - 10);
-        let min = pages_min;
-        let tmp = (min / 4).max(managed * self.sysctl.watermark_scale_factor / 10_000);
-        self.wmark = [min, min + tmp, min + 2 * tmp];
+        for z in self.zones.iter_mut() {
+            if lowmem_pages == 0 {
+                continue;
+            }
+            let min = pages_min * z.managed / lowmem_pages;
+            let tmp = (min / 4).max(z.managed * self.sysctl.watermark_scale_factor / 10_000);
+            z.wmark = [min, min + tmp, min + 2 * tmp];
+        }
+    }
+
+    /// `setup_per_zone_lowmem_reserve`: each zone keeps back the managed
+    /// pages of the zones above it divided by its ratio.
+    pub fn setup_per_zone_lowmem_reserve(&mut self) {
+        for z in 0..NR_ZONES {
+            let above: u64 = self.zones[z + 1..].iter().map(|u| u.managed).sum();
+            let ratio = LOWMEM_RESERVE_RATIO[z];
+            self.zones[z].lowmem_reserve = if self.zones[z].managed == 0 { 0 } else { above / ratio };
+        }
+    }
+
+    /// A watermark summed over the node's zones (`min_wmark_pages`,
+    /// `high_wmark_pages` added up as the node-wide checks do).
+    #[inline]
+    pub fn node_wmark(&self, i: usize) -> u64 {
+        self.zones[0].wmark[i] + self.zones[1].wmark[i] + self.zones[2].wmark[i]
+    }
+
+    /// `calculate_totalreserve_pages`: per zone its largest lowmem reserve
+    /// plus its high watermark, at most its managed pages.
+    pub fn totalreserve_pages(&self) -> u64 {
+        self.zones.iter().map(|z| (z.lowmem_reserve + z.wmark[2]).min(z.managed)).sum()
     }
 
     /// Arm a timer at absolute time `at`.

@@ -20,7 +20,7 @@
 //! anon `min_seq` never passes file's; a refault is recent only if it
 //! happens while `min_seq` is still the one it was evicted from.
 
-use crate::folio::{pg, FolioList, NIL};
+use crate::folio::{pg, FolioList, NIL, NR_ZONES};
 use crate::kernel::{Kernel, DEF_PRIORITY, NSEC_PER_JIFFY, HZ};
 use crate::lruvec::{ANON, FILE, LRU_INACTIVE_ANON, LRU_INACTIVE_FILE};
 use crate::memcg::{MemcgEvent, ROOT_MEMCG};
@@ -52,14 +52,15 @@ pub const MEMCG_LRU_TAIL: u8 = 2;
 pub const MEMCG_LRU_OLD: u8 = 3;
 pub const MEMCG_LRU_YOUNG: u8 = 4;
 
-/// `struct lru_gen_folio` for one zone, `NR_HIST_GENS` = 1.
+/// `struct lru_gen_folio`, `NR_HIST_GENS` = 1.
 #[derive(Clone, Debug, Default)]
 pub struct LruGen {
     pub max_seq: u64,
     pub min_seq: [u64; 2],
     /// Birth of each generation, in jiffies.
     pub timestamps: [u64; 4],
-    pub folios: [[FolioList; 2]; 4],
+    /// `folios[gen][type][zone]`.
+    pub folios: [[[FolioList; NR_ZONES]; 2]; 4],
     pub nr_pages: [[i64; 2]; 4],
     pub avg_refaulted: [[u64; MAX_NR_TIERS]; 2],
     pub avg_total: [[u64; MAX_NR_TIERS]; 2],
@@ -286,26 +287,28 @@ impl Kernel {
         let memcg = f.memcg as usize;
         let type_ = f.lru_type();
         let loc = (f.list_field() - 1) as usize;
-        let mut list = self.memcgs[memcg].lruvec.lrugen.folios[loc][type_];
+        let zone = self.folios.zone_of(pfn);
+        let mut list = self.memcgs[memcg].lruvec.lrugen.folios[loc][type_][zone];
         self.folios.unlink(&mut list, pfn);
-        self.memcgs[memcg].lruvec.lrugen.folios[loc][type_] = list;
+        self.memcgs[memcg].lruvec.lrugen.folios[loc][type_][zone] = list;
         self.folios.get_mut(pfn).set_list_field(0);
     }
 
-    /// Link a folio at the head or tail of list [gen][type].
+    /// Link a folio at the head or tail of list [gen][type][its zone].
     fn mglru_link(&mut self, pfn: u32, memcg: u16, gen: usize, type_: usize, tail: bool) {
         let m = memcg as usize;
-        let mut to = self.memcgs[m].lruvec.lrugen.folios[gen][type_];
+        let zone = self.folios.zone_of(pfn);
+        let mut to = self.memcgs[m].lruvec.lrugen.folios[gen][type_][zone];
         if tail {
             self.folios.add_tail(&mut to, pfn);
         } else {
             self.folios.add_head(&mut to, pfn);
         }
-        self.memcgs[m].lruvec.lrugen.folios[gen][type_] = to;
+        self.memcgs[m].lruvec.lrugen.folios[gen][type_][zone] = to;
         self.folios.get_mut(pfn).set_list_field(gen as u32 + 1);
     }
 
-    /// Move a folio to the head or tail of list [gen][type]
+    /// Move a folio to the head or tail of list [gen][type][its zone]
     /// (`list_move` / `list_move_tail`).
     fn mglru_move(&mut self, pfn: u32, memcg: u16, gen: usize, type_: usize, tail: bool) {
         self.mglru_unlink(pfn);
@@ -436,22 +439,25 @@ impl Kernel {
         if !(type_ == ANON && !can_swap) {
             let bulk = self.variant == crate::kernel::Variant::BatchAging;
             let mut batch: Vec<(u32, usize)> = Vec::new();
-            loop {
-                let pfn = self.memcgs[m].lruvec.lrugen.folios[old_gen][type_].tail;
-                if pfn == NIL {
-                    break;
-                }
-                let new_gen = self.folio_inc_gen(pfn, false);
-                if bulk {
-                    // Seed 000: collect, then splice keeping the order.
-                    self.mglru_unlink(pfn);
-                    batch.push((pfn, new_gen));
-                    if batch.len() as u64 == MAX_LRU_BATCH {
-                        self.splice_tail_in_order(memcg, type_, &mut batch);
+            // Zone by zone, lowest first, each list from its tail.
+            for zone in 0..NR_ZONES {
+                loop {
+                    let pfn = self.memcgs[m].lruvec.lrugen.folios[old_gen][type_][zone].tail;
+                    if pfn == NIL {
+                        break;
                     }
-                } else {
-                    // 6.12: one by one to the tail, which reverses the order.
-                    self.mglru_move(pfn, memcg, new_gen, type_, true);
+                    let new_gen = self.folio_inc_gen(pfn, false);
+                    if bulk {
+                        // Seed 000: collect, then splice keeping the order.
+                        self.mglru_unlink(pfn);
+                        batch.push((pfn, new_gen));
+                        if batch.len() as u64 == MAX_LRU_BATCH {
+                            self.splice_tail_in_order(memcg, type_, &mut batch);
+                        }
+                    } else {
+                        // 6.12: one by one to the tail, which reverses the order.
+                        self.mglru_move(pfn, memcg, new_gen, type_, true);
+                    }
                 }
             }
             self.splice_tail_in_order(memcg, type_, &mut batch);
@@ -478,7 +484,7 @@ impl Kernel {
         for type_ in (!can_swap as usize)..2 {
             while min_seq[type_] + MIN_NR_GENS <= max_seq {
                 let gen = gen_from_seq(min_seq[type_]);
-                if lg.folios[gen][type_].len != 0 {
+                if lg.folios[gen][type_].iter().any(|l| l.len != 0) {
                     break;
                 }
                 min_seq[type_] += 1;
@@ -1134,7 +1140,8 @@ impl Kernel {
         if !self.in_kswapd {
             return false;
         }
-        self.zone_watermark_ok(self.wmark[2] + MIN_LRU_BATCH)
+        // kswapd stops only when every eligible zone is safe.
+        (0..NR_ZONES).all(|z| self.zones[z].managed == 0 || self.zone_watermark_ok(z, self.zones[z].wmark[2] + MIN_LRU_BATCH))
     }
 
     /// `try_to_shrink_lruvec`: true = aging was done or the memcg is
@@ -1268,7 +1275,10 @@ impl Kernel {
         true
     }
 
-    /// `scan_folios`: sort or isolate from the oldest generation of `type`.
+    /// `scan_folios`: sort or isolate from the oldest generation of `type`,
+    /// zone by zone from the highest eligible one down (the model's
+    /// `reclaim_idx` is always the highest zone: every allocation may use
+    /// it), so the folios of lower zones are taken last.
     fn scan_folios(&mut self, memcg: u16, sc: &mut ScanControl, type_: usize, tier: usize, list: &mut Vec<u32>) -> u64 {
         if self.get_nr_gens(memcg, type_) == MIN_NR_GENS {
             return 0;
@@ -1276,29 +1286,45 @@ impl Kernel {
         let m = memcg as usize;
         let gen = gen_from_seq(self.memcgs[m].lruvec.lrugen.min_seq[type_]);
         let mut remaining = MAX_LRU_BATCH;
-        let (mut scanned, mut sorted, mut isolated, mut skipped) = (0u64, 0u64, 0u64, 0u64);
-        let mut moved: Vec<u32> = Vec::new();
-        loop {
-            let pfn = self.memcgs[m].lruvec.lrugen.folios[gen][type_].tail;
-            if pfn == NIL {
-                break;
-            }
-            scanned += 1;
-            if self.sort_folio(pfn, tier) {
-                sorted += 1;
-            } else {
-                // Unlink first: isolate_folio removes it via lru_gen_del_folio.
-                if self.isolate_folio(pfn) {
-                    list.push(pfn);
-                    isolated += 1;
+        let (mut scanned, mut sorted, mut isolated) = (0u64, 0u64, 0u64);
+        let batch = self.reclaim_batch();
+        for zone in (0..NR_ZONES).rev() {
+            let mut moved: Vec<u32> = Vec::new();
+            let mut skipped_zone = 0u64;
+            loop {
+                let pfn = self.memcgs[m].lruvec.lrugen.folios[gen][type_][zone].tail;
+                if pfn == NIL {
+                    break;
+                }
+                scanned += 1;
+                if self.sort_folio(pfn, tier) {
+                    sorted += 1;
                 } else {
-                    self.mglru_unlink(pfn);
-                    moved.push(pfn);
-                    skipped += 1;
+                    // Unlink first: isolate_folio removes it via lru_gen_del_folio.
+                    if self.isolate_folio(pfn) {
+                        list.push(pfn);
+                        isolated += 1;
+                    } else {
+                        self.mglru_unlink(pfn);
+                        moved.push(pfn);
+                        skipped_zone += 1;
+                    }
+                }
+                remaining -= 1;
+                if remaining == 0 || isolated.max(skipped_zone) >= batch {
+                    break;
                 }
             }
-            remaining -= 1;
-            if remaining == 0 || isolated.max(skipped) >= self.reclaim_batch() {
+            if skipped_zone > 0 {
+                // list_splice(&moved, head): `moved` had each new one at its
+                // head, so the last moved ends first.
+                for &p in moved.iter() {
+                    self.mglru_link(p, memcg, gen, type_, false);
+                }
+                let e = [Ev::PgskipDma, Ev::PgskipDma32, Ev::PgskipNormal][zone];
+                self.ev.add(e, skipped_zone);
+            }
+            if remaining == 0 || isolated >= batch {
                 break;
             }
         }
@@ -1306,14 +1332,6 @@ impl Kernel {
             let mut batch = std::mem::take(&mut self.protected_batch);
             self.splice_tail_in_order(memcg, type_, &mut batch);
             self.protected_batch = batch;
-        }
-        if !moved.is_empty() {
-            // list_splice(&moved, head): `moved` had each new one at its
-            // head, so the last moved ends first.
-            for &p in moved.iter() {
-                self.mglru_link(p, memcg, gen, type_, false);
-            }
-            self.ev.add(Ev::PgskipNormal, skipped);
         }
         let (e_k, e_d) = (Ev::PgscanKswapd, Ev::PgscanDirect);
         let e = if self.in_kswapd { e_k } else { e_d };
@@ -1539,14 +1557,16 @@ impl Kernel {
                 // drain_evictable: generations back into the classic lists.
                 for gen in 0..4 {
                     for type_ in 0..2 {
-                        loop {
-                            let pfn = self.memcgs[m as usize].lruvec.lrugen.folios[gen][type_].tail;
-                            if pfn == NIL {
-                                break;
+                        for zone in 0..NR_ZONES {
+                            loop {
+                                let pfn = self.memcgs[m as usize].lruvec.lrugen.folios[gen][type_][zone].tail;
+                                if pfn == NIL {
+                                    break;
+                                }
+                                let ok = self.lru_gen_del_folio(pfn, false);
+                                debug_assert!(ok);
+                                self.lruvec_add_folio(pfn);
                             }
-                            let ok = self.lru_gen_del_folio(pfn, false);
-                            debug_assert!(ok);
-                            self.lruvec_add_folio(pfn);
                         }
                     }
                 }

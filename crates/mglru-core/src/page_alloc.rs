@@ -2,7 +2,7 @@
 //! The page allocator's reclaim-relevant behaviour (mm/page_alloc.c) and
 //! memcg charging (mm/memcontrol.c).
 
-use crate::folio::pg;
+use crate::folio::{pg, NR_ZONES};
 use crate::kernel::{Kernel, MAX_RECLAIM_RETRIES, NSEC_PER_JIFFY, HZ, SWAP_CLUSTER_MAX};
 use crate::memcg::{MemcgEvent, MEMCG_CHARGE_BATCH, NO_MEMCG, PAGE_COUNTER_MAX, ROOT_MEMCG};
 use crate::stat::Ev;
@@ -21,10 +21,12 @@ pub enum Gfp {
 }
 
 impl Kernel {
-    /// `zone_watermark_ok` for an order-0 request in the one zone.
+    /// `zone_watermark_ok` for an order-0 request that may use the highest
+    /// zone (what every allocation of the model may): zone `z` has more
+    /// free pages than `mark` plus what it keeps back for such requests.
     #[inline]
-    pub fn zone_watermark_ok(&self, mark: u64) -> bool {
-        self.folios.nr_free() > mark
+    pub fn zone_watermark_ok(&self, z: usize, mark: u64) -> bool {
+        self.folios.nr_free_zone(z) > mark + self.zones[z].lowmem_reserve
     }
 
     /// Allocate one page and charge it to `memcg`; None if both failed
@@ -38,7 +40,12 @@ impl Kernel {
             return None;
         }
         self.folios.get_mut(pfn).memcg = memcg;
-        self.ev.add(Ev::PgallocNormal, 1);
+        let e = match self.folios.zone_of(pfn) {
+            crate::kernel::ZONE_DMA => Ev::PgallocDma,
+            crate::kernel::ZONE_DMA32 => Ev::PgallocDma32,
+            _ => Ev::PgallocNormal,
+        };
+        self.ev.add(e, 1);
         Some(pfn)
     }
 
@@ -53,27 +60,50 @@ impl Kernel {
         self.folios.free(pfn);
     }
 
+    /// `get_page_from_freelist` at watermark `mark` (0 min, 1 low): the
+    /// zonelist from the highest zone down, the first zone above its
+    /// watermark and reserve gives the page.
+    #[inline]
+    fn get_page_from_freelist(&mut self, mark: usize) -> Option<u32> {
+        for z in (0..NR_ZONES).rev() {
+            if self.zone_watermark_ok(z, self.zones[z].wmark[mark]) {
+                return self.folios.alloc(z);
+            }
+        }
+        None
+    }
+
+    /// `ALLOC_NO_WATERMARKS`: any free page, highest zone first.
+    fn alloc_no_watermarks(&mut self) -> Option<u32> {
+        for z in (0..NR_ZONES).rev() {
+            if self.folios.nr_free_zone(z) > 0 {
+                return self.folios.alloc(z);
+            }
+        }
+        None
+    }
+
     /// `__alloc_pages`: fast path at the low watermark, then the slow
     /// path: wake kswapd, retry at min, direct reclaim, OOM.
     fn alloc_page(&mut self, gfp: Gfp) -> Option<u32> {
-        if self.zone_watermark_ok(self.wmark[1]) {
-            return self.folios.alloc();
+        if let Some(p) = self.get_page_from_freelist(1) {
+            return Some(p);
         }
         if self.in_reclaim {
             // PF_MEMALLOC: reclaim's own allocations dip into reserves.
-            return self.folios.alloc();
+            return self.alloc_no_watermarks();
         }
         // wake_all_kswapds: kswapd runs to completion here (docs/FIDELITY.md).
         self.wakeup_kswapd();
-        if self.zone_watermark_ok(self.wmark[0]) {
-            return self.folios.alloc();
+        if let Some(p) = self.get_page_from_freelist(0) {
+            return Some(p);
         }
         let mut no_progress_loops = 0;
         let mut oom_passes = 0;
         loop {
             let reclaimed = self.try_to_free_pages();
-            if self.zone_watermark_ok(self.wmark[0]) {
-                return self.folios.alloc();
+            if let Some(p) = self.get_page_from_freelist(0) {
+                return Some(p);
             }
             if gfp == Gfp::NoRetry {
                 self.sim.failed_allocations += 1;
@@ -93,14 +123,14 @@ impl Kernel {
             if oom_passes < 8 && self.out_of_memory(None) {
                 oom_passes += 1;
                 no_progress_loops = 0;
-                if self.zone_watermark_ok(self.wmark[0]) {
-                    return self.folios.alloc();
+                if let Some(p) = self.get_page_from_freelist(0) {
+                    return Some(p);
                 }
                 continue;
             }
             // No victim: the kernel would loop or fail; take a page below min
             // if one exists, else fail the access.
-            if let Some(p) = self.folios.alloc() {
+            if let Some(p) = self.alloc_no_watermarks() {
                 return Some(p);
             }
             self.sim.failed_allocations += 1;

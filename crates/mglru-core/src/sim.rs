@@ -22,6 +22,8 @@ pub const MIN_MEMORY: u64 = 16 << 20;
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     pub memory: Option<u64>,
+    /// The zones as a real machine had them (replaces `memory`).
+    pub zones: Option<[crate::kernel::ZoneSpec; crate::folio::NR_ZONES]>,
     pub swap: Option<u64>,
     pub sysctls: Vec<(Sysctl, u64)>,
     pub policy: Option<Policy>,
@@ -91,6 +93,10 @@ impl Simulator {
             let mut m = self.machine.clone();
             if let Some(b) = self.opts.memory {
                 m.memory_bytes = b;
+            }
+            if let Some(z) = &self.opts.zones {
+                m.memory_bytes = z.iter().map(|z| z.pages).sum::<u64>() << PAGE_SHIFT;
+                m.zones = Some(z.clone());
             }
             if let Some(b) = self.opts.swap {
                 m.swap_bytes = b;

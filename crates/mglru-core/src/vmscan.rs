@@ -10,7 +10,7 @@
 //! and putting the batch back with its order kept, which is what the
 //! model does.
 
-use crate::folio::pg;
+use crate::folio::{pg, NR_ZONES};
 use crate::kernel::{Kernel, Policy, DEF_PRIORITY, MAX_RECLAIM_RETRIES, NSEC_PER_JIFFY, HZ, SWAP_CLUSTER_MAX};
 use crate::lruvec::{ANON, FILE, LRU_ACTIVE_ANON, LRU_ACTIVE_FILE, LRU_INACTIVE_ANON, LRU_INACTIVE_FILE};
 use crate::memcg::{MemcgEvent, ROOT_MEMCG};
@@ -654,7 +654,7 @@ impl Kernel {
             let free = self.nr_free_pages();
             let file = self.node_page_state_lru(LRU_ACTIVE_FILE) + self.node_page_state_lru(LRU_INACTIVE_FILE);
             let anon = self.node_page_state_lru(LRU_INACTIVE_ANON);
-            sc.file_is_tiny = file + free <= self.wmark[2] && sc.may_deactivate & DEACTIVATE_ANON == 0 && (anon >> sc.priority) != 0;
+            sc.file_is_tiny = file + free <= self.node_wmark(2) && sc.may_deactivate & DEACTIVATE_ANON == 0 && (anon >> sc.priority) != 0;
         }
     }
 
@@ -841,7 +841,7 @@ impl Kernel {
         self.in_reclaim = true;
         loop {
             if !sc.cgroup_reclaim() {
-                self.ev.add(Ev::AllocstallNormal, 1);
+                self.ev.add(Ev::AllocstallMovable, 1);
             }
             loop {
                 sc.nr_scanned = 0;
@@ -895,7 +895,8 @@ impl Kernel {
             return 0;
         }
         // throttle_direct_reclaim: below half the min reserve, wait for kswapd.
-        if self.nr_free_pages() <= self.wmark[0] / 2 {
+        // (allow_direct_reclaim sums the zones' min watermarks and free pages.)
+        if self.nr_free_pages() <= self.node_wmark(0) / 2 {
             self.ev.add(Ev::PgscanDirectThrottle, 1);
             self.wakeup_kswapd();
         }
@@ -950,9 +951,20 @@ impl Kernel {
 
     // ---- kswapd --------------------------------------------------------------
 
-    /// `pgdat_balanced` for order 0: the zone is above its high watermark.
+    /// `pgdat_balanced` for order 0: some zone is above its high
+    /// watermark (plus its reserve), or the node has no managed zone.
     pub fn pgdat_balanced(&self) -> bool {
-        self.zone_watermark_ok(self.wmark[2])
+        let mut any_managed = false;
+        for z in 0..NR_ZONES {
+            if self.zones[z].managed == 0 {
+                continue;
+            }
+            any_managed = true;
+            if self.zone_watermark_ok(z, self.zones[z].wmark[2]) {
+                return true;
+            }
+        }
+        !any_managed
     }
 
     /// `wakeup_kswapd`. The model runs kswapd's `balance_pgdat` to
@@ -1036,7 +1048,8 @@ impl Kernel {
 
     /// `kswapd_shrink_node`.
     fn kswapd_shrink_node(&mut self, sc: &mut ScanControl) -> bool {
-        sc.nr_to_reclaim = self.wmark[2].max(SWAP_CLUSTER_MAX);
+        // A number of pages proportional to the number of zones.
+        sc.nr_to_reclaim = self.zones.iter().filter(|z| z.managed > 0).map(|z| z.wmark[2].max(SWAP_CLUSTER_MAX)).sum();
         let before = sc.nr_reclaimed;
         self.shrink_node(sc);
         sc.nr_scanned.max(sc.nr_reclaimed - before) >= sc.nr_to_reclaim

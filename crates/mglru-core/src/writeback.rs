@@ -90,7 +90,7 @@ impl Kernel {
     /// `global_dirtyable_memory` and the ratios (`domain_dirty_limits`).
     pub fn dirty_thresholds(&self) -> (u64, u64) {
         let free = self.nr_free_pages();
-        let reserve = self.wmark[2];
+        let reserve = self.totalreserve_pages();
         let dirtyable = free - free.min(reserve)
             + self.node_page_state_lru(LRU_INACTIVE_FILE)
             + self.node_page_state_lru(LRU_ACTIVE_FILE)

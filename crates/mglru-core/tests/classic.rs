@@ -219,7 +219,7 @@ fn kswapd_balances_node() {
     assert!(t.ev(Ev::Pageoutrun) > 0);
     assert!(t.ev(Ev::PgstealKswapd) > 0);
     let k = t.k();
-    assert!(k.nr_free_pages() > k.wmark[0], "free pages stay above min");
+    assert!(k.nr_free_pages() > k.node_wmark(0), "free pages stay above min");
     t.check();
 }
 

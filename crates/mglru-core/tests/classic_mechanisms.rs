@@ -41,6 +41,7 @@
 mod common;
 use common::T;
 use mglru_core::folio::pg;
+use mglru_core::kernel::{ZoneSpec, ZONE_DMA32};
 use mglru_core::memcg::MemcgEvent;
 use mglru_core::mm::pte;
 use mglru_core::stat::Ev;
@@ -630,11 +631,19 @@ fn swap_readahead_drains_only_after_a_window() {
 #[test]
 fn direct_reclaim_when_kswapd_is_hopeless() {
     let mut t = T::classic();
+    // One zone (DMA32) holding all 16384 pages, so the arithmetic below is
+    // about the node's watermarks alone (zones: zone_fallback_* tests).
+    let dma32 = ZoneSpec { pages: 16384, managed: 16384, wmark: None, lowmem_reserve: None };
+    t.sim = mglru_core::Simulator::new(RunOptions {
+        policy: Some(Policy::Classic),
+        zones: Some([ZoneSpec::default(), dma32, ZoneSpec::default()]),
+        ..Default::default()
+    });
     t.run("memory 64M\nfile f size=1M readahead=0\ntask t\nanon t heap size=64M");
     // 16384 pages; min_free_kbytes = int_sqrt(65536 × 16) = 1024 →
     // min 256 pages; tmp = max(256 / 4, 16384 × 10 / 10000) = 64 → low
     // 320, high 384.
-    assert_eq!(t.k().wmark, [256, 320, 384]);
+    assert_eq!(t.k().zones[ZONE_DMA32].wmark, [256, 320, 384]);
     assert_eq!(t.k().nr_free_pages(), 16384);
     t.run("store t heap 0 16084");
     // Allocations above low take the fast path. At free = 320..305 each
@@ -644,20 +653,20 @@ fn direct_reclaim_when_kswapd_is_hopeless() {
     // direct reclaim yet.
     let k = t.k();
     assert_eq!((k.nr_free_pages(), k.kswapd_failures, k.ev.get(Ev::Pageoutrun)), (300, 16, 16));
-    assert_eq!(k.ev.get(Ev::AllocstallNormal), 0);
+    assert_eq!(k.ev.get(Ev::AllocstallMovable), 0);
     t.run("read t f 0 44");
     // 44 page-cache pages at free 300..257 (> min): free 256.
     assert_eq!(t.k().nr_free_pages(), 256);
-    assert_eq!(t.ev(Ev::AllocstallNormal), 0);
+    assert_eq!(t.ev(Ev::AllocstallMovable), 0);
     t.run("read t f 44");
-    // free 256 is not above min: try_to_free_pages (allocstall_normal),
+    // free 256 is not above min: try_to_free_pages (allocstall_movable),
     // nr_to_reclaim 32, SCAN_FILE. The add batch (shared with the anon
     // pages: 16084 = 518 × 31 + 26) flushed after 5 file pages and again
     // after 31 more: 36 on the list, 8 queued. Priority escalation:
     // 12..6: 36 >> p = 0; 5: 1 (drain: 44); 4: 43 >> 4 = 2 (3);
     // 3: 41 >> 3 = 5 (8); 2: 36 >> 2 = 9 (17); 1: 27 >> 1 = 13 (30);
     // 0: 14 → 44 ≥ 32. All 44 are clean read-once pages.
-    assert_eq!(t.ev(Ev::AllocstallNormal), 1);
+    assert_eq!(t.ev(Ev::AllocstallMovable), 1);
     assert_eq!(t.ev(Ev::PgscanDirect), 44);
     assert_eq!(t.ev(Ev::PgstealDirect), 44);
     assert_eq!((t.ev(Ev::PgscanKswapd), t.ev(Ev::PgstealKswapd)), (0, 0));
@@ -672,7 +681,7 @@ fn direct_reclaim_when_kswapd_is_hopeless() {
     // and fails 16 times; the rest allocate at free > min.
     let k = t.k();
     assert_eq!((k.ev.get(Ev::Pageoutrun), k.kswapd_failures, k.nr_free_pages()), (32, 16, 259));
-    assert_eq!(k.ev.get(Ev::AllocstallNormal), 1);
+    assert_eq!(k.ev.get(Ev::AllocstallMovable), 1);
     t.check();
 }
 

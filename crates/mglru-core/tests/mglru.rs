@@ -397,10 +397,14 @@ fn seed003_mixed_memcgs_clean_file_first() {
     let (c_file, c_scan_anon, c_swap, c_db) = run(Policy::Classic);
     let (m_file, m_scan_anon, m_swap, m_db) = run(Policy::Mglru);
     // The streaming memcg gives all the memory: 3 passes of 65536 pages
-    // through what is left of 128 MiB.
-    for f in [c_file, m_file] {
-        assert!(f > 170_000, "the streaming memcg was reclaimed: {f}");
-    }
+    // through what is left of 128 MiB (~20,000 pages): ~176,000 steals
+    // if nothing survives a pass. Under MGLRU the file pages that fell
+    // back to the 16 MiB DMA zone survive (scan_folios takes each
+    // generation's DMA32 list first, and the stream keeps refilling it),
+    // so up to ~4,000 fewer per pass after the first are stolen — what
+    // the kernel does on two-memcgs-global-pressure (docs/FIDELITY.md).
+    assert!(c_file > 170_000, "the streaming memcg was reclaimed: {c_file}");
+    assert!(m_file > 160_000 && m_file < c_file, "the streaming memcg was reclaimed, minus the DMA zone's pages: {m_file} vs {c_file}");
     assert!(c_scan_anon > 0, "classic scans db's anon ({c_scan_anon})");
     assert_eq!(m_scan_anon, 0, "MGLRU never reaches db");
     assert_eq!((c_swap, m_swap), (0, 0), "no anon page is stolen under either policy");
@@ -428,7 +432,7 @@ fn batch_aging_variant_keeps_lru_order() {
         let lg = &k.memcgs[m].lruvec.lrugen;
         let gen = (lg.min_seq[1] % 4) as usize;
         let mut out = Vec::new();
-        let mut p = lg.folios[gen][1].tail;
+        let mut p = lg.folios[gen][1][mglru_core::kernel::ZONE_DMA32].tail;
         while p != mglru_core::folio::NIL {
             out.push(k.folios.get(p).index);
             p = k.folios.get(p).prev;

@@ -492,7 +492,8 @@ fn evict_keeps_writeback_folios_for_rotation_not_retry() {
     assert_eq!(t.ev(Ev::Pgrotated), 1);
     assert_eq!(seq_of(&mut t, pfn), 4, "rotated to min_seq (= 4)");
     let m = t.memcg_id("app") as usize;
-    assert_eq!(t.k().memcgs[m].lruvec.lrugen.folios[0][ANON].tail, pfn, "at the tail of seq 4 (gen 0)");
+    let zone = t.k().folios.zone_of(pfn);
+    assert_eq!(t.k().memcgs[m].lruvec.lrugen.folios[0][ANON][zone].tail, pfn, "at the tail of seq 4 (gen 0)");
     // One more aging (max_seq 6) makes seq 4 evictable: freed.
     t.run("lru_gen + app 0 5\nlru_gen - app 0 4");
     assert_eq!(t.ev(Ev::PgstealAnon), 1);

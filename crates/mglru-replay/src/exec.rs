@@ -259,6 +259,8 @@ struct Killed {
 
 struct Start {
     vmstat: Vec<(String, u64)>,
+    /// `/proc/zoneinfo` at the start (empty where it cannot be read).
+    zones: Vec<sysfs::ZoneInfo>,
     at: Instant,
 }
 
@@ -1561,6 +1563,9 @@ impl Exec {
         self.settle();
         self.refresh_vmstat();
         let vmstat = self.read_vmstat()?;
+        let zones = sysfs::read_opt(&self.sys.path(sysfs::ZONEINFO))?
+            .map(|t| sysfs::parse_zoneinfo(&t))
+            .unwrap_or_default();
         for i in 0..self.memcgs.len() {
             let s = sysfs::memcg_snapshot(&self.memcgs[i].dir)?;
             self.memcgs[i].start = Some(s);
@@ -1572,6 +1577,7 @@ impl Exec {
         }
         self.start = Some(Start {
             vmstat,
+            zones,
             at: Instant::now(),
         });
         Ok(())
@@ -1716,6 +1722,30 @@ impl Exec {
         // limit really had to work with.
         if let Some((_, v)) = start_vm.iter().find(|(k, _)| k == "nr_free_pages") {
             j.int("start_nr_free_pages", *v);
+        }
+        // The zones at the start: how the free memory was split between
+        // them, and their watermarks and lowmem reserves (the model's
+        // zones are set from these for the traces that use the start's
+        // free memory).
+        let zones: &[sysfs::ZoneInfo] = self.start.as_ref().map_or(&[], |s| &s.zones);
+        if !zones.is_empty() {
+            j.begin_arr("start_zones");
+            for z in zones {
+                j.begin_obj(None);
+                j.str("name", &z.name);
+                j.int("free", z.free);
+                j.int("min", z.min);
+                j.int("low", z.low);
+                j.int("high", z.high);
+                j.int("managed", z.managed);
+                j.begin_arr("protection");
+                for &p in &z.protection {
+                    j.elem_int(p);
+                }
+                j.end_arr();
+                j.end_obj();
+            }
+            j.end_arr();
         }
         j.float("wall_seconds", wall);
         j.float("setup_seconds", setup);

@@ -26,6 +26,8 @@ pub const SELF_CGROUP: &str = "/proc/self/cgroup";
 pub const SELF_OOM_SCORE_ADJ: &str = "/proc/self/oom_score_adj";
 /// Memory sizes of the machine.
 pub const MEMINFO: &str = "/proc/meminfo";
+/// Per-zone free pages, watermarks and lowmem reserves.
+pub const ZONEINFO: &str = "/proc/zoneinfo";
 
 /// Access to the kernel's files.
 ///
@@ -201,6 +203,64 @@ pub fn parse_kv(text: &str) -> Vec<(String, u64)> {
             Some((k.to_string(), v))
         })
         .collect()
+}
+
+/// One zone of `/proc/zoneinfo`: its name and the numbers reclaim and
+/// allocation decide by (pages).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ZoneInfo {
+    pub name: String,
+    pub free: u64,
+    pub min: u64,
+    pub low: u64,
+    pub high: u64,
+    pub managed: u64,
+    /// `lowmem_reserve[]`, the `protection:` tuple.
+    pub protection: Vec<u64>,
+}
+
+/// Parses `/proc/zoneinfo`: every `Node N, zone NAME` section's `pages
+/// free`, `min`, `low`, `high`, `managed` and `protection: (..)` lines.
+/// Zones without managed pages are kept (the kernel prints them too).
+pub fn parse_zoneinfo(text: &str) -> Vec<ZoneInfo> {
+    let mut zones: Vec<ZoneInfo> = Vec::new();
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with("Node ") {
+            if let Some(name) = t.split_whitespace().last() {
+                zones.push(ZoneInfo { name: name.to_string(), ..Default::default() });
+            }
+            continue;
+        }
+        let Some(z) = zones.last_mut() else { continue };
+        if let Some(rest) = t.strip_prefix("protection:") {
+            z.protection = rest
+                .trim()
+                .trim_start_matches('(')
+                .trim_end_matches(')')
+                .split(',')
+                .filter_map(|v| v.trim().parse().ok())
+                .collect();
+            continue;
+        }
+        let mut it = t.split_whitespace();
+        let (Some(k), Some(v)) = (it.next(), it.next()) else { continue };
+        let (k, v) = if k == "pages" && v == "free" {
+            ("free", it.next())
+        } else {
+            (k, Some(v))
+        };
+        let Some(n) = v.and_then(|v| v.parse::<u64>().ok()) else { continue };
+        match k {
+            "free" => z.free = n,
+            "min" => z.min = n,
+            "low" => z.low = n,
+            "high" => z.high = n,
+            "managed" => z.managed = n,
+            _ => {}
+        }
+    }
+    zones
 }
 
 /// Parses a file holding one number (`memory.current`).
@@ -478,6 +538,19 @@ mod tests {
         assert_eq!(lru_gen_memcg_id(dump, "/app/web"), Some(38));
         assert_eq!(lru_gen_memcg_id(dump, "/x y"), Some(65535));
         assert_eq!(lru_gen_memcg_id(dump, "/ap"), None);
+    }
+
+    #[test]
+    fn zoneinfo_sections() {
+        let text = "Node 0, zone      DMA\n  per-node stats\n      nr_inactive_anon 5\n  pages free     3968\n        boost    0\n        min      24\n        low      30\n        high     36\n        spanned  4095\n        present  3998\n        managed  3976\n        cma      0\n        protection: (0, 383, 383, 383, 383)\n      nr_free_pages 3968\nNode 0, zone    DMA32\n  pages free     50000\n        min      615\n        low      768\n        high     921\n        managed  98304\n        protection: (0, 0, 0, 0, 0)\nNode 0, zone   Normal\n  pages free     0\n        min      0\n        managed  0\n        protection: (0, 0, 0, 0, 0)\n";
+        let z = parse_zoneinfo(text);
+        assert_eq!(z.len(), 3);
+        assert_eq!(
+            z[0],
+            ZoneInfo { name: "DMA".into(), free: 3968, min: 24, low: 30, high: 36, managed: 3976, protection: vec![0, 383, 383, 383, 383] }
+        );
+        assert_eq!((z[1].name.as_str(), z[1].free, z[1].high, z[1].managed), ("DMA32", 50000, 921, 98304));
+        assert_eq!((z[2].name.as_str(), z[2].managed), ("Normal", 0));
     }
 
     #[test]
