@@ -142,7 +142,7 @@ pub(crate) fn generator(rest: &str) -> Result<Lines, String> {
         "160" => &SEQ160,
         other => return Err(format!("ebizzy: seq={}: use 16 (Barry Song's sequence) or 160 (Yu Zhao's)", other)),
     };
-    let threads = p.count("threads", 4)?;
+    let threads = p.tasks("threads", 4)?;
     let chunk_size = p.size("chunk_size", scaled_size(209_715_200, scale, PAGE))?;
     let chunks = p.count("chunks", 10)?;
     let loops = p.count("loops", 160)?;

@@ -7,8 +7,8 @@ use std::collections::{HashSet, VecDeque};
 use crate::rng::{derive, Pareto, Perm, Rng, Zipf};
 use crate::stream::{lines, Source};
 use crate::util::{
-    fmt_secs, fmt_size, page_span, parse_bool, parse_fio_size, parse_fio_time, sanitize, shell_split,
-    Machine, Params, NS_PER_SEC,
+    check_tasks, fmt_secs, fmt_size, page_span, parse_bool, parse_fio_size, parse_fio_time, sanitize,
+    shell_split, Machine, Params, NS_PER_SEC,
 };
 use crate::Lines;
 
@@ -891,9 +891,19 @@ impl FioPlan {
     pub fn new(sections: &[Section], rate: Option<u64>, seed: u64) -> Result<FioPlan, String> {
         let mut ignored = Vec::new();
         let mut files: Vec<(String, u64)> = Vec::new();
+        // Position of each file in `files` (many jobs: no linear search).
+        let mut file_index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         let mut jobs = Vec::new();
         let mut notes = Vec::new();
         let mut tasks: HashSet<String> = HashSet::new();
+        // The task count first, before any job's state is built.
+        let mut total_jobs = 0u64;
+        for s in sections {
+            let n = opt_u64(s, "numjobs")?.unwrap_or(1);
+            check_tasks(&format!("--numjobs={n}"), n).map_err(|e| s.err(&["numjobs"], e))?;
+            total_jobs = total_jobs.saturating_add(n);
+            check_tasks("the jobs together", total_jobs).map_err(|e| s.err(&["numjobs"], e))?;
+        }
         for (si, s) in sections.iter().enumerate() {
             let c = job_cfg(s, &mut ignored)?;
             let job_rate = rate.or(c.fio_rate).unwrap_or(DEFAULT_RATE_IOPS);
@@ -959,9 +969,12 @@ impl FioPlan {
                 let job_seed = derive(seed, ((si as u64) << 32) | clone);
                 for (k, raw) in names.iter().enumerate() {
                     let name = sanitize(raw, true);
-                    match files.iter_mut().find(|(n, _)| *n == name) {
-                        Some(e) => e.1 = e.1.max(c.file_bytes),
-                        None => files.push((name.clone(), c.file_bytes)),
+                    match file_index.get(&name) {
+                        Some(&i) => files[i].1 = files[i].1.max(c.file_bytes),
+                        None => {
+                            file_index.insert(name.clone(), files.len());
+                            files.push((name.clone(), c.file_bytes));
+                        }
                     }
                     let nblocks = (c.file_bytes / min_bs).max(1);
                     let fseed = derive(job_seed, 1000 + k as u64);

@@ -433,6 +433,10 @@ pub(crate) fn parse_run(cmd: &str) -> Result<RunCfg, String> {
     if c.clients == 0 || c.threads == 0 {
         return Err("memtier: --clients and --threads must be at least 1".to_string());
     }
+    crate::util::check_tasks(
+        &format!("memtier: --clients={} x --threads={}", c.clients, c.threads),
+        c.clients.saturating_mul(c.threads),
+    )?;
     if c.key_max < c.key_min {
         return Err(format!(
             "memtier: --key-maximum={} is below --key-minimum={}",

@@ -189,8 +189,8 @@ pub(crate) fn file_anon_mix(rest: &str) -> Result<Lines, String> {
     let scale = p.count("scale", 1)?;
     let file = p.size("file", scaled_size(8 * GIB, scale, PAGE))?;
     let anon = p.size("anon", scaled_size(44 * GIB, scale, PAGE))?;
-    let file_workers = p.count("file_workers", 8)?;
-    let anon_workers = p.count("anon_workers", 8)?;
+    let file_workers = p.tasks("file_workers", 8)?;
+    let anon_workers = p.tasks("anon_workers", 8)?;
     let reader_sleep = p.duration("reader_sleep", 120 * MS / scale)?;
     let anon_wait = p.duration("anon_wait", NS_PER_SEC / scale)?;
     let rounds = p.count("iterations", 128)?;
@@ -362,8 +362,8 @@ pub(crate) fn mixed_memcg(rest: &str) -> Result<Lines, String> {
     let scale = p.count("scale", 1)?;
     let keys = p.count("keys", scaled(50_000_000, scale, 1))?;
     let fio_size = p.size("fio_size", scaled_size(1408 * MIB, scale, PAGE))?;
-    let jobs = p.count("jobs", 36)?;
-    let clients = p.count("clients", 36)?;
+    let jobs = p.tasks("jobs", 36)?;
+    let clients = p.tasks("clients", 36)?;
     let delay = p.duration("delay", 200 * NS_PER_SEC / scale)?;
     let fio_iops = p.count("fio_iops", 62_500)?;
     let memtier_ops = p.count("memtier_ops", 1_900_000)?;

@@ -413,6 +413,14 @@ impl Params {
         }
     }
 
+    /// A number of tasks (processes, threads, jobs, clients): at least 1
+    /// and at most `MAX_TASKS`.
+    pub fn tasks(&mut self, key: &'static str, default: u64) -> Result<u64, String> {
+        let v = self.count(key, default)?;
+        check_tasks(&format!("{}: parameter {}={}", self.gen, key, v), v)?;
+        Ok(v)
+    }
+
     /// A positive integer (at least 1).
     pub fn count(&mut self, key: &'static str, default: u64) -> Result<u64, String> {
         let v = self.u64(key, default)?;
@@ -590,4 +598,18 @@ mod tests {
         assert!(shell_split("a 'b").is_err());
         assert_eq!(rfind_unquoted("a';'b;c", ';'), Some(5));
     }
+}
+
+/// The most tasks a generator may create: Linux's `PID_MAX_LIMIT` on
+/// 64-bit (4 × 1024 × 1024), the most a real system can run at once.
+pub const MAX_TASKS: u64 = 4 * 1024 * 1024;
+
+/// Refuses more than `MAX_TASKS` tasks; `what` names where they were asked for.
+pub fn check_tasks(what: &str, n: u64) -> Result<(), String> {
+    if n > MAX_TASKS {
+        return Err(format!(
+            "{what} asks for {n} tasks, more than Linux can run (PID_MAX_LIMIT, {MAX_TASKS}): use fewer"
+        ));
+    }
+    Ok(())
 }

@@ -1254,3 +1254,26 @@ fn workload_names_and_unknown() {
     let e = gen_err("ycsb:workload");
     assert!(e.contains("key=value"), "{}", e);
 }
+
+/// Task counts beyond Linux's PID_MAX_LIMIT (4,194,304) are refused with
+/// the parameter named, for every generator that creates tasks by count;
+/// the limit itself is accepted (a generator is lazy enough to start).
+#[test]
+fn task_counts_above_pid_max_limit_are_errors() {
+    let limit = "more than Linux can run (PID_MAX_LIMIT, 4194304): use fewer";
+    for (spec, what) in [
+        ("ebizzy:threads=4194305", "ebizzy: parameter threads=4194305 asks for 4194305 tasks"),
+        ("lru-file-readtwice:nr_task=100000000000", "lru-file-readtwice: parameter nr_task=100000000000 asks for 100000000000 tasks"),
+        ("file-anon-mix:file_workers=4194305", "file-anon-mix: parameter file_workers=4194305 asks for 4194305 tasks"),
+        ("mixed-memcg:clients=4194305", "mixed-memcg: parameter clients=4194305 asks for 4194305 tasks"),
+        ("memtier:--clients=100000 --threads=100000", "memtier: --clients=100000 x --threads=100000 asks for 10000000000 tasks"),
+        ("fio:--name=j --rw=read --size=1M --numjobs=4194305", "fio job `j`: --numjobs=4194305 asks for 4194305 tasks"),
+        (
+            "fio:--name=a --rw=read --size=1M --numjobs=4194304 --name=b --rw=read --size=1M --numjobs=1",
+            "fio job `b`: the jobs together asks for 4194305 tasks",
+        ),
+    ] {
+        let e = gen_err(spec);
+        assert_eq!(e, format!("{what}, {limit}"), "{spec}");
+    }
+}
