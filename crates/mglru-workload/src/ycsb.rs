@@ -70,6 +70,11 @@ struct Store {
     index_slots: u64,
     hashed: bool,
     journal: Option<(u64, u64)>,
+    /// Per file (collection, index), the leaves that exist on disk: those
+    /// of the records already there, and those written since. A leaf
+    /// that does not exist yet (a new one made by inserts) is created in
+    /// the cache, not read from the file.
+    on_disk: [Vec<bool>; 2],
 }
 
 impl Store {
@@ -93,12 +98,13 @@ impl Store {
                 let (s, evicted) = self.lru.insert(key, self.slots);
                 if let Some(old) = evicted {
                     if self.dirty[s as usize] {
-                        let (name, l) = self.file_of(old);
-                        out.push_back(span_line("write", &self.task, name, l * lp, lp));
+                        self.write_leaf(old, out);
                         self.dirty[s as usize] = false;
                     }
                 }
-                out.push_back(span_line("read", &self.task, &self.files[file as usize], leaf * lp, lp));
+                if self.on_disk[file as usize][leaf as usize] {
+                    out.push_back(span_line("read", &self.task, &self.files[file as usize], leaf * lp, lp));
+                }
                 out.push_back(span_line("store", &self.task, "wtcache", s as u64 * lp, lp));
                 if write {
                     out.push_back(span_line(verb, &self.task, "wtcache", s as u64 * lp + page, count));
@@ -148,12 +154,19 @@ impl Store {
         }
     }
 
-    fn checkpoint(&mut self, out: &mut VecDeque<String>) {
+    /// Writes the leaf `key` (file and leaf number) back to its file; it
+    /// exists on disk from now on.
+    fn write_leaf(&mut self, key: u64, out: &mut VecDeque<String>) {
         let lp = self.leaf_pages;
+        let (name, l) = self.file_of(key);
+        out.push_back(span_line("write", &self.task, name, l * lp, lp));
+        self.on_disk[(key >> 48) as usize][l as usize] = true;
+    }
+
+    fn checkpoint(&mut self, out: &mut VecDeque<String>) {
         for s in 0..self.dirty.len() {
             if self.dirty[s] {
-                let (name, l) = self.file_of(self.lru.key_of(s as u32));
-                out.push_back(span_line("write", &self.task, name, l * lp, lp));
+                self.write_leaf(self.lru.key_of(s as u32), out);
                 self.dirty[s] = false;
             }
         }
@@ -440,7 +453,20 @@ pub(crate) fn generator(rest: &str) -> Result<Lines, String> {
         index_slots,
         hashed,
         journal: if journal { Some((0, journal_size)) } else { None },
+        on_disk: [vec![false; coll_leaves as usize], vec![false; (index_bytes / leaf) as usize]],
     };
+    let mut store = store;
+    if !load {
+        // The data is on disk already: the leaves of records 0..records
+        // and the index leaves holding their entries.
+        for l in 0..records.div_ceil(per_leaf) {
+            store.on_disk[COLL as usize][l as usize] = true;
+        }
+        for k in 0..records {
+            let (l, _) = store.index_page(store.index_slot(k));
+            store.on_disk[INDEX as usize][l as usize] = true;
+        }
+    }
     let gen = Ycsb {
         store,
         rng: Rng::new(derive(m.seed, 1)),

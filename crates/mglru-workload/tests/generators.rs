@@ -594,7 +594,6 @@ fn ycsb_d_reads_favour_the_latest_inserts() {
         file index.wt size=4K
         file journal size=100M
         anon mongod wtcache size=32K
-        read mongod collection.wt 1
         store mongod wtcache 0
         store mongod wtcache 0
         read mongod index.wt 0
@@ -608,7 +607,6 @@ fn ycsb_d_reads_favour_the_latest_inserts() {
         store mongod wtcache 2
         load mongod wtcache 1
         load mongod wtcache 0
-        read mongod collection.wt 2
         store mongod wtcache 3
         store mongod wtcache 3
         store mongod wtcache 1
@@ -617,12 +615,15 @@ fn ycsb_d_reads_favour_the_latest_inserts() {
         load mongod wtcache 3
         ",
     );
-    // op 1 insert: the next record number, 1: its leaf misses (slot 0)
-    // and the record is stored; its index entry's leaf misses (slot 1)
-    // and is stored; journal append 0.
+    // op 1 insert: the next record number, 1: its leaf misses (slot 0),
+    // but leaf 1 is not on disk (only record 0's leaf is): it is made in
+    // the cache, not read; the record is stored; its index entry's leaf
+    // (index page 0, on disk: it holds record 0's entry) misses, is read
+    // into slot 1 and stored; journal append 0.
     // op 2 read of record 1 (rank 0, the newest): index hit, slot 0.
     // op 3 read of record 0 (rank 1): leaf 0 misses into slot 2.
-    // op 4 read of record 1 again. op 5 insert of record 2 (slot 3),
+    // op 4 read of record 1 again. op 5 insert of record 2 (a new leaf
+    // again: slot 3, not read),
     // index entry stored in slot 1, journal append 1. op 6 read of
     // record 2, the newest again (slot 3): 3 of the 4 reads are of the
     // latest insert.
@@ -630,8 +631,9 @@ fn ycsb_d_reads_favour_the_latest_inserts() {
 
     // At scale: one one-page slot, so every record access misses and
     // shows the record as `read mongod collection.wt R`. Inserts are the
-    // next number N (= 1000 + inserts so far); a read of R has age
-    // N-1-R. With a zipfian rank over ~1000-1200 records (theta 0.99),
+    // next number N (= 1000 + inserts so far) and make a new leaf, which
+    // is not read: it shows as `write mongod collection.wt N` when the
+    // index access evicts it. A read of R has age N-1-R. With a zipfian rank over ~1000-1200 records (theta 0.99),
     // P(age 0) = 1/zeta(n) = 0.126..0.129 and P(age < 10) =
     // zeta(10)/zeta(n) = 0.373..0.382; a uniform choice would give
     // 0.001 and 0.01. Bounds: about 3 sd over ~3800 reads.
@@ -641,14 +643,12 @@ fn ycsb_d_reads_favour_the_latest_inserts() {
     for l in &got {
         if l.starts_with("write mongod journal") {
             n += 1;
+        } else if let Some(r) = l.strip_prefix("write mongod collection.wt ") {
+            inserted.push(r.parse::<u64>().unwrap());
         } else if let Some(r) = l.strip_prefix("read mongod collection.wt ") {
             let r: u64 = r.parse().unwrap();
-            if r == n {
-                inserted.push(r);
-            } else {
-                assert!(r < n, "read of record {} that is not inserted yet ({})", r, n);
-                ages.push(n - 1 - r);
-            }
+            assert!(r < n, "read of record {} that is not inserted yet ({})", r, n);
+            ages.push(n - 1 - r);
         }
     }
     assert_eq!(inserted, (1000..n).collect::<Vec<u64>>(), "inserts append consecutive record numbers");
@@ -1276,4 +1276,33 @@ fn task_counts_above_pid_max_limit_are_errors() {
         let e = gen_err(spec);
         assert_eq!(e, format!("{what}, {limit}"), "{spec}");
     }
+}
+
+/// With the load phase the files start empty: every leaf the inserts fill
+/// is made in the cache, so nothing is read; the checkpoint at the end of
+/// the load writes each leaf once. record_size=4K, leaf=4K: 6 records are
+/// 6 collection leaves; ordered index entries of 2K: 2 per index leaf, 3
+/// index leaves. 16 one-page cache slots hold all 9 (no eviction).
+#[test]
+fn ycsb_load_phase_makes_new_leaves_without_reading() {
+    let got = gen(
+        "ycsb:workload=c,records=6,operations=0,load=1,insert_order=ordered,leaf=4K,record_size=4K,index_entry=2K,\
+         cache=64K,journal=0,memory=1G,memcg_max=none",
+    );
+    assert!(!got.iter().any(|l| l.starts_with("read ")), "no reads: {got:?}");
+    let writes: Vec<&str> = got.iter().filter(|l| l.starts_with("write ")).map(|s| s.as_str()).collect();
+    let mut want: Vec<String> = (0..6).map(|l| format!("write mongod collection.wt {l}")).collect();
+    want.extend((0..3).map(|l| format!("write mongod index.wt {l}")));
+    let mut writes_sorted: Vec<String> = writes.iter().map(|s| s.to_string()).collect();
+    writes_sorted.sort();
+    want.sort();
+    assert_eq!(writes_sorted, want);
+    // Without the load phase the same 6 records are on disk: a read-only
+    // run reads each leaf it misses.
+    let got = gen(
+        "ycsb:workload=c,records=6,operations=40,insert_order=ordered,leaf=4K,record_size=4K,index_entry=2K,\
+         cache=64K,journal=0,memory=1G,memcg_max=none",
+    );
+    assert!(got.iter().any(|l| l.starts_with("read mongod collection.wt ")));
+    assert!(got.iter().any(|l| l.starts_with("read mongod index.wt ")));
 }
