@@ -1165,6 +1165,24 @@ class Ebizzy(Section):
                           "pages", gen_curves(mg[0], "root", "anon")))
         return "\n\n".join(o)
 
+    def page(self, ctx, R, rows, seed, setup_extra, why, table_labels=(),
+             sens_intro="Sensitivity to the assumed RAM:", sens_metrics=("elapsed", "majflt"), tail=()):
+        """The section's text, the same for every ebizzy section: the seed, the model's setup, the
+        commands, the comparison, the sensitivity to the assumed RAM, the OOM note, "Where it
+        differs" when a verdict is no (`why()` is called after the OOM guard, which may turn
+        verdicts to no), `tail` paragraphs, the plots."""
+        guard = self.oom_guard(R, rows)
+        o = [seed, "", self.setup_text(ctx) + setup_extra, "",
+             cmd_block(ctx, [R["%s-m100" % c[0]].run for c in self.configs]), "",
+             rows_table(rows, *table_labels), "", sens_intro, "", self.sens_table(R, sens_metrics), ""]
+        if guard:
+            o += [guard, ""]
+        if "no" in verdicts(rows):
+            o += ["**Where it differs.** " + why(), ""]
+        o += list(tail)
+        o.append(self.plots(ctx, R))
+        return "\n".join(o), rows
+
 
 MGLRU_0x3 = ("0x3", "MGLRU 0x3", None, ["lru_gen.enabled=0x3"])
 MGLRU_0x7 = ("0x7", "MGLRU 0x7", "mglru", [])
@@ -1190,30 +1208,14 @@ class S1C(Ebizzy):
                     pct(82.46, 76.00), m["0x3"]["elapsed"], m["0x7"]["elapsed"]),
             na_row("S1-C", "sys time, vanilla → 0x3", 229.72, 276.07, "+20.2%", "not modelled: no CPU accounting of reclaim"),
         ]
-        guard = self.oom_guard(R, rows)
-        o = []
-        o.append("**Seed** (S1:4364-4464, digest:409-426): x86, RAM limited to 2.5 GB, 2 GB zram, no disk swap; "
-                 "Barry Song's ebizzy variant `\\time -v ./a.out -vv -t 4 -s 209715200 -S 6000000` (10 chunks "
-                 "of 200 MB, 4 threads, 160 loops each: pick a chunk from the repeating sequence "
-                 "`{2,2,3,4,5,2,6,7,9,2,8,3,7,2,2,4}`, copy it into a fresh allocation, bsearch the copy, "
-                 "free it). vanilla: 1:11.59 elapsed, 9,990,128 major faults; MGLRU `enabled=0x3`: 1:22.46, "
-                 "13,362,810; `enabled=0x7`: 1:16.00, 12,706,512.")
-        o.append("")
-        o.append(self.setup_text(ctx) + " vanilla = `--policy classic`; `enabled=0x3` = `--sysctl "
-                 "lru_gen.enabled=0x3` (no page-table walks for aging); `enabled=0x7` = `--policy mglru`.")
-        o.append("")
-        o.append(cmd_block(ctx, [R["%s-m100" % c[0]].run for c in self.configs]))
-        o.append("")
-        o.append(rows_table(rows))
-        o.append("")
-        o.append("Sensitivity to the assumed RAM (same runs at 95% and 105%):")
-        o.append("")
-        o.append(self.sens_table(R, ("elapsed", "majflt")))
-        o.append("")
-        if guard:
-            o.append(guard)
-            o.append("")
-        if "no" in verdicts(rows):
+        seed = ("**Seed** (S1:4364-4464, digest:409-426): x86, RAM limited to 2.5 GB, 2 GB zram, no disk swap; "
+                "Barry Song's ebizzy variant `\\time -v ./a.out -vv -t 4 -s 209715200 -S 6000000` (10 chunks "
+                "of 200 MB, 4 threads, 160 loops each: pick a chunk from the repeating sequence "
+                "`{2,2,3,4,5,2,6,7,9,2,8,3,7,2,2,4}`, copy it into a fresh allocation, bsearch the copy, "
+                "free it). vanilla: 1:11.59 elapsed, 9,990,128 major faults; MGLRU `enabled=0x3`: 1:22.46, "
+                "13,362,810; `enabled=0x7`: 1:16.00, 12,706,512.")
+
+        def why():
             extra = ""
             if rows[4]["verdict"] == "no":
                 extra = (" 0x3 and 0x7 differ in how aging finds accessed pages: 0x7 adds the page-table walk "
@@ -1222,10 +1224,11 @@ class S1C(Ebizzy):
                          "way the model's choice of pages barely changes (majflt %s against %s); the seed's "
                          "difference is the CPU time of the two ways of scanning, which the model does not "
                          "charge." % (fmt_num(m["0x7"]["majflt"]), fmt_num(m["0x3"]["majflt"])))
-            o.append("**Where it differs.** " + ebizzy_why(rows) + extra)
-            o.append("")
-        o.append(self.plots(ctx, R))
-        return "\n".join(o), rows
+            return ebizzy_why(rows) + extra
+        return self.page(ctx, R, rows, seed,
+                         " vanilla = `--policy classic`; `enabled=0x3` = `--sysctl "
+                         "lru_gen.enabled=0x3` (no page-table walks for aging); `enabled=0x7` = `--policy mglru`.",
+                         why, sens_intro="Sensitivity to the assumed RAM (same runs at 95% and 105%):")
 
 
 def ebizzy_why(rows, device="zram"):
@@ -1269,36 +1272,18 @@ class S1D(Ebizzy):
                     None, m["classic"]["elapsed"], m["mglru"]["elapsed"], seed_dir="-", seed_change="≈ -20% time"),
             na_row("S1-D", "sys time, vanilla → MGLRU", 248.18, 227.19, "-8.5%", "not modelled: no CPU accounting of reclaim"),
         ]
-        guard = self.oom_guard(R, rows)
-        o = []
-        o.append("**Seed** (S1:5586-5653, digest:428-440): the same machine and program with Yu Zhao's "
-                 "`rand[160]` sequence (same proportions, random positions; S1:5186-5206), `./mt.out -t 4 -s "
-                 "209715200 -S 600000 -m`. VANILLA: 1:15.55 elapsed, 10,002,206 major faults; MGLRU: 1:10.23, "
-                 "10,977,244 — \"mglru can be faster than vanilla even with more page faults\". Yu's own "
-                 "run of this sequence \"shows MGLRU is ~20% faster\" (S1:5183-5184), without raw numbers.")
-        o.append("")
-        o.append(self.setup_text(ctx) + " VANILLA = `--policy classic`, MGLRU = `--policy mglru` (the seed "
-                 "does not give `enabled` for this run; 0x7 is the default).")
-        o.append("")
-        o.append(cmd_block(ctx, [R["%s-m100" % c[0]].run for c in self.configs]))
-        o.append("")
-        o.append(rows_table(rows))
-        o.append("")
-        o.append("Sensitivity to the assumed RAM:")
-        o.append("")
-        o.append(self.sens_table(R, ("elapsed", "majflt")))
-        o.append("")
-        if guard:
-            o.append(guard)
-            o.append("")
-        if "no" in verdicts(rows):
-            o.append("**Where it differs.** " + ebizzy_why(rows) + " The seed's result is the combination *more* "
-                     "major faults yet *less* time: it comes from cheaper reclaim CPU (Barry: less time in "
-                     "spinlocks, rmap walks and `isolate_lru_pages`, S1:6040-6091), which a model that charges "
-                     "time only per fault cannot show; in the model more faults always mean more time.")
-            o.append("")
-        o.append(self.plots(ctx, R))
-        return "\n".join(o), rows
+        seed = ("**Seed** (S1:5586-5653, digest:428-440): the same machine and program with Yu Zhao's "
+                "`rand[160]` sequence (same proportions, random positions; S1:5186-5206), `./mt.out -t 4 -s "
+                "209715200 -S 600000 -m`. VANILLA: 1:15.55 elapsed, 10,002,206 major faults; MGLRU: 1:10.23, "
+                "10,977,244 — \"mglru can be faster than vanilla even with more page faults\". Yu's own "
+                "run of this sequence \"shows MGLRU is ~20% faster\" (S1:5183-5184), without raw numbers.")
+        return self.page(ctx, R, rows, seed,
+                         " VANILLA = `--policy classic`, MGLRU = `--policy mglru` (the seed "
+                         "does not give `enabled` for this run; 0x7 is the default).",
+                         lambda: ebizzy_why(rows) + " The seed's result is the combination *more* "
+                         "major faults yet *less* time: it comes from cheaper reclaim CPU (Barry: less time in "
+                         "spinlocks, rmap walks and `isolate_lru_pages`, S1:6040-6091), which a model that charges "
+                         "time only per fault cannot show; in the model more faults always mean more time.")
 
 
 @section
@@ -1324,39 +1309,22 @@ class S1E(Ebizzy):
             cmp_row("S1-E", "majfault + pgsteal_kswapd + pgsteal_direct", 11503878, 11928659, pct(11503878, 11928659),
                     b["total"], a["total"]),
         ]
-        guard = self.oom_guard(R, rows)
-        o = []
-        o.append("**Seed** (S1:6155-6243, 6583-6593; digest:442-464): Snapdragon 7c, 2.5 GB RAM, a 1.5 GB brd "
-                 "ramdisk as the only swap, `lru_gen/enabled` = 0x0003, THP never; `./test_gnu_64 -t 4 -s "
-                 "$((200*1024*1024)) -S 6000000` (Barry's original program, 16-entry sequence). Baseline "
-                 "5.17-rc8: 10 records/s, 59 s real; MGLRU v9: 11 records/s, 57 s (\"found no regressions\"), "
-                 "with the counters below.")
-        o.append("")
-        o.append(self.setup_text(ctx) + " Swap: a synchronous %s ramdisk (1.5 GB / N). Baseline = `--policy "
-                 "classic`, MGLRU = `--sysctl lru_gen.enabled=0x3`." % human(self.swap // self.n(ctx)))
-        o.append("")
-        o.append(cmd_block(ctx, [R["%s-m100" % c[0]].run for c in self.configs]))
-        o.append("")
-        o.append(rows_table(rows, "baseline", "MGLRU"))
-        o.append("")
-        o.append("Sensitivity to the assumed RAM:")
-        o.append("")
-        o.append(self.sens_table(R, ("elapsed", "majflt", "kswapd", "direct")))
-        o.append("")
-        if guard:
-            o.append(guard)
-            o.append("")
-        if "no" in verdicts(rows):
-            o.append("**Where it differs.** " + ebizzy_why(rows, "ramdisk") + " The kswapd/direct split depends on how fast "
-                     "the four threads allocate relative to kswapd, i.e. on CPU timing: in the model kswapd runs "
-                     "`balance_pgdat` to completion when it is woken, as if on its own idle CPU, and its work takes "
-                     "no simulated time (docs/FIDELITY.md, simplification 2), so allocations do not outrun it and "
-                     "direct reclaim stays at 0 here; all reclaim is counted as kswapd's, which is why the model's "
-                     "pgsteal_kswapd follows its major faults. The ramdisk's own RAM (1.5 GB, "
-                     "preallocated by `dd`) is not taken from the model's RAM.")
-            o.append("")
-        o.append(self.plots(ctx, R))
-        return "\n".join(o), rows
+        seed = ("**Seed** (S1:6155-6243, 6583-6593; digest:442-464): Snapdragon 7c, 2.5 GB RAM, a 1.5 GB brd "
+                "ramdisk as the only swap, `lru_gen/enabled` = 0x0003, THP never; `./test_gnu_64 -t 4 -s "
+                "$((200*1024*1024)) -S 6000000` (Barry's original program, 16-entry sequence). Baseline "
+                "5.17-rc8: 10 records/s, 59 s real; MGLRU v9: 11 records/s, 57 s (\"found no regressions\"), "
+                "with the counters below.")
+        return self.page(ctx, R, rows, seed,
+                         " Swap: a synchronous %s ramdisk (1.5 GB / N). Baseline = `--policy "
+                         "classic`, MGLRU = `--sysctl lru_gen.enabled=0x3`." % human(self.swap // self.n(ctx)),
+                         lambda: ebizzy_why(rows, "ramdisk") + " The kswapd/direct split depends on how fast "
+                         "the four threads allocate relative to kswapd, i.e. on CPU timing: in the model kswapd runs "
+                         "`balance_pgdat` to completion when it is woken, as if on its own idle CPU, and its work takes "
+                         "no simulated time (docs/FIDELITY.md, simplification 2), so allocations do not outrun it and "
+                         "direct reclaim stays at 0 here; all reclaim is counted as kswapd's, which is why the model's "
+                         "pgsteal_kswapd follows its major faults. The ramdisk's own RAM (1.5 GB, "
+                         "preallocated by `dd`) is not taken from the model's RAM.",
+                         table_labels=("baseline", "MGLRU"), sens_metrics=("elapsed", "majflt", "kswapd", "direct"))
 
 
 @section
@@ -1376,38 +1344,19 @@ class S1F(Ebizzy):
             cmp_row("S1-F", "real (s), THP=never", 872.0, 821.0, pct(872.0, 821.0), m["classic"]["elapsed"], m["0x3"]["elapsed"]),
             na_row("S1-F", "real (s), THP=madvise", 1341.0, 1315.0, fmt_pct(pct(1341.0, 1315.0)), "not modelled: no THP"),
         ]
-        guard = self.oom_guard(R, rows)
-        o = []
-        o.append("**Seed** (S1:6825-6911, digest:466-473): Yu's rerun with swap on a SanDisk-Toshiba DA4064 MMC "
-                 "(2006). Baseline + THP=never: 872 s real; MGLRU + THP=never: 821 s (-5.8%); with "
-                 "THP=madvise: 1341 s vs 1315 s (-1.9%). All runs report 0 records/s.")
-        o.append("")
-        o.append(self.setup_text(ctx) + " Swap: %s (2 GB / N; the seed does not give the size) with an "
-                 "**assumed** MMC read cost of 200 µs per page. The device is modelled as synchronous "
-                 "(`swap_sync=y`: writes complete at once), a simplification: with an asynchronous 2G/N device "
-                 "(`swap_sync=n`) the model OOM-kills ebizzy in both policies within the first 60 ms of simulated "
-                 "time with its swap full, and in a trial at 1/10 scale with a 4 GB/10 device the MGLRU run had "
-                 "not finished after 15 minutes of CPU; both are problems of the model, not results. Baseline = `--policy classic`, MGLRU = "
-                 "`--sysctl lru_gen.enabled=0x3` (as in S1-E)." % human(self.swap // self.n(ctx)))
-        o.append("")
-        o.append(cmd_block(ctx, [R["%s-m100" % c[0]].run for c in self.configs]))
-        o.append("")
-        o.append(rows_table(rows, "baseline", "MGLRU"))
-        o.append("")
-        o.append("Sensitivity to the assumed RAM:")
-        o.append("")
-        o.append(self.sens_table(R, ("elapsed", "majflt")))
-        o.append("")
-        if guard:
-            o.append(guard)
-            o.append("")
-        if "no" in verdicts(rows):
-            o.append("**Where it differs.** " + ebizzy_why(rows, "mmc"))
-            o.append("")
-        o.append("THP is not modelled (docs/FIDELITY.md), so the THP=madvise row has no model counterpart.")
-        o.append("")
-        o.append(self.plots(ctx, R))
-        return "\n".join(o), rows
+        seed = ("**Seed** (S1:6825-6911, digest:466-473): Yu's rerun with swap on a SanDisk-Toshiba DA4064 MMC "
+                "(2006). Baseline + THP=never: 872 s real; MGLRU + THP=never: 821 s (-5.8%); with "
+                "THP=madvise: 1341 s vs 1315 s (-1.9%). All runs report 0 records/s.")
+        return self.page(ctx, R, rows, seed,
+                         " Swap: %s (2 GB / N; the seed does not give the size) with an "
+                         "**assumed** MMC read cost of 200 µs per page. The device is modelled as synchronous "
+                         "(`swap_sync=y`: writes complete at once), a simplification: with an asynchronous 2G/N device "
+                         "(`swap_sync=n`) the model OOM-kills ebizzy in both policies within the first 60 ms of simulated "
+                         "time with its swap full, and in a trial at 1/10 scale with a 4 GB/10 device the MGLRU run had "
+                         "not finished after 15 minutes of CPU; both are problems of the model, not results. Baseline = `--policy classic`, MGLRU = "
+                         "`--sysctl lru_gen.enabled=0x3` (as in S1-E)." % human(self.swap // self.n(ctx)),
+                         lambda: ebizzy_why(rows, "mmc"), table_labels=("baseline", "MGLRU"),
+                         tail=("THP is not modelled (docs/FIDELITY.md), so the THP=madvise row has no model counterpart.", ""))
 
 
 # ---- S2: vm-scalability ---------------------------------------------------------
