@@ -41,7 +41,8 @@ class Zipf:
 def header(lines, memory="512M", swap=None, extra=()):
     lines.append(f"memory {memory}")
     if swap:
-        lines.append(f"swap {swap} sync=y")
+        # The harness swaps to a brd ramdisk: synchronous, kept in RAM.
+        lines.append(f"swap {swap} sync=y ram=y")
     lines.append("sysctl vm.page-cluster=0")
     lines.extend(extra)
 
@@ -187,6 +188,28 @@ def global_pressure(seed=9):
     write("two-memcgs-global-pressure", L, "a 176 MiB anon memcg and a memcg streaming a 160 MiB file, no limits, no swap, 448 MiB guest: kswapd")
 
 
+def global_swap(seed=18):
+    rng = random.Random(seed)
+    L = []
+    # Global pressure with swap on the harness's brd ramdisk (ram=y): no
+    # memcg limit, a 160 MiB anon heap and zipf(0.7) reads of a 160 MiB
+    # file (whose ramdisk copy also takes guest RAM) in 448 MiB. Every
+    # slot swapped to for the first time takes a page of RAM for the
+    # ramdisk, so swapping frees nothing and the page cache shrinks as the
+    # device fills. The model gets the guest's zones at the start
+    # (thresholds.json: memory_start_free).
+    header(L, memory="448M", swap="64M")
+    L += ["file data size=160M readahead=0", "task t", "anon t heap size=160M", "store t heap 0 40960"]
+    zf = Zipf(40960, 0.7, rng)
+    za = Zipf(40960, 0.7, rng)
+    for _ in range(200_000):
+        if rng.random() < 0.6:
+            L.append(f"read t data {zf.sample()}")
+        else:
+            L.append(f"load t heap {za.sample()}")
+    write("global-swap-brd", L, "a 160 MiB anon heap and zipf(0.7) reads of a 160 MiB file, no limit, 64 MiB of brd swap (kept in RAM), 448 MiB guest: kswapd")
+
+
 def proactive(seed=10):
     rng = random.Random(seed)
     L = []
@@ -260,6 +283,7 @@ def main():
     mmap_file()
     dirty_writes()
     global_pressure()
+    global_swap()
     proactive()
     swappiness(0, 14)
     swappiness(200, 15)

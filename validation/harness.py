@@ -127,7 +127,7 @@ def trace_setup(path):
     first = stream.read(8)
     stmts = binary_statements(stream, first) if first == b"MGLRUTB1" else text_statements(stream, first)
     memory = 1 << 30
-    swap, swap_sync = 0, "n"
+    swap, swap_sync, swap_ram = 0, "n", "n"
     files = []  # (name, bytes rounded to pages, readahead bytes rounded to pages)
     warnings = []
     for kw, rest in stmts:
@@ -140,6 +140,8 @@ def trace_setup(path):
             for t in toks[1:]:
                 if t.startswith("sync="):
                     swap_sync = t[5:]
+                elif t.startswith("ram="):
+                    swap_ram = t[4:]
         elif kw == "file" and toks:
             opts = dict(t.split("=", 1) for t in toks[1:] if "=" in t)
             size = parse_size(opts.get("size", "0"), where)
@@ -162,6 +164,9 @@ def trace_setup(path):
         warnings.append("the trace's swap is sync=%s, but swap on brd is a synchronous-I/O device "
                         "(SWP_SYNCHRONOUS_IO): compare with a `swap SIZE sync=y` run of the model"
                         % swap_sync)
+    if swap and swap_ram != "y":
+        warnings.append("the trace's swap is ram=%s, but swap on brd keeps every written slot in guest RAM: "
+                        "compare with a `swap SIZE sync=y ram=y` run of the model" % swap_ram)
     # ext4 without a journal, 4 KiB blocks, few inodes: bitmaps, group descriptors and extent
     # blocks stay well under 2 %; 16 MiB more for small files and the root directory.
     data_kb = (data * 102 // 100 >> 10) + (16 << 10)

@@ -116,12 +116,21 @@ impl Kernel {
         let mut file_pages = vec![0i64; self.memcgs.len()];
         let mut nr_dirty = 0;
         let mut nr_wb = 0;
+        let mut nr_device = 0u64;
         for pfn in 0..n {
             let f = self.folios.get(pfn as u32);
             if !f.test(pg::ALLOCATED) {
                 if f.flags != 0 || on_list[pfn] != 0 || in_batch[pfn] {
                     return Err(format!("free pfn {pfn} has state {:?}", f));
                 }
+                continue;
+            }
+            if f.test(pg::DEVICE) {
+                // A RAM-backed swap device's page: on nothing, charged to nobody.
+                if f.flags != pg::ALLOCATED | pg::DEVICE || on_list[pfn] != 0 || in_batch[pfn] {
+                    return Err(format!("device pfn {pfn} has state {:?}", f));
+                }
+                nr_device += 1;
                 continue;
             }
             charged[f.memcg as usize] += 1;
@@ -170,6 +179,10 @@ impl Kernel {
                     nr_wb += 1;
                 }
             }
+        }
+        let stored = self.swap.as_ref().map_or(0, |s| s.nr_stored);
+        if nr_device != stored || self.swap.as_ref().is_some_and(|s| s.ram && s.stored.iter().filter(|&&x| x).count() as u64 != stored) {
+            return Err(format!("{nr_device} device pages but the swap device stores {stored}"));
         }
         if nr_dirty != self.nr_dirty || nr_wb != self.nr_writeback {
             return Err(format!(

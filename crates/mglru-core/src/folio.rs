@@ -49,6 +49,9 @@ pub mod pg {
     /// through a shared mapping), charged to its memcg until it leaves
     /// the page cache.
     pub const BUFFERS: u32 = 1 << 25;
+    /// A page a RAM-backed swap device stores data in (brd's backing
+    /// page): kernel memory on no list, charged to no memcg.
+    pub const DEVICE: u32 = 1 << 26;
 }
 
 /// One simulated 4 KiB folio. 28 bytes.

@@ -174,6 +174,9 @@ pub struct MachineConfig {
     pub zones: Option<[ZoneSpec; NR_ZONES]>,
     pub swap_bytes: u64,
     pub swap_sync_io: bool,
+    /// The swap device keeps its data in RAM (brd): each slot written
+    /// takes a page of the machine's memory.
+    pub swap_ram: bool,
     pub sysctl: Sysctls,
     pub cost: CostModel,
     pub seed: u64,
@@ -187,6 +190,7 @@ impl Default for MachineConfig {
             zones: None,
             swap_bytes: 0,
             swap_sync_io: false,
+            swap_ram: false,
             sysctl: Sysctls::default(),
             cost: CostModel::default(),
             seed: 0,
@@ -320,7 +324,7 @@ impl Kernel {
             vmas: Vec::new(),
             pt: PageTables::new(),
             swap: if cfg.swap_bytes >= PAGE_SIZE {
-                Some(SwapDevice::new(cfg.swap_bytes >> PAGE_SHIFT, cfg.swap_sync_io))
+                Some(SwapDevice::new(cfg.swap_bytes >> PAGE_SHIFT, cfg.swap_sync_io, cfg.swap_ram))
             } else {
                 None
             },

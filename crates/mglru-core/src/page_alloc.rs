@@ -60,6 +60,34 @@ impl Kernel {
         self.folios.free(pfn);
     }
 
+    /// A write to swap slot `slot` of a RAM-backed device
+    /// (`brd_insert_page`): the first write of a slot takes a page of
+    /// memory (`GFP_NOIO | __GFP_HIGHMEM`, in reclaim's `PF_MEMALLOC`
+    /// context: the low watermark, then the reserves) that stays the
+    /// device's. False if no page could be had (-ENOMEM: the write fails).
+    pub(crate) fn swap_device_store(&mut self, slot: u32) -> bool {
+        match &self.swap {
+            Some(s) if s.ram && !s.stored[slot as usize] => {}
+            _ => return true,
+        }
+        let Some(pfn) = self.alloc_page(Gfp::NoRetry) else {
+            return false;
+        };
+        let e = match self.folios.zone_of(pfn) {
+            crate::kernel::ZONE_DMA => Ev::PgallocDma,
+            crate::kernel::ZONE_DMA32 => Ev::PgallocDma32,
+            _ => Ev::PgallocNormal,
+        };
+        self.ev.add(e, 1);
+        let f = self.folios.get_mut(pfn);
+        f.set(pg::DEVICE);
+        f.memcg = NO_MEMCG;
+        let s = self.swap.as_mut().expect("checked above");
+        s.stored[slot as usize] = true;
+        s.nr_stored += 1;
+        true
+    }
+
     /// `get_page_from_freelist` at watermark `mark` (0 min, 1 low): the
     /// zonelist from the highest zone down, the first zone above its
     /// watermark and reserve gives the page.

@@ -152,9 +152,10 @@ impl Simulator {
                     self.machine.memory_bytes = bytes;
                     return Ok(());
                 }
-                Op::Swap { bytes, sync_io } => {
+                Op::Swap { bytes, sync_io, ram } => {
                     self.machine.swap_bytes = bytes;
                     self.machine.swap_sync_io = sync_io;
+                    self.machine.swap_ram = ram;
                     return Ok(());
                 }
                 Op::Sysctl { name, value } => {

@@ -31,10 +31,17 @@ pub struct SwapDevice {
     pub sync_io: bool,
     /// The swap cache's leaf nodes (shadow-node accounting).
     pub xa: crate::shadow::XaNodes,
+    /// The device keeps its data in RAM, a page per slot ever written
+    /// (brd: `brd_insert_page` on the first write of a sector, freed only
+    /// by a discard, which swap without `swapon --discard` never sends).
+    pub ram: bool,
+    /// Slots whose RAM page exists (only with `ram`), and their count.
+    pub stored: Vec<bool>,
+    pub nr_stored: u64,
 }
 
 impl SwapDevice {
-    pub fn new(pages: u64, sync_io: bool) -> SwapDevice {
+    pub fn new(pages: u64, sync_io: bool, ram: bool) -> SwapDevice {
         SwapDevice {
             slots: vec![0; pages as usize],
             memcg: vec![0; pages as usize],
@@ -43,6 +50,9 @@ impl SwapDevice {
             cursor: 0,
             sync_io,
             xa: crate::shadow::XaNodes::new(pages),
+            ram,
+            stored: if ram { vec![false; pages as usize] } else { Vec::new() },
+            nr_stored: 0,
         }
     }
     pub fn nr_pages(&self) -> u64 {

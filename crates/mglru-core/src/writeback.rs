@@ -44,6 +44,14 @@ impl Kernel {
         self.ev.add(Ev::Pgpgout, 4);
         let service = if f.test(pg::SWAPCACHE) {
             self.ev.add(Ev::Pswpout, 1);
+            if !self.swap_device_store(f.swap - 1) {
+                // The device found no page (-ENOMEM): the bio fails and
+                // __end_swap_bio_write redirties the folio.
+                self.folios.get_mut(pfn).clear(pg::RECLAIM);
+                self.folio_end_writeback(pfn);
+                self.folio_mark_dirty(pfn);
+                return;
+            }
             if self.swap.as_ref().is_some_and(|s| s.sync_io) {
                 0
             } else {

@@ -97,3 +97,49 @@ fn mglru_never_reaches_the_dma_zone_under_a_stream() {
         t.check();
     }
 }
+
+fn device_pages(t: &mut T) -> u64 {
+    let k = t.k();
+    (0..k.folios.nr_pages() as u32).filter(|&p| k.folios.get(p).test(mglru_core::folio::pg::DEVICE)).count() as u64
+}
+
+/// `swap SIZE ram=y` (brd): the first write of each slot takes a page of
+/// RAM that the device keeps (`brd_insert_page`; no discard without
+/// `swapon --discard`). A 4 MiB memcg stores 2048 pages of a 16 MiB
+/// region: limit reclaim swaps out what does not fit, each swap-out to a
+/// slot never written before, so the device holds one page per
+/// `pswpout`, and the machine has that many fewer free pages than with a
+/// disk — the only difference between the two runs.
+#[test]
+fn ram_backed_swap_keeps_a_page_per_slot_written() {
+    let run = |ram: &str| {
+        let mut t = T::new(Policy::Classic);
+        t.run(&format!("memory 64M\nswap 16M sync=y{ram}\nmemcg app max=4M\ntask t memcg=app\nanon t heap size=16M\nstore t heap 0 2048"));
+        t.check();
+        let (out, free, dev) = (t.ev(Ev::Pswpout), t.k().nr_free_pages(), device_pages(&mut t));
+        let stored = t.k().swap.as_ref().unwrap().nr_stored;
+        (out, free, dev, stored)
+    };
+    let (out_disk, free_disk, dev_disk, stored_disk) = run("");
+    let (out_ram, free_ram, dev_ram, stored_ram) = run(" ram=y");
+    assert!(out_disk > 1000, "the memcg had to swap: {out_disk}");
+    assert_eq!(out_ram, out_disk, "limit reclaim does not see global free memory");
+    assert_eq!((dev_disk, stored_disk), (0, 0));
+    assert_eq!((dev_ram, stored_ram), (out_ram, out_ram), "one page per slot written, each slot written once");
+    assert_eq!(free_disk - free_ram, out_ram);
+}
+
+/// Under global pressure a RAM-backed swap device gives nothing back:
+/// each page swapped out frees one page and takes another for the device.
+/// 32 MiB of RAM and an anon region of 48 MiB with 64 MiB of brd swap:
+/// with a disk the region fits after swapping; with brd the machine runs
+/// out of memory and the OOM killer takes the task.
+#[test]
+fn ram_backed_swap_under_global_pressure_ends_in_oom() {
+    for (ram, oom) in [("", false), (" ram=y", true)] {
+        let mut t = T::new(Policy::Classic);
+        t.run(&format!("memory 32M\nswap 64M sync=y{ram}\ntask t\nanon t heap size=48M\nstore t heap 0 12288"));
+        t.check();
+        assert_eq!(t.ev(Ev::OomKill) > 0, oom, "ram={ram:?}: oom_kill {}", t.ev(Ev::OomKill));
+    }
+}

@@ -342,7 +342,8 @@ impl Planner {
                 self.memory = Some(bytes);
                 Action::Machine
             }
-            Op::Swap { bytes, sync_io } => {
+            // The harness's swap is always a brd ramdisk (`ram=y`).
+            Op::Swap { bytes, sync_io, .. } => {
                 self.swap = Some((bytes, sync_io));
                 Action::Machine
             }

@@ -164,10 +164,12 @@ pub enum Op {
     /// `memory SIZE`: total RAM in bytes (at most once, before any op other
     /// than `Memory`, `Swap` and `Sysctl`). See [`DEFAULT_MEMORY`].
     Memory { bytes: u64 },
-    /// `swap SIZE [sync=y|n]`: a swap device of `bytes` bytes; `sync_io`
-    /// means a synchronous device like zram or brd (at most once, in the
-    /// setup section like `Memory`).
-    Swap { bytes: u64, sync_io: bool },
+    /// `swap SIZE [sync=y|n] [ram=y|n]`: a swap device of `bytes` bytes;
+    /// `sync_io` means a synchronous device like zram or brd, `ram` a
+    /// device that keeps what is written to it in RAM (brd: one page of
+    /// memory per slot ever written). At most once, in the setup section
+    /// like `Memory`.
+    Swap { bytes: u64, sync_io: bool, ram: bool },
     /// `sysctl NAME=VALUE` with the value normalised by [`parse_sysctl`].
     /// May appear anywhere in the trace (a run-time change).
     Sysctl { name: Sysctl, value: u64 },

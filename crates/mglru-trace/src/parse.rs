@@ -289,6 +289,7 @@ pub(crate) enum Stmt<'a> {
     Swap {
         bytes: u64,
         sync_io: bool,
+        ram: bool,
     },
     Sysctl {
         name: Sysctl,
@@ -589,21 +590,27 @@ impl<'a> P<'a> {
                 ),
             );
         }
-        let mut sync_io = false;
-        self.options(&["sync"], |_, v| {
-            sync_io = match v.s {
+        let (mut sync_io, mut ram) = (false, false);
+        self.options(&["sync", "ram"], |k, v| {
+            let name = ["sync", "ram"][k];
+            let on = match v.s {
                 "y" => true,
                 "n" => false,
                 _ => {
                     return perr(
                         v.off,
-                        format!("expected sync=y or sync=n, found sync={}", v.s),
+                        format!("expected {name}=y or {name}=n, found {name}={}", v.s),
                     )
                 }
             };
+            if k == 0 {
+                sync_io = on;
+            } else {
+                ram = on;
+            }
             Ok(())
         })?;
-        Ok(Stmt::Swap { bytes, sync_io })
+        Ok(Stmt::Swap { bytes, sync_io, ram })
     }
 
     fn sysctl(&mut self) -> PResult<Stmt<'a>> {

@@ -522,9 +522,9 @@ impl Resolver {
                 self.setup_stmt(kw, at, true)?;
                 Ok(Op::Memory { bytes })
             }
-            Stmt::Swap { bytes, sync_io } => {
+            Stmt::Swap { bytes, sync_io, ram } => {
                 self.setup_stmt(kw, at, false)?;
-                Ok(Op::Swap { bytes, sync_io })
+                Ok(Op::Swap { bytes, sync_io, ram })
             }
             Stmt::Sysctl { name, value } => Ok(Op::Sysctl { name, value }),
             Stmt::Memcg {
@@ -817,8 +817,8 @@ impl Resolver {
         };
         let _ = match op {
             Op::Memory { bytes } => write!(s, "memory {bytes}"),
-            Op::Swap { bytes, sync_io } => {
-                write!(s, "swap {bytes} sync={}", if *sync_io { "y" } else { "n" })
+            Op::Swap { bytes, sync_io, ram } => {
+                write!(s, "swap {bytes} sync={}{}", if *sync_io { "y" } else { "n" }, if *ram { " ram=y" } else { "" })
             }
             Op::Sysctl { name, value } => write!(s, "sysctl {name}={value}"),
             Op::Memcg {

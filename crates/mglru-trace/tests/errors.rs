@@ -301,6 +301,7 @@ fn unknown_option() {
         ],
     );
     check("swap 1G sync=maybe\n", 1, 14, &["sync=y or sync=n"]);
+    check("swap 1G sync=y ram=yes\n", 1, 20, &["ram=y or ram=n", "found ram=yes"]);
     check("task t memcg=root memcg=root\n", 1, 19, &["given twice"]);
     check(
         "memcg a bogus=1\n",

@@ -247,6 +247,18 @@ fn op_to_text_reparses() {
 }
 
 #[test]
+fn swap_ram_option() {
+    let mut r = TraceReader::from_str("x", "swap 8M ram=y sync=y\n");
+    let op = r.next_op().unwrap().unwrap();
+    assert_eq!(op, Op::Swap { bytes: 8 << 20, sync_io: true, ram: true });
+    assert_eq!(r.op_to_text(&op), "swap 8388608 sync=y ram=y");
+    let mut r = TraceReader::from_str("x", "swap 8M ram=n\n");
+    let op = r.next_op().unwrap().unwrap();
+    assert_eq!(op, Op::Swap { bytes: 8 << 20, sync_io: false, ram: false });
+    assert_eq!(r.op_to_text(&op), "swap 8388608 sync=n", "the canonical form leaves out ram=n");
+}
+
+#[test]
 fn huge_sizes() {
     let mut r = TraceReader::from_str(
         "x",

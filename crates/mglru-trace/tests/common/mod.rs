@@ -40,6 +40,7 @@ pub fn all_trace_ops() -> Vec<Op> {
         Op::Swap {
             bytes: 512 * M,
             sync_io: true,
+            ram: false,
         },
         Op::Sysctl {
             name: Sysctl::Swappiness,
