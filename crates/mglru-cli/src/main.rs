@@ -23,12 +23,13 @@ USAGE:
     mglru run [TRACE] [OPTIONS]        replay TRACE (or the built-in workload) and report counters
     mglru compare [TRACE] [OPTIONS]    run both policies on the same input; one table, both results
     mglru validate [--suite DIR] [--results SUB] [--trace NAME] [--json PATH] [--check]
-                   [--cost-model-clock]
+                   [--cost-model-clock] [--extra NAME,...]
                                        hold the model against the real-kernel results in
                                        DIR/SUB (default validation/results; results-repeat is a
                                        second run); --check enforces DIR/thresholds.json. The model's clock follows the
                                        guest's where a result has a time profile;
-                                       --cost-model-clock uses the cost model alone
+                                       --cost-model-clock uses the cost model alone;
+                                       --extra also shows these vmstat counters (not checked)
     mglru workload [SPEC --emit-trace FILE]   list generators, or write one's trace (docs/WORKLOADS.md);
                                        FILE `-` is standard output
     mglru import FORMAT IN --emit-trace FILE  convert fio-iolog, blkparse, strace, lackey,
@@ -521,7 +522,7 @@ fn cmd_compare(args: &[String]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// `mglru validate [--suite DIR] [--results SUB] [--trace NAME] [--json PATH] [--check] [--cost-model-clock]`.
+/// `mglru validate [--suite DIR] [--results SUB] [--trace NAME] [--json PATH] [--check] [--cost-model-clock] [--extra NAMES]`.
 fn cmd_validate(args: &[String]) -> ExitCode {
     let mut dir = PathBuf::from("validation");
     let mut only: Option<String> = None;
@@ -529,6 +530,7 @@ fn cmd_validate(args: &[String]) -> ExitCode {
     let mut check = false;
     let mut follow_guest_clock = true;
     let mut results = String::from("results");
+    let mut extra: Vec<String> = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let need = |i: &mut usize| -> Option<String> {
@@ -546,17 +548,21 @@ fn cmd_validate(args: &[String]) -> ExitCode {
                 None => return usage_err("--suite needs a directory".into()),
             },
             "--trace" => only = need(&mut i),
+            "--extra" => match need(&mut i) {
+                Some(v) if v.split(',').all(|n| !n.is_empty()) => extra.extend(v.split(',').map(str::to_string)),
+                _ => return usage_err("--extra needs vmstat counter names separated by commas, e.g. pgalloc_dma,pgscan_direct".into()),
+            },
             "--json" => json = need(&mut i),
             "--check" => check = true,
             other => {
                 return usage_err(format!(
-                    "validate: unknown option `{other}` (expected --suite, --results, --trace, --json, --check, --cost-model-clock)"
+                    "validate: unknown option `{other}` (expected --suite, --results, --trace, --json, --check, --cost-model-clock, --extra)"
                 ))
             }
         }
         i += 1;
     }
-    let cmp = match validate::compare_suite(&dir, &results, only.as_deref(), follow_guest_clock) {
+    let cmp = match validate::compare_suite(&dir, &results, only.as_deref(), follow_guest_clock, &extra) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("mglru: {e}");

@@ -432,6 +432,9 @@ pub struct Comparison {
     pub signs: Vec<SignRow>,
     pub missing: Vec<String>,
     pub meta: Vec<String>,
+    /// `--extra` counters, shown and never checked: (trace, policy,
+    /// counter, kernel, model, relative error with a 256 floor).
+    pub extra: Vec<(String, &'static str, String, f64, f64, f64)>,
 }
 
 fn policy_name(p: Policy) -> &'static str {
@@ -442,7 +445,13 @@ fn policy_name(p: Policy) -> &'static str {
 }
 
 /// Compare every trace of the suite that has kernel results.
-pub fn compare_suite(dir: &Path, results: &str, only: Option<&str>, follow_guest_clock: bool) -> Result<Comparison, String> {
+pub fn compare_suite(
+    dir: &Path,
+    results: &str,
+    only: Option<&str>,
+    follow_guest_clock: bool,
+    extra: &[String],
+) -> Result<Comparison, String> {
     let start_free: Vec<String> = std::fs::read_to_string(dir.join("thresholds.json"))
         .ok()
         .and_then(|t| parse_json(&t).ok())
@@ -463,7 +472,15 @@ pub fn compare_suite(dir: &Path, results: &str, only: Option<&str>, follow_guest
         .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".trace.gz")).map(|s| s.to_string()))
         .collect();
     names.sort();
-    let mut cmp = Comparison { platform: platform.clone(), times: Vec::new(), rows: Vec::new(), signs: Vec::new(), missing: Vec::new(), meta: Vec::new() };
+    let mut cmp = Comparison {
+        platform: platform.clone(),
+        times: Vec::new(),
+        rows: Vec::new(),
+        signs: Vec::new(),
+        missing: Vec::new(),
+        meta: Vec::new(),
+        extra: Vec::new(),
+    };
     for name in names {
         if only.is_some_and(|o| o != name) {
             continue;
@@ -496,6 +513,17 @@ pub fn compare_suite(dir: &Path, results: &str, only: Option<&str>, follow_guest
                 let k = kr.vmstat.get(c).copied().unwrap_or(0.0);
                 let s = sim.get(c).copied().unwrap_or(0.0);
                 cmp.rows.push(Row { trace: name.clone(), policy: p, counter: c, kernel: k, sim: s, rel: rel_err(s, k, floor_of(c)) });
+            }
+            for c in extra {
+                if !kr.vmstat.contains_key(c) && !sim.contains_key(c) {
+                    return Err(format!(
+                        "--extra {c}: neither the kernel result {} nor the model has a vmstat counter of that name",
+                        rp.display()
+                    ));
+                }
+                let k = kr.vmstat.get(c).copied().unwrap_or(0.0);
+                let s = sim.get(c).copied().unwrap_or(0.0);
+                cmp.extra.push((name.clone(), p, c.clone(), k, s, rel_err(s, k, 256.0)));
             }
             by_policy.insert(p, (kr.vmstat, sim));
         }
@@ -629,6 +657,12 @@ pub fn render(cmp: &Comparison, th: Option<&Thresholds>) -> String {
     let _ = writeln!(o, "{:<30} {:<8} {:<26} {:>12} {:>12} {:>9}", "trace", "policy", "counter", "kernel", "model", "rel.err");
     for r in &cmp.rows {
         let _ = writeln!(o, "{:<30} {:<8} {:<26} {:>12.0} {:>12.0} {:>8.1}%", r.trace, r.policy, r.counter, r.kernel, r.sim, r.rel * 100.0);
+    }
+    if !cmp.extra.is_empty() {
+        let _ = writeln!(o, "\nExtra counters (--extra; shown, not checked):");
+        for (t, p, c, k, s, rel) in &cmp.extra {
+            let _ = writeln!(o, "{t:<30} {p:<8} {c:<26} {k:>12.0} {s:>12.0} {:>8.1}%", rel * 100.0);
+        }
     }
     let _ = writeln!(o, "\nWorkload time, guest wall clock vs model simulated clock (s):");
     for (t, p, k, s) in &cmp.times {
@@ -791,7 +825,7 @@ mod tests {
     fn known_deviations_have_their_own_limits() {
         let row = |trace: &str, rel: f64| Row { trace: trace.into(), policy: "mglru", counter: "pswpout", kernel: 10_000.0, sim: 10_000.0 * (1.0 + rel), rel };
         let sign = |trace: &str| SignRow { trace: trace.into(), counter: "pswpout", kernel_diff: -500.0, sim_diff: 100.0, agree: Some(false) };
-        let cmp = |rows: Vec<Row>, signs: Vec<SignRow>| Comparison { platform: None, times: vec![], rows, signs, missing: vec![], meta: vec![] };
+        let cmp = |rows: Vec<Row>, signs: Vec<SignRow>| Comparison { platform: None, times: vec![], rows, signs, missing: vec![], meta: vec![], extra: vec![] };
         let mut th = Thresholds { median: 1.0, max: 0.07, goal_median: 0.05, goal_max: 0.15, require_signs: true, trace_max: vec![], sign_exceptions: vec![] };
         let c = cmp(vec![row("a", 0.01), row("b", 0.20)], vec![sign("b")]);
         let e = check(&c, &th).unwrap_err();

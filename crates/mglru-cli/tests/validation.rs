@@ -22,6 +22,32 @@ fn model_is_within_the_thresholds_of_the_kernel_results() {
     assert!(!out.contains("no kernel results for"), "a suite trace lacks kernel results:\n{out}");
 }
 
+/// `--extra` shows more vmstat counters beside the checked ones, with
+/// the kernel's value read from the committed result, and rejects a name
+/// neither side knows.
+#[test]
+fn validate_extra_counters_are_shown_and_checked_for_names() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation");
+    let run = |extra: &str| {
+        Command::new(env!("CARGO_BIN_EXE_mglru"))
+            .args(["validate", "--suite", root.to_str().unwrap(), "--trace", "two-memcgs-global-pressure", "--extra", extra])
+            .output()
+            .unwrap()
+    };
+    let o = run("pgalloc_dma,pgalloc_dma32");
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    let text = std::fs::read_to_string(root.join("results/two-memcgs-global-pressure.classic.json")).unwrap();
+    let at = text.find("\"pgalloc_dma\": ").unwrap() + 15;
+    let kernel: u64 = text[at..].split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap();
+    let line = out.lines().find(|l| l.contains("classic") && l.contains("pgalloc_dma ")).expect("an extra row");
+    assert_eq!(line.split_whitespace().nth(3), Some(kernel.to_string().as_str()), "{line}");
+    assert!(out.contains("Extra counters (--extra; shown, not checked):"));
+    let o = run("pgalloc_dma,no_such_counter");
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--extra no_such_counter: neither the kernel result"));
+}
+
 /// The model's lru_gen dump has the same line shapes as the real
 /// kernel's (read from a committed kernel result): `memcg %5hu %s`,
 /// ` node %5d`, and 46-character generation lines with trailing spaces.
