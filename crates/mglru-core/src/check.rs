@@ -104,6 +104,7 @@ impl Kernel {
                 return Err(format!("memcg {mi}: bad window min {:?} max {}", lg.min_seq, lg.max_seq));
             }
         }
+        self.folios.check_free_lists()?;
         let mut in_batch = vec![false; n];
         for b in &self.batch {
             for &p in b {

@@ -218,6 +218,31 @@ impl FolioTable {
         let z = self.zone_of(pfn);
         self.free[z].push(pfn);
     }
+    /// The free lists hold exactly the folios that are not allocated,
+    /// each once and in its own zone (for `Kernel::check`).
+    pub fn check_free_lists(&self) -> Result<(), String> {
+        let mut seen = vec![false; self.f.len()];
+        for z in 0..NR_ZONES {
+            for &pfn in &self.free[z] {
+                let i = pfn as usize;
+                if i >= self.f.len() || seen[i] {
+                    return Err(format!("free list of zone {z}: pfn {pfn} out of range or listed twice"));
+                }
+                seen[i] = true;
+                if self.zone_of(pfn) != z {
+                    return Err(format!("free list of zone {z} holds pfn {pfn} of zone {}", self.zone_of(pfn)));
+                }
+                if self.f[i].flags & pg::ALLOCATED != 0 {
+                    return Err(format!("free list of zone {z} holds allocated pfn {pfn}"));
+                }
+            }
+        }
+        if let Some(p) = (0..self.f.len()).find(|&p| !seen[p] && self.f[p].flags & pg::ALLOCATED == 0) {
+            return Err(format!("pfn {p} is neither allocated nor on a free list"));
+        }
+        Ok(())
+    }
+
     #[inline]
     pub fn get(&self, pfn: u32) -> &Folio {
         &self.f[pfn as usize]

@@ -34,19 +34,28 @@ impl Kernel {
     /// (`alloc_pages`), then the charge (`mem_cgroup_charge`).
     pub fn alloc_folio(&mut self, memcg: u16, gfp: Gfp) -> Option<u32> {
         let pfn = self.alloc_page(gfp)?;
+        // PGALLOC is counted when the page leaves the free lists
+        // (rmqueue), whether or not the charge then succeeds.
+        self.count_pgalloc(pfn);
         if !self.try_charge(memcg, 1, gfp) {
+            // The folio is put back: folio_put counts pgfree.
+            self.ev.add(Ev::Pgfree, 1);
             self.folios.free(pfn);
             self.sim.failed_allocations += 1;
             return None;
         }
         self.folios.get_mut(pfn).memcg = memcg;
+        Some(pfn)
+    }
+
+    /// `pgalloc_<zone>` for a page just taken from the free lists.
+    fn count_pgalloc(&mut self, pfn: u32) {
         let e = match self.folios.zone_of(pfn) {
             crate::kernel::ZONE_DMA => Ev::PgallocDma,
             crate::kernel::ZONE_DMA32 => Ev::PgallocDma32,
             _ => Ev::PgallocNormal,
         };
         self.ev.add(e, 1);
-        Some(pfn)
     }
 
     /// Give a folio back: uncharge and free (`free_unref_folios` +
@@ -63,8 +72,8 @@ impl Kernel {
     /// A write to swap slot `slot` of a RAM-backed device
     /// (`brd_insert_page`): the first write of a slot takes a page of
     /// memory (`GFP_NOIO | __GFP_HIGHMEM`, in reclaim's `PF_MEMALLOC`
-    /// context: the low watermark, then the reserves) that stays the
-    /// device's. False if no page could be had (-ENOMEM: the write fails).
+    /// context: the low watermark, then min, then the reserves) that
+    /// stays the device's. False if no page could be had (-ENOMEM: the write fails).
     pub(crate) fn swap_device_store(&mut self, slot: u32) -> bool {
         match &self.swap {
             Some(s) if s.ram && !s.stored[slot as usize] => {}
@@ -73,12 +82,7 @@ impl Kernel {
         let Some(pfn) = self.alloc_page(Gfp::NoRetry) else {
             return false;
         };
-        let e = match self.folios.zone_of(pfn) {
-            crate::kernel::ZONE_DMA => Ev::PgallocDma,
-            crate::kernel::ZONE_DMA32 => Ev::PgallocDma32,
-            _ => Ev::PgallocNormal,
-        };
-        self.ev.add(e, 1);
+        self.count_pgalloc(pfn);
         let f = self.folios.get_mut(pfn);
         f.set(pg::DEVICE);
         f.memcg = NO_MEMCG;
@@ -118,7 +122,12 @@ impl Kernel {
             return Some(p);
         }
         if self.in_reclaim {
-            // PF_MEMALLOC: reclaim's own allocations dip into reserves.
+            // PF_MEMALLOC: the slow path's first try at the min watermark,
+            // then reclaim's own allocations dip into the reserves
+            // (__gfp_pfmemalloc_flags: ALLOC_NO_WATERMARKS).
+            if let Some(p) = self.get_page_from_freelist(0) {
+                return Some(p);
+            }
             return self.alloc_no_watermarks();
         }
         // wake_all_kswapds: kswapd runs to completion here (docs/FIDELITY.md).
