@@ -902,7 +902,7 @@ impl FioPlan {
             let n = opt_u64(s, "numjobs")?.unwrap_or(1);
             check_tasks(&format!("--numjobs={n}"), n).map_err(|e| s.err(&["numjobs"], e))?;
             total_jobs = total_jobs.saturating_add(n);
-            check_tasks("the jobs together", total_jobs).map_err(|e| s.err(&["numjobs"], e))?;
+            check_tasks("--numjobs summed over the jobs so far", total_jobs).map_err(|e| s.err(&["numjobs"], e))?;
         }
         for (si, s) in sections.iter().enumerate() {
             let c = job_cfg(s, &mut ignored)?;

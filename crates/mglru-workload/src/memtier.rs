@@ -433,10 +433,18 @@ pub(crate) fn parse_run(cmd: &str) -> Result<RunCfg, String> {
     if c.clients == 0 || c.threads == 0 {
         return Err("memtier: --clients and --threads must be at least 1".to_string());
     }
-    crate::util::check_tasks(
-        &format!("memtier: --clients={} x --threads={}", c.clients, c.threads),
-        c.clients.saturating_mul(c.threads),
-    )?;
+    // Not tasks (the generator has one), but one client state each: the
+    // same bound keeps the generator's memory finite.
+    let conns = c.clients.saturating_mul(c.threads);
+    if conns > crate::util::MAX_TASKS {
+        return Err(format!(
+            "memtier: --clients={} x --threads={} is {} connections, more than the {} the generator keeps state for: use fewer",
+            c.clients,
+            c.threads,
+            conns,
+            crate::util::MAX_TASKS
+        ));
+    }
     if c.key_max < c.key_min {
         return Err(format!(
             "memtier: --key-maximum={} is below --key-minimum={}",

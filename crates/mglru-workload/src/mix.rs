@@ -363,6 +363,8 @@ pub(crate) fn mixed_memcg(rest: &str) -> Result<Lines, String> {
     let keys = p.count("keys", scaled(50_000_000, scale, 1))?;
     let fio_size = p.size("fio_size", scaled_size(1408 * MIB, scale, PAGE))?;
     let jobs = p.tasks("jobs", 36)?;
+    // The fio jobs and memcached.
+    crate::util::check_tasks(&format!("mixed-memcg: parameter jobs={jobs} (plus the memcached task)"), jobs + 1)?;
     let clients = p.tasks("clients", 36)?;
     let delay = p.duration("delay", 200 * NS_PER_SEC / scale)?;
     let fio_iops = p.count("fio_iops", 62_500)?;

@@ -68,6 +68,10 @@ pub(crate) fn generator(case: &str, rest: &str) -> Result<Lines, String> {
     let mut p = Params::parse(case, rest)?;
     let scale = p.count("scale", 1)?;
     let nr_task = p.tasks("nr_task", 8)?;
+    if case == "lru-file-readtwice" {
+        // Two dd tasks per file.
+        crate::util::check_tasks(&format!("{case}: parameter nr_task={nr_task} (two dd tasks per file)"), nr_task.saturating_mul(2))?;
+    }
     let chunk = p.count("chunk", 1)?;
     let m = Machine::from_params(&mut p, scaled_size(16 * GIB, scale, 16 * 4096), None, false, None)?;
     // Twice the memory in total (in u128: 2 x memory= may not fit in 64 bits).

@@ -1256,8 +1256,10 @@ fn workload_names_and_unknown() {
 }
 
 /// Task counts beyond Linux's PID_MAX_LIMIT (4,194,304) are refused with
-/// the parameter named, for every generator that creates tasks by count;
-/// the limit itself is accepted (a generator is lazy enough to start).
+/// the parameter named, for every generator that creates tasks by count,
+/// counting the tasks each really makes (two dd per file, memcached beside
+/// the fio jobs); memtier's connections have the same bound. (Job `a`
+/// with exactly 4,194,304 jobs passes its own check: the error is the sum.)
 #[test]
 fn task_counts_above_pid_max_limit_are_errors() {
     let limit = "more than Linux can run (PID_MAX_LIMIT, 4194304): use fewer";
@@ -1266,16 +1268,22 @@ fn task_counts_above_pid_max_limit_are_errors() {
         ("lru-file-readtwice:nr_task=100000000000", "lru-file-readtwice: parameter nr_task=100000000000 asks for 100000000000 tasks"),
         ("file-anon-mix:file_workers=4194305", "file-anon-mix: parameter file_workers=4194305 asks for 4194305 tasks"),
         ("mixed-memcg:clients=4194305", "mixed-memcg: parameter clients=4194305 asks for 4194305 tasks"),
-        ("memtier:--clients=100000 --threads=100000", "memtier: --clients=100000 x --threads=100000 asks for 10000000000 tasks"),
+        ("lru-file-readtwice:nr_task=2097153", "lru-file-readtwice: parameter nr_task=2097153 (two dd tasks per file) asks for 4194306 tasks"),
+        ("mixed-memcg:jobs=4194304", "mixed-memcg: parameter jobs=4194304 (plus the memcached task) asks for 4194305 tasks"),
         ("fio:--name=j --rw=read --size=1M --numjobs=4194305", "fio job `j`: --numjobs=4194305 asks for 4194305 tasks"),
         (
             "fio:--name=a --rw=read --size=1M --numjobs=4194304 --name=b --rw=read --size=1M --numjobs=1",
-            "fio job `b`: the jobs together asks for 4194305 tasks",
+            "fio job `b`: --numjobs summed over the jobs so far asks for 4194305 tasks",
         ),
     ] {
         let e = gen_err(spec);
         assert_eq!(e, format!("{what}, {limit}"), "{spec}");
     }
+    let e = gen_err("memtier:--clients=100000 --threads=100000");
+    assert_eq!(
+        e,
+        "memtier: --clients=100000 x --threads=100000 is 10000000000 connections, more than the 4194304 the generator keeps state for: use fewer"
+    );
 }
 
 /// With the load phase the files start empty: every leaf the inserts fill
