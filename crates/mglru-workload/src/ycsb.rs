@@ -74,8 +74,28 @@ struct Store {
     /// of the records already there, and those written since. A leaf
     /// that does not exist yet (a new one made by inserts) is created in
     /// the cache, not read from the file.
-    on_disk: [Vec<bool>; 2],
+    on_disk: [Bits; 2],
 }
+
+/// A bitmap (one bit per leaf).
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(n: u64) -> Bits {
+        Bits(vec![0; n.div_ceil(64) as usize])
+    }
+    fn get(&self, i: u64) -> bool {
+        self.0[(i / 64) as usize] >> (i % 64) & 1 != 0
+    }
+    fn set(&mut self, i: u64) {
+        self.0[(i / 64) as usize] |= 1 << (i % 64);
+    }
+}
+
+/// The most records (loaded plus inserted) the generator tracks: its
+/// on-disk bitmaps take one bit per leaf, and setting up the index of the
+/// records already on disk visits each.
+const MAX_RECORDS: u64 = 1 << 32;
 
 impl Store {
     fn file_of(&self, key: u64) -> (&str, u64) {
@@ -102,7 +122,7 @@ impl Store {
                         self.dirty[s as usize] = false;
                     }
                 }
-                if self.on_disk[file as usize][leaf as usize] {
+                if self.on_disk[file as usize].get(leaf) {
                     out.push_back(span_line("read", &self.task, &self.files[file as usize], leaf * lp, lp));
                 }
                 out.push_back(span_line("store", &self.task, "wtcache", s as u64 * lp, lp));
@@ -160,7 +180,7 @@ impl Store {
         let lp = self.leaf_pages;
         let (name, l) = self.file_of(key);
         out.push_back(span_line("write", &self.task, name, l * lp, lp));
-        self.on_disk[(key >> 48) as usize][l as usize] = true;
+        self.on_disk[(key >> 48) as usize].set(l);
     }
 
     fn checkpoint(&mut self, out: &mut VecDeque<String>) {
@@ -383,12 +403,26 @@ pub(crate) fn generator(rest: &str) -> Result<Lines, String> {
 
     let has_inserts = mix.ops.iter().any(|(o, _)| *o == Op::Insert);
     let insert_prop: f64 = mix.ops.iter().filter(|(o, _)| *o == Op::Insert).map(|(_, w)| *w).sum();
-    let max_records = records + if has_inserts { operations } else { 0 };
+    let max_records = records
+        .checked_add(if has_inserts { operations } else { 0 })
+        .filter(|&n| n <= MAX_RECORDS)
+        .ok_or_else(|| {
+            format!(
+                "ycsb: records={}{} is more than the {} records the generator tracks: use fewer, or scale=",
+                records,
+                if has_inserts { format!(" + operations={} (workload {} inserts)", operations, workload) } else { String::new() },
+                MAX_RECORDS
+            )
+        })?;
     let per_leaf = leaf / record;
     let leaf_pages = leaf / PAGE;
     let coll_leaves = max_records.div_ceil(per_leaf);
     let index_slots = max_records;
-    let index_bytes = (index_slots * index_entry).div_ceil(leaf) * leaf;
+    let index_bytes = index_slots
+        .checked_mul(index_entry)
+        .map(|b| b.div_ceil(leaf) * leaf)
+        .filter(|&b| b <= u64::MAX / 2)
+        .ok_or_else(|| format!("ycsb: index_entry={} for {} records overflows the index file's size: give a smaller index_entry=", index_entry, max_records))?;
     let slots = (cache / leaf).max(1);
     // YCSB draws keys from insertcount + 2 x expected inserts.
     let expected_new = (operations as f64 * insert_prop * 2.0) as u64;
@@ -453,18 +487,18 @@ pub(crate) fn generator(rest: &str) -> Result<Lines, String> {
         index_slots,
         hashed,
         journal: if journal { Some((0, journal_size)) } else { None },
-        on_disk: [vec![false; coll_leaves as usize], vec![false; (index_bytes / leaf) as usize]],
+        on_disk: [Bits::new(coll_leaves), Bits::new(index_bytes / leaf)],
     };
     let mut store = store;
     if !load {
         // The data is on disk already: the leaves of records 0..records
         // and the index leaves holding their entries.
         for l in 0..records.div_ceil(per_leaf) {
-            store.on_disk[COLL as usize][l as usize] = true;
+            store.on_disk[COLL as usize].set(l);
         }
         for k in 0..records {
             let (l, _) = store.index_page(store.index_slot(k));
-            store.on_disk[INDEX as usize][l as usize] = true;
+            store.on_disk[INDEX as usize].set(l);
         }
     }
     let gen = Ycsb {
