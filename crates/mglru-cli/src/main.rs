@@ -586,6 +586,15 @@ fn cmd_validate(args: &[String]) -> ExitCode {
             eprintln!("mglru: no kernel results to check in {}/results", dir.display());
             return ExitCode::from(1);
         }
+        if !cmp.missing.is_empty() {
+            // A suite trace without kernel results would escape the check.
+            eprintln!(
+                "mglru: no kernel results for {} in {}/{results}: measure them (validation/run-suite.sh NAME) or remove the trace",
+                cmp.missing.join(", "),
+                dir.display()
+            );
+            return ExitCode::from(4);
+        }
         if let Err(e) = validate::check(&cmp, &th) {
             eprintln!("mglru: validation failed:\n{e}");
             return ExitCode::from(4);

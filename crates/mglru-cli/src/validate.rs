@@ -523,7 +523,7 @@ pub fn compare_suite(
                 }
                 let k = kr.vmstat.get(c).copied().unwrap_or(0.0);
                 let s = sim.get(c).copied().unwrap_or(0.0);
-                cmp.extra.push((name.clone(), p, c.clone(), k, s, rel_err(s, k, 256.0)));
+                cmp.extra.push((name.clone(), p, c.clone(), k, s, rel_err(s, k, floor_of(c))));
             }
             by_policy.insert(p, (kr.vmstat, sim));
         }
@@ -558,7 +558,7 @@ pub struct Thresholds {
     pub require_signs: bool,
     /// Traces held to their own maximum instead of `max` (known
     /// deviations, each explained in docs/FIDELITY.md).
-    pub trace_max: Vec<(String, f64)>,
+    pub trace_max: Vec<(String, &'static str, f64)>,
     /// (trace, counter) pairs whose MGLRU-vs-classic sign is not enforced.
     pub sign_exceptions: Vec<(String, String)>,
 }
@@ -568,41 +568,75 @@ pub fn load_thresholds(dir: &Path) -> Result<Thresholds, String> {
     let t = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
     let j = parse_json(&t).map_err(|e| format!("{}: {e}", p.display()))?;
     let n = |k: &str| j.get(k).and_then(|v| v.num()).ok_or_else(|| format!("{}: missing number \"{k}\"", p.display()));
+    // Names in the per-trace entries must be the suite's traces and the
+    // published counters: a renamed trace must not leave a stale exemption.
+    let traces: Vec<String> = std::fs::read_dir(dir.join("traces"))
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".trace.gz")).map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let known_trace = |k: &str, what: &str| -> Result<(), String> {
+        if traces.iter().any(|t| t == k) {
+            Ok(())
+        } else {
+            Err(format!("{}: {what} names `{k}`, which is not a trace in {}/traces: remove or rename the entry", p.display(), dir.display()))
+        }
+    };
+    let mut trace_max = Vec::new();
+    match j.get("trace_max") {
+        None => {}
+        Some(Json::Obj(m)) => {
+            for (k, v) in m {
+                known_trace(k, "trace_max")?;
+                let Json::Obj(per) = v else {
+                    return Err(format!("{}: trace_max.{k} must be an object of policy: limit, e.g. {{\"mglru\": 0.2}}", p.display()));
+                };
+                for (pol, lim) in per {
+                    let pol = match pol.as_str() {
+                        "mglru" => "mglru",
+                        "classic" => "classic",
+                        _ => return Err(format!("{}: trace_max.{k}.{pol}: the policy must be mglru or classic", p.display())),
+                    };
+                    let lim = lim
+                        .num()
+                        .filter(|x| *x > 0.0 && *x <= 1.0)
+                        .ok_or_else(|| format!("{}: trace_max.{k}.{pol} must be a relative error above 0 and at most 1", p.display()))?;
+                    trace_max.push((k.clone(), pol, lim));
+                }
+            }
+        }
+        Some(_) => return Err(format!("{}: trace_max must be an object of trace: {{policy: limit}}", p.display())),
+    }
+    let mut sign_exceptions = Vec::new();
+    match j.get("sign_exceptions") {
+        None => {}
+        Some(Json::Obj(m)) => {
+            for (k, v) in m {
+                known_trace(k, "sign_exceptions")?;
+                let Json::Arr(a) = v else {
+                    return Err(format!("{}: sign_exceptions.{k} must be an array of counter names", p.display()));
+                };
+                for c in a {
+                    let c = c.str().ok_or_else(|| format!("{}: sign_exceptions.{k} must hold counter names", p.display()))?;
+                    if !COUNTERS.contains(&c) {
+                        return Err(format!("{}: sign_exceptions.{k}: `{c}` is not a published counter ({})", p.display(), COUNTERS.join(", ")));
+                    }
+                    sign_exceptions.push((k.clone(), c.to_string()));
+                }
+            }
+        }
+        Some(_) => return Err(format!("{}: sign_exceptions must be an object of trace: [counters]", p.display())),
+    }
     Ok(Thresholds {
         median: n("median_rel_err_max")?,
         max: n("max_rel_err_max")?,
         goal_median: n("goal_median")?,
         goal_max: n("goal_max")?,
         require_signs: j.get("require_sign_agreement") == Some(&Json::Bool(true)),
-        trace_max: match j.get("trace_max") {
-            None => Vec::new(),
-            Some(Json::Obj(m)) => m
-                .iter()
-                .map(|(k, v)| {
-                    v.num()
-                        .map(|n| (k.clone(), n))
-                        .ok_or_else(|| format!("{}: trace_max.{k} must be a number", p.display()))
-                })
-                .collect::<Result<_, _>>()?,
-            Some(_) => return Err(format!("{}: trace_max must be an object of trace: number", p.display())),
-        },
-        sign_exceptions: match j.get("sign_exceptions") {
-            None => Vec::new(),
-            Some(Json::Obj(m)) => {
-                let mut out = Vec::new();
-                for (k, v) in m {
-                    let Json::Arr(a) = v else {
-                        return Err(format!("{}: sign_exceptions.{k} must be an array of counter names", p.display()));
-                    };
-                    for c in a {
-                        let c = c.str().ok_or_else(|| format!("{}: sign_exceptions.{k} must hold counter names", p.display()))?;
-                        out.push((k.clone(), c.to_string()));
-                    }
-                }
-                out
-            }
-            Some(_) => return Err(format!("{}: sign_exceptions must be an object of trace: [counters]", p.display())),
-        },
+        trace_max,
+        sign_exceptions,
     })
 }
 
@@ -693,8 +727,8 @@ pub fn render(cmp: &Comparison, th: Option<&Thresholds>) -> String {
         let _ = writeln!(o);
     }
     if let Some(t) = th {
-        for (tr, m) in &t.trace_max {
-            let _ = writeln!(o, "known deviation (docs/FIDELITY.md): {tr} is held to max <= {:.1}% instead", m * 100.0);
+        for (tr, pol, m) in &t.trace_max {
+            let _ = writeln!(o, "known deviation (docs/FIDELITY.md): {tr} ({pol}) is held to max <= {:.1}% instead", m * 100.0);
         }
         for (tr, c) in &t.sign_exceptions {
             let _ = writeln!(o, "known deviation (docs/FIDELITY.md): the sign of {tr} {c} is not enforced");
@@ -720,7 +754,7 @@ pub fn check(cmp: &Comparison, th: &Thresholds) -> Result<(), String> {
         if r.kernel.max(r.sim) < floor_of(r.counter) {
             continue;
         }
-        let limit = th.trace_max.iter().find(|(t, _)| *t == r.trace).map_or(th.max, |(_, m)| *m);
+        let limit = th.trace_max.iter().find(|(t, p, _)| *t == r.trace && *p == r.policy).map_or(th.max, |(_, _, m)| *m);
         if r.rel > limit + 1e-12 {
             errs.push(format!(
                 "{}: max relative error {:.2}% exceeds {:.2}% ({} {})",
@@ -781,6 +815,20 @@ pub fn to_json(cmp: &Comparison) -> String {
             s.sim_diff
         );
     }
+    o.push_str("\n  ],\n  \"extra\": [");
+    for (i, (t, p, c, k, sim, rel)) in cmp.extra.iter().enumerate() {
+        let _ = write!(
+            o,
+            "{}\n    {{\"trace\": {}, \"policy\": \"{}\", \"counter\": {}, \"kernel\": {}, \"model\": {}, \"rel_err\": {:.6}}}",
+            if i > 0 { "," } else { "" },
+            mglru_core::json::escape(t),
+            p,
+            mglru_core::json::escape(c),
+            k,
+            sim,
+            rel
+        );
+    }
     o.push_str("\n  ]\n}\n");
     o
 }
@@ -830,13 +878,41 @@ mod tests {
         let c = cmp(vec![row("a", 0.01), row("b", 0.20)], vec![sign("b")]);
         let e = check(&c, &th).unwrap_err();
         assert!(e.contains("20.00% exceeds 7.00% (b pswpout)") && e.contains("b pswpout: MGLRU-vs-classic"), "{e}");
-        th.trace_max = vec![("b".into(), 0.25)];
+        th.trace_max = vec![("b".into(), "mglru", 0.25)];
         th.sign_exceptions = vec![("b".into(), "pswpout".into())];
         assert_eq!(check(&c, &th), Ok(()));
+        // The limit is for that trace and policy alone.
+        let mut classic_b = row("b", 0.20);
+        classic_b.policy = "classic";
+        let e = check(&cmp(vec![classic_b], vec![]), &th).unwrap_err();
+        assert!(e.contains("classic: max relative error 20.00% exceeds 7.00% (b pswpout)"), "{e}");
         // The exception is for that trace alone.
         let c = cmp(vec![row("a", 0.08), row("b", 0.20)], vec![sign("a")]);
         let e = check(&c, &th).unwrap_err();
         assert!(e.contains("(a pswpout)") && e.contains("a pswpout: MGLRU-vs-classic") && !e.contains("(b pswpout)"), "{e}");
+    }
+    #[test]
+    fn threshold_entries_must_name_suite_traces_and_counters() {
+        let dir = std::env::temp_dir().join(format!("mglru-th-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("traces")).unwrap();
+        std::fs::write(dir.join("traces/t1.trace.gz"), b"").unwrap();
+        let base = r#""median_rel_err_max": 0.01, "max_rel_err_max": 0.1, "goal_median": 0.05, "goal_max": 0.15"#;
+        let load = |extra: &str| {
+            std::fs::write(dir.join("thresholds.json"), format!("{{{base}{extra}}}")).unwrap();
+            load_thresholds(&dir)
+        };
+        let th = load(r#", "trace_max": {"t1": {"mglru": 0.2}}, "sign_exceptions": {"t1": ["pswpout"]}"#).unwrap();
+        assert_eq!(th.trace_max, vec![("t1".to_string(), "mglru", 0.2)]);
+        assert_eq!(th.sign_exceptions, vec![("t1".to_string(), "pswpout".to_string())]);
+        let e = load(r#", "trace_max": {"gone": {"mglru": 0.2}}"#).unwrap_err();
+        assert!(e.contains("trace_max names `gone`, which is not a trace"), "{e}");
+        let e = load(r#", "trace_max": {"t1": {"mglru": 2}}"#).unwrap_err();
+        assert!(e.contains("trace_max.t1.mglru must be a relative error above 0 and at most 1"), "{e}");
+        let e = load(r#", "trace_max": {"t1": {"lru": 0.2}}"#).unwrap_err();
+        assert!(e.contains("the policy must be mglru or classic"), "{e}");
+        let e = load(r#", "sign_exceptions": {"t1": ["pgfault"]}"#).unwrap_err();
+        assert!(e.contains("`pgfault` is not a published counter"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
     #[test]
     fn relative_error_uses_the_floor() {
