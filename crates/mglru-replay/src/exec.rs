@@ -261,6 +261,8 @@ struct Start {
     vmstat: Vec<(String, u64)>,
     /// `/proc/zoneinfo` at the start (empty where it cannot be read).
     zones: Vec<sysfs::ZoneInfo>,
+    /// kswapd0's CPU ticks at the start (None where it cannot be read).
+    kswapd_ticks: Option<u64>,
     at: Instant,
 }
 
@@ -1547,6 +1549,24 @@ impl Exec {
         let _ = self.sys.write(&self.sys.path(sysfs::STAT_REFRESH), "1");
     }
 
+    /// kswapd0's CPU time in clock ticks (`/proc/PID/stat`), found by
+    /// its `comm`; None on a fake system or where /proc cannot say.
+    fn kswapd_cpu_ticks(&self) -> Option<u64> {
+        if self.sys.is_fake() {
+            return None;
+        }
+        for e in std::fs::read_dir("/proc").ok()?.flatten() {
+            let name = e.file_name();
+            let Some(pid) = name.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit())) else { continue };
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            if comm.trim() == "kswapd0" {
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+                return sysfs::parse_stat_cpu_ticks(&stat);
+            }
+        }
+        None
+    }
+
     fn read_vmstat(&self) -> Result<Vec<(String, u64)>, ReplayError> {
         Ok(sysfs::parse_kv(&sysfs::read_req(
             &self.sys.path(sysfs::VMSTAT),
@@ -1575,9 +1595,11 @@ impl Exec {
         if self.cfg.sync_stats_flush {
             self.sync_stats_flush()?;
         }
+        let kswapd_ticks = self.kswapd_cpu_ticks();
         self.start = Some(Start {
             vmstat,
             zones,
+            kswapd_ticks,
             at: Instant::now(),
         });
         Ok(())
@@ -1746,6 +1768,14 @@ impl Exec {
                 j.end_obj();
             }
             j.end_arr();
+        }
+        // kswapd0's CPU time over the workload (clock ticks, USER_HZ):
+        // how fast the guest's kswapd reclaims, for the model's kswapd.
+        // SAFETY: plain libc call without pointers.
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+        match (self.start.as_ref().and_then(|s| s.kswapd_ticks), self.kswapd_cpu_ticks()) {
+            (Some(a), Some(b)) if b >= a && hz > 0 => j.float("kswapd_cpu_seconds", (b - a) as f64 / hz as f64),
+            _ => j.null("kswapd_cpu_seconds"),
         }
         j.float("wall_seconds", wall);
         j.float("setup_seconds", setup);

@@ -263,6 +263,18 @@ pub fn parse_zoneinfo(text: &str) -> Vec<ZoneInfo> {
     zones
 }
 
+/// The CPU time, in clock ticks (`utime + stime`, fields 14 and 15 of
+/// `/proc/PID/stat`), from a stat line; the command name in parentheses
+/// may hold spaces, so fields are counted after its closing parenthesis.
+pub fn parse_stat_cpu_ticks(stat: &str) -> Option<u64> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // rest starts at field 3 (state): utime is field 14, stime 15.
+    let utime: u64 = f.get(11)?.parse().ok()?;
+    let stime: u64 = f.get(12)?.parse().ok()?;
+    Some(utime + stime)
+}
+
 /// Parses a file holding one number (`memory.current`).
 pub fn parse_num(text: &str) -> Option<u64> {
     text.trim().parse().ok()
@@ -538,6 +550,14 @@ mod tests {
         assert_eq!(lru_gen_memcg_id(dump, "/app/web"), Some(38));
         assert_eq!(lru_gen_memcg_id(dump, "/x y"), Some(65535));
         assert_eq!(lru_gen_memcg_id(dump, "/ap"), None);
+    }
+
+    #[test]
+    fn stat_cpu_ticks() {
+        let line = "41 (kswapd0) S 2 0 0 0 -1 2129984 0 0 0 0 7 183 0 0 20 0 1 0 25 0 0 18446744073709551615";
+        assert_eq!(parse_stat_cpu_ticks(line), Some(190));
+        assert_eq!(parse_stat_cpu_ticks("1 (a b) S 0 0 0 0 0 0 0 0 0 0 3 4"), Some(7));
+        assert_eq!(parse_stat_cpu_ticks("garbage"), None);
     }
 
     #[test]
