@@ -714,6 +714,17 @@ pub fn render(cmp: &Comparison, th: Option<&Thresholds>) -> String {
     let _ = writeln!(o);
     for (p, med, mx, n) in summary(cmp) {
         let _ = write!(o, "{p}: median rel. error {:.1}%, max {:.1}% over {n} counters", med * 100.0, mx * 100.0);
+        if let Some(t) = th.filter(|t| t.trace_max.iter().any(|(_, tp, _)| *tp == p)) {
+            // The largest error outside the traces held to their own limit.
+            let rest = cmp
+                .rows
+                .iter()
+                .filter(|r| r.policy == p && r.kernel.max(r.sim) >= floor_of(r.counter))
+                .filter(|r| !t.trace_max.iter().any(|(tr, tp, _)| *tr == r.trace && *tp == p))
+                .map(|r| r.rel)
+                .fold(0.0, f64::max);
+            let _ = write!(o, " ({:.1}% without the known deviations)", rest * 100.0);
+        }
         if let Some(t) = th {
             let _ = write!(
                 o,
