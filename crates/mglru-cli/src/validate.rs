@@ -413,6 +413,14 @@ pub struct Row {
     pub rel: f64,
 }
 
+impl Row {
+    /// Counters that are (near) zero on both sides say nothing: only rows
+    /// where the kernel or the model reached the floor count.
+    pub fn counted(&self) -> bool {
+        self.kernel.max(self.sim) >= floor_of(self.counter)
+    }
+}
+
 pub struct SignRow {
     pub trace: String,
     pub counter: &'static str,
@@ -444,6 +452,18 @@ fn policy_name(p: Policy) -> &'static str {
     }
 }
 
+/// The names of the suite's traces (DIR/traces/NAME.trace.gz), sorted.
+fn suite_traces(dir: &Path) -> Result<Vec<String>, String> {
+    let traces_dir = dir.join("traces");
+    let mut names: Vec<String> = std::fs::read_dir(&traces_dir)
+        .map_err(|e| format!("{}: {e}", traces_dir.display()))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".trace.gz")).map(str::to_string))
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
 /// Compare every trace of the suite that has kernel results.
 pub fn compare_suite(
     dir: &Path,
@@ -466,12 +486,7 @@ pub fn compare_suite(
     if !results_dir.is_dir() {
         return Err(format!("{}: no such folder of kernel results (--results names a folder in the suite)", results_dir.display()));
     }
-    let mut names: Vec<String> = std::fs::read_dir(&traces_dir)
-        .map_err(|e| format!("{}: {e}", traces_dir.display()))?
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".trace.gz")).map(|s| s.to_string()))
-        .collect();
-    names.sort();
+    let names = suite_traces(dir)?;
     let mut cmp = Comparison {
         platform: platform.clone(),
         times: Vec::new(),
@@ -563,6 +578,13 @@ pub struct Thresholds {
     pub sign_exceptions: Vec<(String, String)>,
 }
 
+impl Thresholds {
+    /// The maximum a known deviation (trace, policy) is held to instead.
+    pub fn own_limit(&self, trace: &str, policy: &str) -> Option<f64> {
+        self.trace_max.iter().find(|(t, p, _)| t == trace && *p == policy).map(|(_, _, m)| *m)
+    }
+}
+
 pub fn load_thresholds(dir: &Path) -> Result<Thresholds, String> {
     let p = dir.join("thresholds.json");
     let t = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -570,13 +592,7 @@ pub fn load_thresholds(dir: &Path) -> Result<Thresholds, String> {
     let n = |k: &str| j.get(k).and_then(|v| v.num()).ok_or_else(|| format!("{}: missing number \"{k}\"", p.display()));
     // Names in the per-trace entries must be the suite's traces and the
     // published counters: a renamed trace must not leave a stale exemption.
-    let traces: Vec<String> = std::fs::read_dir(dir.join("traces"))
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".trace.gz")).map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
+    let traces = suite_traces(dir).unwrap_or_default();
     let known_trace = |k: &str, what: &str| -> Result<(), String> {
         if traces.iter().any(|t| t == k) {
             Ok(())
@@ -657,12 +673,10 @@ pub fn median(v: &mut [f64]) -> f64 {
 pub fn summary(cmp: &Comparison) -> Vec<(&'static str, f64, f64, usize)> {
     let mut out = Vec::new();
     for p in ["mglru", "classic"] {
-        // Counters that are (near) zero on both sides say nothing: only
-        // rows where the kernel or the model reached the floor count.
         let mut v: Vec<f64> = cmp
             .rows
             .iter()
-            .filter(|r| r.policy == p && r.kernel.max(r.sim) >= floor_of(r.counter))
+            .filter(|r| r.policy == p && r.counted())
             .map(|r| r.rel)
             .collect();
         if v.is_empty() {
@@ -719,8 +733,7 @@ pub fn render(cmp: &Comparison, th: Option<&Thresholds>) -> String {
             let rest = cmp
                 .rows
                 .iter()
-                .filter(|r| r.policy == p && r.kernel.max(r.sim) >= floor_of(r.counter))
-                .filter(|r| !t.trace_max.iter().any(|(tr, tp, _)| *tr == r.trace && *tp == p))
+                .filter(|r| r.policy == p && r.counted() && t.own_limit(&r.trace, p).is_none())
                 .map(|r| r.rel)
                 .fold(0.0, f64::max);
             let _ = write!(o, " ({:.1}% without the known deviations)", rest * 100.0);
@@ -762,10 +775,10 @@ pub fn check(cmp: &Comparison, th: &Thresholds) -> Result<(), String> {
     // Every row against its trace's maximum: the general one, or the
     // trace's own for a known deviation.
     for r in &cmp.rows {
-        if r.kernel.max(r.sim) < floor_of(r.counter) {
+        if !r.counted() {
             continue;
         }
-        let limit = th.trace_max.iter().find(|(t, p, _)| *t == r.trace && *p == r.policy).map_or(th.max, |(_, _, m)| *m);
+        let limit = th.own_limit(&r.trace, r.policy).unwrap_or(th.max);
         if r.rel > limit + 1e-12 {
             errs.push(format!(
                 "{}: max relative error {:.2}% exceeds {:.2}% ({} {})",

@@ -175,7 +175,7 @@ impl FolioTable {
     /// Free pages of the node (every zone).
     #[inline]
     pub fn nr_free(&self) -> u64 {
-        (self.free[0].len() + self.free[1].len() + self.free[2].len()) as u64
+        self.free.iter().map(|f| f.len() as u64).sum()
     }
     /// Free pages of zone `z`.
     #[inline]

@@ -425,7 +425,7 @@ impl Kernel {
     /// `high_wmark_pages` added up as the node-wide checks do).
     #[inline]
     pub fn node_wmark(&self, i: usize) -> u64 {
-        self.zones[0].wmark[i] + self.zones[1].wmark[i] + self.zones[2].wmark[i]
+        self.zones.iter().map(|z| z.wmark[i]).sum()
     }
 
     /// `calculate_totalreserve_pages`: per zone its largest lowmem reserve

@@ -473,7 +473,7 @@ pub(crate) fn generator(rest: &str) -> Result<Lines, String> {
         out.push_back(format!("file journal size={}", fmt_size(journal_size)));
     }
     out.push_back(format!("anon {} wtcache size={}", task, fmt_size(slots * leaf)));
-    let store = Store {
+    let mut store = Store {
         task,
         files: ["collection.wt".to_string(), "index.wt".to_string()],
         leaf,
@@ -489,7 +489,6 @@ pub(crate) fn generator(rest: &str) -> Result<Lines, String> {
         journal: if journal { Some((0, journal_size)) } else { None },
         on_disk: [Bits::new(coll_leaves), Bits::new(index_bytes / leaf)],
     };
-    let mut store = store;
     if !load {
         // The data is on disk already: the leaves of records 0..records
         // and the index leaves holding their entries.
