@@ -34,6 +34,9 @@ pub struct SwapDevice {
     /// The device keeps its data in RAM, a page per slot ever written
     /// (brd: `brd_insert_page` on the first write of a sector, freed only
     /// by a discard, which swap without `swapon --discard` never sends).
+    /// Simplification (docs/FIDELITY.md): the mkswap header page is not
+    /// counted, and zram (compression, memory freed with the slot) is not
+    /// modelled.
     pub ram: bool,
     /// Slots whose RAM page exists (only with `ram`), and their count.
     pub stored: Vec<bool>,
