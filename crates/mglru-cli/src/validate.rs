@@ -306,14 +306,43 @@ fn parse_start_zones(j: &Json) -> Result<Option<[ZoneSpec; NR_ZONES]>, String> {
             Some(Json::Arr(p)) => p.iter().filter_map(|v| v.num()).fold(0.0f64, f64::max) as u64,
             _ => return Err(format!("start_zones: zone {name} has no \"protection\" array")),
         };
+        // Pages on the per-CPU free lists are free but not in `free`; the
+        // model has no per-CPU lists (docs/FIDELITY.md), so it gets those
+        // the guest had at the start beyond the level the lists still held
+        // at the end (results recorded without `pcp` count none).
+        let pcp_start = z.get("pcp").and_then(|v| v.num()).map_or(0, |n| n.max(0.0) as u64);
+        let pcp_end = end_pcp(j, name);
         out[idx] = ZoneSpec {
-            pages: num("free")?,
+            pages: (num("free")? + pcp_start).saturating_sub(pcp_end),
             managed,
             wmark: Some([num("min")?, num("low")?, num("high")?]),
             lowmem_reserve: Some(reserve),
         };
     }
+    // The replayer's own pages (mlocked, so the growth of the guest's
+    // Unevictable over the run) came out of the same memory; they come
+    // out of the highest populated zone, where its allocations went.
+    let kb = |m: &str| j.get(m).and_then(|o| o.get("Unevictable")).and_then(|v| v.num());
+    if let (Some(a), Some(b)) = (kb("meminfo_start"), kb("meminfo_end")) {
+        let grown = ((b - a).max(0.0) / 4.0) as u64;
+        if let Some(z) = out.iter_mut().rev().find(|z| z.pages > 0) {
+            z.pages = z.pages.saturating_sub(grown);
+        }
+    }
     Ok(Some(out))
+}
+
+/// The pages on zone `name`'s per-CPU lists at the end of the run
+/// (`end_zones`), 0 where the result does not say.
+fn end_pcp(j: &Json, name: &str) -> u64 {
+    let Some(Json::Arr(zs)) = j.get("end_zones") else {
+        return 0;
+    };
+    zs.iter()
+        .find(|z| z.get("name").and_then(|n| n.str()) == Some(name))
+        .and_then(|z| z.get("pcp"))
+        .and_then(|v| v.num())
+        .map_or(0, |n| n.max(0.0) as u64)
 }
 
 /// The ground-truth platform's operation costs (DIR/platform.json, written
@@ -892,6 +921,16 @@ mod tests {
         let e = parse_start_zones(&parse_json(missing).unwrap()).unwrap_err();
         assert!(e.contains("DMA") && e.contains("\"min\""), "{e}");
         assert_eq!(parse_start_zones(&parse_json("{}").unwrap()).unwrap(), None);
+        // Per-CPU pages at the start beyond the end's level are the
+        // model's too; the replayer's growth (Unevictable) is not.
+        let with_pcp = r#"{"start_zones": [
+              {"name": "DMA", "free": 3808, "min": 23, "low": 28, "high": 33, "managed": 3840, "protection": [0], "pcp": 0},
+              {"name": "DMA32", "free": 46220, "min": 612, "low": 765, "high": 918, "managed": 98464, "protection": [0], "pcp": 1466}],
+            "end_zones": [{"name": "DMA", "pcp": 44}, {"name": "DMA32", "pcp": 471}],
+            "meminfo_start": {"Unevictable": 11996}, "meminfo_end": {"Unevictable": 12584}}"#;
+        let zones = parse_start_zones(&parse_json(with_pcp).unwrap()).unwrap().unwrap();
+        assert_eq!(zones[0].pages, 3808 - 44);
+        assert_eq!(zones[1].pages, 46220 + 1466 - 471 - 147);
     }
     #[test]
     fn known_deviations_have_their_own_limits() {

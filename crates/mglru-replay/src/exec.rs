@@ -261,6 +261,8 @@ struct Start {
     vmstat: Vec<(String, u64)>,
     /// `/proc/zoneinfo` at the start (empty where it cannot be read).
     zones: Vec<sysfs::ZoneInfo>,
+    /// `/proc/meminfo` at the start (empty where it cannot be read).
+    meminfo: Vec<(String, u64)>,
     /// kswapd0's CPU ticks at the start (None where it cannot be read).
     kswapd_ticks: Option<u64>,
     at: Instant,
@@ -1130,11 +1132,10 @@ impl Exec {
     /// Warns when a file is larger than the memory available: the
     /// ramdisk's pages come out of RAM, so it cannot be created.
     fn check_room(&mut self, name: &str, pages: u64) -> Result<(), ReplayError> {
-        let meminfo = sysfs::read_opt(&self.sys.path(sysfs::MEMINFO))?.unwrap_or_default();
-        let avail_kb = meminfo
-            .lines()
-            .find_map(|l| l.strip_prefix("MemAvailable:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+        let avail_kb = self
+            .read_meminfo()?
+            .into_iter()
+            .find_map(|(k, v)| (k == "MemAvailable").then_some(v));
         if let Some(kb) = avail_kb {
             let need_kb = pages.saturating_mul(PAGE_SIZE / 1024);
             if need_kb > kb {
@@ -1573,6 +1574,18 @@ impl Exec {
         )?))
     }
 
+    fn read_zones(&self) -> Result<Vec<sysfs::ZoneInfo>, ReplayError> {
+        Ok(sysfs::read_opt(&self.sys.path(sysfs::ZONEINFO))?
+            .map(|t| sysfs::parse_zoneinfo(&t))
+            .unwrap_or_default())
+    }
+
+    fn read_meminfo(&self) -> Result<Vec<(String, u64)>, ReplayError> {
+        Ok(sysfs::read_opt(&self.sys.path(sysfs::MEMINFO))?
+            .map(|t| sysfs::parse_meminfo(&t))
+            .unwrap_or_default())
+    }
+
     /// Before the first non-definition operation: clean, uncached files
     /// and the start snapshot.
     fn begin(&mut self) -> Result<(), ReplayError> {
@@ -1583,9 +1596,8 @@ impl Exec {
         self.settle();
         self.refresh_vmstat();
         let vmstat = self.read_vmstat()?;
-        let zones = sysfs::read_opt(&self.sys.path(sysfs::ZONEINFO))?
-            .map(|t| sysfs::parse_zoneinfo(&t))
-            .unwrap_or_default();
+        let zones = self.read_zones()?;
+        let meminfo = self.read_meminfo()?;
         for i in 0..self.memcgs.len() {
             let s = sysfs::memcg_snapshot(&self.memcgs[i].dir)?;
             self.memcgs[i].start = Some(s);
@@ -1599,6 +1611,7 @@ impl Exec {
         self.start = Some(Start {
             vmstat,
             zones,
+            meminfo,
             kswapd_ticks,
             at: Instant::now(),
         });
@@ -1681,6 +1694,8 @@ impl Exec {
         self.settle();
         self.refresh_vmstat();
         let end = self.read_vmstat()?;
+        let end_meminfo = self.read_meminfo()?;
+        let end_zones = self.read_zones()?;
         let wall = self
             .start
             .as_ref()
@@ -1745,30 +1760,32 @@ impl Exec {
         if let Some((_, v)) = start_vm.iter().find(|(k, _)| k == "nr_free_pages") {
             j.int("start_nr_free_pages", *v);
         }
+        // The gauges (`nr_*`) at the start, beside their end values in
+        // `vmstat`, and `/proc/meminfo` at both ends (kB): where the
+        // guest's memory went during the run, including pages no counter
+        // names (a RAM disk's, for one).
+        j.begin_obj(Some("start_vmstat_gauges"));
+        for (k, v) in start_vm.iter().filter(|(k, _)| k.starts_with("nr_")) {
+            j.int(k, *v);
+        }
+        j.end_obj();
+        for (name, m) in [
+            ("meminfo_start", self.start.as_ref().map_or(&[][..], |s| &s.meminfo[..])),
+            ("meminfo_end", &end_meminfo[..]),
+        ] {
+            j.begin_obj(Some(name));
+            for (k, v) in m {
+                j.int(k, *v);
+            }
+            j.end_obj();
+        }
         // The zones at the start: how the free memory was split between
         // them, and their watermarks and lowmem reserves (the model's
         // zones are set from these for the traces that use the start's
         // free memory).
         let zones: &[sysfs::ZoneInfo] = self.start.as_ref().map_or(&[], |s| &s.zones);
-        if !zones.is_empty() {
-            j.begin_arr("start_zones");
-            for z in zones {
-                j.begin_obj(None);
-                j.str("name", &z.name);
-                j.int("free", z.free);
-                j.int("min", z.min);
-                j.int("low", z.low);
-                j.int("high", z.high);
-                j.int("managed", z.managed);
-                j.begin_arr("protection");
-                for &p in &z.protection {
-                    j.elem_int(p);
-                }
-                j.end_arr();
-                j.end_obj();
-            }
-            j.end_arr();
-        }
+        json_zones(&mut j, "start_zones", zones);
+        json_zones(&mut j, "end_zones", &end_zones);
         // kswapd0's CPU time over the workload (clock ticks, USER_HZ):
         // how fast the guest's kswapd reclaims, for the model's kswapd.
         // SAFETY: plain libc call without pointers.
@@ -1983,6 +2000,31 @@ fn recv_ack(sock: &OwnedFd) -> io::Result<Option<Ack>> {
     }
 }
 
+/// The zones of `/proc/zoneinfo` as a JSON array (omitted when empty).
+fn json_zones(j: &mut Json, key: &str, zones: &[sysfs::ZoneInfo]) {
+    if zones.is_empty() {
+        return;
+    }
+    j.begin_arr(key);
+    for z in zones {
+        j.begin_obj(None);
+        j.str("name", &z.name);
+        j.int("free", z.free);
+        j.int("min", z.min);
+        j.int("low", z.low);
+        j.int("high", z.high);
+        j.int("managed", z.managed);
+        j.begin_arr("protection");
+        for &p in &z.protection {
+            j.elem_int(p);
+        }
+        j.end_arr();
+        j.int("pcp", z.pcp);
+        j.end_obj();
+    }
+    j.end_arr();
+}
+
 #[cfg(test)]
 mod time_profile_tests {
     use super::*;
@@ -2010,3 +2052,4 @@ mod time_profile_tests {
         assert!(q.ns.windows(2).all(|w| w[1] >= w[0] + 20 * ms));
     }
 }
+

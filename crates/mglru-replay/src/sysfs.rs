@@ -205,6 +205,19 @@ pub fn parse_kv(text: &str) -> Vec<(String, u64)> {
         .collect()
 }
 
+/// Parses `/proc/meminfo` (`Name:   value kB` lines) into (name, value)
+/// pairs, the colon dropped; the values stay in the file's unit (kB, or a
+/// page count for the `HugePages_*` lines).
+pub fn parse_meminfo(text: &str) -> Vec<(String, u64)> {
+    text.lines()
+        .filter_map(|l| {
+            let (k, rest) = l.split_once(':')?;
+            let v = rest.split_whitespace().next()?.parse().ok()?;
+            Some((k.trim().to_string(), v))
+        })
+        .collect()
+}
+
 /// One zone of `/proc/zoneinfo`: its name and the numbers reclaim and
 /// allocation decide by (pages).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -217,6 +230,9 @@ pub struct ZoneInfo {
     pub managed: u64,
     /// `lowmem_reserve[]`, the `protection:` tuple.
     pub protection: Vec<u64>,
+    /// Pages on the zone's per-CPU free lists (the pagesets' `count:`
+    /// lines summed): free, usable by allocations, but not in `free`.
+    pub pcp: u64,
 }
 
 /// Parses `/proc/zoneinfo`: every `Node N, zone NAME` section's `pages
@@ -257,6 +273,7 @@ pub fn parse_zoneinfo(text: &str) -> Vec<ZoneInfo> {
             "low" => z.low = n,
             "high" => z.high = n,
             "managed" => z.managed = n,
+            "count:" => z.pcp += n,
             _ => {}
         }
     }
@@ -562,15 +579,28 @@ mod tests {
 
     #[test]
     fn zoneinfo_sections() {
-        let text = "Node 0, zone      DMA\n  per-node stats\n      nr_inactive_anon 5\n  pages free     3968\n        boost    0\n        min      24\n        low      30\n        high     36\n        spanned  4095\n        present  3998\n        managed  3976\n        cma      0\n        protection: (0, 383, 383, 383, 383)\n      nr_free_pages 3968\nNode 0, zone    DMA32\n  pages free     50000\n        min      615\n        low      768\n        high     921\n        managed  98304\n        protection: (0, 0, 0, 0, 0)\nNode 0, zone   Normal\n  pages free     0\n        min      0\n        managed  0\n        protection: (0, 0, 0, 0, 0)\n";
+        let text = "Node 0, zone      DMA\n  per-node stats\n      nr_inactive_anon 5\n  pages free     3968\n        boost    0\n        min      24\n        low      30\n        high     36\n        spanned  4095\n        present  3998\n        managed  3976\n        cma      0\n        protection: (0, 383, 383, 383, 383)\n      nr_free_pages 3968\n  pagesets\n    cpu: 0\n              count: 7\n              high:  0\n              batch: 1\n    cpu: 1\n              count: 5\n              high:  0\nNode 0, zone    DMA32\n  pages free     50000\n        min      615\n        low      768\n        high     921\n        managed  98304\n        protection: (0, 0, 0, 0, 0)\nNode 0, zone   Normal\n  pages free     0\n        min      0\n        managed  0\n        protection: (0, 0, 0, 0, 0)\n";
         let z = parse_zoneinfo(text);
         assert_eq!(z.len(), 3);
         assert_eq!(
             z[0],
-            ZoneInfo { name: "DMA".into(), free: 3968, min: 24, low: 30, high: 36, managed: 3976, protection: vec![0, 383, 383, 383, 383] }
+            ZoneInfo { name: "DMA".into(), free: 3968, min: 24, low: 30, high: 36, managed: 3976, protection: vec![0, 383, 383, 383, 383], pcp: 12 }
         );
         assert_eq!((z[1].name.as_str(), z[1].free, z[1].high, z[1].managed), ("DMA32", 50000, 921, 98304));
         assert_eq!((z[2].name.as_str(), z[2].managed), ("Normal", 0));
+    }
+
+    #[test]
+    fn meminfo_lines() {
+        let m = parse_meminfo("MemTotal:         409216 kB\nMemFree:  1000 kB\nHugePages_Total:       0\nbad line\n");
+        assert_eq!(
+            m,
+            vec![
+                ("MemTotal".to_string(), 409216),
+                ("MemFree".to_string(), 1000),
+                ("HugePages_Total".to_string(), 0)
+            ]
+        );
     }
 
     #[test]
