@@ -118,6 +118,7 @@ impl Kernel {
         let mut nr_dirty = 0;
         let mut nr_wb = 0;
         let mut nr_device = 0u64;
+        let mut nr_pgtable = 0u64;
         for pfn in 0..n {
             let f = self.folios.get(pfn as u32);
             if !f.test(pg::ALLOCATED) {
@@ -132,6 +133,14 @@ impl Kernel {
                     return Err(format!("device pfn {pfn} has state {:?}", f));
                 }
                 nr_device += 1;
+                continue;
+            }
+            if f.test(pg::PGTABLE) {
+                // A page-table page: on nothing, its charge in pgtable_pages.
+                if f.flags != pg::ALLOCATED | pg::PGTABLE || on_list[pfn] != 0 || in_batch[pfn] {
+                    return Err(format!("page-table pfn {pfn} has state {:?}", f));
+                }
+                nr_pgtable += 1;
                 continue;
             }
             charged[f.memcg as usize] += 1;
@@ -184,6 +193,13 @@ impl Kernel {
         let stored = self.swap.as_ref().map_or(0, |s| s.nr_stored);
         if nr_device != stored || self.swap.as_ref().is_some_and(|s| s.ram && s.stored.iter().filter(|&&x| x).count() as u64 != stored) {
             return Err(format!("{nr_device} device pages but the swap device stores {stored}"));
+        }
+        let tasks_tables: u64 = self.tasks.iter().map(|t| t.pgtable_pfns.len() as u64).sum();
+        let tasks_count: u64 = self.tasks.iter().filter(|t| t.alive).map(|t| t.pgtables - 1).sum();
+        if nr_pgtable != tasks_tables || tasks_tables != tasks_count {
+            return Err(format!(
+                "{nr_pgtable} page-table pages, {tasks_tables} held by tasks, {tasks_count} counted in their mms"
+            ));
         }
         if nr_dirty != self.nr_dirty || nr_wb != self.nr_writeback {
             return Err(format!(

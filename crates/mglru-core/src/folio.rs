@@ -52,6 +52,9 @@ pub mod pg {
     /// A page a RAM-backed swap device stores data in (brd's backing
     /// page): kernel memory on no list, charged to no memcg.
     pub const DEVICE: u32 = 1 << 26;
+    /// A page-table page (`pagetable_alloc`): kernel memory on no list,
+    /// its charge (if any) held by the memcg's `pgtable_pages`.
+    pub const PGTABLE: u32 = 1 << 27;
 }
 
 /// One simulated 4 KiB folio. 28 bytes.

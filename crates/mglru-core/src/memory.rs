@@ -141,10 +141,12 @@ impl Kernel {
     }
 
     /// `__handle_mm_fault`'s `pmd_alloc`/`pte_alloc`: the page-table
-    /// pages down to the faulting PTE, before anything else of the fault,
-    /// charged to the task's memcg (`GFP_PGTABLE_USER` is
-    /// `__GFP_ACCOUNT`; the charge may reclaim). False when the charge
-    /// failed or the task died meanwhile.
+    /// pages down to the faulting PTE, before anything else of the fault.
+    /// Each comes from the zones (`pagetable_alloc(GFP_PGTABLE_USER)`:
+    /// may reclaim) and is then charged to the task's memcg
+    /// (`__GFP_ACCOUNT`, charged once the allocator has the page; the
+    /// charge may reclaim too). False when a page or a charge could not
+    /// be had, or the task died meanwhile.
     fn pte_alloc(&mut self, region: u32, page: u64) -> bool {
         let v = &self.vmas[region as usize];
         let (task, va) = (v.task, v.va(page));
@@ -154,16 +156,29 @@ impl Kernel {
             return true;
         }
         let memcg = self.tasks[task as usize].memcg;
+        let mut pfns = Vec::with_capacity(need as usize);
+        for _ in 0..need {
+            match self.alloc_pgtable_page() {
+                Some(p) => pfns.push(p),
+                None => {
+                    pfns.into_iter().for_each(|p| self.free_pgtable_page(p));
+                    return false;
+                }
+            }
+        }
         if memcg != crate::memcg::ROOT_MEMCG && !self.try_charge(memcg, need, Gfp::Normal) {
+            pfns.into_iter().for_each(|p| self.free_pgtable_page(p));
             return false;
         }
         if !self.tasks[task as usize].alive || self.vmas[region as usize].dead {
-            // OOM-killed while charging: give the charge back.
+            // OOM-killed while allocating or charging: give it all back.
             if memcg != crate::memcg::ROOT_MEMCG {
                 self.refill_stock(memcg, need);
             }
+            pfns.into_iter().for_each(|p| self.free_pgtable_page(p));
             return false;
         }
+        self.tasks[task as usize].pgtable_pfns.extend(pfns);
         let (_, allocated) = self.pt.get_mut_alloc(pgd, va);
         debug_assert_eq!(allocated as u64, need);
         self.tasks[task as usize].pgtables += need;
@@ -780,6 +795,9 @@ impl Kernel {
         let t = &mut self.tasks[task as usize];
         let (freed, tmemcg) = (t.pgtables.saturating_sub(1), t.memcg);
         t.pgtables = 0;
+        let pfns = std::mem::take(&mut t.pgtable_pfns);
+        debug_assert_eq!(pfns.len() as u64, freed);
+        pfns.into_iter().for_each(|p| self.free_pgtable_page(p));
         self.memcg_pgtable_uncharge(tmemcg, freed);
         let t = &self.tasks[task as usize];
         debug_assert_eq!((t.rss_anon, t.rss_file, t.swapents), (0, 0, 0));

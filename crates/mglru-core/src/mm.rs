@@ -258,6 +258,9 @@ pub struct Task {
     pub swapents: u64,
     /// Page-table pages (`mm_pgtables_bytes / PAGE_SIZE`).
     pub pgtables: u64,
+    /// The pfns of the page-table pages taken from the zones (all but
+    /// the pgd, which the task had before it joined the trace).
+    pub pgtable_pfns: Vec<u32>,
     /// The MGLRU mm-walk "used since last walk" hint.
     pub used: bool,
 }
@@ -280,6 +283,7 @@ impl Task {
             rss_file: 0,
             swapents: 0,
             pgtables: 1,
+            pgtable_pfns: Vec::new(),
             used: true,
         }
     }

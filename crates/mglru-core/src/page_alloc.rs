@@ -69,6 +69,25 @@ impl Kernel {
         self.folios.free(pfn);
     }
 
+    /// A page-table page (`pagetable_alloc(GFP_PGTABLE_USER)`): a page
+    /// from the zones like any other (GFP_KERNEL: may reclaim, may OOM);
+    /// its memcg charge is the caller's. None if no page could be had.
+    pub(crate) fn alloc_pgtable_page(&mut self) -> Option<u32> {
+        let pfn = self.alloc_page(Gfp::Normal)?;
+        self.count_pgalloc(pfn);
+        let f = self.folios.get_mut(pfn);
+        f.set(pg::PGTABLE);
+        f.memcg = NO_MEMCG;
+        Some(pfn)
+    }
+
+    /// A page-table page freed (`pagetable_free`).
+    pub(crate) fn free_pgtable_page(&mut self, pfn: u32) {
+        debug_assert!(self.folios.get(pfn).test(pg::PGTABLE));
+        self.ev.add(Ev::Pgfree, 1);
+        self.folios.free(pfn);
+    }
+
     /// A write to swap slot `slot` of a RAM-backed device
     /// (`brd_insert_page`): the first write of a slot takes a page of
     /// memory (`GFP_NOIO | __GFP_HIGHMEM`, in reclaim's `PF_MEMALLOC`

@@ -645,7 +645,9 @@ fn direct_reclaim_when_kswapd_is_hopeless() {
     // 320, high 384.
     assert_eq!(t.k().zones[ZONE_DMA32].wmark, [256, 320, 384]);
     assert_eq!(t.k().nr_free_pages(), 16384);
-    t.run("store t heap 0 16084");
+    t.run("store t heap 0 16050");
+    // 16050 heap pages and 34 page-table pages (a PUD, a PMD and 32 PTE
+    // tables: 16050 PTEs from a PMD-aligned start) come from the zone.
     // Allocations above low take the fast path. At free = 320..305 each
     // allocation wakes kswapd, which finds nothing (SCAN_FILE, no file)
     // from priority 12 to 1 and counts a failure; 16 runs (pageoutrun 16).
@@ -661,9 +663,9 @@ fn direct_reclaim_when_kswapd_is_hopeless() {
     t.run("read t f 44");
     // free 256 is not above min: try_to_free_pages (allocstall_movable),
     // nr_to_reclaim 32, SCAN_FILE. The add batch (shared with the anon
-    // pages: 16084 = 518 × 31 + 26) flushed after 5 file pages and again
-    // after 31 more: 36 on the list, 8 queued. Priority escalation:
-    // 12..6: 36 >> p = 0; 5: 1 (drain: 44); 4: 43 >> 4 = 2 (3);
+    // pages: 16050 = 517 × 31 + 23) flushed after 8 file pages and again
+    // after 31 more: 39 on the list, 5 queued. Priority escalation:
+    // 12..6: 39 >> p = 0; 5: 1 (drain: 44); 4: 43 >> 4 = 2 (3);
     // 3: 41 >> 3 = 5 (8); 2: 36 >> 2 = 9 (17); 1: 27 >> 1 = 13 (30);
     // 0: 14 → 44 ≥ 32. All 44 are clean read-once pages.
     assert_eq!(t.ev(Ev::AllocstallMovable), 1);
