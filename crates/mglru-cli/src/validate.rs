@@ -310,10 +310,8 @@ fn parse_start_zones(j: &Json) -> Result<Option<[ZoneSpec; NR_ZONES]>, String> {
         // model has no per-CPU lists (docs/FIDELITY.md), so it gets those
         // the guest had at the start beyond the level the lists still held
         // at the end (results recorded without `pcp` count none).
-        let pcp_start = z.get("pcp").and_then(|v| v.num()).map_or(0, |n| n.max(0.0) as u64);
-        let pcp_end = end_pcp(j, name);
         out[idx] = ZoneSpec {
-            pages: (num("free")? + pcp_start).saturating_sub(pcp_end),
+            pages: (num("free")? + pcp_of(z)).saturating_sub(end_pcp(j, name)),
             managed,
             wmark: Some([num("min")?, num("low")?, num("high")?]),
             lowmem_reserve: Some(reserve),
@@ -338,11 +336,12 @@ fn end_pcp(j: &Json, name: &str) -> u64 {
     let Some(Json::Arr(zs)) = j.get("end_zones") else {
         return 0;
     };
-    zs.iter()
-        .find(|z| z.get("name").and_then(|n| n.str()) == Some(name))
-        .and_then(|z| z.get("pcp"))
-        .and_then(|v| v.num())
-        .map_or(0, |n| n.max(0.0) as u64)
+    zs.iter().find(|z| z.get("name").and_then(|n| n.str()) == Some(name)).map_or(0, pcp_of)
+}
+
+/// A zone's `pcp` (pages on its per-CPU free lists), 0 where absent.
+fn pcp_of(z: &Json) -> u64 {
+    z.get("pcp").and_then(|v| v.num()).map_or(0, |n| n.max(0.0) as u64)
 }
 
 /// The ground-truth platform's operation costs (DIR/platform.json, written

@@ -195,11 +195,8 @@ impl Kernel {
             return Err(format!("{nr_device} device pages but the swap device stores {stored}"));
         }
         let tasks_tables: u64 = self.tasks.iter().map(|t| t.pgtable_pfns.len() as u64).sum();
-        let tasks_count: u64 = self.tasks.iter().filter(|t| t.alive).map(|t| t.pgtables - 1).sum();
-        if nr_pgtable != tasks_tables || tasks_tables != tasks_count {
-            return Err(format!(
-                "{nr_pgtable} page-table pages, {tasks_tables} held by tasks, {tasks_count} counted in their mms"
-            ));
+        if nr_pgtable != tasks_tables {
+            return Err(format!("{nr_pgtable} page-table pages, but the tasks hold {tasks_tables}"));
         }
         if nr_dirty != self.nr_dirty || nr_wb != self.nr_writeback {
             return Err(format!(
@@ -274,7 +271,7 @@ impl Kernel {
         };
         for m in 1..self.memcgs.len() as u16 {
             // Every table but the pgd (allocated before the task joined).
-            let tables: u64 = self.tasks.iter().filter(|t| t.alive && t.memcg == m).map(|t| t.pgtables - 1).sum();
+            let tables: u64 = self.tasks.iter().filter(|t| t.alive && t.memcg == m).map(|t| t.pgtable_pfns.len() as u64).sum();
             if tables != self.memcgs[m as usize].pgtable_pages {
                 return Err(format!("memcg {m}: {} page-table pages charged but its tasks have {tables}", self.memcgs[m as usize].pgtable_pages));
             }

@@ -157,22 +157,15 @@ impl Kernel {
         }
         let memcg = self.tasks[task as usize].memcg;
         let mut pfns = Vec::with_capacity(need as usize);
-        for _ in 0..need {
-            match self.alloc_pgtable_page() {
-                Some(p) => pfns.push(p),
-                None => {
-                    pfns.into_iter().for_each(|p| self.free_pgtable_page(p));
-                    return false;
-                }
-            }
+        while (pfns.len() as u64) < need {
+            let Some(p) = self.alloc_pgtable_page() else { break };
+            pfns.push(p);
         }
-        if memcg != crate::memcg::ROOT_MEMCG && !self.try_charge(memcg, need, Gfp::Normal) {
-            pfns.into_iter().for_each(|p| self.free_pgtable_page(p));
-            return false;
-        }
-        if !self.tasks[task as usize].alive || self.vmas[region as usize].dead {
-            // OOM-killed while allocating or charging: give it all back.
-            if memcg != crate::memcg::ROOT_MEMCG {
+        let root = memcg == crate::memcg::ROOT_MEMCG;
+        let charged = pfns.len() as u64 == need && (root || self.try_charge(memcg, need, Gfp::Normal));
+        if !charged || !self.tasks[task as usize].alive || self.vmas[region as usize].dead {
+            // No page, no charge, or OOM-killed meanwhile: give it all back.
+            if charged && !root {
                 self.refill_stock(memcg, need);
             }
             pfns.into_iter().for_each(|p| self.free_pgtable_page(p));
@@ -181,8 +174,7 @@ impl Kernel {
         self.tasks[task as usize].pgtable_pfns.extend(pfns);
         let (_, allocated) = self.pt.get_mut_alloc(pgd, va);
         debug_assert_eq!(allocated as u64, need);
-        self.tasks[task as usize].pgtables += need;
-        if memcg != crate::memcg::ROOT_MEMCG {
+        if !root {
             self.memcgs[memcg as usize].pgtable_pages += need;
         }
         true
@@ -793,10 +785,9 @@ impl Kernel {
         let pgd = t.pgd;
         self.pt.free_all(pgd);
         let t = &mut self.tasks[task as usize];
-        let (freed, tmemcg) = (t.pgtables.saturating_sub(1), t.memcg);
-        t.pgtables = 0;
+        let tmemcg = t.memcg;
         let pfns = std::mem::take(&mut t.pgtable_pfns);
-        debug_assert_eq!(pfns.len() as u64, freed);
+        let freed = pfns.len() as u64;
         pfns.into_iter().for_each(|p| self.free_pgtable_page(p));
         self.memcg_pgtable_uncharge(tmemcg, freed);
         let t = &self.tasks[task as usize];

@@ -256,8 +256,6 @@ pub struct Task {
     pub rss_anon: u64,
     pub rss_file: u64,
     pub swapents: u64,
-    /// Page-table pages (`mm_pgtables_bytes / PAGE_SIZE`).
-    pub pgtables: u64,
     /// The pfns of the page-table pages taken from the zones (all but
     /// the pgd, which the task had before it joined the trace).
     pub pgtable_pfns: Vec<u32>,
@@ -282,7 +280,6 @@ impl Task {
             rss_anon: 0,
             rss_file: 0,
             swapents: 0,
-            pgtables: 1,
             pgtable_pfns: Vec::new(),
             used: true,
         }
@@ -294,9 +291,18 @@ impl Task {
         self.mmap_base -= len;
         self.mmap_base
     }
+    /// Page-table pages (`mm_pgtables_bytes / PAGE_SIZE`): the pgd and
+    /// the tables below it while the task lives, none after its exit.
+    pub fn pgtables(&self) -> u64 {
+        if self.alive {
+            1 + self.pgtable_pfns.len() as u64
+        } else {
+            0
+        }
+    }
     /// OOM badness (`oom_badness` without oom_score_adj): rss + swap + page tables.
     pub fn badness(&self) -> u64 {
-        self.rss_anon + self.rss_file + self.swapents + self.pgtables
+        self.rss_anon + self.rss_file + self.swapents + self.pgtables()
     }
 }
 

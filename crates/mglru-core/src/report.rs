@@ -212,7 +212,7 @@ impl Kernel {
             .tasks
             .iter()
             .filter(|t| t.alive && sub.contains(&t.memcg))
-            .map(|t| t.pgtables)
+            .map(|t| t.pgtables())
             .sum::<u64>()
             * PAGE_SIZE;
         let slab: u64 = sub.iter().map(|&m| self.memcgs[m as usize].slab_bytes).sum();
