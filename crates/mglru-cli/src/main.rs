@@ -4,6 +4,7 @@
 mod default_workload;
 mod lines;
 mod progress;
+mod timeline;
 mod timeseries;
 mod validate;
 
@@ -30,6 +31,10 @@ USAGE:
                                        guest's where a result has a time profile;
                                        --cost-model-clock uses the cost model alone;
                                        --extra also shows these vmstat counters (not checked)
+    mglru validate --trace NAME --timeline default|NAME,...[:MS]
+                                       the kernel's counters along the run (sampled every
+                                       100 ms by the replayer) beside the model's at the same
+                                       trace lines, a row every MS ms (default 500)
     mglru workload [SPEC --emit-trace FILE]   list generators, or write one's trace (docs/WORKLOADS.md);
                                        FILE `-` is standard output
     mglru import FORMAT IN --emit-trace FILE  convert fio-iolog, blkparse, strace, lackey,
@@ -523,6 +528,27 @@ fn cmd_compare(args: &[String]) -> ExitCode {
 }
 
 /// `mglru validate [--suite DIR] [--results SUB] [--trace NAME] [--json PATH] [--check] [--cost-model-clock] [--extra NAMES]`.
+/// `--timeline NAMES[:MS]`: `default` or counter names, and the spacing
+/// of the rows in guest milliseconds.
+fn parse_timeline_arg(v: &str) -> Result<(Vec<String>, u64), String> {
+    let (names, ms) = match v.rsplit_once(':') {
+        Some((n, m)) => match m.parse::<u64>() {
+            Ok(ms) if ms > 0 => (n, ms),
+            _ => return Err(format!("--timeline {v}: after `:` comes the row spacing in whole milliseconds, at least 1")),
+        },
+        None => (v, 500),
+    };
+    let names: Vec<String> = if names == "default" {
+        timeline::DEFAULT_COUNTERS.iter().map(|s| s.to_string()).collect()
+    } else {
+        names.split(',').map(str::to_string).collect()
+    };
+    if names.iter().any(|n| n.is_empty()) {
+        return Err(format!("--timeline {v}: an empty counter name (separate names with single commas)"));
+    }
+    Ok((names, ms))
+}
+
 fn cmd_validate(args: &[String]) -> ExitCode {
     let mut dir = PathBuf::from("validation");
     let mut only: Option<String> = None;
@@ -531,6 +557,7 @@ fn cmd_validate(args: &[String]) -> ExitCode {
     let mut follow_guest_clock = true;
     let mut results = String::from("results");
     let mut extra: Vec<String> = Vec::new();
+    let mut timeline: Option<(Vec<String>, u64)> = None;
     let mut i = 0;
     while i < args.len() {
         let need = |i: &mut usize| -> Option<String> {
@@ -554,13 +581,33 @@ fn cmd_validate(args: &[String]) -> ExitCode {
             },
             "--json" => json = need(&mut i),
             "--check" => check = true,
+            "--timeline" => match need(&mut i).as_deref().map(parse_timeline_arg) {
+                Some(Ok(t)) => timeline = Some(t),
+                Some(Err(e)) => return usage_err(e),
+                None => return usage_err("--timeline needs `default` or vmstat counter names separated by commas, optionally :MS (rows at least MS ms of guest time apart, default 500)".into()),
+            },
             other => {
                 return usage_err(format!(
-                    "validate: unknown option `{other}` (expected --suite, --results, --trace, --json, --check, --cost-model-clock, --extra)"
+                    "validate: unknown option `{other}` (expected --suite, --results, --trace, --json, --check, --cost-model-clock, --extra, --timeline)"
                 ))
             }
         }
         i += 1;
+    }
+    if let Some((names, every_ms)) = timeline {
+        let Some(trace) = only else {
+            return usage_err("--timeline needs --trace NAME (one trace at a time)".into());
+        };
+        return match timeline::build(&dir, &results, &trace, &names, follow_guest_clock) {
+            Ok(tls) => {
+                print!("{}", timeline::render(&trace, &names, &tls, every_ms));
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("mglru: {e}");
+                ExitCode::from(1)
+            }
+        };
     }
     let cmp = match validate::compare_suite(&dir, &results, only.as_deref(), follow_guest_clock, &extra) {
         Ok(c) => c,

@@ -215,6 +215,9 @@ pub struct KernelResult {
     /// (line, ns since the workload began), in line order; empty for
     /// results recorded without one.
     pub profile: Vec<(u64, u64)>,
+    /// Some `/proc/vmstat` counters along the run (the replayer's
+    /// `vmstat_profile`); None for results recorded without one.
+    pub timeline: Option<crate::timeline::KernelTimeline>,
 }
 
 pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
@@ -273,7 +276,8 @@ pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
             p
         }
     };
-    Ok(KernelResult { policy, vmstat, memory_override, start_zones, meta: meta_s, wall_seconds, profile })
+    let timeline = crate::timeline::parse_vmstat_profile(&j).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(KernelResult { policy, vmstat, memory_override, start_zones, meta: meta_s, wall_seconds, profile, timeline })
 }
 
 /// The `start_zones` array of a kernel result as the model's zones: each
@@ -403,17 +407,42 @@ pub fn simulate_trace(
     cost: Option<CostModel>,
     profile: &[(u64, u64)],
 ) -> Result<Report, String> {
+    simulate_trace_sampled(trace, policy, memory, zones, cost, profile, &[]).map(|(r, _)| r)
+}
+
+/// `simulate_trace`, also taking the model's whole `/proc/vmstat` before
+/// the operation of each line of `sample_lines` (ascending), as the
+/// replayer samples the guest's.
+pub fn simulate_trace_sampled(
+    trace: &Path,
+    policy: Option<Policy>,
+    memory: Option<u64>,
+    zones: Option<[ZoneSpec; NR_ZONES]>,
+    cost: Option<CostModel>,
+    profile: &[(u64, u64)],
+    sample_lines: &[u64],
+) -> Result<(Report, Vec<Vec<(&'static str, u64)>>), String> {
     let mut reader = TraceReader::open(trace).map_err(|e| e.to_string())?;
     let mut sim = Simulator::new(RunOptions { policy, memory, zones, cost, ..Default::default() });
     let mut clock = GuestClock::new(profile);
+    let mut samples = Vec::with_capacity(sample_lines.len());
+    let mut next = 0;
     while let Some(op) = reader.next_op().map_err(|e| e.to_string())? {
         if let Some(ns) = clock.target(reader.line()) {
             sim.clock_at_least(ns).map_err(|e| format!("{}: {e}", reader.location()))?;
         }
+        while next < sample_lines.len() && sample_lines[next] <= reader.line() {
+            samples.push(sim.kernel().map(|k| k.vmstat()).unwrap_or_default());
+            next += 1;
+        }
         sim.apply(&op).map_err(|e| format!("{}: {e}", reader.location()))?;
     }
     let k = sim.finish().map_err(|e| e.to_string())?;
-    Ok(k.report(&reader))
+    while next < sample_lines.len() {
+        samples.push(k.vmstat());
+        next += 1;
+    }
+    Ok((k.report(&reader), samples))
 }
 
 /// Relative error with a floor: |s - k| / max(k, floor). The floor (in
@@ -500,14 +529,7 @@ pub fn compare_suite(
     follow_guest_clock: bool,
     extra: &[String],
 ) -> Result<Comparison, String> {
-    let start_free: Vec<String> = std::fs::read_to_string(dir.join("thresholds.json"))
-        .ok()
-        .and_then(|t| parse_json(&t).ok())
-        .and_then(|j| match j.get("memory_start_free") {
-            Some(Json::Arr(a)) => Some(a.iter().filter_map(|v| v.str().map(|s| s.to_string())).collect()),
-            _ => None,
-        })
-        .unwrap_or_default();
+    let start_free = start_free_traces(dir);
     let platform = load_platform(dir)?;
     let traces_dir = dir.join("traces");
     let results_dir = dir.join(results);
@@ -540,12 +562,7 @@ pub fn compare_suite(
             let kr = load_kernel_result(&rp)?;
             // "self": the trace picks its policy with lru_gen.enabled.
             let policy = if pname == "self" { None } else { Some(kr.policy) };
-            let use_start = start_free.iter().any(|n| n == &name);
-            let (memory, zones) = match (use_start, &kr.start_zones) {
-                (false, _) => (None, None),
-                (true, Some(z)) => (None, Some(z.clone())),
-                (true, None) => (kr.memory_override, None),
-            };
+            let (memory, zones) = model_memory(&start_free, &name, &kr);
             let profile: &[(u64, u64)] = if follow_guest_clock { &kr.profile } else { &[] };
             let rep = simulate_trace(&trace, policy, memory, zones, platform.clone(), profile)?;
             cmp.meta.push(format!("{name}.{pname}: {}", kr.meta));
@@ -586,6 +603,30 @@ pub fn compare_suite(
         }
     }
     Ok(cmp)
+}
+
+/// The traces thresholds.json lists under "memory_start_free".
+pub fn start_free_traces(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("thresholds.json"))
+        .ok()
+        .and_then(|t| parse_json(&t).ok())
+        .and_then(|j| match j.get("memory_start_free") {
+            Some(Json::Arr(a)) => Some(a.iter().filter_map(|v| v.str().map(|s| s.to_string())).collect()),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// The model's memory for a trace's kernel result: the trace's own, or,
+/// for the `memory_start_free` traces, the guest's zones at the start
+/// (older results without them: the guest's free pages).
+pub fn model_memory(start_free: &[String], name: &str, kr: &KernelResult) -> (Option<u64>, Option<[ZoneSpec; NR_ZONES]>) {
+    let use_start = start_free.iter().any(|n| n == name);
+    match (use_start, &kr.start_zones) {
+        (false, _) => (None, None),
+        (true, Some(z)) => (None, Some(z.clone())),
+        (true, None) => (kr.memory_override, None),
+    }
 }
 
 #[allow(non_camel_case_types)]

@@ -176,6 +176,52 @@ fn validate_follows_the_guest_clock() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--timeline` sets the kernel's sampled counters beside the model's at
+/// the same trace lines: events as growth since the first sample. Reading
+/// 1,024 uncached pages adds 4,096 KiB to `pgpgin` on both sides here
+/// (the kernel's samples are written to say so), so the rows must show it.
+/// It needs `--trace` and a result with a `vmstat_profile`, and a counter
+/// the replayer sampled.
+#[test]
+fn validate_timeline_shows_kernel_and_model_along_the_run() {
+    let dir = std::env::temp_dir().join(format!("mglru-timeline-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("traces")).unwrap();
+    std::fs::create_dir_all(dir.join("results")).unwrap();
+    let trace = "memory 256M\nmemcg app max=16M\nfile f size=32M readahead=0\ntask t memcg=app\n\
+                 read t f 0 1024\nread t f 1024 1024\nread t f 2048 1024\n";
+    std::fs::write(dir.join("traces/t.trace.gz"), flate2_free_gzip(trace.as_bytes())).unwrap();
+    let result = |extra: &str| {
+        format!(r#"{{"policy": "classic", "kernel": "6.12", "vmstat": {{"pgpgin": 12288}}, "wall_seconds": 1.0, {extra}"meta": {{"date": "d"}}}}"#)
+    };
+    let profile = r#""vmstat_profile": {"every_ns": 100000000, "lines": [5, 6, 7], "ns": [0, 100000000, 200000000],
+        "counters": {"pgpgin": [100, 4196, 8292], "nr_free_pages": [60000, 59000, 58000]}}, "#;
+    std::fs::write(dir.join("results/t.classic.json"), result(profile)).unwrap();
+    let run = |extra: &[&str]| {
+        let mut a = vec!["validate", "--suite", dir.to_str().unwrap()];
+        a.extend_from_slice(extra);
+        Command::new(env!("CARGO_BIN_EXE_mglru")).args(a).output().unwrap()
+    };
+    let o = run(&["--trace", "t", "--timeline", "pgpgin,nr_free_pages:1"]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    let rows: Vec<Vec<&str>> = out.lines().skip(2).filter(|l| !l.trim().is_empty()).map(|l| l.split_whitespace().collect()).collect();
+    assert_eq!(rows.len(), 3, "{out}");
+    // t, line, kernel | model (pgpgin), kernel | model (nr_free_pages)
+    assert_eq!(&rows[0][1..5], ["5", "0", "|", "0"], "{out}");
+    assert_eq!(&rows[1][1..5], ["6", "4096", "|", "4096"], "{out}");
+    assert_eq!(&rows[2][1..5], ["7", "8192", "|", "8192"], "{out}");
+    assert_eq!(rows[2][5], "58000", "{out}");
+
+    let err = |a: &[&str]| String::from_utf8_lossy(&run(a).stderr).into_owned();
+    assert!(err(&["--timeline", "default"]).contains("--timeline needs --trace NAME"));
+    assert!(err(&["--trace", "t", "--timeline", "pgpgin,pswpout"]).contains("--timeline pswpout: "));
+    assert!(err(&["--trace", "t", "--timeline", "pgpgin:0"]).contains("row spacing"));
+    std::fs::write(dir.join("results/t.classic.json"), result("")).unwrap();
+    assert!(err(&["--trace", "t", "--timeline", "default"]).contains("without a vmstat_profile"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A gzip member with stored (uncompressed) deflate blocks, so the test
 /// needs no compression crate.
 fn flate2_free_gzip(data: &[u8]) -> Vec<u8> {

@@ -294,19 +294,90 @@ impl TimeProfile {
             return;
         }
         if self.ns.len() == PROFILE_MAX {
-            let keep = |v: &mut Vec<u64>| {
-                let mut i = 0;
-                v.retain(|_| {
-                    i += 1;
-                    i % 2 == 1
-                });
-            };
-            keep(&mut self.lines);
-            keep(&mut self.ns);
+            drop_every_other(&mut self.lines);
+            drop_every_other(&mut self.ns);
             self.every_ns *= 2;
         }
         self.lines.push(line);
         self.ns.push(ns);
+    }
+}
+
+/// Keep the first, third, fifth... element of a full profile.
+fn drop_every_other<T>(v: &mut Vec<T>) {
+    let mut i = 0;
+    v.retain(|_| {
+        i += 1;
+        i % 2 == 1
+    });
+}
+
+/// A few `/proc/vmstat` counters along the run, sampled at most every
+/// `VMSTAT_EVERY` of the guest's time and bounded to `VMSTAT_MAX` samples
+/// (then every other sample is dropped and the period doubles), with the
+/// trace line each sample was taken before. `mglru validate --timeline`
+/// sets the model's counters at the same lines beside them, to find where
+/// in a run the two part. Each sample is one read of `/proc/vmstat` by the
+/// controller between two operations (its cost is the workload's).
+#[derive(Default)]
+struct VmstatProfile {
+    lines: Vec<u64>,
+    ns: Vec<u64>,
+    values: Vec<[u64; VMSTAT_PROFILED.len()]>,
+    every_ns: u64,
+}
+
+const VMSTAT_EVERY: Duration = Duration::from_millis(100);
+const VMSTAT_MAX: usize = 2048;
+
+/// The counters a `VmstatProfile` keeps.
+pub const VMSTAT_PROFILED: [&str; 22] = [
+    "nr_free_pages",
+    "nr_inactive_anon",
+    "nr_active_anon",
+    "nr_inactive_file",
+    "nr_active_file",
+    "workingset_refault_anon",
+    "workingset_refault_file",
+    "workingset_activate_anon",
+    "workingset_activate_file",
+    "pswpin",
+    "pswpout",
+    "pgactivate",
+    "pgdeactivate",
+    "pgrefill",
+    "pgscan_kswapd",
+    "pgscan_direct",
+    "pgsteal_kswapd",
+    "pgsteal_direct",
+    "pgscan_anon",
+    "pgscan_file",
+    "pageoutrun",
+    "allocstall_movable",
+];
+
+impl VmstatProfile {
+    fn due(&self, ns: u64) -> bool {
+        self.ns.last().is_none_or(|&t| ns >= t + self.every_ns.max(VMSTAT_EVERY.as_nanos() as u64))
+    }
+
+    fn note(&mut self, line: u64, ns: u64, vmstat: &[(String, u64)]) {
+        if self.every_ns == 0 {
+            self.every_ns = VMSTAT_EVERY.as_nanos() as u64;
+        }
+        if self.ns.len() == VMSTAT_MAX {
+            drop_every_other(&mut self.lines);
+            drop_every_other(&mut self.ns);
+            drop_every_other(&mut self.values);
+            self.every_ns *= 2;
+        }
+        let mut row = [0u64; VMSTAT_PROFILED.len()];
+        for (slot, name) in row.iter_mut().zip(VMSTAT_PROFILED) {
+            *slot = vmstat.iter().find(|(k, _)| k == name).map_or(0, |(_, v)| *v);
+        }
+        self.lines.push(line);
+        self.ns.push(ns);
+        self.values.push(row);
     }
 }
 
@@ -339,6 +410,7 @@ struct Exec {
     memory_reported: bool,
     last_progress: Instant,
     profile: TimeProfile,
+    vmstat_profile: VmstatProfile,
 }
 
 /// Runs `reader`'s trace on the running kernel and prints the result line.
@@ -415,6 +487,7 @@ impl Exec {
             memory_reported: false,
             last_progress: Instant::now(),
             profile: TimeProfile::default(),
+            vmstat_profile: VmstatProfile::default(),
             cfg,
         };
         let meminfo = sysfs::read_opt(&ex.sys.path(sysfs::MEMINFO))?.unwrap_or_default();
@@ -592,7 +665,12 @@ impl Exec {
                         self.report_machine(p);
                     }
                     if let Some(st) = &self.start {
-                        self.profile.note(line, st.at.elapsed().as_nanos() as u64);
+                        let ns = st.at.elapsed().as_nanos() as u64;
+                        self.profile.note(line, ns);
+                        if !op.is_setup() && self.vmstat_profile.due(ns) {
+                            let v = self.read_vmstat().map_err(|e| e.at(&self.loc(p)))?;
+                            self.vmstat_profile.note(line, ns, &v);
+                        }
                     }
                     if let Err(e) = self.perform(p, line, &op, action) {
                         let text = p.reader().op_to_text(&op);
@@ -1813,6 +1891,28 @@ impl Exec {
         }
         j.end_arr();
         j.end_obj();
+        j.begin_obj(Some("vmstat_profile"));
+        j.int("every_ns", self.vmstat_profile.every_ns);
+        j.begin_arr("lines");
+        for &l in &self.vmstat_profile.lines {
+            j.elem_int(l);
+        }
+        j.end_arr();
+        j.begin_arr("ns");
+        for &t in &self.vmstat_profile.ns {
+            j.elem_int(t);
+        }
+        j.end_arr();
+        j.begin_obj(Some("counters"));
+        for (i, name) in VMSTAT_PROFILED.iter().enumerate() {
+            j.begin_arr(name);
+            for row in &self.vmstat_profile.values {
+                j.elem_int(row[i]);
+            }
+            j.end_arr();
+        }
+        j.end_obj();
+        j.end_obj();
         j.int("operations", self.ops);
         j.int("skipped_operations", self.skipped);
         j.int("soft_error_count", self.soft_count);
@@ -2051,5 +2151,32 @@ mod time_profile_tests {
         assert_eq!(*q.lines.last().unwrap(), PROFILE_MAX as u64);
         assert!(q.ns.windows(2).all(|w| w[1] >= w[0] + 20 * ms));
     }
-}
 
+    #[test]
+    fn vmstat_samples_keep_the_named_counters_spaced_and_bounded() {
+        let ms = 1_000_000;
+        let vm = |free: u64, scan: u64| {
+            vec![("nr_free_pages".to_string(), free), ("pgscan_kswapd".to_string(), scan), ("pgfault".to_string(), 7)]
+        };
+        let mut p = VmstatProfile::default();
+        assert!(p.due(0));
+        p.note(5, 0, &vm(100, 1));
+        assert!(!p.due(99 * ms));
+        assert!(p.due(100 * ms));
+        p.note(9, 100 * ms, &vm(90, 3));
+        let free = VMSTAT_PROFILED.iter().position(|&n| n == "nr_free_pages").unwrap();
+        let scan = VMSTAT_PROFILED.iter().position(|&n| n == "pgscan_kswapd").unwrap();
+        let direct = VMSTAT_PROFILED.iter().position(|&n| n == "pgscan_direct").unwrap();
+        assert_eq!(p.lines, vec![5, 9]);
+        assert_eq!((p.values[1][free], p.values[1][scan], p.values[1][direct]), (90, 3, 0));
+        let mut q = VmstatProfile::default();
+        for i in 0..=VMSTAT_MAX as u64 {
+            q.note(i, i * 100 * ms, &vm(i, 2 * i));
+        }
+        assert_eq!(q.values.len(), VMSTAT_MAX / 2 + 1);
+        assert_eq!(q.every_ns, 200 * ms);
+        assert!(!q.due(VMSTAT_MAX as u64 * 100 * ms + 150 * ms));
+        assert_eq!(q.lines[..3], [0, 2, 4]);
+        assert_eq!(q.values[2][scan], 8);
+    }
+}
