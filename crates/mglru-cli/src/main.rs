@@ -69,7 +69,9 @@ RUN OPTIONS:
                                (youngest first)
     --guest-clock RESULT.json  make the simulated clock follow a real-kernel run's: RESULT is what
                                validation/run-kernel.sh wrote for this trace (its time_profile);
-                               before each sampled line the clock moves up to the guest's time
+                               before each line the clock moves up to the guest's time (linear
+                               between its samples) and the workload's own costs (op, mem_access,
+                               page_copy, minor_fault, disk_read, swap_read, scan) are not added
     --lru-gen-dump             print /sys/kernel/debug/lru_gen at the end (a trace's `dump`
                                statement prints it at that point, always)
     --quiet                    no table on stdout
@@ -251,7 +253,12 @@ fn simulate(
 ) -> Result<Report, (String, u8)> {
     let mut clock = validate::GuestClock::new(guest_clock);
     let start = Instant::now();
-    let mut sim = Simulator::new(opts.clone());
+    let mut opts = opts.clone();
+    if !guest_clock.is_empty() {
+        // The guest's clock holds the workload's own time (validate.rs).
+        opts.cost = Some(validate::guest_clock_costs(opts.cost.unwrap_or_default()));
+    }
+    let mut sim = Simulator::new(opts);
     let mut bar = progress::Progress::new(show_progress, reader.total_bytes());
     let mut n: u64 = 0;
     let mut dumped = 0;

@@ -81,7 +81,11 @@ fn is_gauge(name: &str) -> bool {
 /// One policy's timeline: per sample, per counter, (kernel, model).
 pub struct PolicyTimeline {
     pub policy: &'static str,
+    /// The guest's time of each sample.
     pub ns: Vec<u64>,
+    /// The model's clock at the same line (at least the guest's where the
+    /// clock follows it; later where the model's costs ran ahead).
+    pub model_ns: Vec<u64>,
     pub lines: Vec<u64>,
     pub values: Vec<Vec<(f64, f64)>>,
 }
@@ -119,6 +123,7 @@ pub fn build(dir: &Path, results: &str, trace: &str, names: &[String], follow_gu
         let (_, samples) = validate::simulate_trace_sampled(&trace_path, policy, memory, zones, platform.clone(), profile, &tl.lines)?;
         let model_of = |i: usize, n: &str| -> Result<f64, String> {
             samples[i]
+                .1
                 .iter()
                 .find(|(k, _)| *k == n)
                 .map(|&(_, v)| v as f64)
@@ -135,7 +140,8 @@ pub fn build(dir: &Path, results: &str, trace: &str, names: &[String], follow_gu
             values.push(row);
         }
         let p = if kr.policy == mglru_core::Policy::Mglru { "mglru" } else { "classic" };
-        out.push(PolicyTimeline { policy: p, ns: tl.ns, lines: tl.lines, values });
+        let model_ns = samples.iter().map(|s| s.0).collect();
+        out.push(PolicyTimeline { policy: p, ns: tl.ns, model_ns, lines: tl.lines, values });
     }
     if out.is_empty() {
         if without.is_empty() {
@@ -151,13 +157,13 @@ pub fn build(dir: &Path, results: &str, trace: &str, names: &[String], follow_gu
 
 /// The rows at least `every_ms` of guest time apart, and the last one.
 /// Each counter is a column `kernel | model`, as wide as its name (at
-/// least 17 characters).
+/// least 17 characters), after the guest's time, the model's and the line.
 pub fn render(trace: &str, names: &[String], tls: &[PolicyTimeline], every_ms: u64) -> String {
     let mut s = String::new();
     let widths: Vec<usize> = names.iter().map(|n| n.len().max(17)).collect();
     for tl in tls {
         let _ = writeln!(s, "{trace} ({}): kernel | model; events as growth since the first sample, nr_* as they are", tl.policy);
-        let _ = write!(s, "{:>7} {:>8}", "t (s)", "line");
+        let _ = write!(s, "{:>7} {:>8} {:>8}", "t (s)", "model t", "line");
         for (n, &cw) in names.iter().zip(&widths) {
             let _ = write!(s, "  {n:^cw$}");
         }
@@ -170,7 +176,7 @@ pub fn render(trace: &str, names: &[String], tls: &[PolicyTimeline], every_ms: u
                 continue;
             }
             last = Some(t);
-            let _ = write!(s, "{:>7.2} {:>8}", t as f64 / 1e9, tl.lines[i]);
+            let _ = write!(s, "{:>7.2} {:>8.2} {:>8}", t as f64 / 1e9, tl.model_ns[i] as f64 / 1e9, tl.lines[i]);
             for (&(k, m), &cw) in row.iter().zip(&widths) {
                 let a = (cw - 3) / 2;
                 let b = cw - 3 - a;
@@ -216,6 +222,7 @@ mod tests {
         let tl = PolicyTimeline {
             policy: "classic",
             ns: vec![0, 100_000_000, 200_000_000, 600_000_000, 650_000_000],
+            model_ns: vec![0, 100_000_000, 200_000_000, 600_000_000, 700_000_000],
             lines: vec![1, 2, 3, 4, 5],
             values: vec![vec![(0.0, 0.0)], vec![(1.0, 2.0)], vec![(3.0, 4.0)], vec![(5.0, 6.0)], vec![(7.0, 8.0)]],
         };

@@ -370,9 +370,8 @@ pub fn load_platform(dir: &Path) -> Result<Option<CostModel>, String> {
     Ok(Some(c))
 }
 
-/// Run a trace on the model.
 /// A cursor over a guest's time profile: for the line about to run, the
-/// latest guest time sampled at or before it (None: nothing new).
+/// guest's time then.
 pub struct GuestClock<'a> {
     profile: &'a [(u64, u64)],
     next: usize,
@@ -383,22 +382,42 @@ impl<'a> GuestClock<'a> {
         GuestClock { profile, next: 0 }
     }
 
+    /// The guest's time at `line`: linear between the samples around it,
+    /// the last sample's after it; None before the first.
     pub fn target(&mut self, line: u64) -> Option<u64> {
-        let mut target = None;
         while self.next < self.profile.len() && self.profile[self.next].0 <= line {
-            target = Some(self.profile[self.next].1);
             self.next += 1;
         }
-        target
+        if self.next == 0 {
+            return None;
+        }
+        let (l0, t0) = self.profile[self.next - 1];
+        Some(match self.profile.get(self.next) {
+            Some(&(l1, t1)) if l1 > l0 => t0 + ((t1 - t0) as u128 * (line - l0) as u128 / (l1 - l0) as u128) as u64,
+            _ => t0,
+        })
     }
+}
+
+/// The costs the model runs with when its clock follows a guest's: the
+/// guest's clock already holds the time the workload's own work took
+/// (operations, faults, reads, swap-ins, direct reclaim), so those costs
+/// are not added again on top of it — where the platform's averages were
+/// slower than the guest at some point of a run, they used to put the
+/// model's clock up to 0.35 s ahead, and the statistics flush then fell
+/// that much earlier in the workload than on the guest. Latencies that are
+/// not the workload's own time (writeback completing) are kept.
+pub fn guest_clock_costs(c: CostModel) -> CostModel {
+    CostModel { op: 0, mem_access: 0, page_copy: 0, minor_fault: 0, disk_read: 0, swap_read: 0, scan: 0, ..c }
 }
 
 /// Replay `trace` on the model. With a time `profile` (the guest's clock
 /// at sampled lines), the model's clock is brought forward to the guest's
-/// before each sampled line, so the time-driven mechanisms (the 2 s
-/// statistics flush, the flusher, kswapd's timing against the workload)
-/// meet the workload where they met it on the guest; between samples and
-/// where the model is already later, the cost model alone moves it.
+/// before each line (linear between samples) and the workload's own costs
+/// are not added on top (`guest_clock_costs`), so the time-driven
+/// mechanisms (the 2 s statistics flush, the flusher, kswapd's timing
+/// against the workload) meet the workload where they met it on the guest;
+/// only what the model sleeps (reclaim throttling) can put it later.
 pub fn simulate_trace(
     trace: &Path,
     policy: Option<Policy>,
@@ -410,9 +429,12 @@ pub fn simulate_trace(
     simulate_trace_sampled(trace, policy, memory, zones, cost, profile, &[]).map(|(r, _)| r)
 }
 
-/// `simulate_trace`, also taking the model's whole `/proc/vmstat` before
-/// the operation of each line of `sample_lines` (ascending), as the
-/// replayer samples the guest's.
+/// The model's clock (ns) and `/proc/vmstat` at one sampled line.
+pub type ModelSample = (u64, Vec<(&'static str, u64)>);
+
+/// `simulate_trace`, also taking the model's clock (ns) and its whole
+/// `/proc/vmstat` before the operation of each line of `sample_lines`
+/// (ascending), as the replayer samples the guest's.
 pub fn simulate_trace_sampled(
     trace: &Path,
     policy: Option<Policy>,
@@ -421,8 +443,9 @@ pub fn simulate_trace_sampled(
     cost: Option<CostModel>,
     profile: &[(u64, u64)],
     sample_lines: &[u64],
-) -> Result<(Report, Vec<Vec<(&'static str, u64)>>), String> {
+) -> Result<(Report, Vec<ModelSample>), String> {
     let mut reader = TraceReader::open(trace).map_err(|e| e.to_string())?;
+    let cost = if profile.is_empty() { cost } else { Some(guest_clock_costs(cost.unwrap_or_default())) };
     let mut sim = Simulator::new(RunOptions { policy, memory, zones, cost, ..Default::default() });
     let mut clock = GuestClock::new(profile);
     let mut samples = Vec::with_capacity(sample_lines.len());
@@ -432,14 +455,14 @@ pub fn simulate_trace_sampled(
             sim.clock_at_least(ns).map_err(|e| format!("{}: {e}", reader.location()))?;
         }
         while next < sample_lines.len() && sample_lines[next] <= reader.line() {
-            samples.push(sim.kernel().map(|k| k.vmstat()).unwrap_or_default());
+            samples.push(sim.kernel().map(|k| (k.now, k.vmstat())).unwrap_or_default());
             next += 1;
         }
         sim.apply(&op).map_err(|e| format!("{}: {e}", reader.location()))?;
     }
     let k = sim.finish().map_err(|e| e.to_string())?;
     while next < sample_lines.len() {
-        samples.push(k.vmstat());
+        samples.push((k.now, k.vmstat()));
         next += 1;
     }
     Ok((k.report(&reader), samples))
@@ -1017,6 +1040,23 @@ mod tests {
         assert!(e.contains("`pgfault` is not a published counter"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
+    #[test]
+    fn the_guest_clock_is_linear_between_samples_and_adds_no_workload_costs() {
+        let profile = [(10, 1_000), (20, 2_000), (20, 2_500), (40, 4_500)];
+        let mut c = GuestClock::new(&profile);
+        assert_eq!(c.target(5), None);
+        assert_eq!(c.target(10), Some(1_000));
+        assert_eq!(c.target(15), Some(1_500));
+        // two samples on one line: the later one counts
+        assert_eq!(c.target(20), Some(2_500));
+        assert_eq!(c.target(30), Some(3_500));
+        assert_eq!(c.target(99), Some(4_500));
+        let base = CostModel { disk_write: 7, swap_write: 9, ..CostModel::default() };
+        let g = guest_clock_costs(base);
+        assert_eq!((g.op, g.mem_access, g.page_copy, g.minor_fault, g.disk_read, g.swap_read, g.scan), (0, 0, 0, 0, 0, 0, 0));
+        assert_eq!((g.disk_write, g.swap_write), (7, 9));
+    }
+
     #[test]
     fn relative_error_uses_the_floor() {
         assert_eq!(rel_err(110.0, 100.0, 256.0), 10.0 / 256.0);
