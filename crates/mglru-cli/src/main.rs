@@ -534,7 +534,6 @@ fn cmd_compare(args: &[String]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// `mglru validate [--suite DIR] [--results SUB] [--trace NAME] [--json PATH] [--check] [--cost-model-clock] [--extra NAMES]`.
 /// `--timeline NAMES[:MS]`: `default` or counter names, and the spacing
 /// of the rows in guest milliseconds.
 fn parse_timeline_arg(v: &str) -> Result<(Vec<String>, u64), String> {
@@ -556,6 +555,7 @@ fn parse_timeline_arg(v: &str) -> Result<(Vec<String>, u64), String> {
     Ok((names, ms))
 }
 
+/// `mglru validate [--suite DIR] [--results SUB] [--trace NAME] [--json PATH] [--check] [--cost-model-clock] [--extra NAMES] [--timeline NAMES[:MS]]`.
 fn cmd_validate(args: &[String]) -> ExitCode {
     let mut dir = PathBuf::from("validation");
     let mut only: Option<String> = None;
