@@ -250,8 +250,9 @@ fn simulate(
     final_dump: bool,
     timeseries: Option<&(String, u64)>,
     guest_clock: &[(u64, u64)],
+    sleeps: &[(u64, u64)],
 ) -> Result<Report, (String, u8)> {
-    let mut clock = validate::GuestClock::new(guest_clock);
+    let mut clock = validate::GuestClock::new(guest_clock, sleeps);
     let start = Instant::now();
     let mut opts = opts.clone();
     if !guest_clock.is_empty() {
@@ -445,7 +446,19 @@ fn cmd_run(args: &[String]) -> ExitCode {
     let show = r.progress && std::io::stderr().is_terminal();
     let json_to_stdout = r.json.as_deref() == Some("-");
     let dumps = if json_to_stdout { Dumps::Discard } else { Dumps::Print };
-    let rep = match simulate(&mut reader, &r.opts, show, r.check, dumps, r.lru_gen_dump && !json_to_stdout, r.timeseries.as_ref(), &r.guest_clock) {
+    // The trace's sleeps, for the guest's clock (validate::GuestClock).
+    let sleeps = if r.guest_clock.is_empty() {
+        Vec::new()
+    } else {
+        match open_input(&r).and_then(|mut rd| validate::trace_sleeps(&mut rd).map_err(|e| (e, 1))) {
+            Ok(s) => s,
+            Err((m, c)) => {
+                eprintln!("mglru: {m}");
+                return ExitCode::from(c);
+            }
+        }
+    };
+    let rep = match simulate(&mut reader, &r.opts, show, r.check, dumps, r.lru_gen_dump && !json_to_stdout, r.timeseries.as_ref(), &r.guest_clock, &sleeps) {
         Ok(x) => x,
         Err((m, c)) => {
             eprintln!("mglru: {m}");
@@ -484,7 +497,7 @@ fn cmd_compare(args: &[String]) -> ExitCode {
             }
         };
         let opts = RunOptions { policy: Some(policy), ..r.opts.clone() };
-        match simulate(&mut reader, &opts, show, r.check, Dumps::Discard, false, None, &[]) {
+        match simulate(&mut reader, &opts, show, r.check, Dumps::Discard, false, None, &[], &[]) {
             Ok(x) => reps.push(x),
             Err((m, c)) => {
                 eprintln!("mglru: {m}");
@@ -605,6 +618,9 @@ fn cmd_validate(args: &[String]) -> ExitCode {
         let Some(trace) = only else {
             return usage_err("--timeline needs --trace NAME (one trace at a time)".into());
         };
+        if check || json.is_some() || !extra.is_empty() {
+            return usage_err("--timeline shows one trace along its run; run --check, --json and --extra without it".into());
+        }
         return match timeline::build(&dir, &results, &trace, &names, follow_guest_clock) {
             Ok(tls) => {
                 print!("{}", timeline::render(&trace, &names, &tls, every_ms));

@@ -111,6 +111,9 @@ pub fn build(dir: &Path, results: &str, trace: &str, names: &[String], follow_gu
             without.push(rp.display().to_string());
             continue;
         };
+        if tl.lines.is_empty() {
+            return Err(format!("--timeline: {} has a vmstat_profile without samples", rp.display()));
+        }
         for n in names {
             if !tl.counters.contains_key(n) {
                 let have: Vec<&str> = tl.counters.keys().map(String::as_str).collect();
@@ -120,7 +123,8 @@ pub fn build(dir: &Path, results: &str, trace: &str, names: &[String], follow_gu
         let policy = if pname == "self" { None } else { Some(kr.policy) };
         let (memory, zones) = validate::model_memory(&start_free, trace, &kr);
         let profile: &[(u64, u64)] = if follow_guest_clock { &kr.profile } else { &[] };
-        let (_, samples) = validate::simulate_trace_sampled(&trace_path, policy, memory, zones, platform.clone(), profile, &tl.lines)?;
+        let (_, samples) = validate::simulate_trace_sampled(&trace_path, policy, memory, zones, platform.clone(), profile, &tl.lines)
+            .map_err(|e| format!("{}: {e}", rp.display()))?;
         let model_of = |i: usize, n: &str| -> Result<f64, String> {
             samples[i]
                 .1
@@ -172,7 +176,7 @@ pub fn render(trace: &str, names: &[String], tls: &[PolicyTimeline], every_ms: u
         for (i, row) in tl.values.iter().enumerate() {
             let t = tl.ns[i];
             let is_last = i + 1 == tl.values.len();
-            if !is_last && last.is_some_and(|l| t < l + every_ms * 1_000_000) {
+            if !is_last && last.is_some_and(|l| t < l.saturating_add(every_ms.saturating_mul(1_000_000))) {
                 continue;
             }
             last = Some(t);

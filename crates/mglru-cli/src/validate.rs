@@ -374,16 +374,27 @@ pub fn load_platform(dir: &Path) -> Result<Option<CostModel>, String> {
 /// guest's time then.
 pub struct GuestClock<'a> {
     profile: &'a [(u64, u64)],
+    /// The trace's `sleep` operations: (line, ns), in line order.
+    sleeps: &'a [(u64, u64)],
     next: usize,
 }
 
 impl<'a> GuestClock<'a> {
-    pub fn new(profile: &'a [(u64, u64)]) -> GuestClock<'a> {
-        GuestClock { profile, next: 0 }
+    pub fn new(profile: &'a [(u64, u64)], sleeps: &'a [(u64, u64)]) -> GuestClock<'a> {
+        GuestClock { profile, sleeps, next: 0 }
     }
 
-    /// The guest's time at `line`: linear between the samples around it,
-    /// the last sample's after it; None before the first.
+    /// Total sleep of the `sleep` lines in `[from, to)`.
+    fn slept(&self, from: u64, to: u64) -> u64 {
+        let i = self.sleeps.partition_point(|&(l, _)| l < from);
+        self.sleeps[i..].iter().take_while(|&&(l, _)| l < to).map(|&(_, ns)| ns).sum()
+    }
+
+    /// The guest's time at `line` (before its operation): linear between
+    /// the samples around it, the last sample's after it; None before the
+    /// first. A `sleep` between two samples holds its own time — the
+    /// model's sleep adds it — and only the rest of the interval is spread
+    /// over the lines.
     pub fn target(&mut self, line: u64) -> Option<u64> {
         while self.next < self.profile.len() && self.profile[self.next].0 <= line {
             self.next += 1;
@@ -393,10 +404,24 @@ impl<'a> GuestClock<'a> {
         }
         let (l0, t0) = self.profile[self.next - 1];
         Some(match self.profile.get(self.next) {
-            Some(&(l1, t1)) if l1 > l0 => t0 + ((t1 - t0) as u128 * (line - l0) as u128 / (l1 - l0) as u128) as u64,
+            Some(&(l1, t1)) if l1 > l0 => {
+                let busy = (t1 - t0).saturating_sub(self.slept(l0, l1));
+                t0 + self.slept(l0, line) + (busy as u128 * (line - l0) as u128 / (l1 - l0) as u128) as u64
+            }
             _ => t0,
         })
     }
+}
+
+/// The `sleep` operations of a trace, (line, ns), for `GuestClock`.
+pub fn trace_sleeps(reader: &mut TraceReader) -> Result<Vec<(u64, u64)>, String> {
+    let mut out = Vec::new();
+    while let Some(op) = reader.next_op().map_err(|e| e.to_string())? {
+        if let mglru_trace::Op::Sleep { ns } = op {
+            out.push((reader.line(), ns));
+        }
+    }
+    Ok(out)
 }
 
 /// The costs the model runs with when its clock follows a guest's: the
@@ -444,10 +469,15 @@ pub fn simulate_trace_sampled(
     profile: &[(u64, u64)],
     sample_lines: &[u64],
 ) -> Result<(Report, Vec<ModelSample>), String> {
+    let sleeps = if profile.is_empty() {
+        Vec::new()
+    } else {
+        trace_sleeps(&mut TraceReader::open(trace).map_err(|e| e.to_string())?)?
+    };
     let mut reader = TraceReader::open(trace).map_err(|e| e.to_string())?;
     let cost = if profile.is_empty() { cost } else { Some(guest_clock_costs(cost.unwrap_or_default())) };
     let mut sim = Simulator::new(RunOptions { policy, memory, zones, cost, ..Default::default() });
-    let mut clock = GuestClock::new(profile);
+    let mut clock = GuestClock::new(profile, &sleeps);
     let mut samples = Vec::with_capacity(sample_lines.len());
     let mut next = 0;
     while let Some(op) = reader.next_op().map_err(|e| e.to_string())? {
@@ -455,16 +485,24 @@ pub fn simulate_trace_sampled(
             sim.clock_at_least(ns).map_err(|e| format!("{}: {e}", reader.location()))?;
         }
         while next < sample_lines.len() && sample_lines[next] <= reader.line() {
-            samples.push(sim.kernel().map(|k| (k.now, k.vmstat())).unwrap_or_default());
+            let Some(k) = sim.kernel() else {
+                return Err(format!(
+                    "{}: a sample before the model's kernel started (the trace's setup): was the result recorded for this trace?",
+                    reader.location()
+                ));
+            };
+            samples.push((k.now, k.vmstat()));
             next += 1;
         }
         sim.apply(&op).map_err(|e| format!("{}: {e}", reader.location()))?;
     }
-    let k = sim.finish().map_err(|e| e.to_string())?;
-    while next < sample_lines.len() {
-        samples.push((k.now, k.vmstat()));
-        next += 1;
+    if let Some(&l) = sample_lines.get(next) {
+        return Err(format!(
+            "a sample at line {l}, past the trace's last operation (line {}): was the result recorded for this trace?",
+            reader.line()
+        ));
     }
+    let k = sim.finish().map_err(|e| e.to_string())?;
     Ok((k.report(&reader), samples))
 }
 
@@ -1042,15 +1080,19 @@ mod tests {
     }
     #[test]
     fn the_guest_clock_is_linear_between_samples_and_adds_no_workload_costs() {
-        let profile = [(10, 1_000), (20, 2_000), (20, 2_500), (40, 4_500)];
-        let mut c = GuestClock::new(&profile);
+        let profile = [(10, 1_000), (20, 2_000), (20, 2_500), (40, 4_500), (50, 6_000)];
+        // a sleep of 1,000 ns on line 44: lines 40..50 share the other 500 ns
+        let sleeps = [(44, 1_000)];
+        let mut c = GuestClock::new(&profile, &sleeps);
         assert_eq!(c.target(5), None);
         assert_eq!(c.target(10), Some(1_000));
         assert_eq!(c.target(15), Some(1_500));
         // two samples on one line: the later one counts
         assert_eq!(c.target(20), Some(2_500));
         assert_eq!(c.target(30), Some(3_500));
-        assert_eq!(c.target(99), Some(4_500));
+        assert_eq!(c.target(44), Some(4_700));
+        assert_eq!(c.target(45), Some(5_750));
+        assert_eq!(c.target(99), Some(6_000));
         let base = CostModel { disk_write: 7, swap_write: 9, ..CostModel::default() };
         let g = guest_clock_costs(base);
         assert_eq!((g.op, g.mem_access, g.page_copy, g.minor_fault, g.disk_read, g.swap_read, g.scan), (0, 0, 0, 0, 0, 0, 0));

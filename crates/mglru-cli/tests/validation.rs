@@ -177,11 +177,16 @@ fn validate_follows_the_guest_clock() {
 }
 
 /// `--timeline` sets the kernel's sampled counters beside the model's at
-/// the same trace lines: events as growth since the first sample. Reading
-/// 1,024 uncached pages adds 4,096 KiB to `pgpgin` on both sides here
-/// (the kernel's samples are written to say so), so the rows must show it.
-/// It needs `--trace` and a result with a `vmstat_profile`, and a counter
-/// the replayer sampled.
+/// the same trace lines, taken before each line's operation: events as
+/// growth since the first sample. Reading 1,024, 512 and 256 uncached
+/// pages adds 4,096, 2,048 and 1,024 KiB to `pgpgin` (sampling after the
+/// operations, or a line late, would show other growths). With a time
+/// profile, the model's clock is the guest's at each sampled line, a
+/// `sleep` between two samples counted once: the guest took 1.5 s from
+/// line 5 to line 8, 1 s of it in the sleep on line 7, so the model is at
+/// 1.50 s at line 8 (2.00 if the sleep were counted twice). It needs
+/// `--trace`, a result with a `vmstat_profile` whose lines are the
+/// trace's, a counter the replayer sampled, and nothing of the table.
 #[test]
 fn validate_timeline_shows_kernel_and_model_along_the_run() {
     let dir = std::env::temp_dir().join(format!("mglru-timeline-{}", std::process::id()));
@@ -189,13 +194,14 @@ fn validate_timeline_shows_kernel_and_model_along_the_run() {
     std::fs::create_dir_all(dir.join("traces")).unwrap();
     std::fs::create_dir_all(dir.join("results")).unwrap();
     let trace = "memory 256M\nmemcg app max=16M\nfile f size=32M readahead=0\ntask t memcg=app\n\
-                 read t f 0 1024\nread t f 1024 1024\nread t f 2048 1024\n";
+                 read t f 0 1024\nread t f 1024 512\nsleep 1s\nread t f 2048 256\n";
     std::fs::write(dir.join("traces/t.trace.gz"), flate2_free_gzip(trace.as_bytes())).unwrap();
     let result = |extra: &str| {
-        format!(r#"{{"policy": "classic", "kernel": "6.12", "vmstat": {{"pgpgin": 12288}}, "wall_seconds": 1.0, {extra}"meta": {{"date": "d"}}}}"#)
+        format!(r#"{{"policy": "classic", "kernel": "6.12", "vmstat": {{"pgpgin": 7168}}, "wall_seconds": 1.0, {extra}"meta": {{"date": "d"}}}}"#)
     };
-    let profile = r#""vmstat_profile": {"every_ns": 100000000, "lines": [5, 6, 7], "ns": [0, 100000000, 200000000],
-        "counters": {"pgpgin": [100, 4196, 8292], "nr_free_pages": [60000, 59000, 58000]}}, "#;
+    let profile = r#""time_profile": {"every_ns": 10000000, "lines": [5, 8], "ns": [0, 1500000000]},
+        "vmstat_profile": {"every_ns": 100000000, "lines": [5, 6, 8], "ns": [0, 100000000, 1500000000],
+        "counters": {"pgpgin": [100, 4196, 6244], "nr_free_pages": [60000, 59000, 58000]}}, "#;
     std::fs::write(dir.join("results/t.classic.json"), result(profile)).unwrap();
     let run = |extra: &[&str]| {
         let mut a = vec!["validate", "--suite", dir.to_str().unwrap()];
@@ -208,17 +214,19 @@ fn validate_timeline_shows_kernel_and_model_along_the_run() {
     let rows: Vec<Vec<&str>> = out.lines().skip(2).filter(|l| !l.trim().is_empty()).map(|l| l.split_whitespace().collect()).collect();
     assert_eq!(rows.len(), 3, "{out}");
     // t, model t, line, kernel | model (pgpgin), kernel | model (nr_free_pages)
-    assert_eq!(&rows[0][2..6], ["5", "0", "|", "0"], "{out}");
+    assert_eq!(&rows[0][..6], ["0.00", "0.00", "5", "0", "|", "0"], "{out}");
     assert_eq!(&rows[1][2..6], ["6", "4096", "|", "4096"], "{out}");
-    assert_eq!(&rows[2][2..6], ["7", "8192", "|", "8192"], "{out}");
+    assert_eq!(&rows[2][..6], ["1.50", "1.50", "8", "6144", "|", "6144"], "{out}");
     assert_eq!(rows[2][6], "58000", "{out}");
-    // the model's clock follows no profile here: it is its own, and moves
-    assert!(rows[2][1].parse::<f64>().unwrap() > 0.0, "{out}");
 
     let err = |a: &[&str]| String::from_utf8_lossy(&run(a).stderr).into_owned();
     assert!(err(&["--timeline", "default"]).contains("--timeline needs --trace NAME"));
+    assert!(err(&["--trace", "t", "--timeline", "pgpgin", "--check"]).contains("without it"));
     assert!(err(&["--trace", "t", "--timeline", "pgpgin,pswpout"]).contains("--timeline pswpout: "));
     assert!(err(&["--trace", "t", "--timeline", "pgpgin:0"]).contains("row spacing"));
+    let past = profile.replace(r#""lines": [5, 6, 8], "ns""#, r#""lines": [5, 6, 80], "ns""#);
+    std::fs::write(dir.join("results/t.classic.json"), result(&past)).unwrap();
+    assert!(err(&["--trace", "t", "--timeline", "pgpgin"]).contains("past the trace's last operation"));
     std::fs::write(dir.join("results/t.classic.json"), result("")).unwrap();
     assert!(err(&["--trace", "t", "--timeline", "default"]).contains("without a vmstat_profile"));
     let _ = std::fs::remove_dir_all(&dir);
