@@ -249,13 +249,11 @@ fn simulate(
     dumps: Dumps,
     final_dump: bool,
     timeseries: Option<&(String, u64)>,
-    guest_clock: &[(u64, u64)],
-    sleeps: &[(u64, u64)],
+    mut clock: validate::GuestClock<'_>,
 ) -> Result<Report, (String, u8)> {
-    let mut clock = validate::GuestClock::new(guest_clock, sleeps);
     let start = Instant::now();
     let mut opts = opts.clone();
-    if !guest_clock.is_empty() {
+    if !clock.is_empty() {
         // The guest's clock holds the workload's own time (validate.rs).
         opts.cost = Some(validate::guest_clock_costs(opts.cost.unwrap_or_default()));
     }
@@ -458,7 +456,7 @@ fn cmd_run(args: &[String]) -> ExitCode {
             }
         }
     };
-    let rep = match simulate(&mut reader, &r.opts, show, r.check, dumps, r.lru_gen_dump && !json_to_stdout, r.timeseries.as_ref(), &r.guest_clock, &sleeps) {
+    let rep = match simulate(&mut reader, &r.opts, show, r.check, dumps, r.lru_gen_dump && !json_to_stdout, r.timeseries.as_ref(), validate::GuestClock::new(&r.guest_clock, &sleeps)) {
         Ok(x) => x,
         Err((m, c)) => {
             eprintln!("mglru: {m}");
@@ -497,7 +495,7 @@ fn cmd_compare(args: &[String]) -> ExitCode {
             }
         };
         let opts = RunOptions { policy: Some(policy), ..r.opts.clone() };
-        match simulate(&mut reader, &opts, show, r.check, Dumps::Discard, false, None, &[], &[]) {
+        match simulate(&mut reader, &opts, show, r.check, Dumps::Discard, false, None, validate::GuestClock::new(&[], &[])) {
             Ok(x) => reps.push(x),
             Err((m, c)) => {
                 eprintln!("mglru: {m}");

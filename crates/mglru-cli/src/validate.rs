@@ -384,6 +384,11 @@ impl<'a> GuestClock<'a> {
         GuestClock { profile, sleeps, next: 0 }
     }
 
+    /// No profile: the model keeps its own clock.
+    pub fn is_empty(&self) -> bool {
+        self.profile.is_empty()
+    }
+
     /// Total sleep of the `sleep` lines in `[from, to)`.
     fn slept(&self, from: u64, to: u64) -> u64 {
         let i = self.sleeps.partition_point(|&(l, _)| l < from);
