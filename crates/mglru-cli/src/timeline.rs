@@ -39,29 +39,12 @@ pub fn parse_vmstat_profile(j: &Json) -> Result<Option<KernelTimeline>, String> 
         None | Some(Json::Null) => return Ok(None),
         Some(v) => v,
     };
-    let nums = |v: Option<&Json>, what: &str| -> Result<Vec<f64>, String> {
-        match v {
-            Some(Json::Arr(a)) => a
-                .iter()
-                .map(|x| x.num().filter(|n| *n >= 0.0))
-                .collect::<Option<Vec<f64>>>()
-                .ok_or_else(|| format!("vmstat_profile.{what} must hold non-negative numbers")),
-            _ => Err(format!("vmstat_profile has no array \"{what}\"")),
-        }
-    };
-    let lines: Vec<u64> = nums(vp.get("lines"), "lines")?.into_iter().map(|n| n as u64).collect();
-    let ns: Vec<u64> = nums(vp.get("ns"), "ns")?.into_iter().map(|n| n as u64).collect();
-    if lines.len() != ns.len() {
-        return Err("vmstat_profile.lines and .ns differ in length".into());
-    }
-    if lines.windows(2).any(|w| w[1] < w[0]) || ns.windows(2).any(|w| w[1] < w[0]) {
-        return Err("vmstat_profile is not in line and time order".into());
-    }
+    let (lines, ns) = validate::profile_axes(vp, "vmstat_profile")?;
     let mut counters = BTreeMap::new();
     match vp.get("counters") {
-        Some(Json::Obj(m)) => {
-            for (k, v) in m {
-                let vals = nums(Some(v), &format!("counters.{k}"))?;
+        Some(c @ Json::Obj(m)) => {
+            for k in m.keys() {
+                let vals = validate::num_array(c, "vmstat_profile.counters", k)?;
                 if vals.len() != lines.len() {
                     return Err(format!("vmstat_profile.counters.{k} has {} samples, not {}", vals.len(), lines.len()));
                 }
@@ -133,13 +116,15 @@ pub fn build(dir: &Path, results: &str, trace: &str, names: &[String], follow_gu
                 .map(|&(_, v)| v as f64)
                 .ok_or_else(|| format!("--timeline {n}: the model keeps no vmstat counter of that name"))
         };
+        // per counter, the model's value at each sample
+        let model: Vec<Vec<f64>> =
+            names.iter().map(|n| (0..samples.len()).map(|i| model_of(i, n)).collect()).collect::<Result<_, _>>()?;
         let mut values = Vec::with_capacity(tl.lines.len());
         for i in 0..tl.lines.len() {
             let mut row = Vec::with_capacity(names.len());
-            for n in names {
-                let k = tl.counters[n][i];
-                let m = model_of(i, n)?;
-                row.push(if is_gauge(n) { (k, m) } else { (k - tl.counters[n][0], m - model_of(0, n)?) });
+            for (n, m) in names.iter().zip(&model) {
+                let k = &tl.counters[n];
+                row.push(if is_gauge(n) { (k[i], m[i]) } else { (k[i] - k[0], m[i] - m[0]) });
             }
             values.push(row);
         }

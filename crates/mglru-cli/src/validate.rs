@@ -255,29 +255,40 @@ pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
     let profile = match j.get("time_profile") {
         None | Some(Json::Null) => Vec::new(),
         Some(tp) => {
-            let nums = |k: &str| -> Result<Vec<u64>, String> {
-                match tp.get(k) {
-                    Some(Json::Arr(a)) => a
-                        .iter()
-                        .map(|v| v.num().filter(|n| *n >= 0.0).map(|n| n as u64))
-                        .collect::<Option<Vec<u64>>>()
-                        .ok_or_else(|| format!("{}: time_profile.{k} must hold non-negative numbers", path.display())),
-                    _ => Err(format!("{}: time_profile has no array \"{k}\"", path.display())),
-                }
-            };
-            let (lines, ns) = (nums("lines")?, nums("ns")?);
-            if lines.len() != ns.len() {
-                return Err(format!("{}: time_profile.lines and .ns differ in length", path.display()));
-            }
-            let p: Vec<(u64, u64)> = lines.into_iter().zip(ns).collect();
-            if p.windows(2).any(|w| w[1].0 < w[0].0 || w[1].1 < w[0].1) {
-                return Err(format!("{}: time_profile is not in line and time order", path.display()));
-            }
-            p
+            let (lines, ns) = profile_axes(tp, "time_profile").map_err(|e| format!("{}: {e}", path.display()))?;
+            lines.into_iter().zip(ns).collect()
         }
     };
     let timeline = crate::timeline::parse_vmstat_profile(&j).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(KernelResult { policy, vmstat, memory_override, start_zones, meta: meta_s, wall_seconds, profile, timeline })
+}
+
+/// The array member `key` of `obj` (`what` names `obj` in errors), every
+/// element a non-negative number.
+pub fn num_array(obj: &Json, what: &str, key: &str) -> Result<Vec<f64>, String> {
+    match obj.get(key) {
+        Some(Json::Arr(a)) => a
+            .iter()
+            .map(|x| x.num().filter(|n| *n >= 0.0))
+            .collect::<Option<Vec<f64>>>()
+            .ok_or_else(|| format!("{what}.{key} must hold non-negative numbers")),
+        _ => Err(format!("{what} has no array \"{key}\"")),
+    }
+}
+
+/// The `lines` and `ns` arrays of one of the replayer's profiles
+/// (`time_profile`, `vmstat_profile`): as long as each other, in line and
+/// time order.
+pub fn profile_axes(obj: &Json, what: &str) -> Result<(Vec<u64>, Vec<u64>), String> {
+    let whole = |k: &str| -> Result<Vec<u64>, String> { Ok(num_array(obj, what, k)?.into_iter().map(|n| n as u64).collect()) };
+    let (lines, ns) = (whole("lines")?, whole("ns")?);
+    if lines.len() != ns.len() {
+        return Err(format!("{what}.lines and .ns differ in length"));
+    }
+    if lines.windows(2).any(|w| w[1] < w[0]) || ns.windows(2).any(|w| w[1] < w[0]) {
+        return Err(format!("{what} is not in line and time order"));
+    }
+    Ok((lines, ns))
 }
 
 /// The `start_zones` array of a kernel result as the model's zones: each
