@@ -1880,36 +1880,16 @@ impl Exec {
         }
         j.begin_obj(Some("time_profile"));
         j.int("every_ns", self.profile.every_ns);
-        j.begin_arr("lines");
-        for &l in &self.profile.lines {
-            j.elem_int(l);
-        }
-        j.end_arr();
-        j.begin_arr("ns");
-        for &t in &self.profile.ns {
-            j.elem_int(t);
-        }
-        j.end_arr();
+        j.int_arr("lines", self.profile.lines.iter().copied());
+        j.int_arr("ns", self.profile.ns.iter().copied());
         j.end_obj();
         j.begin_obj(Some("vmstat_profile"));
         j.int("every_ns", self.vmstat_profile.every_ns);
-        j.begin_arr("lines");
-        for &l in &self.vmstat_profile.lines {
-            j.elem_int(l);
-        }
-        j.end_arr();
-        j.begin_arr("ns");
-        for &t in &self.vmstat_profile.ns {
-            j.elem_int(t);
-        }
-        j.end_arr();
+        j.int_arr("lines", self.vmstat_profile.lines.iter().copied());
+        j.int_arr("ns", self.vmstat_profile.ns.iter().copied());
         j.begin_obj(Some("counters"));
         for (i, name) in VMSTAT_PROFILED.iter().enumerate() {
-            j.begin_arr(name);
-            for row in &self.vmstat_profile.values {
-                j.elem_int(row[i]);
-            }
-            j.end_arr();
+            j.int_arr(name, self.vmstat_profile.values.iter().map(|row| row[i]));
         }
         j.end_obj();
         j.end_obj();
@@ -2114,11 +2094,7 @@ fn json_zones(j: &mut Json, key: &str, zones: &[sysfs::ZoneInfo]) {
         j.int("low", z.low);
         j.int("high", z.high);
         j.int("managed", z.managed);
-        j.begin_arr("protection");
-        for &p in &z.protection {
-            j.elem_int(p);
-        }
-        j.end_arr();
+        j.int_arr("protection", z.protection.iter().copied());
         j.int("pcp", z.pcp);
         j.end_obj();
     }

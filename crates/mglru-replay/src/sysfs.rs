@@ -436,6 +436,15 @@ impl Json {
         }
     }
 
+    /// An array member of integers.
+    pub fn int_arr<T: Into<i128>>(&mut self, k: &str, vals: impl IntoIterator<Item = T>) {
+        self.begin_arr(k);
+        for v in vals {
+            self.elem_int(v);
+        }
+        self.end_arr();
+    }
+
     /// An integer element of an open array.
     pub fn elem_int(&mut self, v: impl Into<i128>) {
         self.sep();
@@ -640,10 +649,12 @@ mod tests {
         j.end_obj();
         j.end_arr();
         j.float("f", 1.5);
+        j.int_arr("i", [3u64, 0, 7]);
+        j.int_arr("e", Vec::<u64>::new());
         j.end_obj();
         assert_eq!(
             j.finish(),
-            r#"{"a":"x\"y\\\n\u0001","n":5,"m":-3,"o":{},"l":[{"t":true},{"z":null}],"f":1.500000}"#
+            r#"{"a":"x\"y\\\n\u0001","n":5,"m":-3,"o":{},"l":[{"t":true},{"z":null}],"f":1.500000,"i":[3,0,7],"e":[]}"#
         );
     }
 
