@@ -746,50 +746,49 @@ pub fn load_thresholds(dir: &Path) -> Result<Thresholds, String> {
             Err(format!("{}: {what} names `{k}`, which is not a trace in {}/traces: remove or rename the entry", p.display(), dir.display()))
         }
     };
-    let mut trace_max = Vec::new();
-    match j.get("trace_max") {
-        None => {}
-        Some(Json::Obj(m)) => {
-            for (k, v) in m {
-                known_trace(k, "trace_max")?;
-                let Json::Obj(per) = v else {
-                    return Err(format!("{}: trace_max.{k} must be an object of policy: limit, e.g. {{\"mglru\": 0.2}}", p.display()));
-                };
-                for (pol, lim) in per {
-                    let pol = match pol.as_str() {
-                        "mglru" => "mglru",
-                        "classic" => "classic",
-                        _ => return Err(format!("{}: trace_max.{k}.{pol}: the policy must be mglru or classic", p.display())),
-                    };
-                    let lim = lim
-                        .num()
-                        .filter(|x| *x > 0.0 && *x <= 1.0)
-                        .ok_or_else(|| format!("{}: trace_max.{k}.{pol} must be a relative error above 0 and at most 1", p.display()))?;
-                    trace_max.push((k.clone(), pol, lim));
+    // An object keyed by suite trace names, or nothing.
+    let per_trace = |key: &str, shape: &str| -> Result<Vec<(&String, &Json)>, String> {
+        match j.get(key) {
+            None => Ok(Vec::new()),
+            Some(Json::Obj(m)) => {
+                for k in m.keys() {
+                    known_trace(k, key)?;
                 }
+                Ok(m.iter().collect())
             }
+            Some(_) => Err(format!("{}: {key} must be an object of {shape}", p.display())),
         }
-        Some(_) => return Err(format!("{}: trace_max must be an object of trace: {{policy: limit}}", p.display())),
+    };
+    let mut trace_max = Vec::new();
+    for (k, v) in per_trace("trace_max", "trace: {policy: limit}")? {
+        let Json::Obj(per) = v else {
+            return Err(format!("{}: trace_max.{k} must be an object of policy: limit, e.g. {{\"mglru\": 0.2}}", p.display()));
+        };
+        for (pol, lim) in per {
+            let pol = match pol.as_str() {
+                "mglru" => "mglru",
+                "classic" => "classic",
+                _ => return Err(format!("{}: trace_max.{k}.{pol}: the policy must be mglru or classic", p.display())),
+            };
+            let lim = lim
+                .num()
+                .filter(|x| *x > 0.0 && *x <= 1.0)
+                .ok_or_else(|| format!("{}: trace_max.{k}.{pol} must be a relative error above 0 and at most 1", p.display()))?;
+            trace_max.push((k.clone(), pol, lim));
+        }
     }
     let mut sign_exceptions = Vec::new();
-    match j.get("sign_exceptions") {
-        None => {}
-        Some(Json::Obj(m)) => {
-            for (k, v) in m {
-                known_trace(k, "sign_exceptions")?;
-                let Json::Arr(a) = v else {
-                    return Err(format!("{}: sign_exceptions.{k} must be an array of counter names", p.display()));
-                };
-                for c in a {
-                    let c = c.str().ok_or_else(|| format!("{}: sign_exceptions.{k} must hold counter names", p.display()))?;
-                    if !COUNTERS.contains(&c) {
-                        return Err(format!("{}: sign_exceptions.{k}: `{c}` is not a published counter ({})", p.display(), COUNTERS.join(", ")));
-                    }
-                    sign_exceptions.push((k.clone(), c.to_string()));
-                }
+    for (k, v) in per_trace("sign_exceptions", "trace: [counters]")? {
+        let Json::Arr(a) = v else {
+            return Err(format!("{}: sign_exceptions.{k} must be an array of counter names", p.display()));
+        };
+        for c in a {
+            let c = c.str().ok_or_else(|| format!("{}: sign_exceptions.{k} must hold counter names", p.display()))?;
+            if !COUNTERS.contains(&c) {
+                return Err(format!("{}: sign_exceptions.{k}: `{c}` is not a published counter ({})", p.display(), COUNTERS.join(", ")));
             }
+            sign_exceptions.push((k.clone(), c.to_string()));
         }
-        Some(_) => return Err(format!("{}: sign_exceptions must be an object of trace: [counters]", p.display())),
     }
     Ok(Thresholds {
         median: n("median_rel_err_max")?,
