@@ -95,23 +95,14 @@ fn validate_runs_the_model_with_the_platform_costs() {
     assert!(out.starts_with("model costs (ns) of the ground-truth platform, from platform.json: op="), "{out}");
     assert!(out.contains("Workload time, guest wall clock vs model simulated clock"), "{out}");
 
-    let dir = std::env::temp_dir().join(format!("mglru-platform-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("traces")).unwrap();
-    std::fs::create_dir_all(dir.join("results")).unwrap();
+    let dir = temp_suite("platform", None);
     std::fs::write(dir.join("platform.json"), r#"{"cost": {"op": 1.5}}"#).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
-        .args(["validate", "--suite", dir.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let o = validate_in(&dir, &[]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("platform.json: cost \"op\" must be a whole number of ns"), "{err}");
     std::fs::write(dir.join("platform.json"), r#"{"cost": {"warp": 3}}"#).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
-        .args(["validate", "--suite", dir.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let o = validate_in(&dir, &[]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("unknown cost 'warp'"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -123,22 +114,13 @@ fn validate_runs_the_model_with_the_platform_costs() {
 /// `--cost-model-clock` ignores the profile; a malformed one is an error.
 #[test]
 fn validate_follows_the_guest_clock() {
-    let dir = std::env::temp_dir().join(format!("mglru-profile-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("traces")).unwrap();
-    std::fs::create_dir_all(dir.join("results")).unwrap();
     let trace = "memory 256M\nmemcg app max=16M\nfile f size=32M readahead=0\ntask t memcg=app\n\
                  read t f 0 1024\nread t f 1024 1024\nread t f 2048 1024\n";
-    let gz = flate2_free_gzip(trace.as_bytes());
-    std::fs::write(dir.join("traces/t.trace.gz"), &gz).unwrap();
+    let dir = temp_suite("profile", Some(trace));
     let result = |profile: &str| {
         format!(r#"{{"policy": "classic", "kernel": "6.12", "vmstat": {{"pgpgin": 0}}, "wall_seconds": 7.5, {profile}"meta": {{"date": "d"}}}}"#)
     };
-    let run = |extra: &[&str]| {
-        let mut a = vec!["validate", "--suite", dir.to_str().unwrap()];
-        a.extend_from_slice(extra);
-        Command::new(env!("CARGO_BIN_EXE_mglru")).args(a).output().unwrap()
-    };
+    let run = |extra: &[&str]| validate_in(&dir, extra);
     let model_time = |out: &str| -> f64 {
         let l = out
             .lines()
@@ -189,13 +171,9 @@ fn validate_follows_the_guest_clock() {
 /// trace's, a counter the replayer sampled, and nothing of the table.
 #[test]
 fn validate_timeline_shows_kernel_and_model_along_the_run() {
-    let dir = std::env::temp_dir().join(format!("mglru-timeline-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("traces")).unwrap();
-    std::fs::create_dir_all(dir.join("results")).unwrap();
     let trace = "memory 256M\nmemcg app max=16M\nfile f size=32M readahead=0\ntask t memcg=app\n\
                  read t f 0 1024\nread t f 1024 512\nsleep 1s\nread t f 2048 256\n";
-    std::fs::write(dir.join("traces/t.trace.gz"), flate2_free_gzip(trace.as_bytes())).unwrap();
+    let dir = temp_suite("timeline", Some(trace));
     let result = |extra: &str| {
         format!(r#"{{"policy": "classic", "kernel": "6.12", "vmstat": {{"pgpgin": 7168}}, "wall_seconds": 1.0, {extra}"meta": {{"date": "d"}}}}"#)
     };
@@ -203,11 +181,7 @@ fn validate_timeline_shows_kernel_and_model_along_the_run() {
         "vmstat_profile": {"every_ns": 100000000, "lines": [5, 6, 8], "ns": [0, 100000000, 1500000000],
         "counters": {"pgpgin": [100, 4196, 6244], "nr_free_pages": [60000, 59000, 58000]}}, "#;
     std::fs::write(dir.join("results/t.classic.json"), result(profile)).unwrap();
-    let run = |extra: &[&str]| {
-        let mut a = vec!["validate", "--suite", dir.to_str().unwrap()];
-        a.extend_from_slice(extra);
-        Command::new(env!("CARGO_BIN_EXE_mglru")).args(a).output().unwrap()
-    };
+    let run = |extra: &[&str]| validate_in(&dir, extra);
     let o = run(&["--trace", "t", "--timeline", "pgpgin,nr_free_pages:1"]);
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
@@ -230,6 +204,27 @@ fn validate_timeline_shows_kernel_and_model_along_the_run() {
     std::fs::write(dir.join("results/t.classic.json"), result("")).unwrap();
     assert!(err(&["--trace", "t", "--timeline", "default"]).contains("without a vmstat_profile"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A fresh suite folder in the temporary directory, named by `tag` and
+/// this process: an empty `results/` and `traces/`, with `t.trace.gz`
+/// holding `trace` if one is given.
+fn temp_suite(tag: &str, trace: Option<&str>) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("mglru-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("traces")).unwrap();
+    std::fs::create_dir_all(dir.join("results")).unwrap();
+    if let Some(t) = trace {
+        std::fs::write(dir.join("traces/t.trace.gz"), flate2_free_gzip(t.as_bytes())).unwrap();
+    }
+    dir
+}
+
+/// `mglru validate --suite DIR` and `args`.
+fn validate_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let mut a = vec!["validate", "--suite", dir.to_str().unwrap()];
+    a.extend_from_slice(args);
+    Command::new(env!("CARGO_BIN_EXE_mglru")).args(a).output().unwrap()
 }
 
 /// A gzip member with stored (uncompressed) deflate blocks, so the test
@@ -286,7 +281,7 @@ fn every_reference_trace_keeps_the_invariants_and_repeats() {
 }
 
 /// `mglru run --guest-clock RESULT` moves the simulated clock up to the
-/// guest's at the sampled lines; a result without a profile is an error
+/// guest's (at each line, linear between the samples); a result without a profile is an error
 /// that says how to get one.
 #[test]
 fn run_follows_a_guest_clock() {
