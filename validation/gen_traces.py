@@ -47,6 +47,16 @@ def header(lines, memory="512M", swap=None, extra=()):
     lines.extend(extra)
 
 
+def reads_and_loads(L, rng, n, p_read, zf, za):
+    """n operations of task t: with probability p_read a read of file `data`
+    at a zf page, else a load of region `heap` at a za page."""
+    for _ in range(n):
+        if rng.random() < p_read:
+            L.append(f"read t data {zf.sample()}")
+        else:
+            L.append(f"load t heap {za.sample()}")
+
+
 def write(name, lines, doc):
     """Write NAME.trace.gz (gzip with a fixed mtime: byte-identical output)."""
     os.makedirs(OUT, exist_ok=True)
@@ -135,11 +145,7 @@ def anon_and_file(seed=6):
     L += ["memcg app max=64M", "file data size=128M readahead=0", "task t memcg=app", "anon t heap size=48M", "store t heap 0 12288"]
     zf = Zipf(32768, 0.9, rng)
     za = Zipf(12288, 0.9, rng)
-    for _ in range(120_000):
-        if rng.random() < 0.5:
-            L.append(f"read t data {zf.sample()}")
-        else:
-            L.append(f"load t heap {za.sample()}")
+    reads_and_loads(L, rng, 120_000, 0.5, zf, za)
     write("anon-and-file", L, "48 MiB anon heap and a 128 MiB file, both zipf(0.9), in a 64 MiB memcg")
 
 
@@ -202,11 +208,7 @@ def global_swap(seed=18):
     L += ["file data size=160M readahead=0", "task t", "anon t heap size=160M", "store t heap 0 40960"]
     zf = Zipf(40960, 0.7, rng)
     za = Zipf(40960, 0.7, rng)
-    for _ in range(200_000):
-        if rng.random() < 0.6:
-            L.append(f"read t data {zf.sample()}")
-        else:
-            L.append(f"load t heap {za.sample()}")
+    reads_and_loads(L, rng, 200_000, 0.6, zf, za)
     write("global-swap-brd", L, "a 160 MiB anon heap and zipf(0.7) reads of a 160 MiB file, no limit, 64 MiB of brd swap (kept in RAM), 448 MiB guest: kswapd")
 
 
@@ -229,11 +231,7 @@ def swappiness(v, seed):
     L += ["memcg app max=64M", "file data size=128M readahead=0", "task t memcg=app", "anon t heap size=40M", "store t heap 0 10240"]
     zf = Zipf(32768, 0.9, rng)
     za = Zipf(10240, 0.9, rng)
-    for _ in range(100_000):
-        if rng.random() < 0.6:
-            L.append(f"read t data {zf.sample()}")
-        else:
-            L.append(f"load t heap {za.sample()}")
+    reads_and_loads(L, rng, 100_000, 0.6, zf, za)
     write(f"swappiness-{v}", L, f"anon + file under a 64 MiB limit with vm.swappiness={v}")
 
 
