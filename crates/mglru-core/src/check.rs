@@ -8,7 +8,7 @@
 use crate::file::{ENT_FOLIO, ENT_SHADOW};
 use crate::folio::{pg, NIL};
 use crate::kernel::Kernel;
-use crate::memcg::ROOT_MEMCG;
+use crate::memcontrol::ROOT_MEMCG;
 use crate::mm::pte;
 use crate::stat::St;
 
@@ -169,7 +169,7 @@ impl Kernel {
                 if f.test(pg::SWAPCACHE) {
                     file_pages[f.memcg as usize] += 1;
                     let e = self.swap.as_ref().unwrap().entry(f.swap - 1);
-                    if e & crate::swap::SLOT_CACHED == 0 || (e & crate::swap::SLOT_VALUE) as usize != pfn {
+                    if e & crate::swapfile::SLOT_CACHED == 0 || (e & crate::swapfile::SLOT_VALUE) as usize != pfn {
                         return Err(format!("swap cache slot {} does not point at pfn {pfn}", f.swap - 1));
                     }
                 }
@@ -329,7 +329,7 @@ impl Kernel {
                 for i in base..(base + (1 << XA_CHUNK_SHIFT)).min(len) {
                     let (page, shadow) = if space == SPACE_SWAP {
                         let e = self.swap.as_ref().unwrap().entry(i as u32);
-                        (e & crate::swap::SLOT_CACHED != 0, e & crate::swap::SLOT_SHADOW != 0)
+                        (e & crate::swapfile::SLOT_CACHED != 0, e & crate::swapfile::SLOT_SHADOW != 0)
                     } else {
                         let e = self.files[space as usize].cache.get(i);
                         (e & ENT_FOLIO != 0, e & ENT_SHADOW != 0)
@@ -340,7 +340,7 @@ impl Kernel {
                 if (count, values) != (node.count, node.values) {
                     return Err(format!("space {space} node {n}: counts {}/{} but slots hold {count}/{values}", node.count, node.values));
                 }
-                if (count == 0) != (node.memcg == crate::memcg::NO_MEMCG) {
+                if (count == 0) != (node.memcg == crate::memcontrol::NO_MEMCG) {
                     return Err(format!("space {space} node {n}: {count} slots but charged to {}", node.memcg));
                 }
                 if count == 0 {

@@ -362,8 +362,8 @@ impl Kernel {
 
 impl Kernel {
     /// `posix_fadvise` on the whole file (`generic_fadvise`).
-    pub fn fadvise(&mut self, file: u32, advice: crate::memory::Advice) {
-        use crate::memory::Advice;
+    pub fn fadvise(&mut self, file: u32, advice: crate::madvise::Advice) {
+        use crate::madvise::Advice;
         let pages = self.files[file as usize].pages;
         match advice {
             Advice::Normal => {
@@ -401,6 +401,71 @@ impl Kernel {
                     self.free_unmapped_folio(pfn);
                 }
             }
+        }
+    }
+
+    /// `filemap_fault`: find or read the page; readahead as 6.12 does.
+    pub(crate) fn filemap_fault(&mut self, region: u32, page: u64) -> Option<u32> {
+        let file = self.vmas[region as usize].file.unwrap();
+        if let Some(pfn) = self.files[file as usize].folio_at(page) {
+            // The fault holds the folio while readahead allocates.
+            self.folios.get_mut(pfn).set(pg::PINNED);
+            self.do_async_mmap_readahead(region, file, pfn);
+            self.folios.get_mut(pfn).clear(pg::PINNED);
+            return Some(pfn);
+        }
+        let memcg = self.tasks[self.current as usize].memcg;
+        self.count(memcg, Ev::Pgmajfault, 1);
+        self.do_sync_mmap_readahead(region, file, page);
+        self.spend(self.cost.disk_read);
+        if let Some(pfn) = self.files[file as usize].folio_at(page) {
+            return Some(pfn);
+        }
+        let pfn = self.alloc_folio(memcg, Gfp::Normal)?;
+        self.filemap_add_folio(file, page, pfn, false);
+        self.ev.add(Ev::Pgpgin, 4);
+        Some(pfn)
+    }
+
+    /// `do_sync_mmap_readahead`.
+    pub(crate) fn do_sync_mmap_readahead(&mut self, region: u32, file: u32, page: u64) {
+        let v = &self.vmas[region as usize];
+        let ra_pages = self.files[file as usize].ra.ra_pages;
+        if v.rand_read || ra_pages == 0 {
+            return;
+        }
+        if v.seq_read {
+            self.page_cache_sync_ra(file, page, ra_pages);
+            return;
+        }
+        let ra = &mut self.files[file as usize].ra;
+        if ra.mmap_miss < MMAP_LOTSAMISS * 10 {
+            ra.mmap_miss += 1;
+        }
+        if ra.mmap_miss > MMAP_LOTSAMISS {
+            return;
+        }
+        // Read-around centred on the fault, marker a quarter from the end.
+        ra.start = page.saturating_sub(ra_pages / 2);
+        ra.size = ra_pages;
+        ra.async_size = ra_pages / 4;
+        let (s, n, a) = (ra.start, ra.size, ra.async_size);
+        self.do_page_cache_ra(file, s, n, a);
+    }
+
+    /// `do_async_mmap_readahead`.
+    pub(crate) fn do_async_mmap_readahead(&mut self, region: u32, file: u32, pfn: u32) {
+        let v = &self.vmas[region as usize];
+        let ra_pages = self.files[file as usize].ra.ra_pages;
+        if v.rand_read || ra_pages == 0 {
+            return;
+        }
+        let ra = &mut self.files[file as usize].ra;
+        if ra.mmap_miss > 0 {
+            ra.mmap_miss -= 1;
+        }
+        if self.folios.get(pfn).test(pg::READAHEAD) {
+            self.page_cache_async_ra(file, pfn, ra_pages);
         }
     }
 }

@@ -4,7 +4,7 @@
 //!
 //! `Kernel` is a plain struct holding every piece of state; the mechanisms
 //! live in sibling modules as `impl Kernel` blocks named after the kernel
-//! files they model (`filemap`, `memory`, `swap_ops`, `vmscan`, `classic`,
+//! files they model (`filemap`, `memory`, `swap_state`, `vmscan`, `classic`,
 //! `workingset`, `writeback`, `oom`). The policy seam sits where the
 //! kernel's does: `lruvec_add_folio`, `folio_mark_accessed`,
 //! `lruvec_del_folio`, `shrink_lruvec`, and the shadow written at eviction
@@ -17,10 +17,10 @@ use std::collections::BinaryHeap;
 use crate::cost::CostModel;
 use crate::file::File;
 use crate::folio::{FolioTable, NR_ZONES};
-use crate::memcg::{Memcg, Stock, ROOT_MEMCG};
+use crate::memcontrol::{Memcg, Stock, ROOT_MEMCG};
 use crate::mm::{PageTables, Task, Vma};
 use crate::stat::{Ev, Events};
-use crate::swap::SwapDevice;
+use crate::swapfile::SwapDevice;
 
 pub const PAGE_SHIFT: u32 = 12;
 pub const PAGE_SIZE: u64 = 4096;
@@ -318,7 +318,7 @@ impl Kernel {
             cost: cfg.cost.clone(),
             folios: FolioTable::new(spec.clone().map(|z| z.pages as u32)),
             zones: spec.clone().map(|z| Zone { managed: z.managed, ..Default::default() }),
-            memcgs: vec![Memcg::new("root", crate::memcg::NO_MEMCG)],
+            memcgs: vec![Memcg::new("root", crate::memcontrol::NO_MEMCG)],
             files: Vec::new(),
             tasks: Vec::new(),
             vmas: Vec::new(),
@@ -374,7 +374,7 @@ impl Kernel {
                 k.zones[z].lowmem_reserve = r;
             }
         }
-        k.lru_gen_init_memcg(crate::memcg::ROOT_MEMCG);
+        k.lru_gen_init_memcg(crate::memcontrol::ROOT_MEMCG);
         k
     }
 
@@ -480,7 +480,7 @@ impl Kernel {
     /// memcg's flushed statistics catch up with its counters.
     pub fn flush_memcg_stats(&mut self) {
         let n = self.memcgs.len();
-        let mut hier = vec![crate::memcg::FlushedStats::default(); n];
+        let mut hier = vec![crate::memcontrol::FlushedStats::default(); n];
         for (m, h) in hier.iter_mut().enumerate() {
             let c = &self.memcgs[m];
             for lru in 0..crate::lruvec::NR_LRU_LISTS {

@@ -23,7 +23,7 @@
 use crate::folio::{pg, FolioList, NIL, NR_ZONES};
 use crate::kernel::{Kernel, DEF_PRIORITY, NSEC_PER_JIFFY, HZ};
 use crate::lruvec::{ANON, FILE, LRU_INACTIVE_ANON, LRU_INACTIVE_FILE};
-use crate::memcg::{MemcgEvent, ROOT_MEMCG};
+use crate::memcontrol::{MemcgEvent, ROOT_MEMCG};
 use crate::mm::pte;
 use crate::stat::Ev;
 use crate::vmscan::{ReclaimStat, ScanControl};
@@ -880,24 +880,6 @@ impl Kernel {
         birth + min_ttl < self.jiffies()
     }
 
-    /// `mem_cgroup_below_min(target, memcg)`.
-    pub fn below_min(&self, target: Option<u16>, memcg: u16) -> bool {
-        if memcg == ROOT_MEMCG || Some(memcg) == target {
-            return false;
-        }
-        let c = &self.memcgs[memcg as usize];
-        c.emin >= c.usage
-    }
-
-    /// `mem_cgroup_below_low(target, memcg)`.
-    pub fn below_low(&self, target: Option<u16>, memcg: u16) -> bool {
-        if memcg == ROOT_MEMCG || Some(memcg) == target {
-            return false;
-        }
-        let c = &self.memcgs[memcg as usize];
-        c.elow >= c.usage
-    }
-
     /// `lru_gen_age_node` (kswapd): OOM when every lruvec's oldest file
     /// generation is younger than `min_ttl_ms`.
     pub fn lru_gen_age_node(&mut self, sc: &mut ScanControl) {
@@ -1674,6 +1656,24 @@ impl Kernel {
         let mut sc = ScanControl::new(0, None);
         sc.priority = 0;
         sc
+    }
+
+    /// `lru_gen_del_mm`: leave the memcg's mm list, moving walk cursors.
+    pub(crate) fn lru_gen_del_mm(&mut self, task: u32) {
+        use crate::mglru::MmPos;
+        let memcg = self.tasks[task as usize].memcg as usize;
+        let list = &self.memcgs[memcg].mm_list;
+        let Some(i) = list.iter().position(|&t| t == task) else { return };
+        let prev = if i == 0 { MmPos::Fifo } else { MmPos::Mm(list[i - 1]) };
+        let next = list.get(i + 1).map_or(MmPos::Fifo, |&t| MmPos::Mm(t));
+        let ms = &mut self.memcgs[memcg].lruvec.mm_state;
+        if ms.head == MmPos::Mm(task) {
+            ms.head = prev;
+        }
+        if ms.tail == MmPos::Mm(task) {
+            ms.tail = next;
+        }
+        self.memcgs[memcg].mm_list.remove(i);
     }
 }
 

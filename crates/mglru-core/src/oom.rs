@@ -2,7 +2,7 @@
 //! The OOM killer (mm/oom_kill.c, memcg OOM in mm/memcontrol.c).
 
 use crate::kernel::{Kernel, OomKill};
-use crate::memcg::{MemcgEvent, ROOT_MEMCG};
+use crate::memcontrol::{MemcgEvent, ROOT_MEMCG};
 use crate::stat::Ev;
 
 impl Kernel {

@@ -5,7 +5,7 @@
 
 use crate::kernel::{Kernel, Policy, PAGE_SIZE};
 use crate::lruvec::{LRU_ACTIVE_ANON, LRU_ACTIVE_FILE, LRU_INACTIVE_ANON, LRU_INACTIVE_FILE, LRU_UNEVICTABLE};
-use crate::memcg::{MEMCG_EVENT_NAMES, ROOT_MEMCG};
+use crate::memcontrol::{MEMCG_EVENT_NAMES, ROOT_MEMCG};
 use crate::stat::{Ev, Events, St, States};
 
 #[derive(Clone, Debug, PartialEq)]

@@ -17,7 +17,7 @@
 //! cache is not accounted; its nodes sit on the root's list).
 
 use crate::kernel::Kernel;
-use crate::memcg::{NO_MEMCG, ROOT_MEMCG};
+use crate::memcontrol::{NO_MEMCG, ROOT_MEMCG};
 use crate::stat::Ev;
 
 /// `XA_CHUNK_SHIFT`: 64 slots per node.
@@ -193,8 +193,8 @@ impl Kernel {
                 let end = (base + XA_CHUNK_SIZE).min(sw.nr_pages());
                 for i in base..end {
                     let e = sw.entry(i as u32);
-                    if e & crate::swap::SLOT_SHADOW != 0 {
-                        sw.set_entry(i as u32, e & !(crate::swap::SLOT_SHADOW | crate::swap::SLOT_VALUE));
+                    if e & crate::swapfile::SLOT_SHADOW != 0 {
+                        sw.set_entry(i as u32, e & !(crate::swapfile::SLOT_SHADOW | crate::swapfile::SLOT_VALUE));
                     }
                 }
             } else {

@@ -9,8 +9,8 @@ use mglru_trace::{Op, Sysctl, Target};
 
 use crate::cost::CostModel;
 use crate::kernel::{Kernel, MachineConfig, Policy, PAGE_SHIFT, PAGE_SIZE};
-use crate::memcg::{Memcg, MemcgEvent, PAGE_COUNTER_MAX};
-use crate::memory::Advice;
+use crate::memcontrol::{Memcg, PAGE_COUNTER_MAX};
+use crate::madvise::Advice;
 use crate::stat::Ev;
 
 /// Largest RAM or swap the page-table encoding can address.
@@ -337,62 +337,6 @@ impl Kernel {
             self.spend(self.cost.op);
         }
         true
-    }
-
-    /// A write to `memory.max` (`memory_max_write`): reclaim down to the
-    /// new limit, then OOM-kill inside the memcg until it fits.
-    pub fn memory_max_write(&mut self, memcg: u16, max: u64) {
-        self.memcgs[memcg as usize].max = max;
-        let mut drained = false;
-        let mut nr_reclaims = crate::kernel::MAX_RECLAIM_RETRIES;
-        for _ in 0..10_000 {
-            let usage = self.memcgs[memcg as usize].usage;
-            if usage <= max {
-                return;
-            }
-            if !drained {
-                self.drain_stock();
-                drained = true;
-                continue;
-            }
-            if nr_reclaims > 0 {
-                if self.try_to_free_mem_cgroup_pages(memcg, usage - max, true, false) == 0 {
-                    nr_reclaims -= 1;
-                }
-                continue;
-            }
-            self.memcg_memory_event(memcg, MemcgEvent::Oom);
-            if !self.out_of_memory(Some(memcg)) {
-                return;
-            }
-        }
-    }
-
-    /// A write to `memory.high` (`memory_high_write`): reclaim down to it.
-    pub fn memory_high_write(&mut self, memcg: u16, high: u64) {
-        self.memcgs[memcg as usize].high = high;
-        let mut drained = false;
-        let mut nr_retries = crate::kernel::MAX_RECLAIM_RETRIES;
-        for _ in 0..10_000 {
-            let usage = self.memcgs[memcg as usize].usage;
-            if usage <= high {
-                return;
-            }
-            if !drained {
-                // Drain the per-CPU charge stock, then look at the usage
-                // again before reclaiming (memory_high_write's `continue`).
-                self.drain_stock();
-                drained = true;
-                continue;
-            }
-            let r = self.try_to_free_mem_cgroup_pages(memcg, usage - high, true, false);
-            if r == 0 {
-                if nr_retries == 0 {
-                    return;
-                }
-                nr_retries -= 1;
-            }
-        }
     }
 
     /// Global counters the tests and reports read by name.

@@ -1,102 +1,286 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! One swap device: slots, the swap cache and its shadow entries.
-//!
-//! A slot entry is a `u64`: `USED` while the slot holds data (the kernel's
-//! `swap_map` count, here at most one mapping since tasks never fork),
-//! `CACHED` with a pfn while a folio for it is in the swap cache, or
-//! `SHADOW` with a shadow entry once that folio was reclaimed.
+//! LRU list manipulation shared by the policies (mm/swap.c,
+//! include/linux/mm_inline.h): the per-CPU folio batches, adding and
+//! deleting folios, and `folio_mark_accessed`.
 
-pub const SLOT_USED: u64 = 1 << 63;
-pub const SLOT_CACHED: u64 = 1 << 62;
-pub const SLOT_SHADOW: u64 = 1 << 61;
-/// No PTE references the slot any more (its task is gone) but a folio
-/// under writeback still holds it in the swap cache; the slot is freed
-/// when that folio leaves the swap cache.
-pub const SLOT_ORPHAN: u64 = 1 << 60;
-pub const SLOT_VALUE: u64 = SLOT_ORPHAN - 1;
+use crate::folio::pg;
+use crate::kernel::{Kernel, Policy, PAGEVEC_SIZE};
+use crate::lruvec::{lru_index, LRU_UNEVICTABLE};
+use crate::stat::Ev;
 
-pub struct SwapDevice {
-    pub slots: Vec<u64>,
-    /// The memcg each used slot is charged to (`swap_cgroup`).
-    pub memcg: Vec<u16>,
-    /// The anon page each used slot holds: (region, page index), the
-    /// model's stand-in for the anon_vma the swapped-in folio rejoins.
-    pub owner: Vec<(u32, u32)>,
-    pub nr_free: u64,
-    /// Next-fit cursor: the kernel's per-CPU cluster allocator hands out
-    /// slots sequentially within a cluster; with one CPU that is close to
-    /// next-fit over the device (simplification, docs/FIDELITY.md).
-    cursor: u64,
-    /// `SWP_SYNCHRONOUS_IO` (zram, brd): swap-in skips the swap cache.
-    pub sync_io: bool,
-    /// The swap cache's leaf nodes (shadow-node accounting).
-    pub xa: crate::shadow::XaNodes,
-    /// The device keeps its data in RAM, a page per slot ever written
-    /// (brd: `brd_insert_page` on the first write of a sector, freed only
-    /// by a discard, which swap without `swapon --discard` never sends).
-    /// Simplification (docs/FIDELITY.md): the mkswap header page is not
-    /// counted, and zram (compression, memory freed with the slot) is not
-    /// modelled.
-    pub ram: bool,
-    /// Slots whose RAM page exists (only with `ram`), and their count.
-    pub stored: Vec<bool>,
-    pub nr_stored: u64,
-}
+/// Index of each per-CPU batch in `Kernel::batch`, in the order
+/// `lru_add_drain_cpu` drains them.
+pub const B_ADD: usize = 0;
+pub const B_MOVE_TAIL: usize = 1;
+pub const B_DEACTIVATE_FILE: usize = 2;
+pub const B_DEACTIVATE: usize = 3;
+pub const B_LAZYFREE: usize = 4;
+pub const B_ACTIVATE: usize = 5;
 
-impl SwapDevice {
-    pub fn new(pages: u64, sync_io: bool, ram: bool) -> SwapDevice {
-        SwapDevice {
-            slots: vec![0; pages as usize],
-            memcg: vec![0; pages as usize],
-            owner: vec![(0, 0); pages as usize],
-            nr_free: pages,
-            cursor: 0,
-            sync_io,
-            xa: crate::shadow::XaNodes::new(pages),
-            ram,
-            stored: if ram { vec![false; pages as usize] } else { Vec::new() },
-            nr_stored: 0,
+impl Kernel {
+    /// `folio_lru_list` for the classic lists.
+    #[inline]
+    fn folio_lru_list(&self, pfn: u32) -> usize {
+        let f = self.folios.get(pfn);
+        if f.test(pg::UNEVICTABLE) {
+            LRU_UNEVICTABLE
+        } else {
+            lru_index(f.lru_type(), f.test(pg::ACTIVE))
         }
     }
-    pub fn nr_pages(&self) -> u64 {
-        self.slots.len() as u64
+
+    /// `lruvec_add_folio`: the head of the folio's list.
+    pub fn lruvec_add_folio(&mut self, pfn: u32) {
+        self.lruvec_add_folio_at(pfn, false)
     }
-    /// `folio_alloc_swap`: a free slot, or None when the device is full.
-    pub fn alloc(&mut self, memcg: u16) -> Option<u32> {
-        let n = self.slots.len() as u64;
-        if self.nr_free == 0 {
-            return None;
+
+    /// `lruvec_add_folio_tail`.
+    pub fn lruvec_add_folio_tail(&mut self, pfn: u32) {
+        self.lruvec_add_folio_at(pfn, true)
+    }
+
+    fn lruvec_add_folio_at(&mut self, pfn: u32, tail: bool) {
+        if self.policy() == Policy::Mglru && self.lru_gen_add_folio(pfn, tail) {
+            return;
         }
-        for _ in 0..n {
-            let s = self.cursor;
-            self.cursor = if s + 1 == n { 0 } else { s + 1 };
-            if self.slots[s as usize] & SLOT_USED == 0 {
-                self.slots[s as usize] = SLOT_USED;
-                self.memcg[s as usize] = memcg;
-                self.nr_free -= 1;
-                return Some(s as u32);
+        let lru = self.folio_lru_list(pfn);
+        let memcg = self.folios.get(pfn).memcg as usize;
+        let mut list = self.memcgs[memcg].lruvec.lists[lru];
+        if tail {
+            self.folios.add_tail(&mut list, pfn);
+        } else {
+            self.folios.add_head(&mut list, pfn);
+        }
+        self.memcgs[memcg].lruvec.lists[lru] = list;
+        self.folios.get_mut(pfn).set_list_field(lru as u32 + 1);
+    }
+
+    /// `lruvec_del_folio`.
+    pub fn lruvec_del_folio(&mut self, pfn: u32) {
+        if self.lru_gen_del_folio(pfn, false) {
+            return;
+        }
+        let f = self.folios.get(pfn);
+        let lru = f.list_field();
+        debug_assert!(lru != 0, "folio {} not on a classic list", pfn);
+        let lru = (lru - 1) as usize;
+        let memcg = f.memcg as usize;
+        let mut list = self.memcgs[memcg].lruvec.lists[lru];
+        self.folios.unlink(&mut list, pfn);
+        self.memcgs[memcg].lruvec.lists[lru] = list;
+        self.folios.get_mut(pfn).set_list_field(0);
+    }
+
+    // ---- per-CPU batches -------------------------------------------------
+
+    /// `folio_add_lru`: queue a new folio for the LRU.
+    pub fn folio_add_lru(&mut self, pfn: u32) {
+        // Under MGLRU a folio faulted in on a VMA with recency starts active.
+        if self.policy() == Policy::Mglru
+            && !self.folios.get(pfn).test(pg::UNEVICTABLE)
+            && self.in_lru_fault
+            && !self.in_reclaim
+        {
+            self.folios.get_mut(pfn).set(pg::ACTIVE);
+        }
+        self.folio_batch_add_and_move(B_ADD, pfn);
+    }
+
+    fn folio_batch_add_and_move(&mut self, b: usize, pfn: u32) {
+        self.folios.get_mut(pfn).set(pg::IN_BATCH);
+        self.batch[b].push(pfn);
+        if self.batch[b].len() >= PAGEVEC_SIZE {
+            self.folio_batch_move_lru(b);
+        }
+    }
+
+    /// `folio_batch_move_lru`: apply a batch's move to each folio in order.
+    fn folio_batch_move_lru(&mut self, b: usize) {
+        let folios = std::mem::take(&mut self.batch[b]);
+        for &pfn in &folios {
+            let f = self.folios.get_mut(pfn);
+            f.clear(pg::IN_BATCH);
+            if b != B_ADD {
+                // folio_test_clear_lru: skip folios isolated meanwhile.
+                if !f.test(pg::LRU) {
+                    continue;
+                }
+                f.clear(pg::LRU);
+            }
+            match b {
+                B_ADD => self.lru_add(pfn),
+                B_MOVE_TAIL => self.lru_move_tail(pfn),
+                B_DEACTIVATE_FILE => self.lru_deactivate_file(pfn),
+                B_DEACTIVATE => self.lru_deactivate(pfn),
+                B_LAZYFREE => self.lru_lazyfree(pfn),
+                B_ACTIVATE => self.lru_activate(pfn),
+                _ => unreachable!(),
+            }
+            self.folios.get_mut(pfn).set(pg::LRU);
+        }
+        // A folio can sit in several batches at once (the kernel's batches
+        // each hold a reference): keep the flag for those still queued.
+        for ob in 0..self.batch.len() {
+            for i in 0..self.batch[ob].len() {
+                let p = self.batch[ob][i];
+                self.folios.get_mut(p).set(pg::IN_BATCH);
             }
         }
-        None
+        let mut folios = folios;
+        folios.clear();
+        if self.batch[b].is_empty() {
+            self.batch[b] = folios; // keep the allocation
+        }
     }
-    /// `swap_free`: drop the slot's data (its shadow goes with it).
-    pub fn free(&mut self, slot: u32) {
-        let e = &mut self.slots[slot as usize];
-        debug_assert!(*e & SLOT_USED != 0);
-        debug_assert!(*e & SLOT_CACHED == 0);
-        *e = 0;
-        self.nr_free += 1;
+
+    /// `lru_add_drain`: flush every batch of this CPU.
+    pub fn lru_add_drain(&mut self) {
+        for b in 0..6 {
+            if !self.batch[b].is_empty() {
+                self.folio_batch_move_lru(b);
+            }
+        }
     }
-    #[inline]
-    pub fn entry(&self, slot: u32) -> u64 {
-        self.slots[slot as usize]
+
+    /// Drop a folio that is about to be freed from whatever batch holds it
+    /// (the kernel's batch reference delays the free until the drain; the
+    /// model drains first: docs/FIDELITY.md).
+    pub fn folio_leave_batches(&mut self, pfn: u32) {
+        if self.folios.get(pfn).test(pg::IN_BATCH) {
+            self.lru_add_drain();
+        }
     }
-    #[inline]
-    pub fn set_entry(&mut self, slot: u32, v: u64) {
-        self.slots[slot as usize] = v;
+
+    /// `lru_add`.
+    fn lru_add(&mut self, pfn: u32) {
+        let f = self.folios.get_mut(pfn);
+        let was_unevictable = f.test(pg::UNEVICTABLE);
+        f.clear(pg::UNEVICTABLE);
+        // Every folio is evictable in this model (no mlock).
+        if was_unevictable {
+            let m = f.memcg;
+            self.count(m, Ev::UnevictablePgsRescued, 1);
+        }
+        self.lruvec_add_folio(pfn);
     }
-    /// `vm_swap_full`: more than half of swap in use.
-    pub fn vm_swap_full(&self) -> bool {
-        self.nr_free * 2 < self.nr_pages()
+
+    /// `lru_move_tail` (`folio_rotate_reclaimable`'s batch).
+    fn lru_move_tail(&mut self, pfn: u32) {
+        if self.folios.get(pfn).test(pg::UNEVICTABLE) {
+            return;
+        }
+        self.lruvec_del_folio(pfn);
+        self.folios.get_mut(pfn).clear(pg::ACTIVE);
+        self.lruvec_add_folio_tail(pfn);
+        let m = self.folios.get(pfn).memcg;
+        self.count(m, Ev::Pgrotated, 1);
+    }
+
+    /// `lru_deactivate_file` (invalidation of a busy page cache folio).
+    fn lru_deactivate_file(&mut self, pfn: u32) {
+        let f = *self.folios.get(pfn);
+        if f.test(pg::UNEVICTABLE) || f.mapcount > 0 {
+            return;
+        }
+        let active = f.test(pg::ACTIVE);
+        self.lruvec_del_folio(pfn);
+        let fm = self.folios.get_mut(pfn);
+        fm.clear(pg::ACTIVE | pg::REFERENCED);
+        if fm.test(pg::WRITEBACK) || fm.test(pg::DIRTY) {
+            fm.set(pg::RECLAIM);
+            self.lruvec_add_folio(pfn);
+        } else {
+            self.lruvec_add_folio_tail(pfn);
+            self.count(f.memcg, Ev::Pgrotated, 1);
+        }
+        if active {
+            self.count(f.memcg, Ev::Pgdeactivate, 1);
+        }
+    }
+
+    /// `lru_deactivate` (MADV_COLD and friends).
+    fn lru_deactivate(&mut self, pfn: u32) {
+        let f = *self.folios.get(pfn);
+        if f.test(pg::UNEVICTABLE) || !(f.test(pg::ACTIVE) || self.policy() == Policy::Mglru) {
+            return;
+        }
+        self.lruvec_del_folio(pfn);
+        self.folios.get_mut(pfn).clear(pg::ACTIVE | pg::REFERENCED);
+        self.lruvec_add_folio(pfn);
+        self.count(f.memcg, Ev::Pgdeactivate, 1);
+    }
+
+    /// `lru_lazyfree` (MADV_FREE): not reachable from trace v1.
+    fn lru_lazyfree(&mut self, pfn: u32) {
+        let f = *self.folios.get(pfn);
+        if !(f.test(pg::ANON) && f.test(pg::SWAPBACKED)) || f.test(pg::SWAPCACHE) || f.test(pg::UNEVICTABLE) {
+            return;
+        }
+        self.lruvec_del_folio(pfn);
+        self.folios.get_mut(pfn).clear(pg::ACTIVE | pg::REFERENCED | pg::SWAPBACKED);
+        self.lruvec_add_folio(pfn);
+        self.count(f.memcg, Ev::Pglazyfree, 1);
+    }
+
+    /// `lru_activate`.
+    fn lru_activate(&mut self, pfn: u32) {
+        let f = *self.folios.get(pfn);
+        if f.test(pg::ACTIVE) || f.test(pg::UNEVICTABLE) {
+            return;
+        }
+        self.lruvec_del_folio(pfn);
+        self.folios.get_mut(pfn).set(pg::ACTIVE);
+        self.lruvec_add_folio(pfn);
+        self.count(f.memcg, Ev::Pgactivate, 1);
+    }
+
+    /// `folio_activate`.
+    pub fn folio_activate(&mut self, pfn: u32) {
+        let f = self.folios.get(pfn);
+        if f.test(pg::ACTIVE) || f.test(pg::UNEVICTABLE) || !f.test(pg::LRU) {
+            return;
+        }
+        self.folio_batch_add_and_move(B_ACTIVATE, pfn);
+    }
+
+    /// `folio_rotate_reclaimable`: at writeback end of a `PG_reclaim` folio.
+    pub fn folio_rotate_reclaimable(&mut self, pfn: u32) {
+        let f = self.folios.get(pfn);
+        if f.test(pg::DIRTY) || f.test(pg::UNEVICTABLE) || !f.test(pg::LRU) {
+            return;
+        }
+        self.folio_batch_add_and_move(B_MOVE_TAIL, pfn);
+    }
+
+    /// `deactivate_file_folio` (POSIX_FADV_DONTNEED on a folio it could
+    /// not drop).
+    pub fn deactivate_file_folio(&mut self, pfn: u32) {
+        let f = self.folios.get(pfn);
+        if f.test(pg::UNEVICTABLE) || !f.test(pg::LRU) {
+            return;
+        }
+        self.folio_batch_add_and_move(B_DEACTIVATE_FILE, pfn);
+    }
+
+    /// `folio_mark_accessed`.
+    pub fn folio_mark_accessed(&mut self, pfn: u32) {
+        if self.policy() == Policy::Mglru {
+            self.folio_inc_refs(pfn);
+            return;
+        }
+        let f = *self.folios.get(pfn);
+        if !f.test(pg::REFERENCED) {
+            self.folios.get_mut(pfn).set(pg::REFERENCED);
+        } else if f.test(pg::UNEVICTABLE) {
+        } else if !f.test(pg::ACTIVE) {
+            if f.test(pg::LRU) {
+                self.folio_activate(pfn);
+            } else if f.test(pg::IN_BATCH) && self.batch[B_ADD].contains(&pfn) {
+                // __lru_cache_activate_folio: still in the add batch.
+                self.folios.get_mut(pfn).set(pg::ACTIVE);
+            }
+            self.folios.get_mut(pfn).clear(pg::REFERENCED);
+            self.workingset_activation(pfn);
+        }
     }
 }

@@ -13,7 +13,7 @@
 use crate::folio::{pg, NR_ZONES};
 use crate::kernel::{Kernel, Policy, DEF_PRIORITY, MAX_RECLAIM_RETRIES, NSEC_PER_JIFFY, HZ, SWAP_CLUSTER_MAX};
 use crate::lruvec::{ANON, FILE, LRU_ACTIVE_ANON, LRU_ACTIVE_FILE, LRU_INACTIVE_ANON, LRU_INACTIVE_FILE};
-use crate::memcg::{MemcgEvent, ROOT_MEMCG};
+use crate::memcontrol::{MemcgEvent, ROOT_MEMCG};
 use crate::stat::Ev;
 use crate::util::int_sqrt;
 
@@ -227,7 +227,7 @@ impl Kernel {
             return true;
         }
         let slot = f.swap - 1;
-        self.swap.as_ref().unwrap().entry(slot) & crate::swap::SLOT_ORPHAN != 0
+        self.swap.as_ref().unwrap().entry(slot) & crate::swapfile::SLOT_ORPHAN != 0
     }
 
     fn shrink_one_folio(&mut self, pfn: u32, sc: &mut ScanControl, stat: &mut ReclaimStat) -> Fate {
@@ -483,15 +483,6 @@ impl Kernel {
         self.shrink_inactive_list(nr_to_scan, memcg, lru, sc)
     }
 
-    /// `mem_cgroup_protection`: (min, low) of `memcg` under `target`.
-    fn mem_cgroup_protection(&self, target: u16, memcg: u16) -> (u64, u64) {
-        if memcg == ROOT_MEMCG || memcg == target {
-            return (0, 0);
-        }
-        let c = &self.memcgs[memcg as usize];
-        (c.emin, c.elow)
-    }
-
     /// `get_scan_count`.
     fn get_scan_count(&mut self, memcg: u16, sc: &mut ScanControl) -> [u64; 4] {
         #[derive(PartialEq)]
@@ -693,8 +684,8 @@ impl Kernel {
             slow += c.usage.min(c.low);
         }
         let c = &self.memcgs[memcg as usize];
-        let emin = crate::memcg::effective_protection(usage, c.min, pemin, smin);
-        let elow = crate::memcg::effective_protection(usage, c.low, pelow, slow);
+        let emin = crate::memcontrol::effective_protection(usage, c.min, pemin, smin);
+        let elow = crate::memcontrol::effective_protection(usage, c.low, pelow, slow);
         let c = &mut self.memcgs[memcg as usize];
         c.emin = emin;
         c.elow = elow;
@@ -902,51 +893,6 @@ impl Kernel {
         }
         let mut sc = ScanControl::new(SWAP_CLUSTER_MAX, None);
         self.do_try_to_free_pages(&mut sc)
-    }
-
-    /// `try_to_free_mem_cgroup_pages`.
-    pub fn try_to_free_mem_cgroup_pages(&mut self, memcg: u16, nr_pages: u64, may_swap: bool, proactive: bool) -> u64 {
-        self.try_to_free_mem_cgroup_pages_swappiness(memcg, nr_pages, may_swap, proactive, None)
-    }
-
-    pub fn try_to_free_mem_cgroup_pages_swappiness(
-        &mut self,
-        memcg: u16,
-        nr_pages: u64,
-        may_swap: bool,
-        proactive: bool,
-        swappiness: Option<u32>,
-    ) -> u64 {
-        if self.in_reclaim {
-            return 0;
-        }
-        let mut sc = ScanControl::new(nr_pages.max(SWAP_CLUSTER_MAX), Some(memcg));
-        sc.may_swap = may_swap;
-        sc.proactive = proactive;
-        sc.swappiness = swappiness;
-        self.do_try_to_free_pages(&mut sc)
-    }
-
-    /// A write to `memory.reclaim` (`memory_reclaim`). Returns pages
-    /// reclaimed and whether the kernel would answer -EAGAIN.
-    pub fn memory_reclaim(&mut self, memcg: u16, nr_to_reclaim: u64, swappiness: Option<u32>) -> (u64, bool) {
-        let mut retries = MAX_RECLAIM_RETRIES;
-        let mut reclaimed = 0;
-        while reclaimed < nr_to_reclaim {
-            let batch = (nr_to_reclaim - reclaimed) / 4;
-            if retries == 0 {
-                self.lru_add_drain();
-            }
-            let r = self.try_to_free_mem_cgroup_pages_swappiness(memcg, batch, true, true, swappiness);
-            if r == 0 {
-                if retries == 0 {
-                    return (reclaimed, true);
-                }
-                retries -= 1;
-            }
-            reclaimed += r;
-        }
-        (reclaimed, false)
     }
 
     // ---- kswapd --------------------------------------------------------------

@@ -9,7 +9,7 @@
 use crate::folio::pg;
 use crate::kernel::{Kernel, Policy};
 use crate::lruvec::{ANON, FILE, LRU_ACTIVE_ANON, LRU_ACTIVE_FILE, LRU_INACTIVE_ANON, LRU_INACTIVE_FILE};
-use crate::memcg::ROOT_MEMCG;
+use crate::memcontrol::ROOT_MEMCG;
 use crate::stat::Ev;
 
 pub const EVICTION_BITS: u32 = 36;

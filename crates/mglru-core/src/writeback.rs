@@ -15,7 +15,7 @@
 use crate::folio::pg;
 use crate::kernel::{Kernel, Timer};
 use crate::lruvec::{LRU_ACTIVE_FILE, LRU_INACTIVE_FILE};
-use crate::memcg::ROOT_MEMCG;
+use crate::memcontrol::ROOT_MEMCG;
 use crate::stat::{Ev, St};
 
 /// Bound on how many times a writer waits for writeback in one

@@ -156,7 +156,7 @@ fn anon_swaps_until_full_then_oom() {
     assert_eq!(t.ev(Ev::OomKill), 1);
     let m = t.memcg_id("app") as usize;
     let k = t.k();
-    assert_eq!(k.memcgs[m].mem_events[mglru_core::memcg::MemcgEvent::OomKill as usize], 1);
+    assert_eq!(k.memcgs[m].mem_events[mglru_core::memcontrol::MemcgEvent::OomKill as usize], 1);
     assert!(!k.tasks[0].alive);
     assert!(k.sim.dropped_accesses > 0);
     // Folios still under swap writeback when the victim died stay in the

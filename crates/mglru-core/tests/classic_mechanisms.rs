@@ -42,10 +42,10 @@ mod common;
 use common::T;
 use mglru_core::folio::pg;
 use mglru_core::kernel::{ZoneSpec, ZONE_DMA32};
-use mglru_core::memcg::MemcgEvent;
+use mglru_core::memcontrol::MemcgEvent;
 use mglru_core::mm::pte;
 use mglru_core::stat::Ev;
-use mglru_core::swap::{SLOT_CACHED, SLOT_VALUE};
+use mglru_core::swapfile::{SLOT_CACHED, SLOT_VALUE};
 use mglru_core::{CostModel, Policy, RunOptions};
 
 fn usage(t: &mut T, m: &str) -> u64 {

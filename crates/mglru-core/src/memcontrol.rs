@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Memory cgroups v2 (mm/memcontrol.c, mm/page_counter.c): the tree, page
+//! counters, limits and protection, charging with the per-CPU stock,
+//! memory.high throttling, and the writes to memory.max, memory.high and
+//! memory.reclaim.
+
+use crate::kernel::{Kernel, HZ, MAX_RECLAIM_RETRIES, NSEC_PER_JIFFY, SWAP_CLUSTER_MAX};
+use crate::lruvec::Lruvec;
+use crate::page_alloc::Gfp;
+use crate::stat::St;
+use crate::vmscan::ScanControl;
+use crate::stat::{Events, States};
+
+pub const ROOT_MEMCG: u16 = 0;
+pub const NO_MEMCG: u16 = u16::MAX;
+/// "max" as a limit.
+pub const PAGE_COUNTER_MAX: u64 = u64::MAX;
+
+/// `enum memcg_memory_event`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemcgEvent {
+    Low = 0,
+    High,
+    Max,
+    Oom,
+    OomKill,
+    OomGroupKill,
+}
+pub const MEMCG_EVENT_NAMES: [&str; 6] = ["low", "high", "max", "oom", "oom_kill", "oom_group_kill"];
+
+pub struct Memcg {
+    pub name: String,
+    pub parent: u16,
+    pub children: Vec<u16>,
+    /// Limits in pages.
+    pub max: u64,
+    pub high: u64,
+    pub low: u64,
+    pub min: u64,
+    pub swap_max: u64,
+    /// `memory` page counter usage (pages), hierarchical.
+    pub usage: u64,
+    /// `memory.peak` (pages).
+    pub watermark: u64,
+    /// `memory.swap` page counter usage (pages), hierarchical.
+    pub swap_usage: u64,
+    /// Effective protection computed by `calculate_protection`.
+    pub emin: u64,
+    pub elow: u64,
+    /// `memory.events` (hierarchical, as v2 reports them) and
+    /// `memory.events.local`.
+    pub mem_events: [u64; 6],
+    pub mem_events_local: [u64; 6],
+    /// Event counters charged to this memcg itself (summed over the
+    /// subtree for memory.stat).
+    pub ev: Events,
+    /// Page state of this memcg itself.
+    pub st: States,
+    pub lruvec: Lruvec,
+    /// Per-root position of the shared reclaim iterator
+    /// (`mem_cgroup_reclaim_iter`): the last memcg visited, and the
+    /// generation of the walk.
+    pub iter_pos: Option<u16>,
+    pub iter_gen: u64,
+    /// `LRUVEC_CGROUP_CONGESTED`.
+    pub lruvec_congested: bool,
+    /// The tasks whose mm belongs to this memcg (`memcg->mm_list`), in
+    /// the order they were added.
+    pub mm_list: Vec<u32>,
+    /// The memcg's statistics as of the last rstat flush: what reclaim
+    /// reads through `lruvec_page_state` and `memcg_page_state`.
+    pub flushed: FlushedStats,
+    /// Page-cache xarray nodes charged to this memcg (its radix_tree_node
+    /// slab), and its shadow-only nodes in list_lru order (seq → space,
+    /// node), and the shadow shrinker's deferred work (`nr_deferred`).
+    pub xa_nodes: u64,
+    pub shadow_nodes: std::collections::BTreeMap<u64, (u32, u32)>,
+    pub shrinker_nr_deferred: u64,
+    /// Reclaimable slab charged to this memcg (`NR_SLAB_RECLAIMABLE_B`):
+    /// its page-cache xarray nodes and the buffer heads of its written
+    /// file folios, in bytes as memory.stat shows them; and the whole
+    /// pages of the memory counter they hold (`MEMCG_KMEM`).
+    pub slab_bytes: u64,
+    pub slab_pages: u64,
+    /// Page-table pages of its tasks charged to it (`GFP_PGTABLE_USER` is
+    /// `__GFP_ACCOUNT`): also `MEMCG_KMEM`.
+    pub pgtable_pages: u64,
+}
+
+/// A memcg's statistics as the last `cgroup_rstat_flush` left them
+/// (`lruvec_stats->state`, `state_local`; `memcg->vmstats->state`). The
+/// kernel's per-CPU counters reach these only when they are flushed: every
+/// `FLUSH_TIME` (2 s) by `flush_memcg_stats_dwork`, and on reads of
+/// `memory.stat`. Reclaim heuristics read them, so they see the sizes of up
+/// to 2 s ago.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct FlushedStats {
+    /// `NR_LRU_BASE + lru`, this memcg and its descendants.
+    pub lru: [u64; 5],
+    /// `NR_LRU_BASE + lru`, this memcg alone (`lruvec_page_state_local`).
+    pub lru_local: [u64; 5],
+    /// `WORKINGSET_ACTIVATE_{ANON,FILE}`, hierarchical.
+    pub ws_activate: [u64; 2],
+    /// `NR_FILE_DIRTY`, `NR_WRITEBACK`, hierarchical.
+    pub file_dirty: u64,
+    pub writeback: u64,
+    /// `NR_SLAB_{RECLAIMABLE,UNRECLAIMABLE}_B >> PAGE_SHIFT`, this memcg alone.
+    pub slab_local_pages: u64,
+}
+
+impl Memcg {
+    pub fn new(name: &str, parent: u16) -> Memcg {
+        Memcg {
+            name: name.to_string(),
+            parent,
+            children: Vec::new(),
+            max: PAGE_COUNTER_MAX,
+            high: PAGE_COUNTER_MAX,
+            low: 0,
+            min: 0,
+            swap_max: PAGE_COUNTER_MAX,
+            usage: 0,
+            watermark: 0,
+            swap_usage: 0,
+            emin: 0,
+            elow: 0,
+            mem_events: [0; 6],
+            mem_events_local: [0; 6],
+            ev: Events::default(),
+            st: States::default(),
+            lruvec: Lruvec::default(),
+            iter_pos: None,
+            iter_gen: 0,
+            lruvec_congested: false,
+            mm_list: Vec::new(),
+            flushed: FlushedStats::default(),
+            xa_nodes: 0,
+            shadow_nodes: Default::default(),
+            shrinker_nr_deferred: 0,
+            slab_bytes: 0,
+            slab_pages: 0,
+            pgtable_pages: 0,
+        }
+    }
+}
+
+/// `effective_protection` without `memory_recursiveprot` (the cgroup2
+/// mount option is off in a plain mount; docs/FIDELITY.md).
+pub fn effective_protection(usage: u64, setting: u64, parent_effective: u64, siblings_protected: u64) -> u64 {
+    let protected = usage.min(setting);
+    if siblings_protected > parent_effective {
+        // u128: protected * parent_effective can exceed u64 with "max" limits.
+        return ((protected as u128 * parent_effective as u128) / siblings_protected as u128) as u64;
+    }
+    protected
+}
+
+/// The per-CPU charge stock (`memcg_stock_pcp`), one CPU.
+#[derive(Clone, Copy, Debug)]
+pub struct Stock {
+    pub memcg: u16,
+    pub nr_pages: u64,
+}
+impl Default for Stock {
+    fn default() -> Self {
+        Stock { memcg: NO_MEMCG, nr_pages: 0 }
+    }
+}
+/// `MEMCG_CHARGE_BATCH`.
+pub const MEMCG_CHARGE_BATCH: u64 = 64;
+
+// ---- charging, limits and memory.high (the rest of mm/memcontrol.c) --------
+
+/// Bound on charge retry loops that the kernel leaves unbounded (it relies
+/// on the scheduler; a model must terminate).
+const CHARGE_LOOP_BOUND: u32 = 1000;
+
+impl Kernel {
+    /// `page_counter_try_charge` on the memory counter: charge `nr` pages
+    /// up the hierarchy, or return the first ancestor whose max would be
+    /// exceeded (nothing charged then).
+    pub(crate) fn page_counter_try_charge(&mut self, memcg: u16, nr: u64) -> Result<(), u16> {
+        let mut m = memcg;
+        loop {
+            let c = &self.memcgs[m as usize];
+            if m != ROOT_MEMCG && c.usage + nr > c.max {
+                // undo the levels below
+                let mut u = memcg;
+                while u != m {
+                    self.memcgs[u as usize].usage -= nr;
+                    u = self.memcgs[u as usize].parent;
+                }
+                return Err(m);
+            }
+            let c = &mut self.memcgs[m as usize];
+            c.usage += nr;
+            if c.usage > c.watermark {
+                c.watermark = c.usage;
+            }
+            if m == ROOT_MEMCG {
+                return Ok(());
+            }
+            m = c.parent;
+        }
+    }
+
+    pub fn page_counter_uncharge(&mut self, memcg: u16, nr: u64) {
+        let mut m = memcg;
+        loop {
+            let c = &mut self.memcgs[m as usize];
+            debug_assert!(c.usage >= nr, "memcg {} usage underflow", c.name);
+            c.usage -= nr;
+            if m == ROOT_MEMCG {
+                return;
+            }
+            m = c.parent;
+        }
+    }
+
+    /// `consume_stock`.
+    pub(crate) fn consume_stock(&mut self, memcg: u16, nr: u64) -> bool {
+        if nr > MEMCG_CHARGE_BATCH {
+            return false;
+        }
+        if self.stock.memcg == memcg && self.stock.nr_pages >= nr {
+            self.stock.nr_pages -= nr;
+            return true;
+        }
+        false
+    }
+
+    /// `drain_stock`: return the cached pre-charge.
+    pub fn drain_stock(&mut self) {
+        if self.stock.memcg != NO_MEMCG && self.stock.nr_pages > 0 {
+            let (m, n) = (self.stock.memcg, self.stock.nr_pages);
+            self.page_counter_uncharge(m, n);
+        }
+        self.stock.nr_pages = 0;
+        self.stock.memcg = NO_MEMCG;
+    }
+
+    /// `refill_stock`.
+    pub(crate) fn refill_stock(&mut self, memcg: u16, nr: u64) {
+        if self.stock.memcg != memcg {
+            self.drain_stock();
+            self.stock.memcg = memcg;
+        }
+        self.stock.nr_pages += nr;
+        if self.stock.nr_pages > MEMCG_CHARGE_BATCH {
+            self.drain_stock();
+        }
+    }
+
+    /// A reclaimable slab object of `bytes` allocated for `memcg`
+    /// (`__GFP_ACCOUNT`: `obj_cgroup_charge`). memory.stat counts the
+    /// bytes; the memory counter holds whole pages, one more each time the
+    /// bytes cross a page boundary (the per-CPU object stock keeps the
+    /// rest), taken from the memcg's page stock when it has them.
+    /// Simplification (docs/FIDELITY.md): the charge never reclaims — a
+    /// page over the limit is forced, and the next folio charge reclaims
+    /// it back — and the slab pages take no simulated RAM. The root memcg
+    /// counts the bytes only, as it charges nothing in cgroup v2.
+    pub(crate) fn memcg_slab_charge(&mut self, memcg: u16, bytes: u64) {
+        let c = &mut self.memcgs[memcg as usize];
+        c.slab_bytes += bytes;
+        if memcg == ROOT_MEMCG {
+            return;
+        }
+        let need = c.slab_bytes.div_ceil(crate::kernel::PAGE_SIZE);
+        if need > c.slab_pages {
+            let n = need - c.slab_pages;
+            c.slab_pages = need;
+            if !self.consume_stock(memcg, n) {
+                self.force_charge(memcg, n);
+            }
+        }
+    }
+
+    /// The object freed (`obj_cgroup_uncharge`): pages the bytes no longer
+    /// fill go back through the page stock (`obj_cgroup_uncharge_pages`).
+    pub(crate) fn memcg_slab_uncharge(&mut self, memcg: u16, bytes: u64) {
+        let c = &mut self.memcgs[memcg as usize];
+        debug_assert!(c.slab_bytes >= bytes);
+        c.slab_bytes -= bytes;
+        if memcg == ROOT_MEMCG {
+            return;
+        }
+        let need = c.slab_bytes.div_ceil(crate::kernel::PAGE_SIZE);
+        if c.slab_pages > need {
+            let n = c.slab_pages - need;
+            c.slab_pages = need;
+            self.refill_stock(memcg, n);
+        }
+    }
+
+    /// A task's page tables freed at exit (they were charged by
+    /// `pte_alloc`): the pages go back through the page stock.
+    pub(crate) fn memcg_pgtable_uncharge(&mut self, memcg: u16, n: u64) {
+        if memcg == ROOT_MEMCG || n == 0 {
+            return;
+        }
+        let c = &mut self.memcgs[memcg as usize];
+        debug_assert!(c.pgtable_pages >= n);
+        c.pgtable_pages -= n;
+        self.refill_stock(memcg, n);
+    }
+
+    /// `mem_cgroup_margin`: pages left under max (memory counter).
+    pub fn mem_cgroup_margin(&self, memcg: u16) -> u64 {
+        let c = &self.memcgs[memcg as usize];
+        c.max.saturating_sub(c.usage)
+    }
+
+    pub fn memcg_memory_event(&mut self, memcg: u16, e: MemcgEvent) {
+        self.memcgs[memcg as usize].mem_events_local[e as usize] += 1;
+        // memory.events is hierarchical in cgroup v2, up to (not into) the root.
+        let mut m = memcg;
+        while m != ROOT_MEMCG {
+            self.memcgs[m as usize].mem_events[e as usize] += 1;
+            m = self.memcgs[m as usize].parent;
+        }
+    }
+
+    /// `try_charge_memcg` for `nr` pages; false when the charge failed
+    /// for good (`-ENOMEM`).
+    pub fn try_charge(&mut self, memcg: u16, nr: u64, gfp: Gfp) -> bool {
+        if memcg == ROOT_MEMCG {
+            // The root memcg does not account charges in v2, but its
+            // counter still sums the whole machine for reports.
+            let _ = self.page_counter_try_charge(ROOT_MEMCG, nr);
+            return true;
+        }
+        let batch_max = MEMCG_CHARGE_BATCH.max(nr);
+        let mut nr_retries = MAX_RECLAIM_RETRIES;
+        let mut drained = false;
+        let mut passed_oom = false;
+        // The batch drops to `nr` after a failed attempt and stays there
+        // for every retry (try_charge_memcg).
+        let mut batch = batch_max;
+        for _ in 0..CHARGE_LOOP_BOUND {
+            if self.consume_stock(memcg, nr) {
+                return true;
+            }
+            let res = match self.page_counter_try_charge(memcg, batch) {
+                Ok(()) => Ok(()),
+                Err(over) => {
+                    if batch > nr {
+                        batch = nr;
+                        self.page_counter_try_charge(memcg, batch)
+                    } else {
+                        Err(over)
+                    }
+                }
+            };
+            let over = match res {
+                Ok(()) => {
+                    if batch > nr {
+                        self.refill_stock(memcg, batch - nr);
+                    }
+                    self.check_high_after_charge(memcg, batch);
+                    return true;
+                }
+                Err(over) => over,
+            };
+            if self.in_reclaim {
+                // PF_MEMALLOC tasks may not recurse; the kernel lets
+                // reclaimers' charges fail over to force.
+                return self.force_charge(memcg, nr);
+            }
+            self.memcg_memory_event(over, MemcgEvent::Max);
+            let nr_reclaimed = self.try_to_free_mem_cgroup_pages(over, nr, true, false);
+            if self.mem_cgroup_margin(over) >= nr {
+                continue;
+            }
+            if !drained {
+                self.drain_stock();
+                drained = true;
+                continue;
+            }
+            if gfp == Gfp::NoRetry {
+                return false;
+            }
+            if nr_reclaimed > 0 && nr <= 8 {
+                continue;
+            }
+            if nr_retries > 0 {
+                nr_retries -= 1;
+                continue;
+            }
+            if passed_oom && !self.tasks[self.current as usize].alive {
+                return false;
+            }
+            if self.out_of_memory(Some(over)) {
+                passed_oom = true;
+                nr_retries = MAX_RECLAIM_RETRIES;
+                continue;
+            }
+            // mem_cgroup_oom found nothing to kill: the kernel bypasses
+            // the limit for an exiting task and fails the charge
+            // otherwise (the fault then returns VM_FAULT_OOM).
+            return false;
+        }
+        false
+    }
+
+    /// Charge past the limit (`force:` in try_charge_memcg).
+    pub(crate) fn force_charge(&mut self, memcg: u16, nr: u64) -> bool {
+        let mut m = memcg;
+        loop {
+            let c = &mut self.memcgs[m as usize];
+            c.usage += nr;
+            if c.usage > c.watermark {
+                c.watermark = c.usage;
+            }
+            if m == ROOT_MEMCG {
+                return true;
+            }
+            m = c.parent;
+        }
+    }
+
+    /// The memory.high check at the end of a successful charge.
+    pub(crate) fn check_high_after_charge(&mut self, memcg: u16, batch: u64) {
+        let mut m = memcg;
+        while m != ROOT_MEMCG {
+            let c = &self.memcgs[m as usize];
+            if c.high != PAGE_COUNTER_MAX && c.usage > c.high {
+                self.nr_pages_over_high += batch;
+                break;
+            }
+            m = c.parent;
+        }
+        if self.nr_pages_over_high > MEMCG_CHARGE_BATCH && !self.in_reclaim {
+            self.mem_cgroup_handle_over_high();
+        }
+    }
+
+    /// `reclaim_high`: reclaim every over-high memcg from `memcg` up to
+    /// (not including) the root.
+    pub(crate) fn reclaim_high(&mut self, memcg: u16, nr: u64) -> u64 {
+        let mut reclaimed = 0;
+        let mut m = memcg;
+        while m != ROOT_MEMCG {
+            let c = &self.memcgs[m as usize];
+            if c.high != PAGE_COUNTER_MAX && c.usage > c.high {
+                self.memcg_memory_event(m, MemcgEvent::High);
+                reclaimed += self.try_to_free_mem_cgroup_pages(m, nr, true, false);
+            }
+            m = self.memcgs[m as usize].parent;
+        }
+        reclaimed
+    }
+
+    /// `calculate_high_delay` in jiffies for `nr_pages` over high.
+    pub(crate) fn calculate_high_delay(&self, memcg: u16, nr_pages: u64) -> u64 {
+        const PRECISION_SHIFT: u32 = 20;
+        const SCALING_SHIFT: u32 = 14;
+        let mut max_overage: u64 = 0;
+        let mut m = memcg;
+        while m != ROOT_MEMCG {
+            let c = &self.memcgs[m as usize];
+            if c.high != PAGE_COUNTER_MAX && c.usage > c.high {
+                let high = c.high.max(1);
+                let overage = ((c.usage - high) << PRECISION_SHIFT) / high;
+                max_overage = max_overage.max(overage);
+            }
+            m = c.parent;
+        }
+        if max_overage == 0 {
+            return 0;
+        }
+        let mut penalty = ((max_overage as u128 * max_overage as u128 * HZ as u128)
+            >> (PRECISION_SHIFT + SCALING_SHIFT)) as u64;
+        penalty = penalty * nr_pages / MEMCG_CHARGE_BATCH;
+        penalty.min(2 * HZ)
+    }
+
+    /// `mem_cgroup_handle_over_high`, run when the task returns to user
+    /// space (end of a trace operation) or mid-charge past a batch.
+    pub fn mem_cgroup_handle_over_high(&mut self) {
+        let nr_pages = self.nr_pages_over_high;
+        if nr_pages == 0 {
+            return;
+        }
+        self.nr_pages_over_high = 0;
+        let memcg = self.tasks[self.current as usize].memcg;
+        let mut nr_retries = MAX_RECLAIM_RETRIES;
+        let mut in_retry = false;
+        loop {
+            let reclaimed = self.reclaim_high(memcg, if in_retry { SWAP_CLUSTER_MAX } else { nr_pages });
+            let penalty = self.calculate_high_delay(memcg, nr_pages);
+            if penalty <= HZ / 100 {
+                return;
+            }
+            if reclaimed > 0 || nr_retries > 0 {
+                if reclaimed == 0 {
+                    nr_retries -= 1;
+                }
+                in_retry = true;
+                continue;
+            }
+            // Throttle the allocating task: it sleeps in simulated time.
+            self.spend(penalty * NSEC_PER_JIFFY);
+            return;
+        }
+    }
+
+    /// A write to `memory.max` (`memory_max_write`): reclaim down to the
+    /// new limit, then OOM-kill inside the memcg until it fits.
+    pub fn memory_max_write(&mut self, memcg: u16, max: u64) {
+        self.memcgs[memcg as usize].max = max;
+        let mut drained = false;
+        let mut nr_reclaims = crate::kernel::MAX_RECLAIM_RETRIES;
+        for _ in 0..10_000 {
+            let usage = self.memcgs[memcg as usize].usage;
+            if usage <= max {
+                return;
+            }
+            if !drained {
+                self.drain_stock();
+                drained = true;
+                continue;
+            }
+            if nr_reclaims > 0 {
+                if self.try_to_free_mem_cgroup_pages(memcg, usage - max, true, false) == 0 {
+                    nr_reclaims -= 1;
+                }
+                continue;
+            }
+            self.memcg_memory_event(memcg, MemcgEvent::Oom);
+            if !self.out_of_memory(Some(memcg)) {
+                return;
+            }
+        }
+    }
+
+    /// A write to `memory.high` (`memory_high_write`): reclaim down to it.
+    pub fn memory_high_write(&mut self, memcg: u16, high: u64) {
+        self.memcgs[memcg as usize].high = high;
+        let mut drained = false;
+        let mut nr_retries = crate::kernel::MAX_RECLAIM_RETRIES;
+        for _ in 0..10_000 {
+            let usage = self.memcgs[memcg as usize].usage;
+            if usage <= high {
+                return;
+            }
+            if !drained {
+                // Drain the per-CPU charge stock, then look at the usage
+                // again before reclaiming (memory_high_write's `continue`).
+                self.drain_stock();
+                drained = true;
+                continue;
+            }
+            let r = self.try_to_free_mem_cgroup_pages(memcg, usage - high, true, false);
+            if r == 0 {
+                if nr_retries == 0 {
+                    return;
+                }
+                nr_retries -= 1;
+            }
+        }
+    }
+
+    /// A write to `memory.reclaim` (`memory_reclaim`). Returns pages
+    /// reclaimed and whether the kernel would answer -EAGAIN.
+    pub fn memory_reclaim(&mut self, memcg: u16, nr_to_reclaim: u64, swappiness: Option<u32>) -> (u64, bool) {
+        let mut retries = MAX_RECLAIM_RETRIES;
+        let mut reclaimed = 0;
+        while reclaimed < nr_to_reclaim {
+            let batch = (nr_to_reclaim - reclaimed) / 4;
+            if retries == 0 {
+                self.lru_add_drain();
+            }
+            let r = self.try_to_free_mem_cgroup_pages_swappiness(memcg, batch, true, true, swappiness);
+            if r == 0 {
+                if retries == 0 {
+                    return (reclaimed, true);
+                }
+                retries -= 1;
+            }
+            reclaimed += r;
+        }
+        (reclaimed, false)
+    }
+
+    /// `try_to_free_mem_cgroup_pages`.
+    pub fn try_to_free_mem_cgroup_pages(&mut self, memcg: u16, nr_pages: u64, may_swap: bool, proactive: bool) -> u64 {
+        self.try_to_free_mem_cgroup_pages_swappiness(memcg, nr_pages, may_swap, proactive, None)
+    }
+
+    pub fn try_to_free_mem_cgroup_pages_swappiness(
+        &mut self,
+        memcg: u16,
+        nr_pages: u64,
+        may_swap: bool,
+        proactive: bool,
+        swappiness: Option<u32>,
+    ) -> u64 {
+        if self.in_reclaim {
+            return 0;
+        }
+        let mut sc = ScanControl::new(nr_pages.max(SWAP_CLUSTER_MAX), Some(memcg));
+        sc.may_swap = may_swap;
+        sc.proactive = proactive;
+        sc.swappiness = swappiness;
+        self.do_try_to_free_pages(&mut sc)
+    }
+
+    pub(crate) fn swap_charge(&mut self, memcg: u16, n: u64) {
+        self.memcgs[memcg as usize].st.add(St::Swap, n as i64);
+        let mut m = memcg;
+        loop {
+            self.memcgs[m as usize].swap_usage += n;
+            if m == ROOT_MEMCG {
+                return;
+            }
+            m = self.memcgs[m as usize].parent;
+        }
+    }
+
+    pub(crate) fn swap_uncharge(&mut self, memcg: u16, n: u64) {
+        self.memcgs[memcg as usize].st.add(St::Swap, -(n as i64));
+        let mut m = memcg;
+        loop {
+            self.memcgs[m as usize].swap_usage -= n;
+            if m == ROOT_MEMCG {
+                return;
+            }
+            m = self.memcgs[m as usize].parent;
+        }
+    }
+
+    /// `mem_cgroup_swap_full`: global swap over half used, or a memcg on
+    /// the way up at half its swap.max.
+    pub fn mem_cgroup_swap_full(&self, memcg: u16) -> bool {
+        let Some(sw) = &self.swap else { return false };
+        if sw.vm_swap_full() {
+            return true;
+        }
+        let mut m = memcg;
+        while m != ROOT_MEMCG {
+            let c = &self.memcgs[m as usize];
+            if c.swap_max != PAGE_COUNTER_MAX && c.swap_usage * 2 >= c.swap_max {
+                return true;
+            }
+            m = c.parent;
+        }
+        false
+    }
+
+    /// Unused event hook kept for memory.swap.events (not modelled).
+    #[allow(dead_code)]
+    pub(crate) fn swap_event(&mut self, _m: u16, _e: MemcgEvent) {}
+
+    /// `mem_cgroup_below_min(target, memcg)`.
+    pub fn below_min(&self, target: Option<u16>, memcg: u16) -> bool {
+        if memcg == ROOT_MEMCG || Some(memcg) == target {
+            return false;
+        }
+        let c = &self.memcgs[memcg as usize];
+        c.emin >= c.usage
+    }
+
+    /// `mem_cgroup_below_low(target, memcg)`.
+    pub fn below_low(&self, target: Option<u16>, memcg: u16) -> bool {
+        if memcg == ROOT_MEMCG || Some(memcg) == target {
+            return false;
+        }
+        let c = &self.memcgs[memcg as usize];
+        c.elow >= c.usage
+    }
+
+    /// `mem_cgroup_protection`: (min, low) of `memcg` under `target`.
+    pub(crate) fn mem_cgroup_protection(&self, target: u16, memcg: u16) -> (u64, u64) {
+        if memcg == ROOT_MEMCG || memcg == target {
+            return (0, 0);
+        }
+        let c = &self.memcgs[memcg as usize];
+        (c.emin, c.elow)
+    }
+}
