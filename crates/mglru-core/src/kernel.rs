@@ -4,8 +4,11 @@
 //!
 //! `Kernel` is a plain struct holding every piece of state; the mechanisms
 //! live in sibling modules as `impl Kernel` blocks named after the kernel
-//! files they model (`filemap`, `memory`, `swap_state`, `vmscan`, `classic`,
-//! `workingset`, `writeback`, `oom`). The policy seam sits where the
+//! files they model (`page_alloc`, `memcontrol`, `memory`, `mmap`, `rmap`,
+//! `madvise`, `filemap`, `swap`, `swap_state`, `swapfile`, `vmscan`,
+//! `lru_gen`, `lru_gen_walk`, `workingset`, `writeback`, `oom`). The
+//! simulator's own machinery (driver, cost model, invariants, randomness)
+//! is in `sim/`, the seeds' patch variants in `variants/`. The policy seam sits where the
 //! kernel's does: `lruvec_add_folio`, `folio_mark_accessed`,
 //! `lruvec_del_folio`, `shrink_lruvec`, and the shadow written at eviction
 //! and read at refault; each checks `self.policy()` the way the kernel
@@ -14,7 +17,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::cost::CostModel;
+use crate::sim::cost::CostModel;
 use crate::file::File;
 use crate::folio::{FolioTable, NR_ZONES};
 use crate::memcontrol::{Memcg, Stock, ROOT_MEMCG};
@@ -96,40 +99,7 @@ pub enum Policy {
     Mglru,
 }
 
-/// A named change to 6.12 from the seeds (`--variant NAME`); `Plain` is
-/// 6.12 itself. See docs/VARIANTS.md for what each one changes and how
-/// it was derived from the seed's description.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Variant {
-    #[default]
-    Plain,
-    /// Seed 000 (Kairui Song, 2024): "batch update pages when aging" —
-    /// folios moved by aging/sorting keep their relative order.
-    BatchAging,
-    /// Seed 004 (Kairui Song, 2026): "improve reclaim loop and dirty folio
-    /// handling" — scan budget, decoupled aging, dirty flush in the loop,
-    /// a smaller batch, a minimum scan.
-    ReclaimLoop,
-}
-
-impl Variant {
-    pub const NAMES: [&'static str; 3] = ["6.12", "batch-aging", "reclaim-loop"];
-    pub fn parse(s: &str) -> Result<Variant, String> {
-        match s {
-            "6.12" | "plain" => Ok(Variant::Plain),
-            "batch-aging" => Ok(Variant::BatchAging),
-            "reclaim-loop" => Ok(Variant::ReclaimLoop),
-            _ => Err(format!("unknown variant `{s}`: expected one of {}", Variant::NAMES.join(", "))),
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Plain => "6.12",
-            Variant::BatchAging => "batch-aging",
-            Variant::ReclaimLoop => "reclaim-loop",
-        }
-    }
-}
+pub use crate::variants::Variant;
 
 /// Tunables (sysctls and sysfs knobs) with the kernel's defaults.
 #[derive(Clone, Debug)]
@@ -298,7 +268,7 @@ pub struct Kernel {
     pub disk_busy_until: u64,
     pub swap_busy_until: u64,
     /// The per-node memcg LRU of the multi-gen LRU.
-    pub memcg_lru: crate::mglru::MemcgLru,
+    pub memcg_lru: crate::lru_gen::MemcgLru,
     /// `current->reclaim_state->mm_walk` is set (look-around may promote
     /// lazily instead of activating).
     pub mm_walk: bool,
@@ -307,7 +277,7 @@ pub struct Kernel {
     pub variant: Variant,
     /// Folios the batch-aging variant has yet to splice (seed 000).
     pub protected_batch: Vec<(u32, usize)>,
-    pub rng: crate::rng::Rng,
+    pub rng: crate::sim::rng::Rng,
 }
 
 impl Kernel {
@@ -362,7 +332,7 @@ impl Kernel {
             dump_requests: 0,
             variant: cfg.variant,
             protected_batch: Vec::new(),
-            rng: crate::rng::Rng::new(cfg.seed),
+            rng: crate::sim::rng::Rng::new(cfg.seed),
         };
         k.setup_per_zone_wmarks();
         k.setup_per_zone_lowmem_reserve();

@@ -2,35 +2,36 @@
 //! mglru-core: a deterministic, user-space model of Linux 6.12 memory
 //! reclaim, with the classic active/inactive LRU and the multi-gen LRU.
 //!
-//! No I/O, no wall clock, no randomness but the seeded [`rng::Rng`]: the
+//! No I/O, no wall clock, no randomness but the seeded [`sim::rng::Rng`]: the
 //! same operations give the same counters, bit for bit.
 
-pub mod check;
-pub mod cost;
 pub mod file;
 pub mod filemap;
 pub mod folio;
 pub mod json;
 pub mod kernel;
+pub mod lru_gen;
+pub mod lru_gen_walk;
 pub mod lruvec;
 pub mod madvise;
 pub mod memcontrol;
 pub mod memory;
-pub mod mglru;
 pub mod mm;
 pub mod mmap;
 pub mod oom;
 pub mod page_alloc;
 pub mod report;
 pub mod rmap;
-pub mod rng;
 pub mod shadow;
 pub mod sim;
+/// The simulator's own machinery under its old paths (the CLI and tests use them).
+pub use sim::{check, cost, rng};
 pub mod stat;
 pub mod swap;
 pub mod swap_state;
 pub mod swapfile;
 pub mod util;
+pub mod variants;
 pub mod vmscan;
 pub mod workingset;
 pub mod writeback;

@@ -24,8 +24,8 @@ pub fn lru_index(file: usize, active: bool) -> usize {
 #[derive(Default)]
 pub struct Lruvec {
     /// MGLRU state (`lruvec->lrugen`) and page-table walk state (`mm_state`).
-    pub lrugen: crate::mglru::LruGen,
-    pub mm_state: crate::mglru::MmState,
+    pub lrugen: crate::lru_gen::LruGen,
+    pub mm_state: crate::lru_gen_walk::MmState,
     /// Active/inactive sizes the MGLRU keeps for compatibility
     /// (`lru_gen_update_size`), indexed like `lists`.
     pub gen_size: [i64; NR_LRU_LISTS],

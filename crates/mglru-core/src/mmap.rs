@@ -16,8 +16,8 @@ impl Kernel {
         // lru_gen_add_mm: join the memcg's mm list; a walker whose tail is
         // the list head will visit it in this round.
         let lv = &mut self.memcgs[memcg as usize].lruvec;
-        if lv.mm_state.tail == crate::mglru::MmPos::Fifo {
-            lv.mm_state.tail = crate::mglru::MmPos::Mm(id);
+        if lv.mm_state.tail == crate::lru_gen_walk::MmPos::Fifo {
+            lv.mm_state.tail = crate::lru_gen_walk::MmPos::Mm(id);
         }
         self.memcgs[memcg as usize].mm_list.push(id);
     }

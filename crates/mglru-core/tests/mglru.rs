@@ -3,7 +3,7 @@
 
 mod common;
 use common::T;
-use mglru_core::mglru::lru_tier_from_refs;
+use mglru_core::lru_gen::lru_tier_from_refs;
 use mglru_core::stat::Ev;
 use mglru_core::Policy;
 
@@ -11,7 +11,7 @@ fn mglru() -> T {
     T::new(Policy::Mglru)
 }
 
-fn lg(t: &mut T, memcg: &str) -> mglru_core::mglru::LruGen {
+fn lg(t: &mut T, memcg: &str) -> mglru_core::lru_gen::LruGen {
     let m = t.memcg_id(memcg) as usize;
     t.k().memcgs[m].lruvec.lrugen.clone()
 }

@@ -11,7 +11,7 @@
 mod common;
 use common::T;
 use mglru_core::folio::pg;
-use mglru_core::mglru::LruGen;
+use mglru_core::lru_gen::LruGen;
 use mglru_core::mm::pte;
 use mglru_core::stat::Ev;
 use mglru_core::{Policy, RunOptions};

@@ -21,10 +21,10 @@
 //! happens while `min_seq` is still the one it was evicted from.
 
 use crate::folio::{pg, FolioList, NIL, NR_ZONES};
+use crate::lru_gen_walk::{MmPos, Walk};
 use crate::kernel::{Kernel, DEF_PRIORITY, NSEC_PER_JIFFY, HZ};
 use crate::lruvec::{ANON, FILE, LRU_INACTIVE_ANON, LRU_INACTIVE_FILE};
 use crate::memcontrol::{MemcgEvent, ROOT_MEMCG};
-use crate::mm::pte;
 use crate::stat::Ev;
 use crate::vmscan::{ReclaimStat, ScanControl};
 use crate::workingset::{pack_shadow, unpack_shadow, EVICTION_MASK};
@@ -75,29 +75,6 @@ pub struct LruGen {
     pub on_memcg_lru: bool,
 }
 
-/// A position in a memcg's mm list (`mm_state->head/tail`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum MmPos {
-    /// NULL.
-    #[default]
-    Null,
-    /// The list head itself (`&mm_list->fifo`).
-    Fifo,
-    /// A task's mm.
-    Mm(u32),
-}
-
-/// `struct lru_gen_mm_state`.
-#[derive(Clone, Debug, Default)]
-pub struct MmState {
-    pub seq: u64,
-    pub head: MmPos,
-    pub tail: MmPos,
-    pub filters: [Option<Vec<u64>>; 2],
-    /// `MM_LEAF_TOTAL`, `MM_LEAF_YOUNG`, `MM_NONLEAF_FOUND`, `MM_NONLEAF_ADDED`.
-    pub stats: [u64; 4],
-}
-
 /// `pgdat->memcg_lru`.
 #[derive(Clone, Debug, Default)]
 pub struct MemcgLru {
@@ -106,18 +83,8 @@ pub struct MemcgLru {
     pub fifo: [[Vec<u16>; MEMCG_NR_BINS]; MEMCG_NR_GENS as usize],
 }
 
-/// The page-table walk in progress (`struct lru_gen_mm_walk`).
-#[derive(Clone, Copy, Debug)]
-struct Walk {
-    memcg: u16,
-    seq: u64,
-    can_swap: bool,
-    force_scan: bool,
-    stats: [u64; 4],
-}
-
 #[inline]
-fn gen_from_seq(seq: u64) -> usize {
+pub(crate) fn gen_from_seq(seq: u64) -> usize {
     (seq % MAX_NR_GENS) as usize
 }
 
@@ -148,17 +115,9 @@ fn positive_ctrl_err(sp: &CtrlPos, pv: &CtrlPos) -> bool {
             <= (sp.refaulted as u128 + 1) * pv.total as u128 * pv.gain as u128
 }
 
-/// A 30-bit hash of a PMD entry's identity (the kernel hashes its address).
-fn pmd_hash(pmd_tbl: u32, slot: usize) -> u32 {
-    let mut z = ((pmd_tbl as u64) << 9 | slot as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z ^= z >> 29;
-    z = z.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    (z >> 34) as u32
-}
-
 impl Kernel {
     #[inline]
-    fn jiffies(&self) -> u64 {
+    pub(crate) fn jiffies(&self) -> u64 {
         self.now / NSEC_PER_JIFFY
     }
 
@@ -168,11 +127,11 @@ impl Kernel {
         self.sysctl.lru_gen_enabled & LRU_GEN_CORE != 0
     }
 
-    fn should_walk_mmu(&self) -> bool {
+    pub(crate) fn should_walk_mmu(&self) -> bool {
         self.sysctl.lru_gen_enabled & LRU_GEN_MM_WALK != 0
     }
 
-    fn should_clear_pmd_young(&self) -> bool {
+    pub(crate) fn should_clear_pmd_young(&self) -> bool {
         self.sysctl.lru_gen_enabled & LRU_GEN_NONLEAF_YOUNG != 0
     }
 
@@ -282,7 +241,7 @@ impl Kernel {
     /// Unlink a folio from the MGLRU list it is physically on (recorded
     /// in the folio's list field: lazy promotion changes the generation
     /// number without moving the folio).
-    fn mglru_unlink(&mut self, pfn: u32) {
+    pub(crate) fn mglru_unlink(&mut self, pfn: u32) {
         let f = *self.folios.get(pfn);
         let memcg = f.memcg as usize;
         let type_ = f.lru_type();
@@ -295,7 +254,7 @@ impl Kernel {
     }
 
     /// Link a folio at the head or tail of list [gen][type][its zone].
-    fn mglru_link(&mut self, pfn: u32, memcg: u16, gen: usize, type_: usize, tail: bool) {
+    pub(crate) fn mglru_link(&mut self, pfn: u32, memcg: u16, gen: usize, type_: usize, tail: bool) {
         let m = memcg as usize;
         let zone = self.folios.zone_of(pfn);
         let mut to = self.memcgs[m].lruvec.lrugen.folios[gen][type_][zone];
@@ -310,7 +269,7 @@ impl Kernel {
 
     /// Move a folio to the head or tail of list [gen][type][its zone]
     /// (`list_move` / `list_move_tail`).
-    fn mglru_move(&mut self, pfn: u32, memcg: u16, gen: usize, type_: usize, tail: bool) {
+    pub(crate) fn mglru_move(&mut self, pfn: u32, memcg: u16, gen: usize, type_: usize, tail: bool) {
         self.mglru_unlink(pfn);
         self.mglru_link(pfn, memcg, gen, type_, tail);
     }
@@ -346,7 +305,7 @@ impl Kernel {
     /// `folio_update_gen`: a young PTE was found; record the folio as in
     /// `gen` (lazily). Returns the old generation, or None when the folio
     /// is not on an MGLRU list (then it only gets `PG_referenced`).
-    fn folio_update_gen(&mut self, pfn: u32, gen: usize) -> Option<usize> {
+    pub(crate) fn folio_update_gen(&mut self, pfn: u32, gen: usize) -> Option<usize> {
         let f = self.folios.get_mut(pfn);
         if f.gen_field() == 0 {
             f.set(pg::REFERENCED);
@@ -361,7 +320,7 @@ impl Kernel {
 
     /// Size bookkeeping of a lazily promoted folio (`update_batch_size` +
     /// `reset_batch_size`, applied at once).
-    fn promote_size(&mut self, memcg: u16, type_: usize, old: usize, new: usize) {
+    pub(crate) fn promote_size(&mut self, memcg: u16, type_: usize, old: usize, new: usize) {
         if old != new {
             self.lru_gen_update_size(memcg, type_, Some(old), Some(new));
         }
@@ -437,8 +396,7 @@ impl Kernel {
         let m = memcg as usize;
         let old_gen = gen_from_seq(self.memcgs[m].lruvec.lrugen.min_seq[type_]);
         if !(type_ == ANON && !can_swap) {
-            let bulk = self.variant == crate::kernel::Variant::BatchAging;
-            let mut batch: Vec<(u32, usize)> = Vec::new();
+            let hooks = crate::variants::hooks(self.variant);
             // Zone by zone, lowest first, each list from its tail.
             for zone in 0..NR_ZONES {
                 loop {
@@ -447,32 +405,14 @@ impl Kernel {
                         break;
                     }
                     let new_gen = self.folio_inc_gen(pfn, false);
-                    if bulk {
-                        // Seed 000: collect, then splice keeping the order.
-                        self.mglru_unlink(pfn);
-                        batch.push((pfn, new_gen));
-                        if batch.len() as u64 == MAX_LRU_BATCH {
-                            self.splice_tail_in_order(memcg, type_, &mut batch);
-                        }
-                    } else {
-                        // 6.12: one by one to the tail, which reverses the order.
-                        self.mglru_move(pfn, memcg, new_gen, type_, true);
-                    }
+                    // 6.12: one by one to the tail, which reverses the order.
+                    hooks.age_move(self, pfn, memcg, new_gen, type_);
                 }
             }
-            self.splice_tail_in_order(memcg, type_, &mut batch);
+            hooks.age_flush(self, memcg, type_);
         }
         self.reset_ctrl_pos(memcg, type_, true);
         self.memcgs[m].lruvec.lrugen.min_seq[type_] += 1;
-    }
-
-    /// Seed 000's bulk move: the folios, taken oldest first, go to the
-    /// tails of their new generations with their relative order kept.
-    fn splice_tail_in_order(&mut self, memcg: u16, type_: usize, batch: &mut Vec<(u32, usize)>) {
-        for &(pfn, gen) in batch.iter().rev() {
-            self.mglru_link(pfn, memcg, gen, type_, true);
-        }
-        batch.clear();
     }
 
     /// `try_to_inc_min_seq`: drop empty oldest generations.
@@ -570,273 +510,6 @@ impl Kernel {
         success
     }
 
-    /// The memcg's mm list: its live tasks in the order they were added.
-    fn mm_list(&self, memcg: u16) -> &Vec<u32> {
-        &self.memcgs[memcg as usize].mm_list
-    }
-
-    fn mm_next(&self, memcg: u16, pos: MmPos) -> MmPos {
-        let l = self.mm_list(memcg);
-        match pos {
-            MmPos::Null | MmPos::Fifo => l.first().map_or(MmPos::Fifo, |&t| MmPos::Mm(t)),
-            MmPos::Mm(t) => {
-                let i = l.iter().position(|&x| x == t).expect("mm not on its list");
-                l.get(i + 1).map_or(MmPos::Fifo, |&n| MmPos::Mm(n))
-            }
-        }
-    }
-
-    /// `iterate_mm_list`: hand out the next mm to walk; (last, mm).
-    fn iterate_mm_list(&mut self, walk: &mut Walk) -> (bool, Option<u32>) {
-        let memcg = walk.memcg;
-        let m = memcg as usize;
-        let mut first = false;
-        let mut last = false;
-        let mut mm = None;
-        if walk.seq > self.memcgs[m].lruvec.mm_state.seq {
-            if self.memcgs[m].lruvec.mm_state.head == MmPos::Null {
-                self.memcgs[m].lruvec.mm_state.head = MmPos::Fifo;
-            }
-            if self.memcgs[m].lruvec.mm_state.head == MmPos::Fifo {
-                first = true;
-            }
-            loop {
-                let head = self.mm_next(memcg, self.memcgs[m].lruvec.mm_state.head);
-                self.memcgs[m].lruvec.mm_state.head = head;
-                let MmPos::Mm(task) = head else {
-                    self.memcgs[m].lruvec.mm_state.seq += 1;
-                    last = true;
-                    break;
-                };
-                let tail = self.memcgs[m].lruvec.mm_state.tail;
-                if tail == MmPos::Null || tail == head {
-                    self.memcgs[m].lruvec.mm_state.tail = self.mm_next(memcg, head);
-                    walk.force_scan = true;
-                }
-                // get_next_mm: only mms used since their last walk.
-                let t = &mut self.tasks[task as usize];
-                if !walk.force_scan && !t.used {
-                    continue;
-                }
-                t.used = false;
-                if t.alive {
-                    mm = Some(task);
-                    break;
-                }
-            }
-        }
-        if mm.is_some() || last {
-            let ms = &mut self.memcgs[m].lruvec.mm_state;
-            for i in 0..4 {
-                ms.stats[i] += walk.stats[i];
-                walk.stats[i] = 0;
-            }
-        }
-        if mm.is_some() && first {
-            // reset_bloom_filter for the next generation.
-            let slot = ((walk.seq + 1) % 2) as usize;
-            let ms = &mut self.memcgs[m].lruvec.mm_state;
-            match &mut ms.filters[slot] {
-                Some(f) => f.iter_mut().for_each(|w| *w = 0),
-                None => ms.filters[slot] = Some(vec![0u64; (1 << BLOOM_FILTER_SHIFT) / 64]),
-            }
-        }
-        (last, mm)
-    }
-
-    fn test_bloom_filter(&self, memcg: u16, seq: u64, pmd_tbl: u32, slot: usize) -> bool {
-        let ms = &self.memcgs[memcg as usize].lruvec.mm_state;
-        let Some(f) = &ms.filters[(seq % 2) as usize] else { return true };
-        let h = pmd_hash(pmd_tbl, slot);
-        let (k0, k1) = ((h & 0x7fff) as usize, (h >> 15) as usize & 0x7fff);
-        f[k0 / 64] & (1 << (k0 % 64)) != 0 && f[k1 / 64] & (1 << (k1 % 64)) != 0
-    }
-
-    fn update_bloom_filter(&mut self, memcg: u16, seq: u64, pmd_tbl: u32, slot: usize) {
-        let ms = &mut self.memcgs[memcg as usize].lruvec.mm_state;
-        let Some(f) = &mut ms.filters[(seq % 2) as usize] else { return };
-        let h = pmd_hash(pmd_tbl, slot);
-        let (k0, k1) = ((h & 0x7fff) as usize, (h >> 15) as usize & 0x7fff);
-        f[k0 / 64] |= 1 << (k0 % 64);
-        f[k1 / 64] |= 1 << (k1 % 64);
-    }
-
-    /// `should_skip_vma`.
-    fn should_skip_vma(&self, region: u32, can_swap: bool) -> bool {
-        let v = &self.vmas[region as usize];
-        if v.dead || !self.vma_has_recency(region) {
-            return true;
-        }
-        if v.file.is_none() {
-            return !can_swap;
-        }
-        false
-    }
-
-    /// `walk_mm`: walk every eligible VMA of a task, PMD by PMD.
-    /// Mappings are PMD-aligned in the model, so no PTE table is shared
-    /// between two VMAs and each VMA can be walked on its own.
-    fn walk_mm(&mut self, task: u32, walk: &mut Walk) {
-        let regions = self.tasks[task as usize].vmas.clone();
-        let pgd = self.tasks[task as usize].pgd;
-        let mut regions: Vec<u32> = regions.into_iter().filter(|&r| !self.should_skip_vma(r, walk.can_swap)).collect();
-        regions.sort_by_key(|&r| self.vmas[r as usize].start);
-        for r in regions {
-            if walk.seq != self.memcgs[walk.memcg as usize].lruvec.lrugen.max_seq {
-                break;
-            }
-            let (start, pages) = (self.vmas[r as usize].start, self.vmas[r as usize].pages);
-            let end = start + (pages << 12);
-            let mut addr = start;
-            while addr < end {
-                let next = ((addr >> 21) + 1) << 21;
-                let next = next.min(end);
-                match self.pt.lookup_leaf(pgd, addr) {
-                    None => walk.stats[0] += 1, // MM_LEAF_TOTAL for a non-present PMD
-                    Some((leaf, pmd_tbl, slot)) => {
-                        let mut skip = false;
-                        if !walk.force_scan && self.should_clear_pmd_young() {
-                            if !self.pt.pmd_test_clear_young(pmd_tbl, slot) {
-                                skip = true;
-                            }
-                        }
-                        if !skip && !walk.force_scan && !self.test_bloom_filter(walk.memcg, walk.seq, pmd_tbl, slot) {
-                            skip = true;
-                        }
-                        if !skip {
-                            walk.stats[2] += 1; // MM_NONLEAF_FOUND
-                            if self.walk_pte_range(r, leaf, addr, next, walk) {
-                                walk.stats[3] += 1; // MM_NONLEAF_ADDED
-                                self.update_bloom_filter(walk.memcg, walk.seq + 1, pmd_tbl, slot);
-                            }
-                        }
-                    }
-                }
-                addr = next;
-            }
-        }
-    }
-
-    /// `walk_pte_range`: age the young PTEs of [start, end) in one table.
-    fn walk_pte_range(&mut self, region: u32, leaf: u32, start: u64, end: u64, walk: &mut Walk) -> bool {
-        let new_gen = gen_from_seq(self.memcgs[walk.memcg as usize].lruvec.lrugen.max_seq);
-        let mut total = 0u64;
-        let mut young = 0u64;
-        let is_file = self.vmas[region as usize].file.is_some();
-        let mut addr = start;
-        while addr < end {
-            total += 1;
-            walk.stats[0] += 1;
-            let i = ((addr >> 12) & 511) as usize;
-            addr += 4096;
-            let e = self.pt.leaf_entry(leaf, i);
-            if e & pte::PRESENT == 0 || e & pte::VALUE == pte::ZERO_PFN || e & pte::YOUNG == 0 {
-                continue;
-            }
-            let pfn = e & pte::VALUE;
-            let f = *self.folios.get(pfn);
-            if f.memcg != walk.memcg || (!f.is_file_lru() && !walk.can_swap) {
-                continue;
-            }
-            self.pt.set_leaf_entry(leaf, i, e & !pte::YOUNG);
-            young += 1;
-            walk.stats[1] += 1;
-            if e & pte::DIRTY != 0 && !f.test(pg::DIRTY) && !(f.test(pg::ANON) && f.test(pg::SWAPBACKED) && !f.test(pg::SWAPCACHE)) {
-                if is_file {
-                    self.folio_mark_dirty(pfn);
-                } else {
-                    self.folios.get_mut(pfn).set(pg::DIRTY);
-                }
-            }
-            if let Some(old) = self.folio_update_gen(pfn, new_gen) {
-                self.promote_size(walk.memcg, f.lru_type(), old, new_gen);
-            }
-        }
-        // suitable_to_scan: 8 PTEs per cache line.
-        young * 8 >= total
-    }
-
-    /// `lru_gen_look_around`: the rmap found the PTE of `pfn` at `index`
-    /// of `region`; test and clear it and, if young, age its neighbours.
-    pub fn lru_gen_look_around(&mut self, region: u32, index: u64, pfn: u32) -> bool {
-        let v = &self.vmas[region as usize];
-        let (task, vstart, vend, is_file) = (v.task, v.start, v.start + (v.pages << 12), v.file.is_some());
-        let addr = v.va(index);
-        let pgd = self.tasks[task as usize].pgd;
-        let Some((leaf, pmd_tbl, slot)) = self.pt.lookup_leaf(pgd, addr) else { return false };
-        let i0 = ((addr >> 12) & 511) as usize;
-        let e = self.pt.leaf_entry(leaf, i0);
-        if e & pte::YOUNG == 0 {
-            return false;
-        }
-        self.pt.set_leaf_entry(leaf, i0, e & !pte::YOUNG);
-        let target = *self.folios.get(pfn);
-        let memcg = target.memcg;
-        let can_swap = !target.is_file_lru();
-        let mut start = (addr & !((1 << 21) - 1)).max(vstart);
-        let mut end = (addr | ((1 << 21) - 1)).min(vend - 1) + 1;
-        if end - start == 4096 {
-            return true;
-        }
-        let win = MIN_LRU_BATCH * 4096;
-        if end - start > win {
-            if addr - start < win / 2 {
-                end = start + win;
-            } else if end - addr < win / 2 {
-                start = end - win;
-            } else {
-                start = addr - win / 2;
-                end = addr + win / 2;
-            }
-        }
-        let max_seq = self.memcgs[memcg as usize].lruvec.lrugen.max_seq;
-        let new_gen = gen_from_seq(max_seq);
-        let mut young = 1u64;
-        let mut n = 0u64;
-        let mut a = start;
-        while a != end {
-            n += 1;
-            let i = ((a >> 12) & 511) as usize;
-            a += 4096;
-            let e = self.pt.leaf_entry(leaf, i);
-            if e & pte::PRESENT == 0 || e & pte::VALUE == pte::ZERO_PFN || e & pte::YOUNG == 0 {
-                continue;
-            }
-            let p = e & pte::VALUE;
-            let f = *self.folios.get(p);
-            if f.memcg != memcg || (!f.is_file_lru() && !can_swap) {
-                continue;
-            }
-            self.pt.set_leaf_entry(leaf, i, e & !pte::YOUNG);
-            young += 1;
-            if e & pte::DIRTY != 0 && !f.test(pg::DIRTY) && !(f.test(pg::ANON) && f.test(pg::SWAPBACKED) && !f.test(pg::SWAPCACHE)) {
-                if is_file {
-                    self.folio_mark_dirty(p);
-                } else {
-                    self.folios.get_mut(p).set(pg::DIRTY);
-                }
-            }
-            if self.mm_walk {
-                if let Some(old) = self.folio_update_gen(p, new_gen) {
-                    self.promote_size(memcg, f.lru_type(), old, new_gen);
-                }
-                continue;
-            }
-            if f.gen_field() == 0 {
-                self.folios.get_mut(p).set(pg::REFERENCED);
-            } else if (f.gen_field() - 1) as usize != new_gen {
-                let fm = self.folios.get_mut(p);
-                fm.set_refs_field(0);
-                fm.clear(pg::REFERENCED | pg::WORKINGSET);
-                self.folio_activate(p);
-            }
-        }
-        if young * 8 >= n {
-            self.update_bloom_filter(memcg, max_seq, pmd_tbl, slot);
-        }
-        true
-    }
-
     // ---- working set protection ------------------------------------------------
 
     /// `get_swappiness`.
@@ -850,7 +523,7 @@ impl Kernel {
         self.sc_swappiness(sc)
     }
 
-    fn lruvec_total(&self, memcg: u16, can_swap: bool) -> u64 {
+    pub(crate) fn lruvec_total(&self, memcg: u16, can_swap: bool) -> u64 {
         let lg = &self.memcgs[memcg as usize].lruvec.lrugen;
         let mut total = 0;
         for type_ in (!can_swap as usize)..2 {
@@ -1063,7 +736,7 @@ impl Kernel {
     }
 
     /// `should_run_aging`: (run aging?, nr_to_scan).
-    fn should_run_aging(&self, memcg: u16, can_swap: bool) -> (bool, u64) {
+    pub(crate) fn should_run_aging(&self, memcg: u16, can_swap: bool) -> (bool, u64) {
         let lg = &self.memcgs[memcg as usize].lruvec.lrugen;
         let max_seq = lg.max_seq;
         let min_seq = lg.min_seq;
@@ -1112,7 +785,7 @@ impl Kernel {
     }
 
     /// `should_abort_scan`.
-    fn should_abort_scan(&self, sc: &ScanControl) -> bool {
+    pub(crate) fn should_abort_scan(&self, sc: &ScanControl) -> bool {
         if !sc.root_reclaim() {
             return false;
         }
@@ -1129,8 +802,8 @@ impl Kernel {
     /// `try_to_shrink_lruvec`: true = aging was done or the memcg is
     /// protected (rotate it to the young generation).
     fn try_to_shrink_lruvec(&mut self, memcg: u16, sc: &mut ScanControl) -> bool {
-        if self.variant == crate::kernel::Variant::ReclaimLoop {
-            return self.try_to_shrink_lruvec_2026(memcg, sc);
+        if let Some(aged) = crate::variants::hooks(self.variant).try_to_shrink_lruvec(self, memcg, sc) {
+            return aged;
         }
         let swappiness = self.get_swappiness(memcg, sc);
         let mut scanned = 0u64;
@@ -1158,57 +831,6 @@ impl Kernel {
         nr_to_scan < 0
     }
 
-    /// Seed 004's restructured loop (an interpretation of the cover
-    /// letter; docs/VARIANTS.md): the scan budget is fixed at the start
-    /// (evictable size >> priority, at least SWAP_CLUSTER_MAX); aging runs
-    /// when needed without ending the loop; the flusher is woken inside the
-    /// loop as soon as a batch was all unqueued dirty file folios.
-    fn try_to_shrink_lruvec_2026(&mut self, memcg: u16, sc: &mut ScanControl) -> bool {
-        let swappiness = self.get_swappiness(memcg, sc);
-        let can_swap = swappiness != 0;
-        if self.below_min(sc.target, memcg) {
-            return true;
-        }
-        let total = self.lruvec_total(memcg, can_swap);
-        let mut budget = (total >> sc.priority).max(crate::kernel::SWAP_CLUSTER_MAX);
-        let mut aged = false;
-        let mut rounds = 0;
-        while budget > 0 && rounds < 10_000 {
-            rounds += 1;
-            let (need_aging, _) = self.should_run_aging(memcg, can_swap);
-            if need_aging && sc.priority < DEF_PRIORITY {
-                let max_seq = self.memcgs[memcg as usize].lruvec.lrugen.max_seq;
-                if self.try_to_inc_max_seq(memcg, max_seq, can_swap, false) {
-                    aged = true;
-                }
-            }
-            let (taken_before, dirty_before) = (sc.nr.file_taken, sc.nr.unqueued_dirty);
-            let delta = self.evict_folios(memcg, sc, swappiness);
-            let (taken, dirty) = (sc.nr.file_taken - taken_before, sc.nr.unqueued_dirty - dirty_before);
-            if dirty > 0 && dirty == taken {
-                self.wakeup_flusher_threads();
-            }
-            if delta == 0 {
-                break;
-            }
-            budget = budget.saturating_sub(delta);
-            if self.should_abort_scan(sc) {
-                break;
-            }
-        }
-        aged
-    }
-
-    /// The isolation batch: 6.12's MIN_LRU_BATCH, or SWAP_CLUSTER_MAX with
-    /// seed 004's "use a smaller batch for reclaim".
-    fn reclaim_batch(&self) -> u64 {
-        if self.variant == crate::kernel::Variant::ReclaimLoop {
-            crate::kernel::SWAP_CLUSTER_MAX
-        } else {
-            MIN_LRU_BATCH
-        }
-    }
-
     // ---- the eviction -----------------------------------------------------------
 
     /// `sort_folio`: true if the folio was moved instead of isolated.
@@ -1227,12 +849,7 @@ impl Kernel {
         }
         if tier > tier_idx || refs == 1 << LRU_REFS_WIDTH {
             let new_gen = self.folio_inc_gen(pfn, false);
-            if self.variant == crate::kernel::Variant::BatchAging {
-                self.mglru_unlink(pfn);
-                self.protected_batch.push((pfn, new_gen));
-            } else {
-                self.mglru_move(pfn, memcg, new_gen, type_, true);
-            }
+            crate::variants::hooks(self.variant).age_move(self, pfn, memcg, new_gen, type_);
             self.memcgs[memcg as usize].lruvec.lrugen.protected[type_][tier - 1] += 1;
             return true;
         }
@@ -1269,7 +886,7 @@ impl Kernel {
         let gen = gen_from_seq(self.memcgs[m].lruvec.lrugen.min_seq[type_]);
         let mut remaining = MAX_LRU_BATCH;
         let (mut scanned, mut sorted, mut isolated) = (0u64, 0u64, 0u64);
-        let batch = self.reclaim_batch();
+        let batch = crate::variants::hooks(self.variant).reclaim_batch();
         for zone in (0..NR_ZONES).rev() {
             let mut moved: Vec<u32> = Vec::new();
             let mut skipped_zone = 0u64;
@@ -1310,11 +927,7 @@ impl Kernel {
                 break;
             }
         }
-        if !self.protected_batch.is_empty() {
-            let mut batch = std::mem::take(&mut self.protected_batch);
-            self.splice_tail_in_order(memcg, type_, &mut batch);
-            self.protected_batch = batch;
-        }
+        crate::variants::hooks(self.variant).age_flush(self, memcg, type_);
         let (e_k, e_d) = (Ev::PgscanKswapd, Ev::PgscanDirect);
         let e = if self.in_kswapd { e_k } else { e_d };
         if !sc.cgroup_reclaim() {
@@ -1658,23 +1271,6 @@ impl Kernel {
         sc
     }
 
-    /// `lru_gen_del_mm`: leave the memcg's mm list, moving walk cursors.
-    pub(crate) fn lru_gen_del_mm(&mut self, task: u32) {
-        use crate::mglru::MmPos;
-        let memcg = self.tasks[task as usize].memcg as usize;
-        let list = &self.memcgs[memcg].mm_list;
-        let Some(i) = list.iter().position(|&t| t == task) else { return };
-        let prev = if i == 0 { MmPos::Fifo } else { MmPos::Mm(list[i - 1]) };
-        let next = list.get(i + 1).map_or(MmPos::Fifo, |&t| MmPos::Mm(t));
-        let ms = &mut self.memcgs[memcg].lruvec.mm_state;
-        if ms.head == MmPos::Mm(task) {
-            ms.head = prev;
-        }
-        if ms.tail == MmPos::Mm(task) {
-            ms.tail = next;
-        }
-        self.memcgs[memcg].mm_list.remove(i);
-    }
 }
 
 #[cfg(test)]

@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! Driving the model with resolved trace operations.
+//! The simulator's own machinery, apart from the kernel's files: driving
+//! the model with resolved trace operations (here), the cost model
+//! (`cost`), the accounting invariants (`check`) and the one source of
+//! randomness (`rng`).
 //!
 //! The machine (memory, swap, boot-time sysctls) is fixed by the setup
 //! statements at the top of a trace; the kernel is built at the first
 //! other statement. Command-line settings override the trace's setup.
 
+pub mod check;
+pub mod cost;
+pub mod rng;
+
 use mglru_trace::{Op, Sysctl, Target};
 
-use crate::cost::CostModel;
+use crate::sim::cost::CostModel;
 use crate::kernel::{Kernel, MachineConfig, Policy, PAGE_SHIFT, PAGE_SIZE};
 use crate::memcontrol::{Memcg, PAGE_COUNTER_MAX};
 use crate::madvise::Advice;
