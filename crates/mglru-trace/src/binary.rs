@@ -191,6 +191,14 @@ impl TraceReader {
             match tag {
                 TAG_SLEEP => {
                     let ns = self.bin_varint("sleep duration")?;
+                    let limit = if ns > crate::limits::MAX_SLEEP_NS {
+                        Err(crate::limits::sleep_too_long(&format!("{ns}ns")))
+                    } else {
+                        self.res.add_sleep(ns)
+                    };
+                    if let Err(msg) = limit {
+                        return Err(self.error(Pos::Binary { offset: start }, TraceErrorKind::Invalid, msg));
+                    }
                     self.res.note_statement(self.line, "sleep");
                     return Ok(Some(Op::Sleep { ns }));
                 }

@@ -54,6 +54,7 @@ mod binary;
 mod decompress;
 mod error;
 mod hash;
+mod limits;
 mod parse;
 mod reader;
 mod resolve;
@@ -63,6 +64,9 @@ mod sysctl;
 
 pub use binary::{write_binary, BINARY_MAGIC};
 pub use error::{TraceError, TraceErrorKind};
+pub use limits::{
+    MAX_FILE_SIZE, MAX_MEMORY, MAX_REGION_SIZE, MAX_SLEEP_NS, MAX_SWAP, MAX_TOTAL_FILE_SIZE, MIN_MEMORY,
+};
 pub use reader::{Compression, Location, TraceReader};
 pub use size::{parse_duration_ns, parse_size};
 pub use sysctl::{parse_sysctl, Sysctl};

@@ -8,6 +8,10 @@
 use crate::size::{parse_duration_ns, parse_in_range, parse_size, parse_u64};
 use crate::suggest::did_you_mean;
 use crate::sysctl::{parse_sysctl, Sysctl};
+use crate::limits::{
+    size_text, sleep_too_long, MAX_FILE_SIZE, MAX_MEMORY, MAX_REGION_SIZE, MAX_SLEEP_NS, MAX_SWAP,
+    MIN_MEMORY,
+};
 use crate::{Advice, PAGE_SIZE};
 
 /// A parse error: a byte offset into the line and a message.
@@ -331,6 +335,8 @@ pub(crate) enum Stmt<'a> {
     },
     Sleep {
         ns: u64,
+        /// Offset of the DURATION token.
+        off: usize,
     },
     Exit {
         task: Tok<'a>,
@@ -409,6 +415,9 @@ pub(crate) fn parse_line(line: &str) -> PResult<Option<(Tok<'_>, Stmt<'_>)>> {
         }
         "lru_gen" => p.lru_gen()?,
         other => {
+            if let Some((i, c)) = invisible_char(other) {
+                return perr(kw.off + i, invisible_message(c, kw.off + i));
+            }
             return perr(
                 kw.off,
                 format!(
@@ -420,6 +429,27 @@ pub(crate) fn parse_line(line: &str) -> PResult<Option<(Tok<'_>, Stmt<'_>)>> {
         }
     };
     Ok(Some((kw, st)))
+}
+
+/// The first character of `s` that does not show when printed (a control
+/// character, a byte-order mark, a zero-width space or joiner), with its
+/// byte offset: quoting such a token in a message would show nothing.
+fn invisible_char(s: &str) -> Option<(usize, char)> {
+    s.char_indices().find(|&(_, c)| {
+        c.is_control() || matches!(c, '\u{feff}' | '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{00ad}')
+    })
+}
+
+#[cold]
+fn invisible_message(c: char, off: usize) -> String {
+    if c == '\u{feff}' && off == 0 {
+        return "the line starts with a byte-order mark (U+FEFF), which a trace must not have: save the file as UTF-8 without a BOM".to_string();
+    }
+    format!(
+        "invisible character U+{:04X} (`{}`) where a statement keyword was expected: a trace is plain text; remove the character",
+        c as u32,
+        c.escape_unicode()
+    )
 }
 
 /// Characters allowed in names besides letters and digits.
@@ -568,10 +598,24 @@ impl<'a> P<'a> {
     fn memory(&mut self) -> PResult<Stmt<'a>> {
         let t = self.arg("SIZE")?;
         let bytes = size_arg(t, "memory size")?;
-        if bytes < PAGE_SIZE {
+        if bytes < MIN_MEMORY {
             return perr(
                 t.off,
-                format!("memory size `{}` is too small: it must be at least 4K", t.s),
+                format!(
+                    "memory size `{}` is too small: the model needs at least {}",
+                    t.s,
+                    size_text(MIN_MEMORY)
+                ),
+            );
+        }
+        if bytes > MAX_MEMORY {
+            return perr(
+                t.off,
+                format!(
+                    "memory size `{}` is too large: the limit is {} (the model keeps about 32 bytes per page of RAM)",
+                    t.s,
+                    size_text(MAX_MEMORY)
+                ),
             );
         }
         self.end()?;
@@ -587,6 +631,16 @@ impl<'a> P<'a> {
                 format!(
                     "swap size `{}` is too small: it must be at least 4K (leave out the swap statement for no swap)",
                     t.s
+                ),
+            );
+        }
+        if bytes > MAX_SWAP {
+            return perr(
+                t.off,
+                format!(
+                    "swap size `{}` is too large: the limit is {}",
+                    t.s,
+                    size_text(MAX_SWAP)
                 ),
             );
         }
@@ -701,6 +755,16 @@ impl<'a> P<'a> {
                 if b == 0 {
                     return perr(v.off, "file size must be greater than 0".to_string());
                 }
+                if b > MAX_FILE_SIZE {
+                    return perr(
+                        v.off,
+                        format!(
+                            "file size `{}` is too large: the limit is {} per file",
+                            v.s,
+                            size_text(MAX_FILE_SIZE)
+                        ),
+                    );
+                }
                 size = Some(pages_up(b));
             } else {
                 readahead = size_arg(v, "readahead size")? / PAGE_SIZE;
@@ -744,6 +808,16 @@ impl<'a> P<'a> {
             let b = size_arg(v, "region size")?;
             if b == 0 {
                 return perr(v.off, "region size must be greater than 0".to_string());
+            }
+            if b > MAX_REGION_SIZE {
+                return perr(
+                    v.off,
+                    format!(
+                        "region size `{}` is too large: the limit is {}",
+                        v.s,
+                        size_text(MAX_REGION_SIZE)
+                    ),
+                );
             }
             pages = Some(pages_up(b));
             Ok(())
@@ -858,8 +932,11 @@ impl<'a> P<'a> {
     fn sleep(&mut self) -> PResult<Stmt<'a>> {
         let t = self.arg("DURATION")?;
         let ns = parse_duration_ns(t.s).map_err(|msg| PErr { off: t.off, msg })?;
+        if ns > MAX_SLEEP_NS {
+            return perr(t.off, sleep_too_long(t.s));
+        }
         self.end()?;
-        Ok(Stmt::Sleep { ns })
+        Ok(Stmt::Sleep { ns, off: t.off })
     }
 
     fn exit(&mut self) -> PResult<Stmt<'a>> {

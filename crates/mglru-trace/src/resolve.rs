@@ -3,6 +3,7 @@
 //! format (definition before use, ranges, exits, the setup section).
 
 use crate::hash::{hash_scoped, hash_str, same, Index};
+use crate::limits::{idle_too_long, size_text, MAX_SLEEP_NS, MAX_TOTAL_FILE_SIZE};
 use crate::parse::{perr, Access, AccessKind, PErr, PResult, Stmt, Tok};
 use crate::{Advice, Op, Target, ROOT_MEMCG, SWAPPINESS_ANON_ONLY};
 use std::fmt::Write as _;
@@ -52,6 +53,11 @@ pub(crate) struct Resolver {
     region_idx: Index,
     memory_at: u64,
     swap_at: u64,
+    /// Pages of all the files defined so far (bounded by
+    /// MAX_TOTAL_FILE_SIZE).
+    file_pages_total: u64,
+    /// Nanoseconds of all the sleeps so far (bounded by MAX_SLEEP_NS).
+    sleep_total: u64,
     /// The first statement that is not memory/swap/sysctl: (where, keyword).
     setup_end: Option<(u64, &'static str)>,
     /// One-entry lookup caches (indices into the tables; may be stale or
@@ -75,6 +81,8 @@ impl Resolver {
             region_idx: Index::new(),
             memory_at: 0,
             swap_at: 0,
+            file_pages_total: 0,
+            sleep_total: 0,
             setup_end: None,
             c_task: usize::MAX,
             c_file: usize::MAX,
@@ -87,6 +95,17 @@ impl Resolver {
         });
         r.memcg_idx.insert(hash_str(ROOT_MEMCG), 0);
         r
+    }
+
+    /// Adds a sleep to the trace's idle time, which must stay within
+    /// MAX_SLEEP_NS (a single sleep is checked where it is parsed).
+    pub fn add_sleep(&mut self, ns: u64) -> Result<(), String> {
+        let total = self.sleep_total as u128 + ns as u128;
+        if total > MAX_SLEEP_NS as u128 {
+            return Err(idle_too_long(total));
+        }
+        self.sleep_total = total as u64;
+        Ok(())
     }
 
     pub fn set_unit(&mut self, unit: &'static str) {
@@ -620,6 +639,19 @@ impl Resolver {
                 if self.files.len() >= u32::MAX as usize {
                     return perr(name.off, "too many files".to_string());
                 }
+                let total = self.file_pages_total.saturating_add(pages);
+                if total > MAX_TOTAL_FILE_SIZE / crate::PAGE_SIZE {
+                    return perr(
+                        name.off,
+                        format!(
+                            "file `{}` takes the files of this trace to {} pages, more than the limit of {} for all files together; make the files smaller",
+                            name.s,
+                            total,
+                            size_text(MAX_TOTAL_FILE_SIZE)
+                        ),
+                    );
+                }
+                self.file_pages_total = total;
                 let id = self.files.len() as u32;
                 self.files.push(FileEnt {
                     name: name.s.into(),
@@ -732,7 +764,10 @@ impl Resolver {
                 memcg: self.memcg(memcg)?,
                 bytes,
             }),
-            Stmt::Sleep { ns } => Ok(Op::Sleep { ns }),
+            Stmt::Sleep { ns, off } => {
+                self.add_sleep(ns).map_err(|msg| PErr { off, msg })?;
+                Ok(Op::Sleep { ns })
+            }
             Stmt::Exit { task } => {
                 let tid = self.live_task(task)?;
                 self.tasks[tid as usize].exited = at.max(1);

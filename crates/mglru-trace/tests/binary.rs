@@ -79,9 +79,10 @@ fn compact_accesses() {
 
 #[test]
 fn access_edge_values() {
-    let text = "file f size=18446744073709551615\ntask t\ntask u\nanon u a size=64K\n\
-                read t f 4503599627370495\nread t f 0 4503599627370496\nwrite t f 4503599627370000 15\n\
-                write t f 4503599627370000 16\nload u a 15 1\nstore u a 0 16\nread t f 0\n";
+    // The largest file the format allows (4T = 2^30 pages).
+    let text = "file f size=4T\ntask t\ntask u\nanon u a size=64K\n\
+                read t f 1073741823\nread t f 0 1073741824\nwrite t f 1073741000 15\n\
+                write t f 1073741000 16\nload u a 15 1\nstore u a 0 16\nread t f 0\n";
     let mut want = TraceReader::from_str("x", text);
     assert_eq!(
         read_bin(to_binary(text)).unwrap(),

@@ -262,14 +262,14 @@ fn swap_ram_option() {
 fn huge_sizes() {
     let mut r = TraceReader::from_str(
         "x",
-        "file f size=18446744073709551615\ntask t\nread t f 4503599627370495\n",
+        "file f size=4398046511103\ntask t\nread t f 1073741823\n",
     );
     let ops = collect(&mut r).unwrap();
     assert_eq!(
         ops[0],
         Op::File {
             id: 0,
-            pages: 1 << 52,
+            pages: 1 << 30,
             readahead_pages: 32
         }
     );
