@@ -46,6 +46,12 @@ struct Thread {
 }
 
 struct Ebizzy {
+    /// Setup still to write: the next thread's `anon copyT`, then the
+    /// next chunk's fill (`store`), one line per step, so that memory
+    /// does not grow with `threads` or `chunks`.
+    next_copy: u64,
+    next_fill: u64,
+    chunks: u64,
     seq: &'static [u32],
     nr: usize,
     threads: Vec<Thread>,
@@ -118,6 +124,17 @@ impl Source for Ebizzy {
         if self.done {
             return Ok(false);
         }
+        if self.next_copy < self.threads.len() as u64 {
+            out.push_back(format!("anon ebizzy copy{} size={}", self.next_copy, fmt_size(self.chunk_pages * PAGE)));
+            self.next_copy += 1;
+            return Ok(true);
+        }
+        if self.next_fill < self.chunks {
+            let c = self.next_fill;
+            out.push_back(format!("store ebizzy chunks {} {}", c * self.chunk_pages, self.chunk_pages));
+            self.next_fill += 1;
+            return Ok(true);
+        }
         let n = self.threads.len();
         for _ in 0..n {
             let t = self.next;
@@ -148,7 +165,7 @@ pub(crate) fn generator(rest: &str) -> Result<Lines, String> {
     let loops = p.count("loops", 160)?;
     let record_size = p.size("record_size", 8)?.max(1);
     let batch = p.count("batch", 1)?;
-    let m = Machine::from_params(&mut p, scaled_size(2560 * MIB, scale, 16 * PAGE), Some(scaled_size(2048 * MIB, scale, PAGE)), true, None)?;
+    let m = Machine::from_params(&mut p, scaled_size(2560 * MIB, scale, mglru_trace::MIN_MEMORY), Some(scaled_size(2048 * MIB, scale, PAGE)), true, None)?;
     p.finish()?;
     let max_idx = *seq.iter().max().unwrap_or(&0) as u64;
     if chunks <= max_idx {
@@ -161,6 +178,19 @@ pub(crate) fn generator(rest: &str) -> Result<Lines, String> {
     }
     if chunk_size < record_size {
         return Err("ebizzy: chunk_size must hold at least one record".to_string());
+    }
+    // The chunks are one region: its size must fit trace v1 (it wrapped
+    // around 2^64 silently, e.g. chunk_size=16T,chunks=1048576 gave a
+    // region of size 0).
+    let region = chunk_size.div_ceil(PAGE) as u128 * chunks as u128 * PAGE as u128;
+    if region > mglru_trace::MAX_REGION_SIZE as u128 {
+        return Err(format!(
+            "ebizzy: chunks={} of chunk_size={} make a region of {} bytes, larger than trace v1 allows ({}): lower chunks= or chunk_size=",
+            chunks,
+            fmt_size(chunk_size),
+            region,
+            fmt_size(mglru_trace::MAX_REGION_SIZE)
+        ));
     }
     let chunk_pages = pages_for(chunk_size);
     let mut out = VecDeque::new();
@@ -181,13 +211,10 @@ pub(crate) fn generator(rest: &str) -> Result<Lines, String> {
         None => out.push_back("task ebizzy".to_string()),
     }
     out.push_back(format!("anon ebizzy chunks size={}", fmt_size(chunk_pages * chunks * PAGE)));
-    for t in 0..threads {
-        out.push_back(format!("anon ebizzy copy{} size={}", t, fmt_size(chunk_pages * PAGE)));
-    }
-    for c in 0..chunks {
-        out.push_back(format!("store ebizzy chunks {} {}", c * chunk_pages, chunk_pages));
-    }
     let gen = Ebizzy {
+        next_copy: 0,
+        next_fill: 0,
+        chunks,
         seq,
         nr: 0,
         threads: (0..threads)

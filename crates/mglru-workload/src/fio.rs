@@ -774,7 +774,13 @@ fn job_cfg(s: &Section, ignored: &mut Vec<String>) -> Result<JobCfg, String> {
     let filename = s.get("filename").map(|x| x.to_string());
     let mut nrfiles = opt_u64(s, "nrfiles")?.unwrap_or(1).max(1);
     if let Some(f) = &filename {
-        nrfiles = f.split(':').filter(|x| !x.is_empty()).count().max(1) as u64;
+        nrfiles = f.split(':').filter(|x| !x.is_empty()).count() as u64;
+        if nrfiles == 0 {
+            return Err(s.err(&["filename"], format_args!("--filename={} names no file: give a file name (several are separated by `:`)", f)));
+        }
+    }
+    if nrfiles > MAX_FILES {
+        return Err(s.err(&["nrfiles"], format_args!("--nrfiles={} is more files than the generator makes ({})", nrfiles, MAX_FILES)));
     }
     let size = opt_size(s, "size")?;
     let filesize = opt_size(s, "filesize")?;
@@ -788,6 +794,8 @@ fn job_cfg(s: &Section, ignored: &mut Vec<String>) -> Result<JobCfg, String> {
     if file_bytes == 0 {
         return Err(s.err(&["filesize", "size"], "the file size is 0: raise --size"));
     }
+    crate::util::check_file_size(if filesize.is_some() { "--filesize" } else { "--size" }, file_bytes)
+        .map_err(|e| s.err(&["filesize", "size"], e))?;
     let (dist, center) = parse_dist(s)?;
     let fadvise = match s.get("fadvise_hint") {
         None => Fadvise::Auto,
@@ -882,6 +890,10 @@ fn join_dir(dir: Option<&str>, name: &str) -> String {
     }
 }
 
+/// The most files one fio generator makes (over all jobs and clones):
+/// each costs the simulator a page-cache index and its name.
+pub(crate) const MAX_FILES: u64 = 1 << 20;
+
 /// The default rate model: I/Os per second per job.
 pub(crate) const DEFAULT_RATE_IOPS: u64 = 20_000;
 
@@ -898,6 +910,8 @@ impl FioPlan {
         let mut tasks: HashSet<String> = HashSet::new();
         // The task count first, before any job's state is built.
         let mut total_jobs = 0u64;
+        // Pages of all the files so far (bounded by trace v1).
+        let mut total_pages: u128 = 0;
         for s in sections {
             let n = opt_u64(s, "numjobs")?.unwrap_or(1);
             check_tasks(&format!("--numjobs={n}"), n).map_err(|e| s.err(&["numjobs"], e))?;
@@ -970,12 +984,26 @@ impl FioPlan {
                 for (k, raw) in names.iter().enumerate() {
                     let name = sanitize(raw, true);
                     match file_index.get(&name) {
-                        Some(&i) => files[i].1 = files[i].1.max(c.file_bytes),
+                        Some(&i) => {
+                            if c.file_bytes > files[i].1 {
+                                total_pages += (crate::util::pages_for(c.file_bytes) - crate::util::pages_for(files[i].1)) as u128;
+                                files[i].1 = c.file_bytes;
+                            }
+                        }
                         None => {
+                            if files.len() as u64 >= MAX_FILES {
+                                return Err(s.err(
+                                    &["numjobs", "nrfiles", "filename"],
+                                    format_args!("the jobs make more than {} files (--numjobs x --nrfiles): use fewer", MAX_FILES),
+                                ));
+                            }
                             file_index.insert(name.clone(), files.len());
                             files.push((name.clone(), c.file_bytes));
+                            total_pages += crate::util::pages_for(c.file_bytes) as u128;
                         }
                     }
+                    crate::util::check_total_files("--size x --nrfiles x --numjobs over the jobs", total_pages)
+                        .map_err(|e| s.err(&["size", "filesize", "nrfiles", "numjobs"], e))?;
                     let nblocks = (c.file_bytes / min_bs).max(1);
                     let fseed = derive(job_seed, 1000 + k as u64);
                     let sampler = match c.dist {

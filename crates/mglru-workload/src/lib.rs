@@ -156,6 +156,7 @@ pub fn import(format: &str, path: &Path, opts: &ImportOptions) -> Result<Lines, 
     if opts.block_size == Some(0) {
         return Err("block_size must be greater than 0".to_string());
     }
+    import::check_options(opts)?;
     match name {
         "fio-iolog" => import::iolog::import(path, fopts, opts),
         "blkparse" => import::blkparse::import(path, fopts, opts),

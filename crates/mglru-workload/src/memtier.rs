@@ -575,6 +575,12 @@ pub(crate) fn slab_for(runs: &[RunCfg], limit: Option<u64>) -> Result<Slab, Stri
     let key_min = runs.iter().map(|r| r.key_min).min().unwrap_or(0);
     let key_max = runs.iter().map(|r| r.key_max).max().unwrap_or(0);
     let key_len = runs.iter().map(|r| r.key_len()).max().unwrap_or(0);
+    if first.data > MAX_DATA {
+        return Err(format!(
+            "memtier: -d {} is larger than memcached's largest item (1G, its -I limit): use a smaller --data-size",
+            first.data
+        ));
+    }
     let item = ITEM_HEADER + key_len + 1 + first.data + 2;
     if key_max - key_min >= 1 << 32 {
         return Err(format!(
@@ -582,7 +588,30 @@ pub(crate) fn slab_for(runs: &[RunCfg], limit: Option<u64>) -> Result<Slab, Stri
             key_min, key_max
         ));
     }
-    Ok(Slab::new(item, key_min, key_max, limit))
+    let slab = Slab::new(item, key_min, key_max, limit);
+    check_slab_region(&slab, "memtier: -d and the key range (--key-minimum..--key-maximum), or memcached_mem=,")?;
+    Ok(slab)
+}
+
+/// memcached's largest item (its `-I` option allows at most 1 GiB).
+pub(crate) const MAX_DATA: u64 = 1 << 30;
+
+/// Refuses a slab region larger than trace v1 allows (its size wrapped
+/// around 2^64 with a huge -d); `what` names the inputs that size it.
+pub(crate) fn check_slab_region(slab: &Slab, what: &str) -> Result<(), String> {
+    let bytes = if slab.chunk <= SLAB_PAGE {
+        slab.capacity.div_ceil(slab.per_slab) as u128 * SLAB_PAGE as u128
+    } else {
+        slab.capacity as u128 * slab.chunk as u128
+    };
+    if bytes > mglru_trace::MAX_REGION_SIZE as u128 {
+        return Err(format!(
+            "{what} make memcached's item memory {} bytes, larger than trace v1 allows for a region ({}): use fewer keys, a smaller -d or memcached_mem=",
+            bytes,
+            crate::util::fmt_size(mglru_trace::MAX_REGION_SIZE)
+        ));
+    }
+    Ok(())
 }
 
 struct MemtierGen {

@@ -22,16 +22,43 @@ const MS: u64 = 1_000_000;
 
 /// Emits `sleep` statements for idle time: when the next event starts
 /// more than 1 ms after every earlier event has finished.
+/// The idle time is bounded like a trace's (`mglru_trace::MAX_SLEEP_NS`,
+/// for one sleep and in sum) and simulated time by 2^64 ns: beyond, the
+/// stream ends with an error naming `blame`, the parameters that set the
+/// pauses and costs.
 struct Idle {
     busy_until: u64,
+    slept: u64,
+    blame: &'static str,
 }
 
 impl Idle {
-    fn at(&mut self, t: u64, cost: u64, out: &mut VecDeque<String>) {
-        if t > self.busy_until + MS {
-            out.push_back(format!("sleep {}", fmt_ns(t - self.busy_until)));
+    fn new(blame: &'static str) -> Idle {
+        Idle { busy_until: 0, slept: 0, blame }
+    }
+
+    fn at(&mut self, t: u64, cost: u64, out: &mut VecDeque<String>) -> Result<(), String> {
+        if t > self.busy_until.saturating_add(MS) {
+            let gap = t - self.busy_until;
+            if self.slept as u128 + gap as u128 > mglru_trace::MAX_SLEEP_NS as u128 {
+                return Err(format!(
+                    "{}: the run's idle time passes 365 days, more than trace v1 allows: lower {}",
+                    self.blame.split(':').next().unwrap_or(""),
+                    self.blame.split(':').nth(1).unwrap_or("").trim()
+                ));
+            }
+            self.slept += gap;
+            out.push_back(format!("sleep {}", fmt_ns(gap)));
         }
-        self.busy_until = self.busy_until.max(t + cost);
+        let end = t.checked_add(cost).ok_or_else(|| {
+            format!(
+                "{}: the run's simulated time passes 2^64 ns: lower {}",
+                self.blame.split(':').next().unwrap_or(""),
+                self.blame.split(':').nth(1).unwrap_or("").trim()
+            )
+        })?;
+        self.busy_until = self.busy_until.max(end);
+        Ok(())
     }
 }
 
@@ -106,10 +133,10 @@ impl Source for FileAnonMix {
             Pressure::Round => {
                 if self.threads.iter().all(|th| th.pos >= th.end) {
                     let t = self.threads.iter().map(|th| th.t).max().unwrap_or(0);
-                    self.idle.at(t, 0, out);
+                    self.idle.at(t, 0, out)?;
                     out.push_back("advise pressure anon dontneed".to_string());
                     self.round += 1;
-                    self.state = Pressure::Wait(t + self.anon_wait);
+                    self.state = Pressure::Wait(t.saturating_add(self.anon_wait));
                     return Ok(true);
                 }
             }
@@ -117,7 +144,7 @@ impl Source for FileAnonMix {
                 let next_reader = self.readers.iter().map(|r| r.t).min().unwrap_or(u64::MAX);
                 if t <= next_reader {
                     if self.round >= self.rounds {
-                        self.idle.at(t, 0, out);
+                        self.idle.at(t, 0, out)?;
                         for r in &self.readers {
                             out.push_back(format!("exit {}", r.task));
                         }
@@ -149,17 +176,17 @@ impl Source for FileAnonMix {
         if is_reader {
             let c = self.chunk.min(self.file_pages - self.readers[i].pos);
             let cost = c * self.reader_cost;
-            self.idle.at(t, cost, out);
+            self.idle.at(t, cost, out)?;
             let r = &mut self.readers[i];
             out.push_back(span("load", &r.task, "data", r.pos, c));
             r.pos += c;
-            r.t = t + cost;
+            r.t = t.saturating_add(cost);
             if r.pos >= self.file_pages {
                 r.pos = 0;
                 if r.first_pass_end.is_none() {
                     r.first_pass_end = Some(r.t);
                 }
-                r.t += self.reader_sleep;
+                r.t = r.t.saturating_add(self.reader_sleep);
             }
         } else {
             let th = &mut self.threads[i];
@@ -167,8 +194,8 @@ impl Source for FileAnonMix {
             let cost = c * self.anon_cost;
             let (pos, tt) = (th.pos, th.t);
             th.pos += c;
-            th.t += cost;
-            self.idle.at(tt, cost, out);
+            th.t = th.t.saturating_add(cost);
+            self.idle.at(tt, cost, out)?;
             out.push_back(span("store", "pressure", "anon", pos, c));
         }
         Ok(true)
@@ -201,6 +228,22 @@ pub(crate) fn file_anon_mix(rest: &str) -> Result<Lines, String> {
     p.finish()?;
     if file == 0 {
         return Err("file-anon-mix: parameter file= must be greater than 0: the readers map the file and read it (default 8G)".to_string());
+    }
+    crate::util::check_file_size("file-anon-mix: file=", file)?;
+    crate::util::check_region_size("file-anon-mix: anon=", anon)?;
+    // Bounds that keep the time model's arithmetic within 64 bits: a
+    // chunk's cost (chunk x page cost) below 2^63 ns, pauses no longer
+    // than trace v1's longest sleep.
+    for (key, v, max) in [
+        ("reader_page_ns", reader_cost, NS_PER_SEC),
+        ("anon_page_ns", anon_cost, NS_PER_SEC),
+        ("chunk", chunk, 1 << 32),
+        ("reader_sleep", reader_sleep, mglru_trace::MAX_SLEEP_NS),
+        ("anon_wait", anon_wait, mglru_trace::MAX_SLEEP_NS),
+    ] {
+        if v > max {
+            return Err(format!("file-anon-mix: {}={} is larger than its limit {}", key, v, max));
+        }
     }
     if reader_cost == 0 && reader_sleep == 0 {
         return Err(
@@ -264,7 +307,7 @@ pub(crate) fn file_anon_mix(rest: &str) -> Result<Lines, String> {
             anon_cost,
             reader_sleep,
             anon_wait,
-            idle: Idle { busy_until: 0 },
+            idle: Idle::new("file-anon-mix: iterations=, anon_wait=, reader_sleep=, reader_page_ns= or anon_page_ns="),
             done: false,
         },
     ))
@@ -330,7 +373,7 @@ impl Source for MixedMemcg {
             .unwrap_or((u64::MAX, 0));
         if self.read.is_some() && tm <= jt {
             let run = self.read.as_mut().expect("read run");
-            self.idle.at(tm, self.memtier_interval, out);
+            self.idle.at(tm, self.memtier_interval, out)?;
             if run.next_request(&mut self.slab, out) {
                 self.memtier_k += 1;
                 return Ok(true);
@@ -349,7 +392,7 @@ impl Source for MixedMemcg {
             self.done = true;
             return Ok(false);
         }
-        self.idle.at(jt, self.fio_interval, out);
+        self.idle.at(jt, self.fio_interval, out)?;
         self.jobs[j].next_io(out);
         self.job_t[j] = jt + self.fio_interval;
         Ok(true)
@@ -376,6 +419,9 @@ pub(crate) fn mixed_memcg(rest: &str) -> Result<Lines, String> {
     p.finish()?;
     if fio_size < PAGE {
         return Err("mixed-memcg: fio_size= must be at least 4K".to_string());
+    }
+    if delay > mglru_trace::MAX_SLEEP_NS {
+        return Err(format!("mixed-memcg: delay={} is longer than trace v1's longest sleep (365 days)", fmt_secs(delay)));
     }
     if keys > 1 << 32 {
         return Err(format!(
@@ -454,7 +500,7 @@ pub(crate) fn mixed_memcg(rest: &str) -> Result<Lines, String> {
         memtier_k: 0,
         memtier_t0: 0,
         delay,
-        idle: Idle { busy_until: 0 },
+        idle: Idle::new("mixed-memcg: delay=, keys= or the rates fio_iops=/memtier_ops="),
         done: false,
     };
     Ok(lines(out, gen))

@@ -507,9 +507,7 @@ impl Machine {
         memcg_max: Option<u64>,
     ) -> Result<Machine, String> {
         let memory = p.size("memory", memory)?;
-        if memory < PAGE {
-            return Err(format!("{}: memory= must be at least 4K", p.gen()));
-        }
+        check_memory(&format!("{}: memory=", p.gen()), memory)?;
         let swap = match p.take("swap") {
             None => swap,
             Some(v) if v == "0" || v == "none" => None,
@@ -517,6 +515,11 @@ impl Machine {
                 parse_size(&v).map_err(|e| format!("{}: parameter swap=: {} (swap= takes a size or none)", p.gen(), e))?,
             ),
         };
+        if let Some(s) = swap {
+            if s > mglru_trace::MAX_SWAP {
+                return Err(format!("{}: swap={} is larger than trace v1 allows ({})", p.gen(), fmt_size(s), fmt_size(mglru_trace::MAX_SWAP)));
+            }
+        }
         let swap_sync = p.bool("swap_sync", swap_sync)?;
         let memcg_max = match p.take("memcg_max") {
             None => memcg_max,
@@ -609,6 +612,56 @@ pub fn check_tasks(what: &str, n: u64) -> Result<(), String> {
     if n > MAX_TASKS {
         return Err(format!(
             "{what} asks for {n} tasks, more than Linux can run (PID_MAX_LIMIT, {MAX_TASKS}): use fewer"
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a machine size outside trace v1's `memory` bounds (16M ..= 1T:
+/// the model needs 16M and addresses at most 1T); `what` names the input.
+pub fn check_memory(what: &str, memory: u64) -> Result<(), String> {
+    if memory < mglru_trace::MIN_MEMORY {
+        return Err(format!("{what} must be at least {} (the model's smallest machine), found {}", fmt_size(mglru_trace::MIN_MEMORY), fmt_size(memory)));
+    }
+    if memory > mglru_trace::MAX_MEMORY {
+        return Err(format!("{what} must be at most {} (the model's largest machine), found {}", fmt_size(mglru_trace::MAX_MEMORY), fmt_size(memory)));
+    }
+    Ok(())
+}
+
+/// Refuses a file larger than trace v1 allows; `what` names the input
+/// that sized it.
+pub fn check_file_size(what: &str, bytes: u64) -> Result<(), String> {
+    if bytes > mglru_trace::MAX_FILE_SIZE {
+        return Err(format!(
+            "{what} makes a file of {} bytes, larger than trace v1 allows ({} per file, {} for all files together)",
+            bytes,
+            fmt_size(mglru_trace::MAX_FILE_SIZE),
+            fmt_size(mglru_trace::MAX_TOTAL_FILE_SIZE)
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses files that add up to more than trace v1 allows.
+pub fn check_total_files(what: &str, pages: u128) -> Result<(), String> {
+    if pages > (mglru_trace::MAX_TOTAL_FILE_SIZE / PAGE) as u128 {
+        return Err(format!(
+            "{what} makes files of {} pages in all, more than trace v1 allows ({} for all files together)",
+            pages,
+            fmt_size(mglru_trace::MAX_TOTAL_FILE_SIZE)
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses an anonymous region larger than trace v1 allows.
+pub fn check_region_size(what: &str, bytes: u64) -> Result<(), String> {
+    if bytes > mglru_trace::MAX_REGION_SIZE {
+        return Err(format!(
+            "{what} makes an anonymous region of {} bytes, larger than trace v1 allows ({})",
+            bytes,
+            fmt_size(mglru_trace::MAX_REGION_SIZE)
         ));
     }
     Ok(())

@@ -73,7 +73,7 @@ pub(crate) fn generator(case: &str, rest: &str) -> Result<Lines, String> {
         crate::util::check_tasks(&format!("{case}: parameter nr_task={nr_task} (two dd tasks per file)"), nr_task.saturating_mul(2))?;
     }
     let chunk = p.count("chunk", 1)?;
-    let m = Machine::from_params(&mut p, scaled_size(16 * GIB, scale, 16 * 4096), None, false, None)?;
+    let m = Machine::from_params(&mut p, scaled_size(16 * GIB, scale, mglru_trace::MIN_MEMORY), None, false, None)?;
     // Twice the memory in total (in u128: 2 x memory= may not fit in 64 bits).
     let default_size = match case {
         "lru-file-readtwice" | "lru-file-mmap-read" => 2 * m.memory as u128 / nr_task as u128,
@@ -93,6 +93,12 @@ pub(crate) fn generator(case: &str, rest: &str) -> Result<Lines, String> {
     if size == 0 {
         return Err(format!("{}: size= must be greater than 0", case));
     }
+    crate::util::check_file_size(&format!("{case}: size="), size)?;
+    let nfiles: u128 = match case {
+        "lru-file-readtwice" | "lru-file-mmap-read" => nr_task as u128,
+        _ => 1,
+    };
+    crate::util::check_total_files(&format!("{case}: size= x nr_task="), nfiles * pages_for(size) as u128)?;
     let pages = pages_for(size);
     let mut out = VecDeque::new();
     let memcg = m.memcg_max.map(|_| "vm-scalability");

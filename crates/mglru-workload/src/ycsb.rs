@@ -350,6 +350,10 @@ impl Source for Ycsb {
     }
 }
 
+/// The most cache leaves the generator models (its LRU and dirty bits take
+/// memory per leaf): 2^24, a 512G cache of 32K leaves.
+pub(crate) const MAX_CACHE_LEAVES: u64 = 1 << 24;
+
 /// `ycsb:k=v,...`.
 pub(crate) fn generator(rest: &str) -> Result<Lines, String> {
     let mut p = Params::parse("ycsb", rest)?;
@@ -424,6 +428,31 @@ pub(crate) fn generator(rest: &str) -> Result<Lines, String> {
         .filter(|&b| b <= u64::MAX / 2)
         .ok_or_else(|| format!("ycsb: index_entry={} for {} records overflows the index file's size: give a smaller index_entry=", index_entry, max_records))?;
     let slots = (cache / leaf).max(1);
+    // The cache is one region, and the generator keeps a slot per leaf of
+    // it (an LRU and a dirty bit): both bounded (a cache of 2^64 bytes
+    // aborted on allocation failure).
+    if slots > MAX_CACHE_LEAVES {
+        return Err(format!(
+            "ycsb: cache={} holds {} leaves of leaf={}, more than the generator models ({}): use a smaller cache= or a larger leaf=",
+            fmt_size(cache),
+            slots,
+            fmt_size(leaf),
+            MAX_CACHE_LEAVES
+        ));
+    }
+    let coll_bytes = coll_leaves as u128 * leaf as u128;
+    let journal_bytes = if journal { journal_size as u128 } else { 0 };
+    for (what, bytes) in [
+        ("records= x record_size= (collection.wt)", coll_bytes),
+        ("records= x index_entry= (index.wt)", index_bytes as u128),
+        ("journal_size=", journal_bytes),
+    ] {
+        crate::util::check_file_size(&format!("ycsb: {what}"), bytes.min(u64::MAX as u128) as u64)?;
+    }
+    crate::util::check_total_files(
+        "ycsb: records=, record_size=, index_entry= and journal_size=",
+        (coll_bytes + index_bytes as u128 + journal_bytes).div_ceil(PAGE as u128),
+    )?;
     // YCSB draws keys from insertcount + 2 x expected inserts.
     let expected_new = (operations as f64 * insert_prop * 2.0) as u64;
     let key_space = records + expected_new;

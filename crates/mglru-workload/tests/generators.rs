@@ -950,19 +950,17 @@ fn vm_scalability_errors_name_the_parameter() {
     let e = gen_err("lru-file-readtwice:size=99999999999T");
     assert_eq!(e, "lru-file-readtwice: parameter size=: bad size `99999999999T`: too large");
     let e = gen_err("lru-file-readtwice:memory=1K");
-    assert_eq!(e, "lru-file-readtwice: memory= must be at least 4K");
+    assert_eq!(e, "lru-file-readtwice: memory= must be at least 16M (the model's smallest machine), found 1K");
     let e = gen_err("lru-file-readtwice:memcg_max=lots");
     assert_eq!(e, "lru-file-readtwice: parameter memcg_max=: bad size `lots`: expected a number (memcg_max= takes a size, max or none)");
-    // The default size is twice the memory (over nr_task files for the
-    // per-task cases): 2 x 9000000T does not fit in 64 bits; with one
-    // task the per-task default is that same sum. An explicit size= avoids
-    // it.
+    // memory= is bounded by trace v1 (at most 1T) before the default size
+    // (twice the memory) is computed; an explicit size= is used as given.
     let e = gen_err("mmap-pread-seq:memory=9000000T");
-    assert_eq!(e, "mmap-pread-seq: memory=9000000T is too large for the default size= (twice the memory): give size= or a smaller memory=");
-    let e = gen_err("lru-file-readtwice:memory=9000000T,nr_task=1");
-    assert!(e.starts_with("lru-file-readtwice: memory=9000000T is too large for the default size="), "{}", e);
-    let got = gen("mmap-pread-seq:memory=9000000T,size=4K,nr_task=1");
-    assert_eq!(got[..3], lines("memory 9000000T\nfile sparse-mmap-pread-seq size=4K\ntask usemem-1")[..]);
+    assert_eq!(e, "mmap-pread-seq: memory= must be at most 1T (the model's largest machine), found 9000000T");
+    let e = gen_err("lru-file-readtwice:memory=2T,nr_task=1");
+    assert!(e.starts_with("lru-file-readtwice: memory= must be at most 1T"), "{}", e);
+    let got = gen("mmap-pread-seq:memory=1T,size=4K,nr_task=1");
+    assert_eq!(got[..3], lines("memory 1T\nfile sparse-mmap-pread-seq size=4K\ntask usemem-1")[..]);
 }
 
 // ------------------------------------------------------------- ebizzy ---
@@ -1229,7 +1227,7 @@ fn generators_stream() {
         "fio:--name=x --size=1g --rw=randread --random_distribution=zipf:1.2 --norandommap --io_size=4p --number_ios=1000000000000",
         "memtier:-n 1000000000000 -c 1 -t 1 --ratio=1:1",
         "ycsb:workload=a,records=1000000,operations=1000000000000,cache=64M",
-        "lru-file-readtwice:size=1000T,nr_task=1",
+        "lru-file-readtwice:size=4T,nr_task=1",
         "ebizzy:loops=1000000000000",
         "file-anon-mix:iterations=1000000000000,scale=64",
         "mixed-memcg:scale=1000",

@@ -12,7 +12,7 @@ fn generated_traces_parse() {
         // The seeds' command lines, shrunk through the rate model / sizes.
         "fio:fio -name=mglru --numjobs=4 --directory=/mnt --size=960k --buffered=1 --ioengine=io_uring --iodepth=128 \
          --iodepth_batch_submit=32 --iodepth_batch_complete=32 --rw=randread --random_distribution=zipf:0.5 --norandommap \
-         --time_based --ramp_time=1m --runtime=5m --group_reporting;memory=4M,memcg_max=2M,rate_iops=20",
+         --time_based --ramp_time=1m --runtime=5m --group_reporting;memory=16M,memcg_max=2M,rate_iops=20",
         "fio:fio --directory=/mnt/ramdisk --filename_format='test.$jobnum.img' --name=cached --numjobs=4 --buffered=1 \
          --ioengine=mmap --rw=randread --random_distribution=zipf:1.2 --norandommap --time_based --ramp_time=1m --runtime=5m \
          --group_reporting --size=3m;rate_iops=10,memcg_max=4M",
@@ -25,17 +25,17 @@ fn generated_traces_parse() {
         "memtier:-S /var/run/memcached/memcached.sock -P memcache_binary -n allkeys --key-minimum=1 --key-maximum=2000 \
          --key-pattern=P:P -c 1 -t 8 --ratio 1:0 --pipeline 8 -d 2000 && -S /var/run/memcached/memcached.sock \
          -P memcache_binary -n allkeys --key-minimum=1 --key-maximum=2000 --key-pattern=R:R -c 1 -t 8 --ratio 0:1 \
-         --pipeline 8 --randomize --distinct-client-seed;memory=8M,swap=8M",
+         --pipeline 8 --randomize --distinct-client-seed;memory=16M,swap=8M",
         "memtier:--test-time=1 --ratio=1:10 --key-pattern=G:G --key-maximum=5000 -c 2 -t 2;rate_ops=3000,memcached_mem=1M,memcg_max=16M",
         "ycsb:workload=a,records=2000,operations=2000,cache=128K,checkpoint=1s,rate_ops=500",
         "ycsb:workload=b,scale=10000",
         "ycsb:workload=d,records=1000,operations=1000,cache=256K,load=1",
         "ycsb:workload=e,records=3000,operations=300,cache=256K,insert_order=ordered",
         "ycsb:workload=f,records=1000,operations=1000,cache=64K,distribution=uniform",
-        "lru-file-readtwice:nr_task=4,memory=4M",
-        "lru-file-mmap-read:nr_task=4,memory=4M,chunk=8",
-        "mmap-pread-seq:nr_task=3,memory=2M",
-        "mmap-xread-seq-mt:nr_task=3,memory=2M,memcg_max=1M",
+        "lru-file-readtwice:nr_task=4,memory=16M",
+        "lru-file-mmap-read:nr_task=4,memory=16M,chunk=8",
+        "mmap-pread-seq:nr_task=3,memory=16M",
+        "mmap-xread-seq-mt:nr_task=3,memory=16M,memcg_max=1M",
         "ebizzy:scale=400",
         "ebizzy:seq=160,scale=400,threads=3,loops=5,memcg_max=4M",
         "file-anon-mix:scale=4096,iterations=3",

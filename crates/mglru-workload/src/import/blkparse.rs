@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::{access, file_lines, parse_secs, setup, LineReader, Timer};
 use crate::stream::{lines, Source};
-use crate::util::{page_span, Params};
+use crate::util::Params;
 use crate::{ImportOptions, Lines};
 
 struct Event {
@@ -80,12 +80,16 @@ fn parse(name: &str, lineno: u64, line: &str, sector: u64) -> Result<Parsed, Str
     if count == 0 {
         return Ok(Parsed::Q(Event { dev, time, pid, io: None }));
     }
-    Ok(Parsed::Q(Event {
-        dev,
-        time,
-        pid,
-        io: Some((start.saturating_mul(sector), count.saturating_mul(sector), write)),
-    }))
+    // Sectors beyond trace v1's largest file are an error (they were
+    // capped silently near 2^64).
+    let (off, len) = match (start.checked_mul(sector), count.checked_mul(sector)) {
+        (Some(o), Some(l)) => (o, l),
+        _ => (u64::MAX, u64::MAX),
+    };
+    super::span(off, len).map_err(|e| {
+        format!("{}:{}: sectors {} + {} of {} bytes: {}", name, lineno, start, count, sector, e)
+    })?;
+    Ok(Parsed::Q(Event { dev, time, pid, io: Some((off, len, write)) }))
 }
 
 struct Gen {
@@ -110,9 +114,9 @@ impl Source for Gen {
             Parsed::Summary => self.summary = true,
             Parsed::Q(e) => {
                 if let Some((off, len, write)) = e.io {
-                    self.timer.at(e.time, out);
+                    self.timer.at(e.time, out).map_err(|m| format!("{}:{}: {}", self.reader.name, lineno, m))?;
                     let task = if self.per_pid { format!("pid{}", e.pid) } else { "blk".to_string() };
-                    let (p, c) = page_span(off, len);
+                    let (p, c) = super::span(off, len)?;
                     out.push_back(access(if write { "write" } else { "read" }, &task, &e.dev, p, c));
                 }
             }
@@ -135,6 +139,7 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
     let mut devs: Vec<(String, u64)> = Vec::new();
     let mut dev_idx: HashMap<String, usize> = HashMap::new();
     let mut pids: Vec<u64> = Vec::new();
+    let mut pid_seen: std::collections::HashSet<u64> = std::collections::HashSet::new();
     let mut events = 0u64;
     while let Some(Ok((lineno, line))) = r.next_line() {
         match parse(&r.name, lineno, &line, sector) {
@@ -142,7 +147,7 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
             Ok(Parsed::Q(e)) => {
                 if let Some((off, len, _)) = e.io {
                     events += 1;
-                    let end = off.saturating_add(len);
+                    let Ok(end) = super::span_end(off, len) else { continue };
                     match dev_idx.get(&e.dev) {
                         Some(&i) => devs[i].1 = devs[i].1.max(end),
                         None => {
@@ -150,7 +155,7 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
                             devs.push((e.dev, end));
                         }
                     }
-                    if per_pid && !pids.contains(&e.pid) {
+                    if per_pid && pid_seen.insert(e.pid) {
                         pids.push(e.pid);
                     }
                 }
@@ -158,6 +163,7 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
             _ => {}
         }
     }
+    super::check_files(&r.name, &devs)?;
     let tasks: Vec<String> = if per_pid { pids.iter().map(|p| format!("pid{}", p)).collect() } else { vec!["blk".to_string()] };
     let mut out = VecDeque::new();
     out.push_back(format!(

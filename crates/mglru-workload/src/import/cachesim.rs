@@ -11,7 +11,7 @@ use std::path::Path;
 use super::{access, file_lines, setup, LineReader, Timer};
 use crate::rng::fnv1a64_bytes;
 use crate::stream::{lines, Source};
-use crate::util::{fmt_size, page_span, pages_for, Params, PAGE};
+use crate::util::{fmt_size, pages_for, Params, PAGE};
 use crate::{ImportOptions, Lines};
 
 const TASK: &str = "cache";
@@ -30,7 +30,7 @@ impl Layout {
     fn span(&self, id: u64) -> Option<(u64, u64)> {
         match self {
             Layout::Objects(m) => m.get(&id).copied(),
-            Layout::Blocks(bs) => Some(page_span(id.saturating_mul(*bs), *bs)),
+            Layout::Blocks(bs) => super::span(id.checked_mul(*bs)?, *bs).ok(),
         }
     }
 }
@@ -65,12 +65,24 @@ impl Collect {
         }
     }
 
-    /// The layout and the file size in bytes.
-    fn finish(self) -> (Layout, u64, u64) {
+    /// The layout and the file size in bytes, or an error (naming the
+    /// input `name`) when the objects need a larger file than trace v1
+    /// allows.
+    fn finish(self, name: &str) -> Result<(Layout, u64, u64), String> {
+        let max = mglru_trace::MAX_FILE_SIZE;
         match self.block {
             Some(bs) => {
-                let bytes = if self.requests == 0 { PAGE } else { (self.max_id + 1).saturating_mul(bs) };
-                (Layout::Blocks(bs), bytes, self.max_id + 1)
+                let bytes = if self.requests == 0 { PAGE as u128 } else { (self.max_id as u128 + 1) * bs as u128 };
+                if bytes > max as u128 {
+                    return Err(format!(
+                        "{}: block {} of {} bytes lies beyond {}, the largest file trace v1 allows: use a larger block_size only if the ids are smaller",
+                        name,
+                        self.max_id,
+                        bs,
+                        fmt_size(max)
+                    ));
+                }
+                Ok((Layout::Blocks(bs), bytes as u64, self.max_id + 1))
             }
             None => {
                 let mut m = HashMap::with_capacity(self.order.len());
@@ -78,10 +90,19 @@ impl Collect {
                 let n = self.order.len() as u64;
                 for (id, size) in self.order {
                     let pages = pages_for(size);
+                    if (next as u128 + pages as u128) * PAGE as u128 > max as u128 {
+                        return Err(format!(
+                            "{}: object {} ({} bytes) takes the objects past {}, the largest file trace v1 allows (objects are laid out one after another): import a part of the trace, or use block mode",
+                            name,
+                            id,
+                            size,
+                            fmt_size(max)
+                        ));
+                    }
                     m.insert(id, (next, pages));
                     next += pages;
                 }
-                (Layout::Objects(m), next.max(1) * PAGE, n)
+                Ok((Layout::Objects(m), next.max(1) * PAGE, n))
             }
         }
     }
@@ -173,7 +194,10 @@ impl Source for OracleGen {
                 Err(e)
             }
             Some(Ok((t, id, _))) => {
-                self.timer.at(t.saturating_mul(1_000_000_000), out);
+                let at = self.recs.offset - RECORD as u64;
+                self.timer
+                    .at(t * 1_000_000_000, out)
+                    .map_err(|e| format!("{}: byte offset {}: {}", self.recs.name, at, e))?;
                 let (p, c) = self.layout.span(id).ok_or_else(|| {
                     format!("{}: byte offset {}: object {} was not seen in the first pass (did the file change?)", self.recs.name, self.recs.offset - RECORD as u64, id)
                 })?;
@@ -194,7 +218,7 @@ pub(crate) fn import_oracle(path: &Path, fopts: &str, opts: &ImportOptions) -> R
         c.add(id, size);
     }
     let requests = c.requests;
-    let (layout, bytes, objects) = c.finish();
+    let (layout, bytes, objects) = c.finish(&recs.name)?;
     let out = header_lines("oracle-general", &recs.name, requests, objects, bytes, opts.block_size, opts);
     Ok(lines(out, OracleGen { recs: Records::open(path)?, layout, timer: Timer::new(timing), failed: false }))
 }
@@ -255,9 +279,22 @@ impl Csv {
         };
         let size = match self.size {
             None => PAGE,
-            Some(c) => f[c].parse::<u64>().map_err(|_| {
-                format!("{}:{}: column {} (obj_size): `{}` is not a non-negative integer", name, lineno, c + 1, f[c])
-            })?,
+            Some(c) => {
+                let v = f[c].parse::<u64>().map_err(|_| {
+                    format!("{}:{}: column {} (obj_size): `{}` is not a non-negative integer", name, lineno, c + 1, f[c])
+                })?;
+                if v > mglru_trace::MAX_FILE_SIZE {
+                    return Err(format!(
+                        "{}:{}: column {} (obj_size): {} bytes is larger than the largest file trace v1 allows ({})",
+                        name,
+                        lineno,
+                        c + 1,
+                        v,
+                        fmt_size(mglru_trace::MAX_FILE_SIZE)
+                    ));
+                }
+                v
+            }
         };
         let time = match self.time {
             None => None,
@@ -265,7 +302,12 @@ impl Csv {
                 let v = f[c].parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0).ok_or_else(|| {
                     format!("{}:{}: column {} (time): `{}` is not a non-negative number", name, lineno, c + 1, f[c])
                 })?;
-                Some((v * self.time_unit) as u64)
+                let ns = v * self.time_unit;
+                // 2^64 ns: `as` would saturate silently.
+                if ns >= 18_446_744_073_709_551_616.0 {
+                    return Err(format!("{}:{}: column {} (time): `{}` is too large: it must fit in 64 bits of nanoseconds", name, lineno, c + 1, f[c]));
+                }
+                Some(ns as u64)
             }
         };
         Ok(Some((time, id, size)))
@@ -328,7 +370,7 @@ impl Source for CsvGen {
         }
         if let Some((t, id, _)) = self.csv.parse(&self.reader.name, lineno, &line)? {
             if let Some(t) = t {
-                self.timer.at(t, out);
+                self.timer.at(t, out).map_err(|e| format!("{}:{}: {}", self.reader.name, lineno, e))?;
             }
             let (p, c) = self.layout.span(id).ok_or_else(|| {
                 format!("{}:{}: object `{}` was not seen in the first pass (did the file change?)", self.reader.name, lineno, id)
@@ -385,7 +427,7 @@ pub(crate) fn import_csv(path: &Path, fopts: &str, opts: &ImportOptions) -> Resu
         }
     }
     let requests = c.requests;
-    let (layout, bytes, objects) = c.finish();
+    let (layout, bytes, objects) = c.finish(&r.name)?;
     let out = header_lines("cachesim-csv", &r.name, requests, objects, bytes, opts.block_size, opts);
     Ok(lines(out, CsvGen { reader: LineReader::open(path)?, csv, layout, timer: Timer::new(timing && time.is_some()) }))
 }

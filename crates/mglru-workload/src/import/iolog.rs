@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::{access, file_lines, note_block_size, setup, LineReader, Timer};
 use crate::stream::{lines, Source};
-use crate::util::{page_span, sanitize, Params};
+use crate::util::{sanitize, Params};
 use crate::{ImportOptions, Lines};
 
 const TASK: &str = "fio";
@@ -41,7 +41,9 @@ impl Parser {
             let v: u64 = first.parse().map_err(|_| {
                 format!("{}:{}: expected `{}` with a numeric TIME, found `{}`", self.name, lineno, what, first)
             })?;
-            ts = Some(v.saturating_mul(self.unit_ns));
+            ts = Some(v.checked_mul(self.unit_ns).ok_or_else(|| {
+                format!("{}:{}: TIME `{}` is too large: it must fit in 64 bits of nanoseconds", self.name, lineno, first)
+            })?);
             tok.remove(0);
         }
         if tok.len() < 2 {
@@ -61,9 +63,15 @@ impl Parser {
             "read" | "write" => {
                 let off = num(2, "OFFSET")?;
                 let len = num(3, "LENGTH")?;
+                super::span(off, len).map_err(|e| format!("{}:{}: {}", self.name, lineno, e))?;
                 Act::Access { file, off, len, write: tok[1] == "write" }
             }
-            "wait" => Act::Wait(num(2, "a wait time")?.saturating_mul(1000)),
+            "wait" => {
+                let us = num(2, "a wait time")?;
+                Act::Wait(us.checked_mul(1000).ok_or_else(|| {
+                    format!("{}:{}: wait `{}` is too large: it must fit in 64 bits of nanoseconds", self.name, lineno, us)
+                })?)
+            }
             "sync" => Act::Skip("sync"),
             "datasync" => Act::Skip("datasync"),
             "trim" => Act::Skip("trim"),
@@ -94,14 +102,15 @@ impl Source for Gen {
         if let Some((ts, act)) = self.parser.parse(lineno, &line)? {
             match act {
                 Act::Access { file, off, len, write } => {
+                    let at = |e: String| format!("{}:{}: {}", self.reader.name, lineno, e);
                     if let Some(t) = ts {
-                        self.timer.at(t, out);
+                        self.timer.at(t, out).map_err(at)?;
                     }
-                    let (p, c) = page_span(off, len);
+                    let (p, c) = super::span(off, len).map_err(at)?;
                     let name = &self.names[&file];
                     out.push_back(access(if write { "write" } else { "read" }, TASK, name, p, c));
                 }
-                Act::Wait(ns) => self.timer.wait(ns, out),
+                Act::Wait(ns) => self.timer.wait(ns, out).map_err(|e| format!("{}:{}: {}", self.reader.name, lineno, e))?,
                 Act::File(_) | Act::Skip(_) => {}
             }
         }
@@ -141,12 +150,18 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
     let mut names: HashMap<String, String> = HashMap::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut skipped: Vec<(&'static str, u64)> = Vec::new();
-    let mut taken: Vec<String> = Vec::new();
+    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
     while let Some(Ok((lineno, line))) = r.next_line() {
         let Ok(Some((_, act))) = parser.parse(lineno, &line) else { continue };
         let (file, end) = match act {
             Act::File(f) => (f, 0),
-            Act::Access { file, off, len, .. } => (file, off.saturating_add(len)),
+            // The end of the last page the access touches (a zero-length
+            // request touches the page at its offset): the file must hold
+            // it, or the trace is rejected.
+            Act::Access { file, off, len, .. } => match super::span_end(off, len) {
+                Ok(end) => (file, end),
+                Err(_) => continue,
+            },
             Act::Skip(k) => {
                 match skipped.iter_mut().find(|(n, _)| *n == k) {
                     Some(e) => e.1 += 1,
@@ -160,16 +175,16 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
             Some(&i) => files[i].1 = files[i].1.max(end),
             None => {
                 let mut t = sanitize(&file, true);
-                while taken.contains(&t) {
+                while !taken.insert(t.clone()) {
                     t.push('_');
                 }
-                taken.push(t.clone());
                 index.insert(file.clone(), files.len());
                 names.insert(file, t.clone());
                 files.push((t, end));
             }
         }
     }
+    super::check_files(&r.name, &files)?;
     let mut out = VecDeque::new();
     out.push_back(format!(
         "# mglru-workload import fio-iolog (version {}): {}; one task `{}`, {} file(s) sized to the largest offset seen",

@@ -46,6 +46,12 @@ fn parse(name: &str, lineno: u64, line: &str) -> Result<Option<(Kind, u64, u64)>
         .trim()
         .parse::<u64>()
         .map_err(|_| format!("{}:{}: bad size `{}`: expected a decimal number", name, lineno, s.trim()))?;
+    if addr as u128 + size.max(1) as u128 > 1u128 << 64 {
+        return Err(format!(
+            "{}:{}: the access {:#x},{} runs past the top of the 64-bit address space",
+            name, lineno, addr, size
+        ));
+    }
     Ok(Some((kind, addr, size)))
 }
 
@@ -109,7 +115,7 @@ impl Source for Gen {
             return Ok(true);
         }
         let first = addr / PAGE;
-        let end = addr.saturating_add(size.max(1)).div_ceil(PAGE);
+        let end = ((addr as u128 + size.max(1) as u128).div_ceil(PAGE as u128)) as u64;
         let (start, idx) = match self.regions.range(..=first).next_back() {
             Some((&s, &(i, e))) if end <= e => (s, i),
             _ => {
@@ -154,6 +160,13 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
     let collapse = p.bool("collapse", true)?;
     let gap = p.size("gap", MIB)?;
     p.finish()?;
+    if gap > mglru_trace::MAX_REGION_SIZE {
+        return Err(format!(
+            "lackey: gap={} is larger than the largest region trace v1 allows ({})",
+            fmt_size(gap),
+            fmt_size(mglru_trace::MAX_REGION_SIZE)
+        ));
+    }
     let mut r = LineReader::open(path)?;
     let mut ranges = Ranges { map: BTreeMap::new(), gap: gap / PAGE };
     let mut n = 0u64;
@@ -163,7 +176,7 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
                 continue;
             }
             n += 1;
-            ranges.add(addr / PAGE, addr.saturating_add(size.max(1)).div_ceil(PAGE));
+            ranges.add(addr / PAGE, ((addr as u128 + size.max(1) as u128).div_ceil(PAGE as u128)) as u64);
         }
     }
     let mut out = VecDeque::new();
@@ -180,7 +193,18 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
     setup(opts, &[TASK.to_string()], &mut out);
     let mut regions = BTreeMap::new();
     for (i, (&s, &e)) in ranges.map.iter().enumerate() {
-        out.push_back(format!("# r{}: addresses {:#x}..{:#x}", i, s * PAGE, e * PAGE));
+        if (e - s) > mglru_trace::MAX_REGION_SIZE / PAGE {
+            return Err(format!(
+                "{}: the accessed addresses {:#x}..{:#x} form one range of {} pages (pages closer than gap={} join), more than trace v1 allows for a region ({}): use a smaller gap=",
+                r.name,
+                s as u128 * PAGE as u128,
+                e as u128 * PAGE as u128,
+                e - s,
+                fmt_size(gap),
+                fmt_size(mglru_trace::MAX_REGION_SIZE)
+            ));
+        }
+        out.push_back(format!("# r{}: addresses {:#x}..{:#x}", i, s as u128 * PAGE as u128, e as u128 * PAGE as u128));
         out.push_back(format!("anon {} r{} size={}", TASK, i, fmt_size((e - s) * PAGE)));
         regions.insert(s, (i, e));
     }

@@ -68,6 +68,7 @@ impl LineReader {
 
 /// The `memory`, `memcg` and `task` statements of an imported trace.
 pub(crate) fn setup(opts: &ImportOptions, tasks: &[String], out: &mut VecDeque<String>) {
+    // `import` checked the machine size (check_options).
     let m = Machine {
         memory: opts.memory.unwrap_or(GIB),
         swap: None,
@@ -96,23 +97,28 @@ pub(crate) fn file_lines(files: &[(String, u64)], out: &mut VecDeque<String>) {
 }
 
 /// Turns timestamps into `sleep` statements for gaps of 1 ms or more.
+/// The idle time is bounded like a trace's (`mglru_trace::MAX_SLEEP_NS`
+/// for one gap and for all of them): a gap beyond it is an error, which
+/// the caller places at the input line, never a silent cap.
 pub(crate) struct Timer {
     last: Option<u64>,
     on: bool,
+    /// The sum of the sleeps emitted so far.
+    total: u64,
 }
 
 impl Timer {
     pub fn new(on: bool) -> Timer {
-        Timer { last: None, on }
+        Timer { last: None, on, total: 0 }
     }
 
-    pub fn at(&mut self, t: u64, out: &mut VecDeque<String>) {
+    pub fn at(&mut self, t: u64, out: &mut VecDeque<String>) -> Result<(), String> {
         if !self.on {
-            return;
+            return Ok(());
         }
         if let Some(l) = self.last {
-            if t >= l + 1_000_000 {
-                out.push_back(format!("sleep {}", fmt_ns(t - l)));
+            if t >= l.saturating_add(1_000_000) {
+                self.sleep(t - l, "the timestamp jumps", out)?;
             }
             if t > l {
                 self.last = Some(t);
@@ -120,14 +126,65 @@ impl Timer {
         } else {
             self.last = Some(t);
         }
+        Ok(())
     }
 
     /// Adds a wait of `ns` (fio v2 `wait`).
-    pub fn wait(&mut self, ns: u64, out: &mut VecDeque<String>) {
+    pub fn wait(&mut self, ns: u64, out: &mut VecDeque<String>) -> Result<(), String> {
         if self.on && ns >= 1_000_000 {
-            out.push_back(format!("sleep {}", fmt_ns(ns)));
+            self.sleep(ns, "the wait is", out)?;
         }
+        Ok(())
     }
+
+    fn sleep(&mut self, ns: u64, what: &str, out: &mut VecDeque<String>) -> Result<(), String> {
+        let max = mglru_trace::MAX_SLEEP_NS;
+        if ns > max {
+            return Err(format!(
+                "{what} {}: a longer idle period than trace v1 allows (365 days); import with timing=0 to drop the gaps",
+                fmt_ns(ns)
+            ));
+        }
+        if self.total + ns > max {
+            return Err(format!(
+                "the gaps between requests add up to more than trace v1 allows for a trace's idle time (365 days); import with timing=0 to drop them, or split the input"
+            ));
+        }
+        self.total += ns;
+        out.push_back(format!("sleep {}", fmt_ns(ns)));
+        Ok(())
+    }
+}
+
+/// The pages of a request of `len` bytes at byte `off` (`page_span`), or
+/// an error when the request ends beyond the largest file trace v1 allows
+/// (offsets were capped silently near 2^64).
+pub(crate) fn span(off: u64, len: u64) -> Result<(u64, u64), String> {
+    let end = off as u128 + len.max(1) as u128;
+    if end > mglru_trace::MAX_FILE_SIZE as u128 {
+        return Err(format!(
+            "bytes {}..{} lie beyond {}, the largest file trace v1 allows",
+            off,
+            end,
+            fmt_size(mglru_trace::MAX_FILE_SIZE)
+        ));
+    }
+    Ok(crate::util::page_span(off, len))
+}
+
+/// The byte size a file needs for the request at (`off`, `len`): its end,
+/// where a zero-length request counts as one byte (it touches the page at
+/// its offset, which the file must therefore hold).
+pub(crate) fn span_end(off: u64, len: u64) -> Result<u64, String> {
+    span(off, len)?;
+    Ok(off + len.max(1))
+}
+
+/// Refuses files that add up to more than trace v1 allows; `name` is the
+/// input.
+pub(crate) fn check_files(name: &str, files: &[(String, u64)]) -> Result<(), String> {
+    let pages: u128 = files.iter().map(|(_, b)| crate::util::pages_for(*b) as u128).sum();
+    crate::util::check_total_files(&format!("{name}: the offsets of the input"), pages)
 }
 
 /// A read/write/load/store line, with COUNT only when it is not 1.
@@ -154,6 +211,14 @@ pub(crate) fn parse_secs(s: &str) -> Option<u64> {
         ns += (b - b'0') as u64 * 10u64.pow(8 - i as u32);
     }
     secs.checked_mul(1_000_000_000)?.checked_add(ns)
+}
+
+/// Refuses import options outside trace v1's bounds.
+pub(crate) fn check_options(opts: &ImportOptions) -> Result<(), String> {
+    if let Some(m) = opts.memory {
+        crate::util::check_memory("import: memory", m)?;
+    }
+    Ok(())
 }
 
 /// A note for formats that do not use `block_size`.

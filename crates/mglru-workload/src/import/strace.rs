@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::{access, file_lines, note_block_size, parse_secs, setup, LineReader, Timer};
 use crate::stream::{lines, Source};
-use crate::util::{page_span, sanitize, Params};
+use crate::util::{sanitize, Params};
 use crate::{ImportOptions, Lines};
 
 /// What one line means.
@@ -297,6 +297,8 @@ impl State {
                 match (self.file_of(pid, fd), ret > 0) {
                     (Some((file, pos)), true) => {
                         let off = off_arg.unwrap_or(pos);
+                        super::span(off, ret as u64)
+                            .map_err(|e| format!("{}:{}: `{}`: {}", self.name, lineno, call.name, e))?;
                         if !positional {
                             self.set_pos(pid, fd, pos + ret as u64);
                         }
@@ -318,7 +320,9 @@ impl State {
                         Some((file, _)) => {
                             let region = format!("m{}", self.regions);
                             self.regions += 1;
-                            Some(Event::Mmap { task: self.task(pid), file, end: off + len, region })
+                            let end = super::span_end(off, len)
+                                .map_err(|e| format!("{}:{}: `{}`: {}", self.name, lineno, call.name, e))?;
+                            Some(Event::Mmap { task: self.task(pid), file, end, region })
                         }
                         None => None,
                     }
@@ -347,13 +351,13 @@ impl Source for Gen {
         let (ts, ev) = self.state.line(lineno, &line)?;
         if ev.is_some() {
             if let Some(t) = ts {
-                self.timer.at(t, out);
+                self.timer.at(t, out).map_err(|e| format!("{}:{}: {}", self.reader.name, lineno, e))?;
             }
         }
         match ev {
             None => {}
             Some(Event::Access { task, file, off, len, write }) => {
-                let (p, c) = page_span(off, len);
+                let (p, c) = super::span(off, len)?;
                 out.push_back(access(if write { "write" } else { "read" }, &task, &file, p, c));
             }
             Some(Event::Mmap { task, file, region, .. }) => {
@@ -373,6 +377,7 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
     let mut r = LineReader::open(path)?;
     let mut st = State::new(&r.name);
     let mut tasks: Vec<String> = Vec::new();
+    let mut task_seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut files: Vec<(String, u64)> = Vec::new();
     let mut fidx: HashMap<String, usize> = HashMap::new();
     let mut mmaps = 0u64;
@@ -382,7 +387,8 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
         let (task, file, end) = match &ev {
             Event::Access { task, file, off, len, .. } => {
                 accesses += 1;
-                (task.clone(), Some(file.clone()), off.saturating_add(*len))
+                let Ok(end) = super::span_end(*off, *len) else { continue };
+                (task.clone(), Some(file.clone()), end)
             }
             Event::Mmap { task, file, end, .. } => {
                 mmaps += 1;
@@ -390,7 +396,7 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
             }
             Event::Exit { task } => (task.clone(), None, 0),
         };
-        if !tasks.contains(&task) {
+        if task_seen.insert(task.clone()) {
             tasks.push(task);
         }
         if let Some(f) = file {
@@ -403,6 +409,7 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
             }
         }
     }
+    super::check_files(&r.name, &files)?;
     let mut out = VecDeque::new();
     out.push_back(format!(
         "# mglru-workload import strace: {}; {} read/write calls, {} file mappings, {} task(s) (one per PID), {} file(s) sized to the largest offset seen",
