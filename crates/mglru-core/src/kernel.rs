@@ -260,6 +260,11 @@ pub struct Kernel {
     /// Global page-state gauges kept exactly.
     pub nr_dirty: u64,
     pub nr_writeback: u64,
+    /// Folios on each zone's LRU lists by type, anon and file
+    /// (`NR_ZONE_{IN,}ACTIVE_{ANON,FILE}` summed over active and
+    /// inactive; `zone_reclaimable_pages` reads them). Isolated folios and
+    /// folios in per-CPU batches are not on a list and not counted.
+    pub zone_lru: [[u64; 2]; NR_ZONES],
     /// The flusher's periodic timer is armed.
     pub flusher_armed: bool,
     /// Background writeback requested (`wb_start_background_writeback`).
@@ -323,6 +328,7 @@ impl Kernel {
             dirty_inodes: Default::default(),
             nr_dirty: 0,
             nr_writeback: 0,
+            zone_lru: [[0; 2]; NR_ZONES],
             flusher_armed: false,
             flusher_kicked: false,
             disk_busy_until: 0,

@@ -251,6 +251,7 @@ impl Kernel {
         self.folios.unlink(&mut list, pfn);
         self.memcgs[memcg].lruvec.lrugen.folios[loc][type_][zone] = list;
         self.folios.get_mut(pfn).set_list_field(0);
+        self.zone_lru[zone][type_] -= 1;
     }
 
     /// Link a folio at the head or tail of list [gen][type][its zone].
@@ -265,6 +266,7 @@ impl Kernel {
         }
         self.memcgs[m].lruvec.lrugen.folios[gen][type_][zone] = to;
         self.folios.get_mut(pfn).set_list_field(gen as u32 + 1);
+        self.zone_lru[zone][type_] += 1;
     }
 
     /// Move a folio to the head or tail of list [gen][type][its zone]

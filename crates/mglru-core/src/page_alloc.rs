@@ -2,6 +2,8 @@
 //! The page allocator's reclaim-relevant behaviour (mm/page_alloc.c).
 
 use crate::folio::{pg, NR_ZONES};
+use crate::lruvec::{ANON, FILE};
+use crate::memcontrol::ROOT_MEMCG;
 use crate::kernel::{Kernel, MAX_RECLAIM_RETRIES};
 use crate::memcontrol::NO_MEMCG;
 use crate::stat::Ev;
@@ -14,6 +16,11 @@ pub enum Gfp {
     /// `__GFP_NORETRY` (readahead): one reclaim attempt, never OOM.
     NoRetry,
 }
+
+/// Watermark indexes (`enum zone_watermarks`).
+pub const WMARK_MIN: usize = 0;
+pub const WMARK_LOW: usize = 1;
+pub const WMARK_HIGH: usize = 2;
 
 impl Kernel {
     /// `zone_watermark_ok` for an order-0 request that may use the highest
@@ -119,6 +126,40 @@ impl Kernel {
         None
     }
 
+    /// `zone_reclaimable_pages`: the zone's file LRU pages, and its anon
+    /// ones when swap has room (`can_reclaim_anon_pages(NULL)`); a zone
+    /// with neither counts its free pages instead (6.12.117).
+    pub fn zone_reclaimable_pages(&self, z: usize) -> u64 {
+        let mut nr = self.zone_lru[z][FILE];
+        if self.can_reclaim_anon_pages(ROOT_MEMCG) {
+            nr += self.zone_lru[z][ANON];
+        }
+        if nr == 0 {
+            nr = self.folios.nr_free_zone(z);
+        }
+        nr
+    }
+
+    /// `should_reclaim_retry` for an order-0 request: give up after
+    /// MAX_RECLAIM_RETRIES rounds without progress, or at once when no
+    /// zone could get above its min watermark even if every reclaimable
+    /// page were freed (then the OOM killer). No highatomic reserves to
+    /// give back in the model.
+    pub fn should_reclaim_retry(&self, did_some_progress: bool, no_progress_loops: &mut u32) -> bool {
+        if did_some_progress {
+            *no_progress_loops = 0;
+        } else {
+            *no_progress_loops += 1;
+        }
+        if *no_progress_loops > MAX_RECLAIM_RETRIES {
+            return false;
+        }
+        (0..NR_ZONES).rev().filter(|&z| self.zones[z].managed > 0).any(|z| {
+            let available = self.zone_reclaimable_pages(z) + self.folios.nr_free_zone(z);
+            available > self.zones[z].wmark[WMARK_MIN] + self.zones[z].lowmem_reserve
+        })
+    }
+
     /// `ALLOC_NO_WATERMARKS`: any free page, highest zone first.
     fn alloc_no_watermarks(&mut self) -> Option<u32> {
         for z in (0..NR_ZONES).rev() {
@@ -132,49 +173,61 @@ impl Kernel {
     /// `__alloc_pages`: fast path at the low watermark, then the slow
     /// path: wake kswapd, retry at min, direct reclaim, OOM.
     fn alloc_page(&mut self, gfp: Gfp) -> Option<u32> {
-        if let Some(p) = self.get_page_from_freelist(1) {
+        if let Some(p) = self.get_page_from_freelist(WMARK_LOW) {
             return Some(p);
         }
         if self.in_reclaim {
             // PF_MEMALLOC: the slow path's first try at the min watermark,
             // then reclaim's own allocations dip into the reserves
             // (__gfp_pfmemalloc_flags: ALLOC_NO_WATERMARKS).
-            if let Some(p) = self.get_page_from_freelist(0) {
+            if let Some(p) = self.get_page_from_freelist(WMARK_MIN) {
                 return Some(p);
             }
             return self.alloc_no_watermarks();
         }
-        // wake_all_kswapds: kswapd runs to completion here (docs/FIDELITY.md).
+        // __alloc_pages_slowpath. wake_all_kswapds: kswapd runs to
+        // completion here (docs/FIDELITY.md simplification 2); the kernel
+        // wakes it again at every `retry:`, which the model does not (its
+        // kswapd has already done all it would).
         self.wakeup_kswapd();
-        if let Some(p) = self.get_page_from_freelist(0) {
+        if let Some(p) = self.get_page_from_freelist(WMARK_MIN) {
             return Some(p);
         }
         let mut no_progress_loops = 0;
         let mut oom_passes = 0;
         loop {
+            // __alloc_pages_direct_reclaim: the free lists are tried again
+            // only when reclaim made progress. Its drain_all_pages() before
+            // a second try has nothing to drain: the model keeps no per-CPU
+            // free lists (simplification 3).
             let reclaimed = self.try_to_free_pages();
-            if let Some(p) = self.get_page_from_freelist(0) {
-                return Some(p);
+            if reclaimed > 0 {
+                if let Some(p) = self.get_page_from_freelist(WMARK_MIN) {
+                    return Some(p);
+                }
             }
             if gfp == Gfp::NoRetry {
                 self.sim.failed_allocations += 1;
                 return None;
             }
-            // should_reclaim_retry: keep going while reclaim makes progress,
-            // at most MAX_RECLAIM_RETRIES rounds without.
-            if reclaimed == 0 {
-                no_progress_loops += 1;
-            } else {
-                no_progress_loops = 0;
-            }
-            if no_progress_loops <= MAX_RECLAIM_RETRIES {
+            if self.should_reclaim_retry(reclaimed > 0, &mut no_progress_loops) {
+                // retry: the free lists at the min watermark, then reclaim.
+                if let Some(p) = self.get_page_from_freelist(WMARK_MIN) {
+                    return Some(p);
+                }
                 continue;
             }
-            // __alloc_pages_may_oom
+            // __alloc_pages_may_oom: one more try at the high watermark
+            // (it catches a parallel OOM kill's freed memory), then the
+            // OOM killer.
+            if let Some(p) = self.get_page_from_freelist(WMARK_HIGH) {
+                return Some(p);
+            }
             if oom_passes < 8 && self.out_of_memory(None) {
+                // did_some_progress: back to retry.
                 oom_passes += 1;
                 no_progress_loops = 0;
-                if let Some(p) = self.get_page_from_freelist(0) {
+                if let Some(p) = self.get_page_from_freelist(WMARK_MIN) {
                     return Some(p);
                 }
                 continue;
@@ -188,5 +241,4 @@ impl Kernel {
             return None;
         }
     }
-
 }

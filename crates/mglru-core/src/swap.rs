@@ -53,6 +53,23 @@ impl Kernel {
         }
         self.memcgs[memcg].lruvec.lists[lru] = list;
         self.folios.get_mut(pfn).set_list_field(lru as u32 + 1);
+        self.zone_lru_add(pfn, lru, true);
+    }
+
+    /// `update_lru_size` on the zone: one folio of list `lru` joins
+    /// (`add`) or leaves its zone's LRU count.
+    #[inline]
+    pub(crate) fn zone_lru_add(&mut self, pfn: u32, lru: usize, add: bool) {
+        if lru >= LRU_UNEVICTABLE {
+            return;
+        }
+        let z = self.folios.zone_of(pfn);
+        let c = &mut self.zone_lru[z][lru / 2];
+        if add {
+            *c += 1;
+        } else {
+            *c -= 1;
+        }
     }
 
     /// `lruvec_del_folio`.
@@ -69,6 +86,7 @@ impl Kernel {
         self.folios.unlink(&mut list, pfn);
         self.memcgs[memcg].lruvec.lists[lru] = list;
         self.folios.get_mut(pfn).set_list_field(0);
+        self.zone_lru_add(pfn, lru, false);
     }
 
     // ---- per-CPU batches -------------------------------------------------

@@ -390,6 +390,7 @@ impl Kernel {
             }
             self.folios.unlink(&mut list, pfn);
             self.memcgs[memcg as usize].lruvec.lists[lru] = list;
+            self.zone_lru_add(pfn, lru, false);
             let fm = self.folios.get_mut(pfn);
             fm.set_list_field(0);
             fm.clear(pg::LRU);
@@ -467,7 +468,9 @@ impl Kernel {
         let nr_deactivate = self.move_folios_to_lru(&hold);
         self.ev.add(Ev::Pgdeactivate, nr_deactivate);
         self.count_memcg(memcg, Ev::Pgdeactivate, nr_deactivate);
-        self.lru_note_cost(memcg, file as usize, 0, nr_rotated);
+        if nr_rotated > 0 {
+            self.lru_note_cost(memcg, file as usize, 0, nr_rotated);
+        }
     }
 
     fn shrink_list(&mut self, lru: usize, nr_to_scan: u64, memcg: u16, sc: &mut ScanControl) -> u64 {
@@ -880,14 +883,33 @@ impl Kernel {
         sc.nr_reclaimed
     }
 
+    /// `allow_direct_reclaim`: direct reclaimers may go on while the free
+    /// pages of the zones up to Normal that have something to reclaim are
+    /// above half their min watermarks, or kswapd has given up.
+    pub fn allow_direct_reclaim(&self) -> bool {
+        if self.kswapd_failures >= MAX_RECLAIM_RETRIES {
+            return true;
+        }
+        let (mut reserve, mut free) = (0, 0);
+        for z in 0..NR_ZONES {
+            if self.zones[z].managed == 0 || self.zone_reclaimable_pages(z) == 0 {
+                continue;
+            }
+            reserve += self.zones[z].wmark[0];
+            free += self.folios.nr_free_zone(z);
+        }
+        reserve == 0 || free > reserve / 2
+    }
+
     /// `try_to_free_pages`: global direct reclaim of 32 pages.
     pub fn try_to_free_pages(&mut self) -> u64 {
         if self.in_reclaim {
             return 0;
         }
-        // throttle_direct_reclaim: below half the min reserve, wait for kswapd.
-        // (allow_direct_reclaim sums the zones' min watermarks and free pages.)
-        if self.nr_free_pages() <= self.node_wmark(0) / 2 {
+        // throttle_direct_reclaim: below half the min reserve, wait for
+        // kswapd (the model's kswapd, woken, runs to completion, so the
+        // wait ends at once).
+        if !self.allow_direct_reclaim() {
             self.ev.add(Ev::PgscanDirectThrottle, 1);
             self.wakeup_kswapd();
         }

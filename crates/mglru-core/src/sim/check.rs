@@ -104,6 +104,27 @@ impl Kernel {
                 return Err(format!("memcg {mi}: bad window min {:?} max {}", lg.min_seq, lg.max_seq));
             }
         }
+        // The zones' LRU counts (`NR_ZONE_*` by type) are what the lists hold.
+        let mut zone_lru = [[0u64; 2]; crate::folio::NR_ZONES];
+        for m in &self.memcgs {
+            for (lru, list) in m.lruvec.lists.iter().enumerate().take(crate::lruvec::LRU_UNEVICTABLE) {
+                let mut p = list.head;
+                while p != NIL {
+                    zone_lru[self.folios.zone_of(p)][lru / 2] += 1;
+                    p = self.folios.get(p).next;
+                }
+            }
+            for gen in m.lruvec.lrugen.folios.iter() {
+                for (t, zones) in gen.iter().enumerate() {
+                    for (z, list) in zones.iter().enumerate() {
+                        zone_lru[z][t] += list.len;
+                    }
+                }
+            }
+        }
+        if zone_lru != self.zone_lru {
+            return Err(format!("zone LRU counts {:?} but the lists hold {zone_lru:?}", self.zone_lru));
+        }
         self.folios.check_free_lists()?;
         let mut in_batch = vec![false; n];
         for b in &self.batch {
