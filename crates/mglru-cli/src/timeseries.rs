@@ -22,7 +22,7 @@ const EVENTS: [Ev; 12] = [
 ];
 
 pub struct Series {
-    out: std::io::BufWriter<std::fs::File>,
+    out: std::io::BufWriter<Box<dyn Write>>,
     path: String,
     interval_ns: u64,
     next: u64,
@@ -31,7 +31,12 @@ pub struct Series {
 
 impl Series {
     pub fn create(path: &str, interval_ms: u64) -> Result<Series, String> {
-        let f = std::fs::File::create(path).map_err(|e| format!("creating {path}: {e}"))?;
+        // `-` is standard output, like every other output.
+        let f: Box<dyn Write> = if path == "-" {
+            Box::new(std::io::stdout())
+        } else {
+            Box::new(std::fs::File::create(path).map_err(|e| format!("--timeseries {path}: cannot write there: {e}"))?)
+        };
         Ok(Series { out: std::io::BufWriter::new(f), path: path.to_string(), interval_ns: interval_ms * 1_000_000, next: 0, header_for: 0 })
     }
 

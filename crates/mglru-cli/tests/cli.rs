@@ -53,13 +53,19 @@ fn bad_traces_name_the_line() {
 #[test]
 fn bad_options_are_errors() {
     for (args, what) in [
-        (vec!["run", "--frob"], "unknown option"),
+        (vec!["run", "--frob"], "unexpected argument '--frob'"),
+        (vec!["run", "--memroy", "1G"], "similar argument exists: '--memory'"),
         (vec!["run", "--memory", "12X"], "--memory"),
         (vec!["run", "--sysctl", "vm.swappiness=300"], "vm.swappiness"),
         (vec!["run", "--sysctl", "vm.nosuch=1"], "vm.nosuch"),
         (vec!["run", "--policy", "lru"], "--policy"),
         (vec!["run", "--cost", "warp=1"], "warp"),
-        (vec!["frob"], "unknown command"),
+        (vec!["frob"], "unrecognized subcommand 'frob'"),
+        (vec!["run", "--memory", "1T"], "--memory 1T: the model holds at most"),
+        (vec!["run", "--swap", "2T"], "--swap 2T: the model holds at most"),
+        (vec!["run", "--variant", "batch-aging", "--policy", "classic"], "multi-gen LRU only"),
+        (vec!["run", "--workload", "--name=j --rw=randread --size=1G"], "--workload 'fio:--name=j --rw=randread --size=1G'"),
+        (vec!["run", "--workload", "x", "--timeseries", "-", "--json", "-"], "standard output"),
     ] {
         let o = run(&args);
         let e = stderr(&o);
@@ -168,4 +174,84 @@ fn emit_trace_to_standard_output() {
     assert!(out.starts_with("# mglru-workload ebizzy"), "{out}");
     assert!(out.lines().any(|l| l.starts_with("memory ")), "{out}");
     assert!(stderr(&o).contains("to standard output"), "{}", stderr(&o));
+}
+
+/// Every subcommand has its own help; `--version`, `help` (the old
+/// spelling), completions and the man page work.
+#[test]
+fn help_version_completions_and_man() {
+    for args in [vec!["--help"], vec!["-h"], vec!["help"], vec!["help", "run"], vec!["run", "--help"], vec!["compare", "-h"], vec!["validate", "--help"], vec!["trace", "convert", "--help"], vec![]] {
+        let o = run(&args);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(out.contains("Usage: mglru"), "{args:?}: {out}");
+    }
+    let o = run(&["run", "--help"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("--memory <SIZE>") && out.contains("Exit status"), "{out}");
+    let o = run(&["--version"]);
+    assert!(o.status.success());
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), format!("mglru {}", env!("CARGO_PKG_VERSION")));
+    let o = run(&["completions", "bash"]);
+    assert!(o.status.success() && String::from_utf8_lossy(&o.stdout).contains("_mglru()"));
+    let o = run(&["man"]);
+    assert!(o.status.success() && String::from_utf8_lossy(&o.stdout).contains(".TH mglru"));
+    // The built-in workload's first line points at a help that exists.
+    let o = run(&["default-trace"]);
+    let first = String::from_utf8_lossy(&o.stdout).lines().next().unwrap().to_string();
+    assert!(first.contains("`mglru run --help`"), "{first}");
+}
+
+/// A reader that closes the pipe early ends mglru quietly.
+#[test]
+fn a_closed_pipe_is_no_error() {
+    let bin = env!("CARGO_BIN_EXE_mglru");
+    for sub in ["default-trace", "run", "compare"] {
+        let o = Command::new("bash").args(["-c", &format!("set -o pipefail; {bin} {sub} | head -1")]).output().unwrap();
+        assert!(o.status.success(), "{sub}: {}", stderr(&o));
+        assert_eq!(stderr(&o), "", "{sub}");
+        assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 1);
+    }
+}
+
+/// `-` is standard input for a trace and standard output for outputs.
+#[test]
+fn dash_is_stdin_and_stdout() {
+    use std::io::Write;
+    let text = format!("{HEAD}read t f 0 64\nstore t heap 0 100\n");
+    let mut c = bin().args(["run", "-", "--json", "-"]).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    c.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let o = c.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let from_stdin: String = String::from_utf8_lossy(&o.stdout).lines().filter(|l| !l.contains("wall_seconds")).collect::<Vec<_>>().join("\n");
+    let p = tmp("dash.trace", &text);
+    let from_file = json_without_wall_clock(&["run", p.to_str().unwrap(), "--json", "-"]);
+    assert_eq!(from_stdin, from_file);
+    assert!(from_file.contains("\"schema_version\": 1"));
+    // --timeseries - writes the CSV to standard output instead of the table.
+    let o = run(&["run", p.to_str().unwrap(), "--timeseries", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("time_s,workingset_refault_file"));
+}
+
+/// An output that cannot be written fails before the run, not after.
+#[test]
+fn an_unwritable_json_fails_first() {
+    let o = run(&["run", "--json", "/nonexistent-dir/x.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--json /nonexistent-dir/x.json: cannot write there"), "{}", stderr(&o));
+    assert!(o.stdout.is_empty(), "the run must not have happened");
+}
+
+/// An empty trace is an error; a trace without accesses gets a warning.
+#[test]
+fn empty_traces_are_not_silent() {
+    let p = tmp("empty.trace", "# nothing\n");
+    let o = run(&["run", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("empty.trace: the trace is empty"), "{}", stderr(&o));
+    let p = tmp("setup-only.trace", HEAD);
+    let o = run(&["run", p.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success());
+    assert!(stderr(&o).contains("warning") && stderr(&o).contains("no page accesses"), "{}", stderr(&o));
 }

@@ -1,72 +1,170 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! A small JSON writer for reports (no external dependency).
+//! The report as JSON (serde), in the documented, versioned shape of
+//! `mglru run --json` (docs/CLI.md, "JSON report").
+//!
+//! Counter lists are written as objects in the kernel's order (not sorted),
+//! so a report reads like `/proc/vmstat`. The report types stay free of
+//! serialisation concerns: the shape lives here, in borrowed views.
 
-use crate::report::Report;
-use std::fmt::Write;
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
 
-pub fn escape(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + 2);
-    o.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            '\n' => o.push_str("\\n"),
-            '\r' => o.push_str("\\r"),
-            '\t' => o.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(o, "\\u{:04x}", c as u32);
-            }
-            c => o.push(c),
+use crate::report::{MemcgReport, OomReport, Report};
+
+/// The version of the report's shape. Bump it when a key changes meaning
+/// or disappears; adding a key keeps it.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// `(name, value)` pairs as one JSON object, in their order.
+struct Pairs<'a>(&'a [(&'static str, u64)]);
+
+impl Serialize for Pairs<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in self.0 {
+            m.serialize_entry(k, v)?;
         }
+        m.end()
     }
-    o.push('"');
-    o
 }
 
-fn map(out: &mut String, pairs: &[(&'static str, u64)], indent: &str) {
-    out.push('{');
-    for (i, (k, v)) in pairs.iter().enumerate() {
-        let _ = write!(out, "{}\n{indent}  {}: {v}", if i > 0 { "," } else { "" }, escape(k));
-    }
-    let _ = write!(out, "\n{indent}}}");
+#[derive(Serialize)]
+struct MemcgView<'a> {
+    stat: Pairs<'a>,
+    current: u64,
+    peak: u64,
+    swap_current: u64,
+    events: Pairs<'a>,
 }
 
-/// The report as a JSON document (the `mglru run --json` shape).
-pub fn report_json(r: &Report) -> String {
-    let mut o = String::new();
-    let _ = write!(o, "{{\n  \"policy\": {},\n  \"kernel\": {},\n  \"vmstat\": ", escape(r.policy), escape(r.kernel));
-    map(&mut o, &r.vmstat, "  ");
-    o.push_str(",\n  \"memcg\": {");
-    for (i, m) in r.memcg.iter().enumerate() {
-        let _ = write!(o, "{}\n    {}: {{\n      \"stat\": ", if i > 0 { "," } else { "" }, escape(&m.name));
-        map(&mut o, &m.stat, "      ");
-        let _ = write!(
-            o,
-            ",\n      \"current\": {},\n      \"peak\": {},\n      \"swap_current\": {},\n      \"events\": ",
-            m.current, m.peak, m.swap_current
-        );
-        map(&mut o, &m.events, "      ");
-        o.push_str("\n    }");
+/// The memcgs as one object keyed by name, in the trace's order.
+struct Memcgs<'a>(&'a [MemcgReport]);
+
+impl Serialize for Memcgs<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for c in self.0 {
+            let v = MemcgView { stat: Pairs(&c.stat), current: c.current, peak: c.peak, swap_current: c.swap_current, events: Pairs(&c.events) };
+            m.serialize_entry(&c.name, &v)?;
+        }
+        m.end()
     }
-    o.push_str("\n  },\n  \"oom_kills\": [");
-    for (i, k) in r.oom_kills.iter().enumerate() {
-        let _ = write!(
-            o,
-            "{}\n    {{\"time_ns\": {}, \"constraint\": {}, \"victim_task\": {}, \"victim_memcg\": {}, \"victim_pages\": {}}}",
-            if i > 0 { "," } else { "" },
-            k.time_ns,
-            escape(&k.constraint),
-            escape(&k.victim_task),
-            escape(&k.victim_memcg),
-            k.victim_pages
-        );
+}
+
+#[derive(Serialize)]
+struct OomView<'a> {
+    time_ns: u64,
+    constraint: &'a str,
+    victim_task: &'a str,
+    victim_memcg: &'a str,
+    victim_pages: u64,
+}
+
+impl<'a> From<&'a OomReport> for OomView<'a> {
+    fn from(k: &'a OomReport) -> Self {
+        OomView { time_ns: k.time_ns, constraint: &k.constraint, victim_task: &k.victim_task, victim_memcg: &k.victim_memcg, victim_pages: k.victim_pages }
     }
+}
+
+#[derive(Serialize)]
+struct SimView {
+    operations: u64,
+    access_ops: u64,
+    /// One decimal, as the report has always printed it.
+    throughput_ops_per_s: f64,
+    page_accesses: u64,
+    dropped_accesses: u64,
+    failed_allocations: u64,
+    simulated_ns: u64,
+    task_ns: u64,
+    /// Microsecond resolution.
+    wall_seconds: f64,
+    model_bytes: u64,
+    simulated_pages: u64,
+}
+
+#[derive(Serialize)]
+struct ReportView<'a> {
+    schema_version: u32,
+    policy: &'a str,
+    kernel: &'a str,
+    vmstat: Pairs<'a>,
+    memcg: Memcgs<'a>,
+    oom_kills: Vec<OomView<'a>>,
+    sim: SimView,
+}
+
+fn round(x: f64, digits: i32) -> f64 {
+    let f = 10f64.powi(digits);
+    (x * f).round() / f
+}
+
+/// A serialisable view of a report (for embedding in a larger document).
+pub fn report_value(r: &Report) -> impl Serialize + '_ {
     let s = &r.sim;
-    let _ = write!(
-        o,
-        "\n  ],\n  \"sim\": {{\n    \"operations\": {},\n    \"access_ops\": {},\n    \"throughput_ops_per_s\": {:.1},\n    \"page_accesses\": {},\n    \"dropped_accesses\": {},\n    \"failed_allocations\": {},\n    \"simulated_ns\": {},\n    \"task_ns\": {},\n    \"wall_seconds\": {:.6},\n    \"model_bytes\": {},\n    \"simulated_pages\": {}\n  }}\n}}\n",
-        s.operations, s.access_ops, s.throughput(), s.page_accesses, s.dropped_accesses, s.failed_allocations, s.simulated_ns, s.task_ns, s.wall_seconds, s.model_bytes, s.simulated_pages
-    );
-    o
+    ReportView {
+        schema_version: SCHEMA_VERSION,
+        policy: r.policy,
+        kernel: r.kernel,
+        vmstat: Pairs(&r.vmstat),
+        memcg: Memcgs(&r.memcg),
+        oom_kills: r.oom_kills.iter().map(OomView::from).collect(),
+        sim: SimView {
+            operations: s.operations,
+            access_ops: s.access_ops,
+            throughput_ops_per_s: round(s.throughput(), 1),
+            page_accesses: s.page_accesses,
+            dropped_accesses: s.dropped_accesses,
+            failed_allocations: s.failed_allocations,
+            simulated_ns: s.simulated_ns,
+            task_ns: s.task_ns,
+            wall_seconds: round(s.wall_seconds, 6),
+            model_bytes: s.model_bytes,
+            simulated_pages: s.simulated_pages,
+        },
+    }
+}
+
+/// The report as a pretty-printed JSON document (the `mglru run --json`
+/// shape), ending with a newline.
+pub fn report_json(r: &Report) -> String {
+    let mut s = serde_json::to_string_pretty(&report_value(r)).expect("a report serialises: string keys, finite numbers");
+    s.push('\n');
+    s
+}
+
+/// A string as a JSON string literal, quotes included.
+pub fn escape(s: &str) -> String {
+    serde_json::to_string(s).expect("a string serialises")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::SimReport;
+
+    #[test]
+    fn the_report_keeps_its_keys_order_and_values() {
+        let r = Report {
+            policy: "mglru",
+            kernel: "6.12",
+            vmstat: vec![("nr_free_pages", 7), ("pgpgin", 4)],
+            memcg: vec![MemcgReport { name: "app".into(), stat: vec![("anon", 4096)], current: 8192, peak: 12288, swap_current: 0, events: vec![("max", 1)] }],
+            oom_kills: vec![OomReport { time_ns: 5, constraint: "global".into(), victim_task: "t\"1".into(), victim_memcg: "app".into(), victim_pages: 3 }],
+            sim: SimReport { operations: 10, access_ops: 4, page_accesses: 9, dropped_accesses: 0, failed_allocations: 0, simulated_ns: 100, task_ns: 3, wall_seconds: 0.1234567, model_bytes: 1, simulated_pages: 2 },
+        };
+        let j = report_json(&r);
+        let v: serde_json::Value = serde_json::from_str(&j).unwrap();
+        assert_eq!(v["schema_version"], 1);
+        assert_eq!(v["vmstat"]["pgpgin"], 4);
+        assert_eq!(v["memcg"]["app"]["peak"], 12288);
+        assert_eq!(v["oom_kills"][0]["victim_task"], "t\"1");
+        // 4 accesses in 3 ns of task time: 1333333333.3 per second.
+        assert_eq!(v["sim"]["throughput_ops_per_s"], 1333333333.3);
+        assert_eq!(v["sim"]["wall_seconds"], 0.123457);
+        // The kernel's order, not alphabetical.
+        assert!(j.find("nr_free_pages").unwrap() < j.find("pgpgin").unwrap());
+        assert!(j.ends_with("}\n"));
+        assert_eq!(escape("a\"b\n"), "\"a\\\"b\\n\"");
+    }
 }

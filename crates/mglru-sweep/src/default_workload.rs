@@ -37,7 +37,7 @@ pub fn default_trace() -> String {
     let data_pages = 65_536; // 256 MiB
     let heap_pages = 12_288; // 48 MiB
     let log_pages = 24_576; // 96 MiB
-    t.push_str("# mglru built-in workload (see `mglru run --help`)\n");
+    t.push_str("# mglru built-in workload (`mglru default-trace` prints it; `mglru run --help` explains the options)\n");
     t.push_str("memory 512M\nswap 256M\n");
     t.push_str("memcg app max=128M\n");
     t.push_str("file data size=256M\nfile log size=96M\n");

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! `mglru run` (one streaming replay) and `mglru compare` (both policies).
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use mglru_core::report::Report;
+use mglru_core::{Policy, RunOptions, Simulator};
+use mglru_sweep::grid::{check_size, check_variant_policy, parse_costs};
+use mglru_sweep::{Failure, Source};
+use mglru_trace::TraceReader;
+
+use crate::output::{self, Output};
+use crate::progress::Progress;
+use crate::{fail, timeseries, validate, PolicyArg, RunArgs};
+
+/// The input and the run options the flags describe, checked before
+/// anything runs.
+fn options(a: &RunArgs) -> Result<(Source, RunOptions), Failure> {
+    let source = Source::new(a.trace.as_deref(), a.workload.as_deref())?;
+    if let Some(b) = a.memory {
+        check_size("--memory", b)?;
+    }
+    if let Some(b) = a.swap {
+        check_size("--swap", b)?;
+    }
+    let policy = a.policy.map(|p| match p {
+        PolicyArg::Classic => Policy::Classic,
+        PolicyArg::Mglru => Policy::Mglru,
+    });
+    let variant = a.variant.unwrap_or_default();
+    check_variant_policy(variant, policy)?;
+    let opts = RunOptions {
+        memory: a.memory,
+        swap: a.swap,
+        sysctls: a.sysctl.clone(),
+        policy,
+        cost: parse_costs(&a.cost)?,
+        seed: a.seed,
+        variant,
+        ..Default::default()
+    };
+    Ok((source, opts))
+}
+
+/// The cgroup path of a memcg, as `cgroup_path` prints it.
+fn cgroup_path(reader: &TraceReader, id: u16) -> String {
+    let mut parts = Vec::new();
+    let mut m = id;
+    while m != 0 {
+        parts.push(reader.memcg_name(m).to_string());
+        m = reader.memcg_parent(m).unwrap_or(0);
+    }
+    parts.reverse();
+    format!("/{}", parts.join("/"))
+}
+
+/// What a streaming run does besides simulating.
+struct Extras<'a> {
+    /// Print `dump` statements' output (not when stdout carries JSON).
+    dumps: bool,
+    final_dump: bool,
+    check: bool,
+    progress: bool,
+    timeseries: Option<&'a (String, u64)>,
+    clock: validate::GuestClock<'a>,
+}
+
+/// Replay a trace as it is read: memory stays flat however long it is.
+fn simulate(reader: &mut TraceReader, opts: &RunOptions, mut x: Extras<'_>) -> Result<Report, Failure> {
+    let start = Instant::now();
+    let mut opts = opts.clone();
+    if !x.clock.is_empty() {
+        // The guest's clock holds the workload's own time (validate.rs).
+        opts.cost = Some(validate::guest_clock_costs(opts.cost.unwrap_or_default()));
+    }
+    let mut sim = Simulator::new(opts);
+    let bar = Progress::new(x.progress, reader.total_bytes());
+    let mut n: u64 = 0;
+    let mut dumped = 0;
+    let mut ts = match x.timeseries {
+        Some((path, ms)) => Some(timeseries::Series::create(path, *ms).map_err(Failure::io)?),
+        None => None,
+    };
+    // Software pipelining: decode two operations ahead and prefetch the
+    // memory they will touch (the model's work is mostly cache misses).
+    // Errors are reported at the operation they belong to: a decode error
+    // surfaces only after the operations before it ran, and the location
+    // printed for a model error is that of the operation applied.
+    const AHEAD: usize = 8; // page-cache entries are prefetched this many operations ahead,
+    const FOLIO_AHEAD: usize = 4; // and folios this many (their entry arrived meanwhile).
+    let mut queue: std::collections::VecDeque<(mglru_trace::Op, u64)> = std::collections::VecDeque::with_capacity(AHEAD);
+    let (name, binary) = (reader.name().to_string(), reader.is_binary());
+    let at = |line: u64| mglru_trace::Location { file: &name, line, binary }.to_string();
+    let mut pending_err: Option<Failure> = None;
+    let mut eof = false;
+    loop {
+        while !eof && pending_err.is_none() && queue.len() < AHEAD {
+            match reader.next_op() {
+                Ok(Some(op)) => {
+                    sim.prefetch(&op, 0);
+                    if queue.len() >= FOLIO_AHEAD {
+                        sim.prefetch(&queue[queue.len() - FOLIO_AHEAD].0, 1);
+                    }
+                    queue.push_back((op, reader.line()));
+                }
+                Ok(None) => eof = true,
+                Err(e) => pending_err = Some(Failure::input(e.to_string())),
+            }
+        }
+        let Some((op, line)) = queue.pop_front() else {
+            if let Some(e) = pending_err {
+                return Err(e);
+            }
+            break;
+        };
+        // --guest-clock: the model's clock catches up with the guest's
+        // before each sampled line (as `mglru validate` does).
+        if let Some(ns) = x.clock.target(line) {
+            sim.clock_at_least(ns).map_err(|e| Failure::input(format!("{}: {e}", reader.name())))?;
+        }
+        sim.apply(&op).map_err(|e| Failure::input(format!("{}: {e}", at(line))))?;
+        if let (Some(t), Some(k)) = (ts.as_mut(), sim.kernel()) {
+            t.sample(k, &|m| reader.memcg_name(m).to_string()).map_err(Failure::io)?;
+        }
+        if let Some(k) = sim.kernel() {
+            if k.dump_requests != dumped {
+                dumped = k.dump_requests;
+                if x.dumps {
+                    let mut text = format!("# lru_gen at {} ({:.3} s simulated)\n", at(line), k.now as f64 / 1e9);
+                    text.push_str(&k.lru_gen_debugfs(&|m| cgroup_path(reader, m)));
+                    output::print(&text)?;
+                }
+            }
+        }
+        n += 1;
+        if n & 0xffff == 0 {
+            bar.set(reader.bytes_read(), n);
+        }
+    }
+    bar.finish();
+    if n == 0 {
+        return Err(Failure::input(format!("{}: the trace is empty (no statements): nothing to simulate", reader.name())));
+    }
+    let k = sim.finish().map_err(|e| Failure::input(format!("{}: {e}", reader.name())))?;
+    if let Some(t) = ts.as_mut() {
+        t.finish(k, &|m| reader.memcg_name(m).to_string()).map_err(Failure::io)?;
+    }
+    if x.check {
+        k.check_invariants().map_err(|e| Failure { msg: format!("internal error: accounting invariant broken: {e}"), code: 3 })?;
+    }
+    if x.final_dump {
+        let mut text = format!("# /sys/kernel/debug/lru_gen at the end ({:.3} s simulated)\n", k.now as f64 / 1e9);
+        text.push_str(&k.lru_gen_debugfs(&|m| cgroup_path(reader, m)));
+        output::print(&text)?;
+    }
+    let mut rep = k.report(reader);
+    rep.sim.wall_seconds = start.elapsed().as_secs_f64();
+    if rep.sim.access_ops == 0 {
+        eprintln!("mglru: warning: {} has no page accesses (read, write, load, store): the counters show the setup only", reader.name());
+    }
+    Ok(rep)
+}
+
+/// The raw counters, with the kernel's names, as before.
+fn counters_table(r: &Report, all: bool) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "policy {}  (Linux {} model)", r.policy, r.kernel);
+    let _ = writeln!(out, "\n/proc/vmstat");
+    for (k, v) in &r.vmstat {
+        if all || *v != 0 {
+            let _ = writeln!(out, "  {k:<34} {v:>14}");
+        }
+    }
+    for m in &r.memcg {
+        let _ = writeln!(out, "\nmemcg {}", m.name);
+        let _ = writeln!(out, "  {:<34} {:>14}", "memory.current", m.current);
+        let _ = writeln!(out, "  {:<34} {:>14}", "memory.peak", m.peak);
+        let _ = writeln!(out, "  {:<34} {:>14}", "memory.swap.current", m.swap_current);
+        for (k, v) in &m.events {
+            if all || *v != 0 {
+                let _ = writeln!(out, "  {:<34} {v:>14}", format!("memory.events:{k}"));
+            }
+        }
+        for (k, v) in &m.stat {
+            if all || *v != 0 {
+                let _ = writeln!(out, "  {:<34} {v:>14}", format!("memory.stat:{k}"));
+            }
+        }
+    }
+    for o in &r.oom_kills {
+        let _ = writeln!(
+            out,
+            "\noom-kill at {:.3}s: constraint={} task={} memcg={} pages={}",
+            o.time_ns as f64 / 1e9,
+            o.constraint,
+            o.victim_task,
+            o.victim_memcg,
+            o.victim_pages
+        );
+    }
+    let s = &r.sim;
+    let _ = writeln!(out, "\nsimulation");
+    let _ = writeln!(out, "  {:<34} {:>14}", "operations", s.operations);
+    let _ = writeln!(out, "  {:<34} {:>14}", "page_accesses", s.page_accesses);
+    if s.dropped_accesses > 0 {
+        let _ = writeln!(out, "  {:<34} {:>14}", "dropped_accesses (killed tasks)", s.dropped_accesses);
+    }
+    let _ = writeln!(out, "  {:<34} {:>14.3}", "simulated_seconds", s.simulated_ns as f64 / 1e9);
+    let _ = writeln!(out, "  {:<34} {:>14.0}", "throughput_ops_per_s (cost model)", s.throughput());
+    let _ = writeln!(out, "  {:<34} {:>14.3}", "wall_seconds", s.wall_seconds);
+    if s.wall_seconds > 0.0 {
+        let _ = writeln!(out, "  {:<34} {:>14.0}", "accesses_per_second", s.page_accesses as f64 / s.wall_seconds);
+    }
+    if s.simulated_pages > 0 {
+        let _ = writeln!(out, "  {:<34} {:>14.2}", "model_bytes_per_page", s.model_bytes as f64 / s.simulated_pages as f64);
+    }
+    out
+}
+
+/// `--timeseries PATH[:MS]`.
+fn parse_timeseries(v: &str) -> Result<(String, u64), Failure> {
+    let (path, ms) = match v.rsplit_once(':') {
+        Some((p, m)) if !m.is_empty() && m.chars().all(|c| c.is_ascii_digit()) => {
+            (p.to_string(), m.parse::<u64>().map_err(|_| Failure::input(format!("--timeseries {v}: bad interval")))?)
+        }
+        _ => (v.to_string(), 100),
+    };
+    if ms == 0 {
+        return Err(Failure::input(format!("--timeseries {v}: the interval must be at least 1 ms")));
+    }
+    Ok((path, ms))
+}
+
+pub fn cmd_run(a: RunArgs) -> ExitCode {
+    match run(a) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => fail(f),
+    }
+}
+
+fn run(a: RunArgs) -> Result<(), Failure> {
+    let (source, opts) = options(&a)?;
+    let timeseries = a.timeseries.as_deref().map(parse_timeseries).transpose()?;
+    output::one_stdout(&[("--json", a.json.as_deref()), ("--timeseries", timeseries.as_ref().map(|t| t.0.as_str()))])?;
+    let json = a.json.as_deref().map(|p| Output::open("--json", p)).transpose()?;
+    let stdout_taken = json.as_ref().is_some_and(|j| j.is_stdout()) || timeseries.as_ref().is_some_and(|t| t.0 == "-");
+    let guest_clock = match &a.guest_clock {
+        None => Vec::new(),
+        Some(p) => {
+            let kr = validate::load_kernel_result(p).map_err(|e| Failure::input(format!("--guest-clock: {e}")))?;
+            if kr.profile.is_empty() {
+                return Err(Failure::input(format!(
+                    "--guest-clock {}: the result has no time_profile (record it with the current mglru-replay, validation/run-kernel.sh)",
+                    p.display()
+                )));
+            }
+            kr.profile
+        }
+    };
+    // The trace's sleeps, for the guest's clock (validate::GuestClock).
+    let sleeps = if guest_clock.is_empty() {
+        Vec::new()
+    } else {
+        if matches!(&source, Source::Trace(p) if crate::is_dash(p)) {
+            return Err(Failure::input("--guest-clock reads the trace twice: give a file, not `-`"));
+        }
+        validate::trace_sleeps(&mut source.open()?).map_err(Failure::input)?
+    };
+    let mut reader = source.open()?;
+    let extras = Extras {
+        dumps: !stdout_taken,
+        final_dump: a.lru_gen_dump && !stdout_taken,
+        check: a.check,
+        progress: !a.no_progress,
+        timeseries: timeseries.as_ref(),
+        clock: validate::GuestClock::new(&guest_clock, &sleeps),
+    };
+    let rep = simulate(&mut reader, &opts, extras)?;
+    if a.variant.is_some_and(|v| v != mglru_core::kernel::Variant::Plain) && rep.policy == "classic" {
+        eprintln!("mglru: warning: the trace selected the classic LRU (lru_gen.enabled); --variant changes the multi-gen LRU only and had no effect");
+    }
+    if !a.quiet && !stdout_taken {
+        output::print(&counters_table(&rep, a.all))?;
+    }
+    if let Some(j) = json {
+        j.write(mglru_core::json::report_json(&rep).as_bytes())?;
+    }
+    Ok(())
+}
+
+pub fn cmd_compare(a: RunArgs) -> ExitCode {
+    match compare(a) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => fail(f),
+    }
+}
+
+fn compare(a: RunArgs) -> Result<(), Failure> {
+    if a.policy.is_some() {
+        return Err(Failure::input("compare runs both policies: drop --policy (or use `mglru run --policy ...`)"));
+    }
+    for (flag, given) in [("--timeseries", a.timeseries.is_some()), ("--guest-clock", a.guest_clock.is_some()), ("--lru-gen-dump", a.lru_gen_dump)] {
+        if given {
+            return Err(Failure::input(format!("{flag} is for `mglru run` (one policy at a time): run it once per --policy")));
+        }
+    }
+    if a.variant.is_some_and(|v| v != mglru_core::kernel::Variant::Plain) {
+        eprintln!("mglru: note: --variant changes the multi-gen LRU only; the classic column is plain 6.12");
+    }
+    let (source, opts) = options(&a)?;
+    let json = a.json.as_deref().map(|p| Output::open("--json", p)).transpose()?;
+    let mut reps = Vec::new();
+    for policy in [Policy::Classic, Policy::Mglru] {
+        let mut reader = source.open()?;
+        let mut o = RunOptions { policy: Some(policy), ..opts.clone() };
+        if policy == Policy::Classic {
+            o.variant = mglru_core::kernel::Variant::Plain;
+        }
+        let extras = Extras { dumps: false, final_dump: false, check: a.check, progress: !a.no_progress, timeseries: None, clock: validate::GuestClock::new(&[], &[]) };
+        reps.push(simulate(&mut reader, &o, extras)?);
+    }
+    let (x, y) = (&reps[0], &reps[1]);
+    let json_to_stdout = json.as_ref().is_some_and(|j| j.is_stdout());
+    if !a.quiet && !json_to_stdout {
+        let mut out = String::new();
+        let _ = writeln!(out, "{:<36} {:>14} {:>14} {:>14}", "counter", "classic", "mglru", "difference");
+        let mut row = |name: String, p: u64, q: u64| {
+            if a.all || p != 0 || q != 0 {
+                let d = q as i128 - p as i128;
+                let pct = if p != 0 { format!(" ({:+.1}%)", d as f64 * 100.0 / p as f64) } else { String::new() };
+                let _ = writeln!(out, "{name:<36} {p:>14} {q:>14} {:>14}{pct}", format!("{d:+}"));
+            }
+        };
+        for ((k, p), (_, q)) in x.vmstat.iter().zip(y.vmstat.iter()) {
+            row(k.to_string(), *p, *q);
+        }
+        for (ma, mb) in x.memcg.iter().zip(y.memcg.iter()) {
+            row(format!("{}/memory.current", ma.name), ma.current, mb.current);
+            row(format!("{}/memory.peak", ma.name), ma.peak, mb.peak);
+            for ((k, p), (_, q)) in ma.events.iter().zip(mb.events.iter()) {
+                row(format!("{}/memory.events:{k}", ma.name), *p, *q);
+            }
+        }
+        row("sim/simulated_ns".into(), x.sim.simulated_ns, y.sim.simulated_ns);
+        row("sim/task_ns".into(), x.sim.task_ns, y.sim.task_ns);
+        row("sim/throughput_ops_per_s".into(), x.sim.throughput() as u64, y.sim.throughput() as u64);
+        let _ = writeln!(
+            out,
+            "\nNote: pgscan_* and pgrefill mean different things under the two policies \
+             (classic: pages walked on the inactive/active lists; MGLRU: pages isolated / sorted)."
+        );
+        output::print(&out)?;
+    }
+    if let Some(j) = json {
+        #[derive(serde::Serialize)]
+        struct Both<C: serde::Serialize, M: serde::Serialize> {
+            classic: C,
+            mglru: M,
+        }
+        let both = Both { classic: mglru_core::json::report_value(x), mglru: mglru_core::json::report_value(y) };
+        let mut text = serde_json::to_string_pretty(&both).map_err(|e| Failure::io(e.to_string()))?;
+        text.push('\n');
+        j.write(text.as_bytes())?;
+    }
+    let _ = std::io::stdout().flush();
+    Ok(())
+}

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Running configurations over a decoded input.
+//!
+//! Each configuration gets its own simulator and reads the shared,
+//! immutable operation vector; nothing else is shared, so a thread pool
+//! can run them in any order and the counters are those of a lone run.
+//! Results come back in grid order whatever the number of threads.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use mglru_core::report::Report;
+use mglru_core::stat::Ev;
+use mglru_core::Simulator;
+use mglru_trace::Op;
+use rayon::prelude::*;
+
+use crate::figures::Figures;
+use crate::grid::{Config, MemcgKnob};
+use crate::input::{Failure, Input};
+
+/// What one configuration produced.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub report: Report,
+    pub figures: Figures,
+    /// `--timeseries`-like samples, when asked for.
+    pub series: Option<Series>,
+}
+
+/// Counters sampled every `interval` of simulated time.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Series {
+    pub columns: Vec<&'static str>,
+    /// (simulated seconds, one value per column).
+    pub rows: Vec<(f64, Vec<u64>)>,
+}
+
+/// The `/proc/vmstat` events a series samples.
+pub const SERIES_EVENTS: [Ev; 12] = [
+    Ev::WorkingsetRefaultFile,
+    Ev::WorkingsetRefaultAnon,
+    Ev::WorkingsetActivateFile,
+    Ev::Pgpgin,
+    Ev::Pswpin,
+    Ev::Pswpout,
+    Ev::PgstealFile,
+    Ev::PgstealAnon,
+    Ev::PgscanFile,
+    Ev::PgscanAnon,
+    Ev::OomKill,
+    Ev::WorkingsetNodereclaim,
+];
+
+/// Operations between two calls of the progress callback.
+pub const TICK_OPS: u64 = 1 << 16;
+
+/// A memcg definition with the sweep's limits in place of the trace's.
+fn with_limits(op: &Op, limits: &[(u16, MemcgKnob, u64)]) -> Option<Op> {
+    let Op::Memcg { id, new: true, .. } = op else { return None };
+    let mine: Vec<_> = limits.iter().filter(|l| l.0 == *id).collect();
+    if mine.is_empty() {
+        return None;
+    }
+    let mut op = op.clone();
+    if let Op::Memcg { max, high, low, min, swap_max, .. } = &mut op {
+        for &&(_, k, v) in &mine {
+            let slot = match k {
+                MemcgKnob::Max => &mut *max,
+                MemcgKnob::High => &mut *high,
+                MemcgKnob::Low => &mut *low,
+                MemcgKnob::Min => &mut *min,
+                MemcgKnob::SwapMax => &mut *swap_max,
+            };
+            *slot = Some(v);
+        }
+    }
+    Some(op)
+}
+
+/// Run one configuration. `tick(n)` is called with the operations done
+/// since the last call, every [`TICK_OPS`]; `sample_ms` asks for a series;
+/// `check` verifies the accounting invariants at the end.
+pub fn run_config(input: &Input, cfg: &Config, check: bool, sample_ms: Option<u64>, tick: &(dyn Fn(u64) + Sync)) -> Result<Outcome, Failure> {
+    let start = Instant::now();
+    let mut sim = Simulator::new(cfg.opts.clone());
+    let mut series = sample_ms.map(|_| Series { columns: SERIES_EVENTS.iter().map(|e| e.name()).collect(), rows: Vec::new() });
+    let interval = sample_ms.unwrap_or(0).max(1) * 1_000_000;
+    let mut next_sample = 0;
+    // Prefetch this many operations ahead (page-cache entries, then folios),
+    // as the streaming run does: the model's time is mostly cache misses.
+    const AHEAD: usize = 8;
+    const FOLIO_AHEAD: usize = 4;
+    let ops = &input.ops;
+    for (i, op) in ops.iter().enumerate() {
+        if let Some(o) = ops.get(i + AHEAD) {
+            sim.prefetch(o, 0);
+        }
+        if let Some(o) = ops.get(i + FOLIO_AHEAD) {
+            sim.prefetch(o, 1);
+        }
+        let changed = if cfg.memcg_limits.is_empty() { None } else { with_limits(op, &cfg.memcg_limits) };
+        sim.apply(changed.as_ref().unwrap_or(op)).map_err(|e| Failure::input(format!("{}: {e}", input.location(i))))?;
+        if let (Some(s), Some(k)) = (series.as_mut(), sim.kernel()) {
+            if k.now >= next_sample && k.sim.access_ops > 0 {
+                s.rows.push((k.now as f64 / 1e9, SERIES_EVENTS.iter().map(|&e| k.ev.get(e)).collect()));
+                next_sample = (k.now / interval + 1) * interval;
+            }
+        }
+        if (i as u64 + 1) % TICK_OPS == 0 {
+            tick(TICK_OPS);
+        }
+    }
+    tick(ops.len() as u64 % TICK_OPS);
+    let k = sim.finish().map_err(|e| Failure::input(format!("{}: {e}", input.name)))?;
+    if let Some(s) = series.as_mut() {
+        s.rows.push((k.now as f64 / 1e9, SERIES_EVENTS.iter().map(|&e| k.ev.get(e)).collect()));
+    }
+    if check {
+        k.check_invariants().map_err(|e| Failure { msg: format!("internal error: accounting invariant broken: {e}"), code: 3 })?;
+    }
+    let mut report = k.report(input);
+    report.sim.wall_seconds = start.elapsed().as_secs_f64();
+    let figures = Figures::of(&report);
+    Ok(Outcome { report, figures, series })
+}
+
+/// Run every configuration on a pool of `threads` threads (0 = one per
+/// core). The first failure stops the configurations not yet started and
+/// is returned; otherwise the outcomes come in the order of `configs`.
+pub fn sweep(input: &Input, configs: &[Config], threads: usize, check: bool, tick: &(dyn Fn(u64) + Sync)) -> Result<Vec<Outcome>, Failure> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Failure::io(format!("starting {threads} threads: {e}")))?;
+    let failed = AtomicBool::new(false);
+    let results: Vec<Option<Result<Outcome, Failure>>> = pool.install(|| {
+        configs
+            .par_iter()
+            .map(|c| {
+                if failed.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let r = run_config(input, c, check, None, tick);
+                if r.is_err() {
+                    failed.store(true, Ordering::Relaxed);
+                }
+                Some(r)
+            })
+            .collect()
+    });
+    // The earliest failing configuration in grid order, so the message
+    // does not depend on which thread got there first.
+    let mut out = Vec::with_capacity(configs.len());
+    for (r, c) in results.into_iter().zip(configs) {
+        match r {
+            Some(Ok(o)) => out.push(o),
+            Some(Err(e)) => {
+                let at: Vec<String> = c.labels.iter().map(|(a, v)| format!("{a}={v}")).collect();
+                return Err(Failure { msg: format!("configuration {}: {}", at.join(" "), e.msg), code: e.code });
+            }
+            None => {}
+        }
+    }
+    if out.len() != configs.len() {
+        // Only reachable if a failure was flagged; keep it an error.
+        return Err(Failure::input("the sweep stopped early"));
+    }
+    Ok(out)
+}
