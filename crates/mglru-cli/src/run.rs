@@ -9,7 +9,7 @@ use std::time::Instant;
 use mglru_core::report::Report;
 use mglru_core::{Policy, RunOptions, Simulator};
 use mglru_sweep::grid::{check_size, check_variant_policy, parse_costs};
-use mglru_sweep::{Failure, Source};
+use mglru_sweep::{verdict, Failure, Figures, Setup, Source};
 use mglru_trace::TraceReader;
 
 use crate::output::{self, Output};
@@ -69,7 +69,8 @@ struct Extras<'a> {
 }
 
 /// Replay a trace as it is read: memory stays flat however long it is.
-fn simulate(reader: &mut TraceReader, opts: &RunOptions, mut x: Extras<'_>) -> Result<Report, Failure> {
+fn simulate(reader: &mut TraceReader, opts: &RunOptions, mut x: Extras<'_>) -> Result<(Report, Setup), Failure> {
+    let mut setup = Setup::default();
     let start = Instant::now();
     let mut opts = opts.clone();
     if !x.clock.is_empty() {
@@ -122,6 +123,7 @@ fn simulate(reader: &mut TraceReader, opts: &RunOptions, mut x: Extras<'_>) -> R
             sim.clock_at_least(ns).map_err(|e| Failure::input(format!("{}: {e}", reader.name())))?;
         }
         sim.apply(&op).map_err(|e| Failure::input(format!("{}: {e}", at(line))))?;
+        setup.observe(&op);
         if let (Some(t), Some(k)) = (ts.as_mut(), sim.kernel()) {
             t.sample(k, &|m| reader.memcg_name(m).to_string()).map_err(Failure::io)?;
         }
@@ -161,7 +163,20 @@ fn simulate(reader: &mut TraceReader, opts: &RunOptions, mut x: Extras<'_>) -> R
     if rep.sim.access_ops == 0 {
         eprintln!("mglru: warning: {} has no page accesses (read, write, load, store): the counters show the setup only", reader.name());
     }
-    Ok(rep)
+    Ok((rep, setup))
+}
+
+/// What a person reads first: the machine simulated, then the derived
+/// figures (mglru_sweep::figures says how each is computed).
+fn head(setup: &Setup, opts: &RunOptions, reader_names: &dyn Fn(u16) -> String, rep: &Report, input: &str) -> String {
+    let mut out = String::from("configuration\n");
+    out.push_str(&setup.describe(opts, &[], reader_names, rep.policy, input));
+    out.push_str("\nsummary\n");
+    for (k, v) in Figures::of(rep).rows() {
+        let _ = writeln!(out, "  {k:<38} {v}");
+    }
+    out.push('\n');
+    out
 }
 
 /// The raw counters, with the kernel's names, as before.
@@ -278,12 +293,15 @@ fn run(a: RunArgs) -> Result<(), Failure> {
         timeseries: timeseries.as_ref(),
         clock: validate::GuestClock::new(&guest_clock, &sleeps),
     };
-    let rep = simulate(&mut reader, &opts, extras)?;
+    let (rep, setup) = simulate(&mut reader, &opts, extras)?;
     if a.variant.is_some_and(|v| v != mglru_core::kernel::Variant::Plain) && rep.policy == "classic" {
         eprintln!("mglru: warning: the trace selected the classic LRU (lru_gen.enabled); --variant changes the multi-gen LRU only and had no effect");
     }
     if !a.quiet && !stdout_taken {
-        output::print(&counters_table(&rep, a.all))?;
+        let names = |m: u16| reader.memcg_name(m).to_string();
+        let mut text = head(&setup, &opts, &names, &rep, &source.describe());
+        text.push_str(&counters_table(&rep, a.all));
+        output::print(&text)?;
     }
     if let Some(j) = json {
         j.write(mglru_core::json::report_json(&rep).as_bytes())?;
@@ -313,6 +331,8 @@ fn compare(a: RunArgs) -> Result<(), Failure> {
     let (source, opts) = options(&a)?;
     let json = a.json.as_deref().map(|p| Output::open("--json", p)).transpose()?;
     let mut reps = Vec::new();
+    let mut setup = Setup::default();
+    let mut memcg_names: Vec<String> = Vec::new();
     for policy in [Policy::Classic, Policy::Mglru] {
         let mut reader = source.open()?;
         let mut o = RunOptions { policy: Some(policy), ..opts.clone() };
@@ -320,12 +340,22 @@ fn compare(a: RunArgs) -> Result<(), Failure> {
             o.variant = mglru_core::kernel::Variant::Plain;
         }
         let extras = Extras { dumps: false, final_dump: false, check: a.check, progress: !a.no_progress, timeseries: None, clock: validate::GuestClock::new(&[], &[]) };
-        reps.push(simulate(&mut reader, &o, extras)?);
+        let (rep, s) = simulate(&mut reader, &o, extras)?;
+        reps.push(rep);
+        setup = s;
+        memcg_names = (0..reader.memcg_count() as u16).map(|m| reader.memcg_name(m).to_string()).collect();
     }
     let (x, y) = (&reps[0], &reps[1]);
     let json_to_stdout = json.as_ref().is_some_and(|j| j.is_stdout());
     if !a.quiet && !json_to_stdout {
-        let mut out = String::new();
+        let mut out = String::from("configuration\n");
+        let names = |m: u16| memcg_names.get(m as usize).cloned().unwrap_or_default();
+        out.push_str(&setup.describe(&opts, &[], &names, "classic and mglru", &source.describe()));
+        let _ = writeln!(out, "\nsummary{:<31} {:>22} {:>22}", "", "classic", "mglru");
+        for ((k, p), (_, q)) in Figures::of(x).rows().into_iter().zip(Figures::of(y).rows()) {
+            let _ = writeln!(out, "  {k:<36} {p:>22} {q:>22}");
+        }
+        out.push('\n');
         let _ = writeln!(out, "{:<36} {:>14} {:>14} {:>14}", "counter", "classic", "mglru", "difference");
         let mut row = |name: String, p: u64, q: u64| {
             if a.all || p != 0 || q != 0 {
@@ -352,6 +382,7 @@ fn compare(a: RunArgs) -> Result<(), Failure> {
             "\nNote: pgscan_* and pgrefill mean different things under the two policies \
              (classic: pages walked on the inactive/active lists; MGLRU: pages isolated / sorted)."
         );
+        let _ = writeln!(out, "\n{}", verdict(&Figures::of(x), &Figures::of(y)));
         output::print(&out)?;
     }
     if let Some(j) = json {

@@ -89,7 +89,7 @@ fn compare_runs_both_policies() {
     let o = run(&["compare"]);
     assert!(o.status.success());
     let t = String::from_utf8(o.stdout).unwrap();
-    assert!(t.starts_with("counter") && t.contains("workingset_refault_file"));
+    assert!(t.starts_with("configuration") && t.contains("\ncounter ") && t.contains("workingset_refault_file"));
 }
 
 #[test]
@@ -254,4 +254,44 @@ fn empty_traces_are_not_silent() {
     let o = run(&["run", p.to_str().unwrap(), "--quiet"]);
     assert!(o.status.success());
     assert!(stderr(&o).contains("warning") && stderr(&o).contains("no page accesses"), "{}", stderr(&o));
+}
+
+fn vm(j: &serde_json::Value, n: &str) -> u64 {
+    j["vmstat"][n].as_u64().unwrap_or_else(|| panic!("no {n}"))
+}
+
+/// The summary leads the table and is arithmetic on the counters the
+/// JSON report carries; compare ends with a verdict that agrees with them.
+#[test]
+fn the_summary_and_verdict_follow_the_counters() {
+    let dir = std::env::temp_dir().join(format!("mglru-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let jp = dir.join("summary.json");
+    let o = run(&["run", "--json", jp.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = String::from_utf8(o.stdout).unwrap();
+    let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&jp).unwrap()).unwrap();
+    let acc = j["sim"]["page_accesses"].as_u64().unwrap() as f64;
+    assert!(acc > 0.0);
+    let refaults = (vm(&j, "workingset_refault_anon") + vm(&j, "workingset_refault_file")) as f64;
+    let hit = 100.0 * (1.0 - (vm(&j, "pgpgin") / 4) as f64 / acc).max(0.0);
+    let line = |label: &str| t.lines().find(|l| l.trim_start().starts_with(label)).unwrap_or_else(|| panic!("no {label} in {t}")).to_string();
+    assert!(line("refaults per 1,000 accesses").ends_with(&format!(" {:.2}", refaults * 1000.0 / acc)), "{}", line("refaults per"));
+    assert!(line("hit ratio").ends_with(&format!(" {hit:.1} %")), "{}", line("hit ratio"));
+    assert!(line("OOM kills").ends_with(&format!(" {}", vm(&j, "oom_kill"))));
+    assert!(t.starts_with("configuration\n  input") && t.contains("  RAM        512M (the trace)"), "{t}");
+    assert!(t.find("summary").unwrap() < t.find("/proc/vmstat").unwrap(), "figures come before the raw counters");
+
+    let jp = dir.join("verdict.json");
+    let o = run(&["compare", "--json", jp.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = String::from_utf8(o.stdout).unwrap();
+    let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&jp).unwrap()).unwrap();
+    let r = |p: &str| vm(&j[p], "workingset_refault_anon") + vm(&j[p], "workingset_refault_file");
+    let (c, m) = (r("classic") as f64, r("mglru") as f64);
+    let last = t.lines().last().unwrap();
+    assert!(last.starts_with("Verdict: MGLRU against classic: "), "{last}");
+    let pct = ((m - c) / c * 100.0).abs();
+    let want = if pct < 0.5 { "about as many refaults".to_string() } else { format!("{pct:.0} % {} refaults", if m < c { "fewer" } else { "more" }) };
+    assert!(last.contains(&want), "{last} (want {want})");
 }

@@ -11,9 +11,11 @@
 //! - refaults are `workingset_refault_anon + workingset_refault_file`:
 //!   pages evicted and needed again while their shadow entry was alive;
 //! - swap I/O is `pswpin` and `pswpout`, in pages and MiB;
-//! - pages scanned and stolen are `pgscan_*`/`pgsteal_*` of kswapd and
-//!   direct reclaim (their meaning differs between the two LRUs: classic
-//!   counts pages walked on the lists, MGLRU pages isolated and sorted).
+//! - pages scanned and stolen are `pgscan_anon + pgscan_file` and
+//!   `pgsteal_anon + pgsteal_file`, which the kernel counts for every
+//!   reclaimer (`pgscan_kswapd`/`pgscan_direct` leave out memcg limit
+//!   reclaim); their meaning differs between the two LRUs: classic counts
+//!   pages walked on the lists, MGLRU pages isolated and sorted.
 
 use mglru_core::report::Report;
 use serde::Serialize;
@@ -56,10 +58,39 @@ impl Figures {
             swap_out_pages: sout,
             swap_io_mib: (sin + sout) as f64 * 4096.0 / (1 << 20) as f64,
             oom_kills: v("oom_kill"),
-            pages_scanned: v("pgscan_kswapd") + v("pgscan_direct"),
-            pages_stolen: v("pgsteal_kswapd") + v("pgsteal_direct"),
+            pages_scanned: v("pgscan_anon") + v("pgscan_file"),
+            pages_stolen: v("pgsteal_anon") + v("pgsteal_file"),
             simulated_seconds: r.sim.simulated_ns as f64 / 1e9,
         }
+    }
+}
+
+/// A whole number with thousands separators: 1234567 → "1,234,567".
+pub fn thousands(n: u64) -> String {
+    let d = n.to_string();
+    let mut o = String::with_capacity(d.len() + d.len() / 3);
+    for (i, c) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i) % 3 == 0 {
+            o.push(',');
+        }
+        o.push(c);
+    }
+    o
+}
+
+impl Figures {
+    /// The figures as (label, value) rows, in reading order.
+    pub fn rows(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("page accesses", thousands(self.page_accesses)),
+            ("hit ratio", format!("{:.1} %", self.hit_ratio * 100.0)),
+            ("misses (pages read from disk or swap)", thousands(self.misses)),
+            ("refaults per 1,000 accesses", format!("{:.2}", self.refaults_per_1k_accesses)),
+            ("swap I/O (in + out)", format!("{} + {} pages ({:.1} MiB)", thousands(self.swap_in_pages), thousands(self.swap_out_pages), self.swap_io_mib)),
+            ("OOM kills", thousands(self.oom_kills)),
+            ("pages scanned / stolen by reclaim", format!("{} / {}", thousands(self.pages_scanned), thousands(self.pages_stolen))),
+            ("simulated time", format!("{:.3} s", self.simulated_seconds)),
+        ]
     }
 }
 
@@ -119,6 +150,14 @@ mod tests {
             pages_stolen: 0,
             simulated_seconds: 1.0,
         }
+    }
+
+    #[test]
+    fn thousands_are_separated() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1234567), "1,234,567");
     }
 
     #[test]

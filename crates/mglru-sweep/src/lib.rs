@@ -13,11 +13,13 @@ pub mod figures;
 pub mod grid;
 pub mod input;
 pub mod lines;
+pub mod setup;
 
 pub use exec::{run_config, sweep, Outcome, Series};
 pub use figures::{verdict, Figures};
 pub use grid::{expand, Config, SweepSpec};
 pub use input::{Failure, Input, Source};
+pub use setup::Setup;
 
 use serde_json::{Map, Value};
 
@@ -29,10 +31,10 @@ pub const ROW_COUNTERS: [&str; 12] = [
     "pswpout",
     "workingset_refault_anon",
     "workingset_refault_file",
-    "pgscan_kswapd",
-    "pgscan_direct",
-    "pgsteal_kswapd",
-    "pgsteal_direct",
+    "pgscan_anon",
+    "pgscan_file",
+    "pgsteal_anon",
+    "pgsteal_file",
     "pgmajfault",
     "oom_kill",
 ];
