@@ -390,6 +390,15 @@ impl Kernel {
                 // deactivated instead.
                 self.writeback_file(file);
                 self.lru_add_drain();
+                // mapping_try_invalidate fails on folios another CPU's
+                // batches still hold; the kernel then drains every CPU and
+                // tries again (lru_add_drain_all): the model drains first.
+                let remote = (0..pages).any(|idx| {
+                    self.files[file as usize].folio_at(idx).is_some_and(|pfn| self.folio_batch_cpu(pfn).is_some())
+                });
+                if remote {
+                    self.lru_add_drain_all();
+                }
                 for idx in 0..pages {
                     let Some(pfn) = self.files[file as usize].folio_at(idx) else { continue };
                     let f = *self.folios.get(pfn);

@@ -135,6 +135,23 @@ impl Default for Sysctls {
     }
 }
 
+/// What the kernel keeps per CPU that reclaim depends on.
+#[derive(Clone, Debug, Default)]
+pub struct Cpu {
+    /// The folio batches (`cpu_fbatches`): lru_add, lru_move_tail
+    /// (rotate), lru_deactivate_file, lru_deactivate, lru_lazyfree,
+    /// lru_activate.
+    pub batch: [Vec<u32>; 6],
+    /// The memcg charge stock (`memcg_stock_pcp`).
+    pub stock: Stock,
+}
+
+/// The CPUs of a machine when the trace does not say (`cpus N`) and the
+/// caller does not either (`--cpus N`): one, so that tasks run one at a
+/// time in trace order with one set of per-CPU batches (docs/FIDELITY.md
+/// simplification 2).
+pub const DEFAULT_CPUS: u32 = 1;
+
 /// Machine description fixed before the first operation.
 #[derive(Clone, Debug)]
 pub struct MachineConfig {
@@ -151,6 +168,8 @@ pub struct MachineConfig {
     pub cost: CostModel,
     pub seed: u64,
     pub variant: Variant,
+    /// Number of CPUs (`cpus N`).
+    pub cpus: u32,
 }
 
 impl Default for MachineConfig {
@@ -165,6 +184,7 @@ impl Default for MachineConfig {
             cost: CostModel::default(),
             seed: 0,
             variant: Variant::Plain,
+            cpus: DEFAULT_CPUS,
         }
     }
 }
@@ -219,9 +239,10 @@ pub struct Kernel {
     pub swap: Option<SwapDevice>,
     /// `/proc/vmstat` events.
     pub ev: Events,
-    /// Per-CPU folio batches: lru_add, lru_move_tail (rotate),
-    /// lru_deactivate_file, lru_deactivate, lru_lazyfree, lru_activate.
-    pub batch: [Vec<u32>; 6],
+    /// The CPUs' per-CPU state (`cpus N`; one by default), and the CPU
+    /// the kernel runs on now: the current task's.
+    pub cpus: Vec<Cpu>,
+    pub cpu: usize,
     /// Simulated time, ns.
     pub now: u64,
     timers: BinaryHeap<Reverse<(u64, u64, Timer)>>,
@@ -240,7 +261,6 @@ pub struct Kernel {
     pub pgdat_writeback: bool,
     /// `LRUVEC_NODE_CONGESTED` on the root lruvec.
     pub node_congested: bool,
-    pub stock: Stock,
     pub oom_kills: Vec<OomKill>,
     pub sim: SimCounters,
     /// The task on whose behalf the kernel runs now.
@@ -304,7 +324,8 @@ impl Kernel {
                 None
             },
             ev: Events::default(),
-            batch: Default::default(),
+            cpus: (0..cfg.cpus.max(1)).map(|_| Cpu::default()).collect(),
+            cpu: 0,
             now: 0,
             timers: BinaryHeap::new(),
             timer_seq: 0,
@@ -317,7 +338,6 @@ impl Kernel {
             pgdat_dirty: false,
             pgdat_writeback: false,
             node_congested: false,
-            stock: Stock::default(),
             oom_kills: Vec::new(),
             sim: SimCounters::default(),
             current: 0,

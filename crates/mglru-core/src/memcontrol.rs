@@ -222,32 +222,47 @@ impl Kernel {
         if nr > MEMCG_CHARGE_BATCH {
             return false;
         }
-        if self.stock.memcg == memcg && self.stock.nr_pages >= nr {
-            self.stock.nr_pages -= nr;
+        let stock = &mut self.cpus[self.cpu].stock;
+        if stock.memcg == memcg && stock.nr_pages >= nr {
+            stock.nr_pages -= nr;
             return true;
         }
         false
     }
 
-    /// `drain_stock`: return the cached pre-charge.
-    pub fn drain_stock(&mut self) {
-        if self.stock.memcg != NO_MEMCG && self.stock.nr_pages > 0 {
-            let (m, n) = (self.stock.memcg, self.stock.nr_pages);
-            self.page_counter_uncharge(m, n);
+    /// `drain_stock` of CPU `cpu`: return its cached pre-charge.
+    pub fn drain_stock(&mut self, cpu: usize) {
+        let stock = self.cpus[cpu].stock;
+        if stock.memcg != NO_MEMCG && stock.nr_pages > 0 {
+            self.page_counter_uncharge(stock.memcg, stock.nr_pages);
         }
-        self.stock.nr_pages = 0;
-        self.stock.memcg = NO_MEMCG;
+        self.cpus[cpu].stock = Stock::default();
+    }
+
+    /// `drain_all_stock(root)`: every CPU whose stock holds pages of a
+    /// memcg in `root`'s subtree gives them back (this CPU at once; the
+    /// kernel queues the others' drain as work on their CPUs, the model
+    /// does it at once too: docs/FIDELITY.md). A stock of another memcg is
+    /// left alone.
+    pub fn drain_all_stock(&mut self, root: u16) {
+        for cpu in 0..self.cpus.len() {
+            let stock = self.cpus[cpu].stock;
+            if stock.memcg != NO_MEMCG && stock.nr_pages > 0 && self.memcg_is_descendant(stock.memcg, root) {
+                self.drain_stock(cpu);
+            }
+        }
     }
 
     /// `refill_stock`.
     pub(crate) fn refill_stock(&mut self, memcg: u16, nr: u64) {
-        if self.stock.memcg != memcg {
-            self.drain_stock();
-            self.stock.memcg = memcg;
+        let cpu = self.cpu;
+        if self.cpus[cpu].stock.memcg != memcg {
+            self.drain_stock(cpu);
+            self.cpus[cpu].stock.memcg = memcg;
         }
-        self.stock.nr_pages += nr;
-        if self.stock.nr_pages > MEMCG_CHARGE_BATCH {
-            self.drain_stock();
+        self.cpus[cpu].stock.nr_pages += nr;
+        if self.cpus[cpu].stock.nr_pages > MEMCG_CHARGE_BATCH {
+            self.drain_stock(cpu);
         }
     }
 
@@ -373,7 +388,7 @@ impl Kernel {
                 continue;
             }
             if !drained {
-                self.drain_stock();
+                self.drain_all_stock(over);
                 drained = true;
                 continue;
             }
@@ -517,7 +532,7 @@ impl Kernel {
                 return;
             }
             if !drained {
-                self.drain_stock();
+                self.drain_all_stock(memcg);
                 drained = true;
                 continue;
             }
@@ -547,7 +562,7 @@ impl Kernel {
             if !drained {
                 // Drain the per-CPU charge stock, then look at the usage
                 // again before reclaiming (memory_high_write's `continue`).
-                self.drain_stock();
+                self.drain_all_stock(memcg);
                 drained = true;
                 continue;
             }
@@ -569,7 +584,8 @@ impl Kernel {
         while reclaimed < nr_to_reclaim {
             let batch = (nr_to_reclaim - reclaimed) / 4;
             if retries == 0 {
-                self.lru_add_drain();
+                // The final attempt: drain every CPU's folio batches.
+                self.lru_add_drain_all();
             }
             let r = self.try_to_free_mem_cgroup_pages_swappiness(memcg, batch, true, true, swappiness);
             if r == 0 {

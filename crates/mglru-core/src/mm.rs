@@ -261,6 +261,9 @@ pub struct Task {
     pub pgtable_pfns: Vec<u32>,
     /// The MGLRU mm-walk "used since last walk" hint.
     pub used: bool,
+    /// The CPU the task runs on (pinned with `task ... cpu=K`, else the
+    /// default placement: task ids round-robin over the CPUs).
+    pub cpu: u32,
 }
 
 /// Top of the user address space where mmap starts placing mappings.
@@ -282,6 +285,7 @@ impl Task {
             swapents: 0,
             pgtable_pfns: Vec::new(),
             used: true,
+            cpu: 0,
         }
     }
     /// Place a new mapping of `pages` below the previous one (top-down mmap),

@@ -6,13 +6,18 @@ use crate::kernel::Kernel;
 use crate::mm::{Task, Vma};
 
 impl Kernel {
-    pub fn task_create(&mut self, id: u32, memcg: u16) {
+    pub fn task_create(&mut self, id: u32, memcg: u16, cpu: Option<u32>) {
         let pgd = self.pt.new_pgd();
         debug_assert_eq!(id as usize, self.tasks.len());
         // The pgd is not charged to the memcg: it was allocated when the
         // process was forked, before it joined its cgroup (as the
         // replayer's workers are). The tables below it are.
-        self.tasks.push(Task::new(memcg, pgd));
+        let mut t = Task::new(memcg, pgd);
+        // Default placement (docs/TRACE_FORMAT.md `cpus`): task ids
+        // round-robin over the CPUs, as a scheduler spreads new tasks over
+        // idle CPUs; the caller has checked a pinned CPU exists.
+        t.cpu = cpu.unwrap_or(id % self.cpus.len() as u32);
+        self.tasks.push(t);
         // lru_gen_add_mm: join the memcg's mm list; a walker whose tail is
         // the list head will visit it in this round.
         let lv = &mut self.memcgs[memcg as usize].lruvec;

@@ -106,15 +106,17 @@ impl Kernel {
 
     fn folio_batch_add_and_move(&mut self, b: usize, pfn: u32) {
         self.folios.get_mut(pfn).set(pg::IN_BATCH);
-        self.batch[b].push(pfn);
-        if self.batch[b].len() >= PAGEVEC_SIZE {
-            self.folio_batch_move_lru(b);
+        let batch = &mut self.cpus[self.cpu].batch[b];
+        batch.push(pfn);
+        if batch.len() >= PAGEVEC_SIZE {
+            self.folio_batch_move_lru(self.cpu, b);
         }
     }
 
-    /// `folio_batch_move_lru`: apply a batch's move to each folio in order.
-    fn folio_batch_move_lru(&mut self, b: usize) {
-        let folios = std::mem::take(&mut self.batch[b]);
+    /// `folio_batch_move_lru`: apply batch `b` of CPU `cpu` to each folio
+    /// in order.
+    fn folio_batch_move_lru(&mut self, cpu: usize, b: usize) {
+        let folios = std::mem::take(&mut self.cpus[cpu].batch[b]);
         for &pfn in &folios {
             let f = self.folios.get_mut(pfn);
             f.clear(pg::IN_BATCH);
@@ -136,36 +138,69 @@ impl Kernel {
             }
             self.folios.get_mut(pfn).set(pg::LRU);
         }
-        // A folio can sit in several batches at once (the kernel's batches
-        // each hold a reference): keep the flag for those still queued.
-        for ob in 0..self.batch.len() {
-            for i in 0..self.batch[ob].len() {
-                let p = self.batch[ob][i];
-                self.folios.get_mut(p).set(pg::IN_BATCH);
+        // A folio can sit in several batches at once, of this CPU or
+        // another (the kernel's batches each hold a reference): keep the
+        // flag for those still queued.
+        for c in 0..self.cpus.len() {
+            for ob in 0..6 {
+                for i in 0..self.cpus[c].batch[ob].len() {
+                    let p = self.cpus[c].batch[ob][i];
+                    self.folios.get_mut(p).set(pg::IN_BATCH);
+                }
             }
         }
         let mut folios = folios;
         folios.clear();
-        if self.batch[b].is_empty() {
-            self.batch[b] = folios; // keep the allocation
+        if self.cpus[cpu].batch[b].is_empty() {
+            self.cpus[cpu].batch[b] = folios; // keep the allocation
         }
     }
 
     /// `lru_add_drain`: flush every batch of this CPU.
     pub fn lru_add_drain(&mut self) {
+        self.lru_add_drain_cpu(self.cpu);
+    }
+
+    /// `lru_add_drain_cpu`: flush every batch of CPU `cpu`.
+    pub fn lru_add_drain_cpu(&mut self, cpu: usize) {
         for b in 0..6 {
-            if !self.batch[b].is_empty() {
-                self.folio_batch_move_lru(b);
+            if !self.cpus[cpu].batch[b].is_empty() {
+                self.folio_batch_move_lru(cpu, b);
             }
         }
     }
 
+    /// `lru_add_drain_all`: flush the batches of every CPU (the kernel
+    /// queues the work on each CPU with something to drain and waits for
+    /// it; the model drains them at once, this CPU first, then the others
+    /// in CPU order).
+    pub fn lru_add_drain_all(&mut self) {
+        self.lru_add_drain_cpu(self.cpu);
+        for c in 0..self.cpus.len() {
+            if c != self.cpu {
+                self.lru_add_drain_cpu(c);
+            }
+        }
+    }
+
+    /// The CPU whose batches hold `pfn`, if any (this CPU first).
+    pub fn folio_batch_cpu(&self, pfn: u32) -> Option<usize> {
+        if !self.folios.get(pfn).test(pg::IN_BATCH) {
+            return None;
+        }
+        let holds = |c: usize| self.cpus[c].batch.iter().any(|b| b.contains(&pfn));
+        if holds(self.cpu) {
+            return Some(self.cpu);
+        }
+        (0..self.cpus.len()).find(|&c| holds(c))
+    }
+
     /// Drop a folio that is about to be freed from whatever batch holds it
-    /// (the kernel's batch reference delays the free until the drain; the
-    /// model drains first: docs/FIDELITY.md).
+    /// (the kernel's batch reference delays the free until that CPU
+    /// drains; the model drains the CPU holding it first: docs/FIDELITY.md).
     pub fn folio_leave_batches(&mut self, pfn: u32) {
-        if self.folios.get(pfn).test(pg::IN_BATCH) {
-            self.lru_add_drain();
+        while let Some(c) = self.folio_batch_cpu(pfn) {
+            self.lru_add_drain_cpu(c);
         }
     }
 
@@ -293,8 +328,8 @@ impl Kernel {
         } else if !f.test(pg::ACTIVE) {
             if f.test(pg::LRU) {
                 self.folio_activate(pfn);
-            } else if f.test(pg::IN_BATCH) && self.batch[B_ADD].contains(&pfn) {
-                // __lru_cache_activate_folio: still in the add batch.
+            } else if f.test(pg::IN_BATCH) && self.cpus[self.cpu].batch[B_ADD].contains(&pfn) {
+                // __lru_cache_activate_folio: still in this CPU's add batch.
                 self.folios.get_mut(pfn).set(pg::ACTIVE);
             }
             self.folios.get_mut(pfn).clear(pg::REFERENCED);

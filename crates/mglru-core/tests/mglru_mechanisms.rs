@@ -878,7 +878,7 @@ fn memory_high_write_reads_usage_after_draining_the_stock() {
     t.run("lru_gen + app 0 4");
     t.run("load t heap 0 8");
     let app = t.memcg_id("app") as usize;
-    assert_eq!((t.k().memcgs[app].usage, t.k().stock.nr_pages), (64, 13));
+    assert_eq!((t.k().memcgs[app].usage, t.k().cpus[0].stock.nr_pages), (64, 13));
     t.run("memcg app high=44K");
     assert_eq!(t.ev(Ev::Pswpout), 40);
     assert_eq!(t.k().memcgs[app].usage, 11);

@@ -753,7 +753,7 @@ impl Exec {
                 pages,
                 readahead_pages,
             } => self.create_file(p, id, pages, readahead_pages),
-            Action::Spawn { task, memcg } => self.spawn(p, task, memcg),
+            Action::Spawn { task, memcg, cpu } => self.spawn(p, task, memcg, cpu),
             Action::MapAnon {
                 task,
                 region,
@@ -1228,7 +1228,7 @@ impl Exec {
         Ok(())
     }
 
-    fn spawn(&mut self, p: &Planner, task: u32, memcg: u16) -> Result<(), ReplayError> {
+    fn spawn(&mut self, p: &Planner, task: u32, memcg: u16, cpu: Option<u32>) -> Result<(), ReplayError> {
         if task as usize != self.tasks.len() {
             return Err(ReplayError::system(format!(
                 "internal: task id {task} out of order"
@@ -1268,6 +1268,7 @@ impl Exec {
             oom_score_adj: Some(oom),
             mlock: !self.sys.is_fake(),
             prefault: (self.buf.ptr as u64, self.buf.filled),
+            cpu,
         };
         // Files open now are inherited with the same descriptor numbers
         // (and the same open file descriptions).
@@ -1292,6 +1293,15 @@ impl Exec {
         // The worker's first answer tells whether it joined its memcg.
         match recv_ack(&w.sock) {
             Ok(Some(a)) if a.res == 0 => {}
+            Ok(Some(a)) if a.val == worker::STAGE_AFFINITY => {
+                reap(w.pid);
+                let e = io::Error::from_raw_os_error((-a.res) as i32);
+                return Err(ReplayError::system(format!(
+                    "worker (pid {pid}) cannot pin itself to cpu={} (sched_setaffinity): {}; the trace's `task ... cpu=K` needs that CPU online in the guest",
+                    cpu.unwrap_or(0),
+                    errno_text(&e)
+                )));
+            }
             Ok(Some(a)) => {
                 reap(w.pid);
                 let e = io::Error::from_raw_os_error((-a.res) as i32);

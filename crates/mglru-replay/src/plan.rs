@@ -77,8 +77,8 @@ pub enum Action {
         pages: u64,
         readahead_pages: u64,
     },
-    /// Fork a worker for `task` in `memcg`.
-    Spawn { task: u32, memcg: u16 },
+    /// Fork a worker for `task` in `memcg`, pinned to `cpu` if given.
+    Spawn { task: u32, memcg: u16, cpu: Option<u32> },
     /// `mmap(MAP_PRIVATE|MAP_ANONYMOUS)` of `pages` pages.
     MapAnon { task: u32, region: u32, pages: u64 },
     /// `mmap(MAP_SHARED)` of the whole file (`pages` pages).
@@ -224,6 +224,7 @@ pub fn is_definition(op: &Op) -> bool {
         op,
         Op::Memory { .. }
             | Op::Swap { .. }
+            | Op::Cpus { .. }
             | Op::Sysctl { .. }
             | Op::Memcg { .. }
             | Op::File { .. }
@@ -413,7 +414,9 @@ impl Planner {
                     readahead_pages,
                 }
             }
-            Op::Task { id, memcg } => Action::Spawn { task: id, memcg },
+            Op::Task { id, memcg, cpu } => Action::Spawn { task: id, memcg, cpu },
+            // The harness gives the guest its CPUs (`-smp`); only reported.
+            Op::Cpus { .. } => Action::Machine,
             Op::Anon {
                 task,
                 region,

@@ -45,7 +45,7 @@
 //! use mglru_trace::{Op, TraceReader};
 //! let mut r = TraceReader::from_str("example", "file f size=1M\ntask 1\nread 1 f 0 4\n");
 //! assert_eq!(r.next_op().unwrap(), Some(Op::File { id: 0, pages: 256, readahead_pages: 32 }));
-//! assert_eq!(r.next_op().unwrap(), Some(Op::Task { id: 0, memcg: 0 }));
+//! assert_eq!(r.next_op().unwrap(), Some(Op::Task { id: 0, memcg: 0, cpu: None }));
 //! assert_eq!(r.next_op().unwrap(), Some(Op::Read { task: 0, file: 0, page: 0, count: 4 }));
 //! assert_eq!(r.next_op().unwrap(), None);
 //! ```
@@ -67,6 +67,7 @@ pub use error::{TraceError, TraceErrorKind};
 pub use limits::{
     MAX_FILE_SIZE, MAX_MEMORY, MAX_REGION_SIZE, MAX_SLEEP_NS, MAX_SWAP, MAX_TOTAL_FILE_SIZE, MIN_MEMORY,
 };
+pub use parse::MAX_CPUS;
 pub use reader::{Compression, Location, TraceReader};
 pub use size::{parse_duration_ns, parse_size};
 pub use sysctl::{parse_sysctl, Sysctl};
@@ -199,9 +200,12 @@ pub enum Op {
         pages: u64,
         readahead_pages: u64,
     },
-    /// `task ID [memcg=NAME]`: a new task in memcg `memcg` (root if not
-    /// given).
-    Task { id: u32, memcg: u16 },
+    /// `task ID [memcg=NAME] [cpu=K]`: a new task in memcg `memcg` (root
+    /// if not given), pinned to CPU `cpu` if given (else the model's
+    /// default placement).
+    Task { id: u32, memcg: u16, cpu: Option<u32> },
+    /// `cpus N`: the machine's number of CPUs (setup section; default 1).
+    Cpus { n: u32 },
     /// `anon ID REGION size=SIZE`: an anonymous mapping of `pages` pages
     /// (size rounded up, at least 1) of task `task`.
     Anon { task: u32, region: u32, pages: u64 },
@@ -286,7 +290,7 @@ impl Op {
     pub fn is_setup(&self) -> bool {
         matches!(
             self,
-            Op::Memory { .. } | Op::Swap { .. } | Op::Sysctl { .. }
+            Op::Memory { .. } | Op::Swap { .. } | Op::Sysctl { .. } | Op::Cpus { .. }
         )
     }
 }

@@ -312,6 +312,10 @@ pub(crate) enum Stmt<'a> {
     Task {
         id: Tok<'a>,
         memcg: Option<Tok<'a>>,
+        cpu: Option<u32>,
+    },
+    Cpus {
+        n: u32,
     },
     Anon {
         task: Tok<'a>,
@@ -352,10 +356,14 @@ pub(crate) enum Stmt<'a> {
 }
 
 /// All statement keywords, in documentation order.
-pub(crate) const KEYWORDS: [&str; 18] = [
+pub(crate) const KEYWORDS: [&str; 19] = [
     "memory", "swap", "sysctl", "memcg", "file", "task", "anon", "mmap", "read", "write", "load",
-    "store", "advise", "reclaim", "sleep", "exit", "dump", "lru_gen",
+    "store", "advise", "reclaim", "sleep", "exit", "dump", "lru_gen", "cpus",
 ];
+
+/// Most CPUs a machine may have (`cpus N`, `task ... cpu=K`): the model
+/// keeps per-CPU folio batches and a charge stock for each.
+pub const MAX_CPUS: u32 = 1024;
 
 /// The synopsis of a statement, quoted in error messages.
 pub(crate) fn usage(kw: &str) -> &'static str {
@@ -365,7 +373,8 @@ pub(crate) fn usage(kw: &str) -> &'static str {
         "sysctl" => "sysctl NAME=VALUE",
         "memcg" => "memcg NAME [parent=NAME] [max=SIZE|max] [high=SIZE|max] [low=SIZE|max] [min=SIZE|max] [swap.max=SIZE|max]",
         "file" => "file NAME size=SIZE [readahead=SIZE]",
-        "task" => "task ID [memcg=NAME]",
+        "task" => "task ID [memcg=NAME] [cpu=K]",
+        "cpus" => "cpus N",
         "anon" => "anon ID REGION size=SIZE",
         "mmap" => "mmap ID REGION file=NAME",
         "read" => "read ID FILE PAGE [COUNT]",
@@ -404,6 +413,7 @@ pub(crate) fn parse_line(line: &str) -> PResult<Option<(Tok<'_>, Stmt<'_>)>> {
         "memcg" => p.memcg()?,
         "file" => p.file()?,
         "task" => p.task()?,
+        "cpus" => p.cpus()?,
         "anon" => p.anon()?,
         "mmap" => p.mmap()?,
         "advise" => p.advise()?,
@@ -792,11 +802,26 @@ impl<'a> P<'a> {
         let id = self.name_arg("task ID")?;
         check_name(id, "task ID", false)?;
         let mut memcg = None;
-        self.options(&["memcg"], |_, v| {
-            memcg = Some(v);
+        let mut cpu = None;
+        self.options(&["memcg", "cpu"], |k, v| {
+            if k == 1 {
+                cpu = Some(cpu_number(v, "cpu=", MAX_CPUS - 1)?);
+            } else {
+                memcg = Some(v);
+            }
             Ok(())
         })?;
-        Ok(Stmt::Task { id, memcg })
+        Ok(Stmt::Task { id, memcg, cpu })
+    }
+
+    fn cpus(&mut self) -> PResult<Stmt<'a>> {
+        let t = self.arg("N")?;
+        let n = cpu_number(t, "cpus", MAX_CPUS)?;
+        if n == 0 {
+            return perr(t.off, "cpus 0: a machine needs at least one CPU".to_string());
+        }
+        self.end()?;
+        Ok(Stmt::Cpus { n })
     }
 
     fn anon(&mut self) -> PResult<Stmt<'a>> {
@@ -1109,5 +1134,14 @@ mod tests {
         let e = parse_line("read 1 f").unwrap_err();
         assert_eq!(e.off, 9);
         assert!(e.msg.contains("missing PAGE"));
+    }
+}
+
+/// A CPU count or number: a decimal integer at most `max`.
+fn cpu_number(t: Tok<'_>, what: &str, max: u32) -> PResult<u32> {
+    match t.s.parse::<u64>() {
+        Ok(v) if v <= max as u64 => Ok(v as u32),
+        Ok(_) => perr(t.off, format!("{what} `{}` is too large: at most {max}", t.s)),
+        Err(_) => perr(t.off, format!("{what} expects a whole number, found `{}`", t.s)),
     }
 }

@@ -261,7 +261,7 @@ impl Resolver {
     /// Records that a statement other than memory/swap/sysctl was seen.
     #[inline]
     pub fn note_statement(&mut self, at: u64, kw: &'static str) {
-        if self.setup_end.is_none() && !matches!(kw, "memory" | "swap" | "sysctl") {
+        if self.setup_end.is_none() && !matches!(kw, "memory" | "swap" | "sysctl" | "cpus") {
             self.setup_end = Some((at, kw));
         }
     }
@@ -545,6 +545,18 @@ impl Resolver {
                 self.setup_stmt(kw, at, false)?;
                 Ok(Op::Swap { bytes, sync_io, ram })
             }
+            Stmt::Cpus { n } => {
+                if let Some((end_at, end_kw)) = self.setup_end {
+                    return perr(
+                        kw.off,
+                        format!(
+                            "cpus must be set before any statement other than memory, swap, cpus and sysctl (the first one is `{end_kw}` at {} {end_at}): move it to the top of the trace",
+                            self.unit
+                        ),
+                    );
+                }
+                Ok(Op::Cpus { n })
+            }
             Stmt::Sysctl { name, value } => Ok(Op::Sysctl { name, value }),
             Stmt::Memcg {
                 name,
@@ -665,7 +677,7 @@ impl Resolver {
                     readahead_pages,
                 })
             }
-            Stmt::Task { id, memcg } => {
+            Stmt::Task { id, memcg, cpu } => {
                 let mid = match memcg {
                     Some(m) => self.memcg(m)?,
                     None => 0,
@@ -699,6 +711,7 @@ impl Resolver {
                 Ok(Op::Task {
                     id: tid,
                     memcg: mid,
+                    cpu,
                 })
             }
             Stmt::Anon {
@@ -894,7 +907,14 @@ impl Resolver {
                 pages_to_size(*pages),
                 pages_to_size(*readahead_pages)
             ),
-            Op::Task { id, memcg: m } => write!(s, "task {} memcg={}", task(*id), memcg(*m)),
+            Op::Task { id, memcg: m, cpu } => {
+                let _ = write!(s, "task {} memcg={}", task(*id), memcg(*m));
+                match cpu {
+                    Some(c) => write!(s, " cpu={c}"),
+                    None => Ok(()),
+                }
+            }
+            Op::Cpus { n } => write!(s, "cpus {n}"),
             Op::Anon {
                 task: t,
                 region: r,

@@ -59,7 +59,7 @@ fn every_statement_kind() {
 fn iterator_and_line_numbers() {
     let mut r = TraceReader::from_str("x", "\n# c\n  task a # t\n\n\tdump\n");
     assert_eq!(r.line(), 0);
-    assert_eq!(r.next().unwrap().unwrap(), Op::Task { id: 0, memcg: 0 });
+    assert_eq!(r.next().unwrap().unwrap(), Op::Task { id: 0, memcg: 0, cpu: None });
     assert_eq!(r.line(), 3);
     assert_eq!(r.location().to_string(), "x:3");
     assert_eq!(r.next().unwrap().unwrap(), Op::Dump);

@@ -127,9 +127,11 @@ impl Kernel {
         }
         self.folios.check_free_lists()?;
         let mut in_batch = vec![false; n];
-        for b in &self.batch {
-            for &p in b {
-                in_batch[p as usize] = true;
+        for cpu in &self.cpus {
+            for b in &cpu.batch {
+                for &p in b {
+                    in_batch[p as usize] = true;
+                }
             }
         }
         // Per-folio state.
@@ -304,12 +306,14 @@ impl Kernel {
             }
             let sub = self.memcg_subtree(m);
             let mut expect: u64 = sub.iter().map(|&s| charged[s as usize] + slab_pages(s)).sum();
-            if self.stock.nr_pages > 0 && sub.contains(&self.stock.memcg) {
-                expect += self.stock.nr_pages;
+            for cpu in &self.cpus {
+                if cpu.stock.nr_pages > 0 && sub.contains(&cpu.stock.memcg) {
+                    expect += cpu.stock.nr_pages;
+                }
             }
             if m == ROOT_MEMCG {
                 expect = charged.iter().sum::<u64>()
-                    + self.stock.nr_pages
+                    + self.cpus.iter().map(|c| c.stock.nr_pages).sum::<u64>()
                     + (0..self.memcgs.len() as u16).map(slab_pages).sum::<u64>();
             }
             if self.memcgs[m as usize].usage != expect {

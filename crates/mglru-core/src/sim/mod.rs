@@ -37,6 +37,8 @@ pub struct RunOptions {
     pub cost: Option<CostModel>,
     pub seed: u64,
     pub variant: crate::kernel::Variant,
+    /// The number of CPUs (overrides the trace's `cpus`).
+    pub cpus: Option<u32>,
 }
 
 /// An error that stops a run (bad machine description, unsupported use).
@@ -108,6 +110,9 @@ impl Simulator {
             if let Some(b) = self.opts.swap {
                 m.swap_bytes = b;
             }
+            if let Some(n) = self.opts.cpus {
+                m.cpus = n;
+            }
             for &(n, v) in &self.opts.sysctls {
                 apply_sysctl(&mut m.sysctl, n, v);
             }
@@ -125,6 +130,13 @@ impl Simulator {
             }
             if m.memory_bytes >> PAGE_SHIFT > MAX_PAGES {
                 return Err(SimError("memory larger than 1T is not supported: use --memory 1T or less".into()));
+            }
+            if m.cpus == 0 || m.cpus > mglru_trace::MAX_CPUS {
+                return Err(SimError(format!(
+                    "{} CPUs is not supported: use between 1 and {} (`cpus N` or --cpus)",
+                    m.cpus,
+                    mglru_trace::MAX_CPUS
+                )));
             }
             if m.swap_bytes >> PAGE_SHIFT > MAX_PAGES {
                 return Err(SimError("swap larger than 1T is not supported: use a smaller `swap SIZE`".into()));
@@ -169,6 +181,10 @@ impl Simulator {
                     apply_sysctl(&mut self.machine.sysctl, name, value);
                     return Ok(());
                 }
+                Op::Cpus { n } => {
+                    self.machine.cpus = n;
+                    return Ok(());
+                }
                 _ => {}
             }
         }
@@ -178,8 +194,8 @@ impl Simulator {
             k.sim.access_ops += 1;
         }
         match *op {
-            Op::Memory { .. } | Op::Swap { .. } => {
-                return Err(SimError("memory and swap can only be set before the first operation".into()));
+            Op::Memory { .. } | Op::Swap { .. } | Op::Cpus { .. } => {
+                return Err(SimError("memory, swap and cpus can only be set before the first operation".into()));
             }
             Op::Sysctl { name, value } => {
                 // enabled_store: only the core bit (0x1) switches the
@@ -223,7 +239,18 @@ impl Simulator {
                 debug_assert_eq!(id as usize, k.files.len());
                 k.files.push(crate::file::File::new(pages, readahead_pages));
             }
-            Op::Task { id, memcg } => k.task_create(id, memcg),
+            Op::Task { id, memcg, cpu } => {
+                if let Some(c) = cpu {
+                    if c as usize >= k.cpus.len() {
+                        return Err(SimError(format!(
+                            "a task is pinned to cpu={c} but the machine has {} CPU{} (numbered from 0): raise `cpus N` in the trace or --cpus, or pin it to a lower CPU",
+                            k.cpus.len(),
+                            if k.cpus.len() == 1 { "" } else { "s" }
+                        )));
+                    }
+                }
+                k.task_create(id, memcg, cpu)
+            }
             Op::Anon { task, region, pages } => k.anon_create(task, region, pages),
             Op::Mmap { task, region, file } => k.mmap_create(task, region, file),
             Op::Read { task, file, page, count } => {
@@ -315,7 +342,7 @@ impl Simulator {
     /// as reading /proc/vmstat after a workload would see them.
     pub fn finish(&mut self) -> Result<&mut Kernel, SimError> {
         let k = self.boot()?;
-        k.lru_add_drain();
+        k.lru_add_drain_all();
         Ok(k)
     }
 }
@@ -336,6 +363,9 @@ impl Kernel {
     /// counted as dropped) if it was OOM-killed.
     pub fn begin_task_op(&mut self, task: u32, count: u64) -> bool {
         self.current = task;
+        // The task runs on its CPU; operations without a task (a write to
+        // memory.reclaim, a sleep) stay on the last task's CPU.
+        self.cpu = self.tasks[task as usize].cpu as usize;
         if !self.tasks[task as usize].alive {
             self.sim.dropped_accesses += count;
             return false;

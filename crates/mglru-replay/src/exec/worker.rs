@@ -44,6 +44,8 @@ pub const CMD_EXIT: u64 = 10;
 
 /// `Ack::val` of a failed start: joining the cgroup failed.
 pub const STAGE_CGROUP: u64 = 1;
+/// `Ack::val` of a failed start: pinning to the task's CPU failed.
+pub const STAGE_AFFINITY: u64 = 2;
 
 /// The page size the worker steps by.
 pub const PAGE: u64 = 4096;
@@ -98,6 +100,9 @@ pub struct Setup {
     /// the first `pread`/`pwrite` of each page does not add a minor fault
     /// to the run's counters.
     pub prefault: (u64, u64),
+    /// The CPU the trace pins the task to (`task ... cpu=K`):
+    /// `sched_setaffinity` to that CPU alone.
+    pub cpu: Option<u32>,
 }
 
 fn errno() -> i64 {
@@ -373,6 +378,27 @@ pub fn main(s: &Setup) -> ! {
                 &Ack {
                     res: r,
                     val: STAGE_CGROUP,
+                },
+            );
+            exit(1);
+        }
+    }
+    if let Some(cpu) = s.cpu {
+        // SAFETY: a zeroed cpu_set_t is the empty set; CPU_SET and
+        // sched_setaffinity only touch it and the calling thread.
+        let r = unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(cpu as usize, &mut set);
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+        };
+        if r != 0 {
+            // SAFETY: reading errno right after the failed call.
+            let e = unsafe { *libc::__errno_location() };
+            send_ack(
+                s.sock,
+                &Ack {
+                    res: -(e as i64),
+                    val: STAGE_AFFINITY,
                 },
             );
             exit(1);

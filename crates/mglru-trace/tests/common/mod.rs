@@ -90,8 +90,8 @@ pub fn all_trace_ops() -> Vec<Op> {
             pages: 512,
             readahead_pages: 32,
         },
-        Op::Task { id: 0, memcg: 2 },
-        Op::Task { id: 1, memcg: 0 },
+        Op::Task { id: 0, memcg: 2, cpu: None },
+        Op::Task { id: 1, memcg: 0, cpu: None },
         Op::Anon {
             task: 0,
             region: 0,

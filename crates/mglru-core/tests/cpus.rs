@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Several CPUs (`cpus N`, `task ... cpu=K`): each CPU has its own folio
+//! batches and charge stock, a task's folios queue on its CPU, reclaim
+//! drains only the local CPU's batches (`lru_add_drain`) except where 6.12
+//! drains them all (`lru_add_drain_all`: memory.reclaim's last try, the end
+//! of a run), and `drain_all_stock` gives back only the stocks of the memcg
+//! being reclaimed. Expected numbers are worked out in the comments.
+
+mod common;
+use common::T;
+use mglru_core::folio::pg;
+use mglru_core::lruvec::{LRU_ACTIVE_FILE, LRU_INACTIVE_FILE};
+use mglru_core::memcontrol::NO_MEMCG;
+use mglru_core::stat::Ev;
+use mglru_core::{Policy, RunOptions};
+
+const B_ADD: usize = mglru_core::swap::B_ADD;
+
+fn queued(t: &mut T, cpu: usize) -> usize {
+    t.k().cpus[cpu].batch[B_ADD].len()
+}
+
+#[test]
+fn two_tasks_on_two_cpus_fill_their_own_batches() {
+    for (cpus, want) in [(1, [9, 0]), (2, [20, 20])] {
+        let mut t = T::classic();
+        t.run(&format!("cpus {cpus}\nmemory 256M\nfile f size=1M readahead=0\ntask a\ntask b"));
+        // Default placement: task ids round-robin, a on CPU 0, b on CPU 1
+        // when there are two.
+        let (ca, cb) = (t.k().tasks[0].cpu, t.k().tasks[1].cpu);
+        assert_eq!((ca, cb), (0, (cpus - 1) as u32));
+        t.run("read a f 0 20\nread b f 20 20");
+        // One CPU: 40 folios into one batch of 31 — flushed at the 31st,
+        // 9 left queued. Two CPUs: 20 in each, none flushed.
+        assert_eq!(queued(&mut t, 0), want[0]);
+        if cpus == 2 {
+            assert_eq!(queued(&mut t, 1), want[1]);
+        }
+        let on_lru = t.k().memcgs[0].lruvec.size(LRU_INACTIVE_FILE);
+        assert_eq!(on_lru, if cpus == 1 { 31 } else { 0 });
+        t.check();
+    }
+}
+
+#[test]
+fn a_pinned_task_queues_on_its_cpu_and_a_bad_pin_is_an_error() {
+    let mut t = T::classic();
+    t.run("cpus 4\nmemory 256M\nfile f size=1M readahead=0\ntask a cpu=3\ntask b\ntask c");
+    // a pinned to 3; b and c by default placement: ids 1 and 2.
+    let cpus: Vec<u32> = t.k().tasks.iter().map(|x| x.cpu).collect();
+    assert_eq!(cpus, vec![3, 1, 2]);
+    t.run("read a f 0 5");
+    assert_eq!((queued(&mut t, 3), queued(&mut t, 0)), (5, 0));
+
+    let mut sim = mglru_core::Simulator::new(RunOptions { policy: Some(Policy::Classic), ..Default::default() });
+    let mut r = mglru_trace::TraceReader::from_str("t", "cpus 2\nmemory 64M\ntask a cpu=2\n");
+    let mut err = None;
+    while let Some(op) = r.next_op().unwrap() {
+        if let Err(e) = sim.apply(&op) {
+            err = Some(e.0);
+            break;
+        }
+    }
+    let e = err.expect("cpu=2 on a two-CPU machine must fail");
+    assert!(e.contains("cpu=2") && e.contains("2 CPUs"), "{e}");
+    // --cpus overrides the trace.
+    let mut sim = mglru_core::Simulator::new(RunOptions { cpus: Some(3), ..Default::default() });
+    let mut r = mglru_trace::TraceReader::from_str("t", "cpus 2\nmemory 64M\ntask a cpu=2\n");
+    while let Some(op) = r.next_op().unwrap() {
+        sim.apply(&op).unwrap();
+    }
+    assert_eq!(sim.kernel().unwrap().cpus.len(), 3);
+}
+
+/// __lru_cache_activate_folio searches only this CPU's add batch: a second
+/// access from another CPU to a folio still queued on the first CPU clears
+/// PG_referenced without activating it; from the same CPU it activates.
+#[test]
+fn a_second_access_activates_only_a_folio_queued_on_this_cpu() {
+    for (second, active) in [("a", true), ("b", false)] {
+        let mut t = T::classic();
+        t.run("cpus 2\nmemory 256M\nfile f size=1M readahead=0\ntask a\ntask b");
+        // a reads page 0 (PG_referenced set, queued on CPU 0), then page 5
+        // so that the next read of page 0 does not continue the last one.
+        t.run(&format!("read a f 0\nread a f 5\nread {second} f 0"));
+        let pfn = t.folio_of("f", 0).unwrap();
+        let f = *t.k().folios.get(pfn);
+        assert_eq!(f.test(pg::ACTIVE), active, "second access from {second}");
+        assert!(!f.test(pg::REFERENCED));
+        t.k().lru_add_drain_all();
+        let lv = &t.k().memcgs[0].lruvec;
+        assert_eq!(lv.size(LRU_ACTIVE_FILE), active as u64);
+        assert_eq!(lv.size(LRU_INACTIVE_FILE), 2 - active as u64);
+        t.check();
+    }
+}
+
+/// Limit reclaim by a task on CPU 0 drains CPU 0's batches only: the 30
+/// folios task b (CPU 1) read into the same memcg stay in CPU 1's batch,
+/// out of reclaim's reach. memory.reclaim's final attempt
+/// (`nr_retries == 0`) calls lru_add_drain_all and gets them.
+#[test]
+fn reclaim_drains_the_local_batches_and_memory_reclaim_at_last_all() {
+    let mut t = T::classic();
+    t.run("cpus 2\nmemory 256M\nmemcg app\nfile f size=1M readahead=0\ntask a memcg=app\ntask b memcg=app");
+    t.run("read b f 0 30");
+    assert_eq!(queued(&mut t, 1), 30);
+    // A write to memory.reclaim runs on the last task's CPU (b's: 1).
+    // Let a run last, so it runs on CPU 0.
+    t.run("read a f 100 1");
+    assert_eq!(t.k().cpu, 0);
+    // memory.reclaim of 30 pages: a's one folio is in CPU 0's batch,
+    // drained by the first shrink (1 page reclaimed); b's 30 stay queued
+    // on CPU 1 through 16 calls without progress; the 17th (retries 0)
+    // drains every CPU first. Each call asks for at least
+    // SWAP_CLUSTER_MAX = 32 pages, so it takes all 30 of b's: 31 in all.
+    t.run("reclaim app 120K");
+    assert_eq!(queued(&mut t, 1), 0);
+    assert_eq!(t.ev(Ev::PgstealDirect), 0, "memory.reclaim is cgroup reclaim: no global count");
+    let app = t.memcg_id("app") as usize;
+    let stolen = t.k().memcgs[app].ev.get(Ev::PgstealDirect);
+    assert_eq!(stolen, 31);
+    t.check();
+}
+
+/// drain_all_stock(memcg): the stocks of every CPU caching a memcg in the
+/// subtree being reclaimed are given back; another memcg's stock stays.
+#[test]
+fn drain_all_stock_drains_the_reclaimed_memcgs_stocks_only() {
+    let mut t = T::classic();
+    t.run(
+        "cpus 3\nmemory 256M\nmemcg app max=4M\nmemcg other\nfile f size=8M readahead=0\n\
+         task a memcg=app\ntask b memcg=app\ntask o memcg=other",
+    );
+    // b (CPU 1) reads page 0: the folio's charge takes a 64-page batch
+    // (1 used, 63 in CPU 1's stock); the page cache's two new xarray nodes
+    // (a root and a leaf, 2 × 584 bytes) take one slab page from the
+    // stock: 62 left. o (CPU 2) reads page 2000: a new leaf, likewise 62.
+    t.run("read b f 0\nread o f 2000");
+    let (app, other) = (t.memcg_id("app"), t.memcg_id("other"));
+    let stock = |t: &mut T, c: usize| (t.k().cpus[c].stock.memcg, t.k().cpus[c].stock.nr_pages);
+    assert_eq!(stock(&mut t, 1), (app, 62));
+    assert_eq!(stock(&mut t, 2), (other, 62));
+    // a (CPU 0) stores into anon memory past app's 1,024-page limit, with
+    // no swap: limit reclaim finds nothing (b's folio is in CPU 1's batch),
+    // the margin stays 0, and try_charge_memcg calls drain_all_stock(app)
+    // — CPU 1's stock goes back, CPU 2's (other) stays.
+    t.run("anon a heap size=8M\nstore a heap 0 1100");
+    assert!(t.k().memcgs[app as usize].mem_events[mglru_core::memcontrol::MemcgEvent::Max as usize] > 0);
+    assert_eq!(stock(&mut t, 1), (NO_MEMCG, 0));
+    assert_eq!(stock(&mut t, 2), (other, 62));
+    t.check();
+}
