@@ -106,6 +106,11 @@ struct RunArgs {
     /// Swap size (overrides the trace's `swap`)
     #[arg(long, value_name = "SIZE", value_parser = size_arg)]
     swap: Option<u64>,
+    /// Number of CPUs (overrides the trace's `cpus`; default 1): each has its own folio
+    /// batches and charge stock, tasks are placed round-robin unless pinned with
+    /// `task ID cpu=K` (docs/TRACE_FORMAT.md)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=mglru_trace::MAX_CPUS as i64))]
+    cpus: Option<u32>,
     /// A sysctl applied after the trace's setup section (repeatable): vm.swappiness,
     /// vm.page-cluster, vm.min_free_kbytes, vm.watermark_scale_factor, vm.dirty_ratio,
     /// vm.dirty_background_ratio, vm.dirty_expire_centisecs, vm.dirty_writeback_centisecs,

@@ -40,6 +40,7 @@ fn options(a: &RunArgs) -> Result<(Source, RunOptions), Failure> {
         cost: parse_costs(&a.cost)?,
         seed: a.seed,
         variant,
+        cpus: a.cpus,
         ..Default::default()
     };
     Ok((source, opts))
