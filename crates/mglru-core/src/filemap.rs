@@ -240,7 +240,10 @@ impl Kernel {
             let mut n = self.filemap_get_read_batch(file, pos, end, &mut batch);
             if n == 0 {
                 from_disk += self.page_cache_sync_ra(file, pos, end - pos);
-                self.spend(self.cost.disk_read);
+                // Waiting for a refaulting workingset folio is a memory
+                // stall (folio_wait_bit_common).
+                let ws = self.files[file as usize].folio_at(pos).is_some_and(|p| self.folios.get(p).test(pg::WORKINGSET));
+                self.wait_for_read(self.cost.disk_read, ws);
                 n = self.filemap_get_read_batch(file, pos, end, &mut batch);
             }
             if n == 0 {
@@ -426,7 +429,8 @@ impl Kernel {
         let memcg = self.tasks[self.current as usize].memcg;
         self.count(memcg, Ev::Pgmajfault, 1);
         self.do_sync_mmap_readahead(region, file, page);
-        self.spend(self.cost.disk_read);
+        let ws = self.files[file as usize].folio_at(page).is_some_and(|p| self.folios.get(p).test(pg::WORKINGSET));
+        self.wait_for_read(self.cost.disk_read, ws);
         if let Some(pfn) = self.files[file as usize].folio_at(page) {
             return Some(pfn);
         }

@@ -303,6 +303,8 @@ pub struct Kernel {
     /// Folios the batch-aging variant has yet to splice (seed 000).
     pub protected_batch: Vec<(u32, usize)>,
     pub rng: crate::sim::rng::Rng,
+    /// Pressure stall information (`/proc/pressure/memory`, memory.pressure).
+    pub psi: crate::psi::Psi,
 }
 
 impl Kernel {
@@ -359,6 +361,7 @@ impl Kernel {
             variant: cfg.variant,
             protected_batch: Vec::new(),
             rng: crate::sim::rng::Rng::new(cfg.seed),
+            psi: crate::psi::Psi::new(cfg.cpus.max(1) as usize),
         };
         k.setup_per_zone_wmarks();
         k.setup_per_zone_lowmem_reserve();
@@ -446,6 +449,16 @@ impl Kernel {
                 Some(a) if a <= flush_at => a,
                 _ => flush_at,
             };
+            // psi's averaging works come last among events of one instant;
+            // they only read the state.
+            if self.psi.next_work < at.min(t.saturating_add(1)) {
+                let w = self.psi.next_work;
+                if w > self.now {
+                    self.now = w;
+                }
+                self.psi_run_due_works();
+                continue;
+            }
             if at > t {
                 break;
             }
@@ -503,6 +516,18 @@ impl Kernel {
         }
         for (m, h) in hier.into_iter().enumerate() {
             self.memcgs[m].flushed = h;
+        }
+    }
+
+    /// The current task waits `ns` for a read; reading a refaulting
+    /// workingset folio is a memory stall (psi).
+    pub fn wait_for_read(&mut self, ns: u64, workingset: bool) {
+        if workingset {
+            self.psi_memstall_enter();
+            self.spend(ns);
+            self.psi_memstall_leave();
+        } else {
+            self.spend(ns);
         }
     }
 

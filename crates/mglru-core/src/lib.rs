@@ -20,6 +20,7 @@ pub mod mm;
 pub mod mmap;
 pub mod oom;
 pub mod page_alloc;
+pub mod psi;
 pub mod report;
 pub mod rmap;
 pub mod shadow;

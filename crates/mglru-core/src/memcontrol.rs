@@ -383,7 +383,9 @@ impl Kernel {
                 return self.force_charge(memcg, nr);
             }
             self.memcg_memory_event(over, MemcgEvent::Max);
+            self.psi_memstall_enter();
             let nr_reclaimed = self.try_to_free_mem_cgroup_pages(over, nr, true, false);
+            self.psi_memstall_leave();
             if self.mem_cgroup_margin(over) >= nr {
                 continue;
             }
@@ -459,7 +461,9 @@ impl Kernel {
             let c = &self.memcgs[m as usize];
             if c.high != PAGE_COUNTER_MAX && c.usage > c.high {
                 self.memcg_memory_event(m, MemcgEvent::High);
+                self.psi_memstall_enter();
                 reclaimed += self.try_to_free_mem_cgroup_pages(m, nr, true, false);
+                self.psi_memstall_leave();
             }
             m = self.memcgs[m as usize].parent;
         }
@@ -515,7 +519,9 @@ impl Kernel {
                 continue;
             }
             // Throttle the allocating task: it sleeps in simulated time.
+            self.psi_memstall_enter();
             self.spend(penalty * NSEC_PER_JIFFY);
+            self.psi_memstall_leave();
             return;
         }
     }

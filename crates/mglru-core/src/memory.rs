@@ -310,7 +310,9 @@ impl Kernel {
         if major {
             let memcg = self.tasks[task as usize].memcg;
             self.count(memcg, Ev::Pgmajfault, 1);
-            self.spend(self.cost.swap_read);
+            // swap_read_folio of a workingset folio is a memory stall.
+            let ws = self.folios.get(pfn).test(pg::WORKINGSET);
+            self.wait_for_read(self.cost.swap_read, ws);
         }
         // The PTE's reference on the slot goes (swap_free_nr).
         let in_cache = self.folios.get(pfn).test(pg::SWAPCACHE);

@@ -200,7 +200,9 @@ impl Kernel {
             // only when reclaim made progress. Its drain_all_pages() before
             // a second try has nothing to drain: the model keeps no per-CPU
             // free lists (simplification 3).
+            self.psi_memstall_enter();
             let reclaimed = self.try_to_free_pages();
+            self.psi_memstall_leave();
             if reclaimed > 0 {
                 if let Some(p) = self.get_page_from_freelist(WMARK_MIN) {
                     return Some(p);

@@ -218,6 +218,7 @@ impl Simulator {
                     k.memcgs.push(Memcg::new("", parent));
                     k.memcgs[parent as usize].children.push(id);
                     k.lru_gen_init_memcg(id);
+                    k.psi_group_init(id);
                 }
                 if let Some(v) = low {
                     k.memcgs[id as usize].low = bytes_to_limit(v);
@@ -302,6 +303,7 @@ impl Simulator {
                 let (_done, _eagain) = k.memory_reclaim(memcg, bytes.div_ceil(PAGE_SIZE), None);
             }
             Op::Sleep { ns } => {
+                k.psi_set_state(crate::psi::PsiState::Idle);
                 let t = k.now + ns;
                 k.advance_to(t);
             }
@@ -362,7 +364,7 @@ impl Kernel {
     /// Switch to `task` for an operation; false (and the accesses are
     /// counted as dropped) if it was OOM-killed.
     pub fn begin_task_op(&mut self, task: u32, count: u64) -> bool {
-        self.current = task;
+        self.psi_switch_to(task);
         // The task runs on its CPU; operations without a task (a write to
         // memory.reclaim, a sleep) stay on the last task's CPU.
         self.cpu = self.tasks[task as usize].cpu as usize;
