@@ -890,6 +890,10 @@ fn join_dir(dir: Option<&str>, name: &str) -> String {
     }
 }
 
+/// The most jobs (clones included) fio itself runs: its `REAL_MAX_JOBS`.
+/// The generator keeps about 1.6 KB of state per job.
+pub(crate) const MAX_JOBS: u64 = 4096;
+
 /// The most files one fio generator makes (over all jobs and clones):
 /// each costs the simulator a page-cache index and its name.
 pub(crate) const MAX_FILES: u64 = 1 << 20;
@@ -917,6 +921,18 @@ impl FioPlan {
             check_tasks(&format!("--numjobs={n}"), n).map_err(|e| s.err(&["numjobs"], e))?;
             total_jobs = total_jobs.saturating_add(n);
             check_tasks("--numjobs summed over the jobs so far", total_jobs).map_err(|e| s.err(&["numjobs"], e))?;
+        }
+        // Then fio's own limit, which is far lower.
+        if let Some(last) = sections.last() {
+            if total_jobs > MAX_JOBS {
+                return Err(last.err(
+                    &["numjobs"],
+                    format_args!(
+                        "--numjobs summed over the jobs is {}, more than fio runs ({}, its REAL_MAX_JOBS): use fewer",
+                        total_jobs, MAX_JOBS
+                    ),
+                ));
+            }
         }
         for (si, s) in sections.iter().enumerate() {
             let c = job_cfg(s, &mut ignored)?;

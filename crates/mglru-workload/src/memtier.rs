@@ -46,6 +46,9 @@ pub(crate) struct Slab {
     /// Keys present (direct mode: every key has its own slot).
     present: Vec<u64>,
     lru: Option<Lru>,
+    /// True once any key was SET: before, every GET misses and touches
+    /// nothing.
+    pub ever_set: bool,
     pub task: String,
     pub region: String,
 }
@@ -75,6 +78,7 @@ impl Slab {
             nkeys,
             present: if direct { vec![0; nkeys.div_ceil(64) as usize] } else { Vec::new() },
             lru: if direct { None } else { Some(Lru::new()) },
+            ever_set: false,
             task: "memcached".to_string(),
             region: "items".to_string(),
         }
@@ -109,6 +113,7 @@ impl Slab {
 
     /// A SET: the item's pages are stored.
     pub fn set(&mut self, key: u64, out: &mut VecDeque<String>) {
+        self.ever_set = true;
         let k = key - self.key_min;
         let slot = match &mut self.lru {
             None => {
@@ -394,6 +399,12 @@ pub(crate) fn parse_run(cmd: &str) -> Result<RunCfg, String> {
                     .split_once(':')
                     .ok_or_else(|| format!("memtier: --ratio={}: expected SET:GET, e.g. 1:10", value))?;
                 c.ratio = (num(key, a)?, num(key, b)?);
+                if c.ratio.0 > u32::MAX as u64 || c.ratio.1 > u32::MAX as u64 {
+                    return Err(format!(
+                        "memtier: --ratio={}: each side is at most 4294967295 (memtier reads them as unsigned int)",
+                        value
+                    ));
+                }
                 if c.ratio.0 + c.ratio.1 == 0 {
                     return Err("memtier: --ratio=0:0 issues no request".to_string());
                 }
@@ -617,15 +628,37 @@ pub(crate) fn check_slab_region(slab: &Slab, what: &str) -> Result<(), String> {
 struct MemtierGen {
     runs: VecDeque<Run>,
     slab: Slab,
+    /// Requests since the last line: GET misses touch no item memory, so a
+    /// run of them writes nothing; every MISS_NOTE of them in a row a
+    /// comment says so, which keeps the time between two lines bounded (a
+    /// consumer reading lines never waits on an unbounded run of misses).
+    silent: u64,
 }
+
+/// Consecutive silent requests per `# ... GET misses` comment.
+const MISS_NOTE: u64 = 1 << 16;
 
 impl Source for MemtierGen {
     fn step(&mut self, out: &mut VecDeque<String>) -> Result<bool, String> {
         // A GET miss emits nothing: loop until a line or the end.
         for _ in 0..1024 {
             let Some(run) = self.runs.front_mut() else { return Ok(false) };
+            // A run that only GETs from an empty memcached emits nothing:
+            // skip it instead of drawing its (up to 2^64) misses one by
+            // one without a line to show for them.
+            if run.ratio.0 == 0 && !self.slab.ever_set {
+                self.runs.pop_front();
+                continue;
+            }
             if run.next_request(&mut self.slab, out) {
                 if !out.is_empty() {
+                    self.silent = 0;
+                    return Ok(true);
+                }
+                self.silent += 1;
+                if self.silent == MISS_NOTE {
+                    self.silent = 0;
+                    out.push_back(format!("# {} requests in a row missed (GETs of keys not in memcached touch no item memory)", MISS_NOTE));
                     return Ok(true);
                 }
             } else {
@@ -686,7 +719,7 @@ pub(crate) fn generator(rest: &str) -> Result<Lines, String> {
         .enumerate()
         .map(|(i, c)| Run::new(c, derive(m.seed, 77 + i as u64), rate))
         .collect();
-    Ok(lines(out, MemtierGen { runs, slab }))
+    Ok(lines(out, MemtierGen { runs, slab, silent: 0 }))
 }
 
 #[cfg(test)]

@@ -210,6 +210,10 @@ fn span(verb: &str, task: &str, region: &str, page: u64, count: u64) -> String {
     }
 }
 
+/// The most readers or anon threads of file-anon-mix: every step scans
+/// all the streams for the earliest.
+const MAX_WORKERS: u64 = 1 << 16;
+
 /// `file-anon-mix:k=v,...`.
 pub(crate) fn file_anon_mix(rest: &str) -> Result<Lines, String> {
     let mut p = Params::parse("file-anon-mix", rest)?;
@@ -218,6 +222,15 @@ pub(crate) fn file_anon_mix(rest: &str) -> Result<Lines, String> {
     let anon = p.size("anon", scaled_size(44 * GIB, scale, PAGE))?;
     let file_workers = p.tasks("file_workers", 8)?;
     let anon_workers = p.tasks("anon_workers", 8)?;
+    // Each step picks the earliest stream by a scan over all of them.
+    for (key, n) in [("file_workers", file_workers), ("anon_workers", anon_workers)] {
+        if n > MAX_WORKERS {
+            return Err(format!(
+                "file-anon-mix: {}={} is more than the generator interleaves ({}; the reproducer uses one per CPU)",
+                key, n, MAX_WORKERS
+            ));
+        }
+    }
     let reader_sleep = p.duration("reader_sleep", 120 * MS / scale)?;
     let anon_wait = p.duration("anon_wait", NS_PER_SEC / scale)?;
     let rounds = p.count("iterations", 128)?;
@@ -408,6 +421,9 @@ pub(crate) fn mixed_memcg(rest: &str) -> Result<Lines, String> {
     let jobs = p.tasks("jobs", 36)?;
     // The fio jobs and memcached.
     crate::util::check_tasks(&format!("mixed-memcg: parameter jobs={jobs} (plus the memcached task)"), jobs + 1)?;
+    if jobs > crate::fio::MAX_JOBS {
+        return Err(format!("mixed-memcg: jobs={} is more fio jobs than fio runs ({}, its REAL_MAX_JOBS)", jobs, crate::fio::MAX_JOBS));
+    }
     let clients = p.tasks("clients", 36)?;
     let delay = p.duration("delay", 200 * NS_PER_SEC / scale)?;
     let fio_iops = p.count("fio_iops", 62_500)?;

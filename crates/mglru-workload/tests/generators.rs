@@ -1338,9 +1338,9 @@ fn ycsb_hashed_index_reads_only_the_leaves_on_disk() {
     let slots: std::collections::BTreeSet<&str> =
         got.iter().filter_map(|l| l.strip_prefix("store mongod wtcache ")).collect();
     assert!(slots.len() > 100, "leaves made in the cache: {}", slots.len());
-    let e = gen_err("ycsb:workload=d,records=4294967296,operations=1");
+    let e = gen_err("ycsb:workload=d,records=67108864,operations=1");
     assert_eq!(
         e,
-        "ycsb: records=4294967296 + operations=1 (workload d inserts) is more than the 4294967296 records the generator tracks: use fewer, or scale="
+        "ycsb: records=67108864 + operations=1 (workload d inserts) is more than the 67108864 records the generator tracks: use fewer, or scale="
     );
 }

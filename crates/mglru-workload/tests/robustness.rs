@@ -173,3 +173,39 @@ fn import_memory_is_bounded() {
     };
     assert_eq!(e, "import: memory must be at least 16M (the model's smallest machine), found 4K");
 }
+
+#[test]
+fn fio_jobs_are_bounded_like_fio() {
+    // A million jobs took 16 s and 1.7 GB before the first line; fio
+    // itself runs at most 4096 (REAL_MAX_JOBS).
+    let e = gen_err("fio:--name=x --size=1m --numjobs=4097");
+    assert_eq!(e, "fio job `x`: --numjobs summed over the jobs is 4097, more than fio runs (4096, its REAL_MAX_JOBS): use fewer");
+    let e = gen_err("mixed-memcg:scale=4097,jobs=1048576,clients=2");
+    assert!(e.contains("jobs=1048576 is more fio jobs than fio runs (4096"), "{e}");
+    assert!(gen_err("file-anon-mix:file_workers=65537").contains("more than the generator interleaves (65536"));
+}
+
+/// Found by the fuzzer: generators whose work between two lines had no
+/// bound. Each must give its first lines at once.
+#[test]
+fn no_unbounded_silence_between_lines() {
+    for spec in [
+        // GET-only against an empty memcached: every request missed,
+        // nothing was written, 2^63 times.
+        "memtier:-n 9223372036854765807 -c 2 -t 2 --ratio=0:10 --key-pattern=G:G --key-maximum=5000 -d 200",
+        // One SET per 5M GETs of 10^7 keys: millions of misses per line.
+        "memtier:-n 1099511627776 -c 2 -t 2 --ratio=1:5111104",
+    ] {
+        let t = Instant::now();
+        let lines: Vec<String> = workload(spec).unwrap().take(200).map(|l| l.unwrap()).collect();
+        assert!(t.elapsed() < Duration::from_secs(5), "{spec}: {:?}", t.elapsed());
+        must_parse(spec, &lines);
+    }
+    // memtier reads --ratio as unsigned ints: the sum overflowed a u64.
+    let e = gen_err("memtier:--ratio=18446744073709551615:1");
+    assert!(e.contains("each side is at most 4294967295"), "{e}");
+    // YCSB set up the index of 2^31 loaded records for more than 10 s
+    // before its first line.
+    let e = gen_err("ycsb:workload=e,records=2147483648,operations=4097,cache=256K,insert_order=ordered");
+    assert!(e.contains("more than the 67108864 records the generator tracks"), "{e}");
+}
