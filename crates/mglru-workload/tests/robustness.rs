@@ -209,3 +209,11 @@ fn no_unbounded_silence_between_lines() {
     let e = gen_err("ycsb:workload=e,records=2147483648,operations=4097,cache=256K,insert_order=ordered");
     assert!(e.contains("more than the 67108864 records the generator tracks"), "{e}");
 }
+
+#[test]
+fn strace_timestamp_overflow_is_an_error() {
+    // Found by the fuzz smoke run: minutes of 2^31 overflowed (a panic in
+    // a debug build, a wrapped time in a release build).
+    let e = import_err("strace", b"1000 10:2147483648:01.000000 read(3, \"z\"..., 100) = 100\n");
+    assert!(e.contains(":1: bad timestamp `10:2147483648:01.000000`"), "{e}");
+}

@@ -117,7 +117,8 @@ fn parse_time(tok: &str) -> Option<u64> {
         let h: u64 = it.next()?.parse().ok()?;
         let m: u64 = it.next()?.parse().ok()?;
         let s = parse_secs(it.next()?)?;
-        Some((h * 3600 + m * 60) * 1_000_000_000 + s)
+        // Checked: a mutated `10:2147483648:01` overflowed.
+        h.checked_mul(3600)?.checked_add(m.checked_mul(60)?)?.checked_mul(1_000_000_000)?.checked_add(s)
     } else if tok.contains('.') {
         parse_secs(tok)
     } else {
