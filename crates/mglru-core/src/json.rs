@@ -35,6 +35,29 @@ struct MemcgView<'a> {
     peak: u64,
     swap_current: u64,
     events: Pairs<'a>,
+    pressure: PressureView,
+}
+
+/// `memory.pressure`: `{"some": {"avg10", "avg60", "avg300", "total"}, "full": {...}}`,
+/// averages in percent, totals in microseconds.
+#[derive(Serialize)]
+struct PressureView {
+    some: LineView,
+    full: LineView,
+}
+
+#[derive(Serialize)]
+struct LineView {
+    avg10: f64,
+    avg60: f64,
+    avg300: f64,
+    total: u64,
+}
+
+impl From<&crate::report::PressureLine> for LineView {
+    fn from(l: &crate::report::PressureLine) -> LineView {
+        LineView { avg10: l.avg10, avg60: l.avg60, avg300: l.avg300, total: l.total }
+    }
 }
 
 /// The memcgs as one object keyed by name, in the trace's order.
@@ -44,7 +67,8 @@ impl Serialize for Memcgs<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(self.0.len()))?;
         for c in self.0 {
-            let v = MemcgView { stat: Pairs(&c.stat), current: c.current, peak: c.peak, swap_current: c.swap_current, events: Pairs(&c.events) };
+            let pressure = PressureView { some: (&c.pressure.some).into(), full: (&c.pressure.full).into() };
+            let v = MemcgView { stat: Pairs(&c.stat), current: c.current, peak: c.peak, swap_current: c.swap_current, events: Pairs(&c.events), pressure };
             m.serialize_entry(&c.name, &v)?;
         }
         m.end()
@@ -149,7 +173,7 @@ mod tests {
             policy: "mglru",
             kernel: "6.12",
             vmstat: vec![("nr_free_pages", 7), ("pgpgin", 4)],
-            memcg: vec![MemcgReport { name: "app".into(), stat: vec![("anon", 4096)], current: 8192, peak: 12288, swap_current: 0, events: vec![("max", 1)] }],
+            memcg: vec![MemcgReport { name: "app".into(), stat: vec![("anon", 4096)], current: 8192, peak: 12288, swap_current: 0, events: vec![("max", 1)], pressure: Default::default() }],
             oom_kills: vec![OomReport { time_ns: 5, constraint: "global".into(), victim_task: "t\"1".into(), victim_memcg: "app".into(), victim_pages: 3 }],
             sim: SimReport { operations: 10, access_ops: 4, page_accesses: 9, dropped_accesses: 0, failed_allocations: 0, simulated_ns: 100, task_ns: 3, wall_seconds: 0.1234567, model_bytes: 1, simulated_pages: 2 },
         };

@@ -353,6 +353,30 @@ impl Kernel {
         }
     }
 
+    /// What reading `memory.pressure` of `memcg` now would show, without
+    /// changing the model: a copy of the group with the running task's
+    /// time so far, collected and, if due, averaged.
+    pub fn psi_read(&self, memcg: u16) -> PsiGroup {
+        let mut g = self.psi.groups[memcg as usize].clone();
+        let dt = self.now - self.psi.mark;
+        if dt > 0 && self.psi.state != PsiState::Idle && !self.tasks.is_empty() {
+            let task_memcg = self.tasks[self.current as usize].memcg;
+            if self.memcg_is_descendant(task_memcg, memcg) {
+                let c = &mut g.cpus[self.cpu];
+                c.nonidle += dt;
+                if self.psi.state == PsiState::Memstall {
+                    c.some += dt;
+                    c.full += dt;
+                }
+            }
+        }
+        g.collect();
+        if self.now >= g.avg_next_update {
+            g.avg_next_update = g.update_averages(self.now);
+        }
+        g
+    }
+
     /// Reading `memory.pressure` of `memcg` (the root's is
     /// `/proc/pressure/memory`) now, as `psi_show` does: collect, and
     /// update the averages if their time has come.

@@ -17,6 +17,25 @@ pub struct MemcgReport {
     pub peak: u64,
     pub swap_current: u64,
     pub events: Vec<(&'static str, u64)>,
+    /// `memory.pressure` (the root's is `/proc/pressure/memory`).
+    pub pressure: PressureReport,
+}
+
+/// One line of a pressure file: the averages in percent and the total
+/// stall time in microseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PressureLine {
+    pub avg10: f64,
+    pub avg60: f64,
+    pub avg300: f64,
+    pub total: u64,
+}
+
+/// `memory.pressure`'s two lines.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PressureReport {
+    pub some: PressureLine,
+    pub full: PressureLine,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -305,6 +324,18 @@ impl Kernel {
         files + anon
     }
 
+    /// `memory.pressure` of `memcg` as it would read now.
+    pub fn pressure_report(&self, memcg: u16) -> PressureReport {
+        let g = self.psi_read(memcg);
+        let line = |full: bool| PressureLine {
+            avg10: g.avg_percent(full, 0),
+            avg60: g.avg_percent(full, 1),
+            avg300: g.avg_percent(full, 2),
+            total: g.total[full as usize] / 1000,
+        };
+        PressureReport { some: line(false), full: line(true) }
+    }
+
     /// The whole report.
     pub fn report(&self, names: &dyn Names) -> Report {
         let mut memcg = Vec::new();
@@ -317,6 +348,7 @@ impl Kernel {
                 peak: c.watermark * PAGE_SIZE,
                 swap_current: c.swap_usage * PAGE_SIZE,
                 events: MEMCG_EVENT_NAMES.iter().zip(c.mem_events.iter()).map(|(&n, &v)| (n, v)).collect(),
+                pressure: self.pressure_report(id),
             });
         }
         let oom_kills = self
