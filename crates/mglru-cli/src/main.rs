@@ -9,8 +9,10 @@
 //! mglru-sweep crate.
 
 mod output;
+mod plot;
 mod progress;
 mod run;
+mod sweep;
 mod timeline;
 mod timeseries;
 mod validate;
@@ -59,6 +61,8 @@ enum Cmd {
     Run(RunArgs),
     /// Run both policies on the same input: one table (or --json with both)
     Compare(RunArgs),
+    /// Run one input under a grid of configurations on all cores: table, CSV, JSON, plots
+    Sweep(sweep::SweepArgs),
     /// Hold the model against the real-kernel results (docs/FIDELITY.md)
     Validate(ValidateArgs),
     /// List the workload generators, or write one's trace (docs/WORKLOADS.md)
@@ -415,6 +419,7 @@ fn main() -> ExitCode {
         }
         Some(Cmd::Run(a)) => run::cmd_run(a),
         Some(Cmd::Compare(a)) => run::cmd_compare(a),
+        Some(Cmd::Sweep(a)) => done(sweep::cmd_sweep(a)),
         Some(Cmd::Validate(a)) => cmd_validate(a),
         Some(Cmd::Workload(a)) => done(cmd_workload(a)),
         Some(Cmd::Import(a)) => done(cmd_import(a)),

@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::io::{ErrorKind, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use mglru_sweep::Failure;
 
@@ -50,9 +50,6 @@ impl Output {
         self.path.is_none()
     }
 
-    pub fn path(&self) -> Option<&Path> {
-        self.path.as_deref()
-    }
 
     /// A writer for a long output (the file emptied first); a closed pipe
     /// on standard output is the caller's to treat as [`print`] does.

@@ -295,3 +295,85 @@ fn the_summary_and_verdict_follow_the_counters() {
     let want = if pct < 0.5 { "about as many refaults".to_string() } else { format!("{pct:.0} % {} refaults", if m < c { "fewer" } else { "more" }) };
     assert!(last.contains(&want), "{last} (want {want})");
 }
+
+/// `mglru sweep`: the CSV is the same whatever --jobs, each row holds the
+/// counters a lone `mglru run` of that configuration reports, and the
+/// plots are real PNG and SVG files.
+#[test]
+fn sweep_rows_equal_single_runs_whatever_the_threads() {
+    let dir = std::env::temp_dir().join(format!("mglru-cli-test-{}-sweep", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = "fio:--name=j --rw=randread --size=256M --buffered=1 --random_distribution=zipf:0.8 --time_based --runtime=4s";
+    let grid = ["--memory", "32M..160M/3", "--policy", "classic,mglru"];
+    let csv = |jobs: &str| {
+        let p = dir.join(format!("j{jobs}.csv"));
+        let mut args = vec!["sweep", "--workload", spec, "--jobs", jobs, "--csv", p.to_str().unwrap(), "--quiet"];
+        args.extend(grid);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read_to_string(p).unwrap()
+    };
+    let one = csv("1");
+    assert_eq!(one, csv("2"));
+    let lines: Vec<&str> = one.lines().collect();
+    assert_eq!(lines.len(), 7, "{one}");
+    assert!(lines[0].starts_with("policy,memory,policy_run,page_accesses,misses,miss_ratio,hit_ratio,refaults"), "{}", lines[0]);
+    assert!(lines[1].starts_with("classic,32M,classic,") && lines[6].starts_with("mglru,160M,mglru,"), "{one}");
+    // Row 5 (mglru, 96M) against a lone run.
+    let head: Vec<&str> = lines[0].split(',').collect();
+    let row: Vec<&str> = lines[5].split(',').collect();
+    let jp = dir.join("lone.json");
+    let o = run(&["run", "--workload", spec, "--memory", "96M", "--policy", "mglru", "--json", jp.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&jp).unwrap()).unwrap();
+    for c in ["pgpgin", "pswpin", "workingset_refault_file", "pgscan_file", "pgsteal_file", "oom_kill"] {
+        let i = head.iter().position(|h| *h == c).unwrap();
+        assert_eq!(row[i].parse::<u64>().unwrap(), vm(&j, c), "{c}");
+    }
+    assert!(vm(&j, "workingset_refault_file") > 0, "the grid must put the workload under pressure");
+    // The table, and JSON on standard output.
+    let mut args = vec!["sweep", "--workload", spec, "--json", "-"];
+    args.extend(grid);
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["schema_version"], 1);
+    assert_eq!(j["rows"].as_array().unwrap().len(), 6);
+    assert_eq!(j["rows"][4]["pgpgin"].as_u64().unwrap().to_string(), row[head.iter().position(|h| *h == "pgpgin").unwrap()]);
+    // Plots.
+    let plots = dir.join("plots");
+    let mut args = vec!["sweep", "--workload", spec, "--plot", plots.to_str().unwrap()];
+    args.extend(grid);
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = String::from_utf8_lossy(&o.stdout);
+    assert!(t.contains(" policy  memory  hit %") && t.lines().count() >= 8, "{t}");
+    for stem in ["miss_ratio", "refaults", "heatmap_miss_ratio"] {
+        let png = std::fs::read(plots.join(format!("{stem}.png"))).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{stem}.png");
+        let svg = std::fs::read_to_string(plots.join(format!("{stem}.svg"))).unwrap();
+        assert!(svg.contains("<svg") && svg.contains("memory"), "{stem}.svg");
+    }
+}
+
+#[test]
+fn bad_sweeps_fail_before_running() {
+    for (args, what) in [
+        (vec!["sweep", "--memory", "256M..1G"], "A..B/N"),
+        (vec!["sweep", "--memory", "1T,2T"], "--memory 1T: the model holds at most"),
+        (vec!["sweep", "--policy", "classic", "--variant", "batch-aging"], "multi-gen LRU only"),
+        (vec!["sweep", "--memcg", "web.max=1G"], "no memcg `web`"),
+        (vec!["sweep", "--sysctl", "vm.swappiness=0,60,300"], "vm.swappiness"),
+        (vec!["sweep", "--policy", "classic", "--plot", "/tmp/mglru-never"], "--plot draws curves"),
+        (vec!["sweep", "--csv", "-", "--json", "-"], "standard output"),
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(what), "{args:?}: {}", stderr(&o));
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+    let o = run(&["sweep", "--memory", "256M,512M", "--csv", "/nonexistent-dir/x.csv"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--csv /nonexistent-dir/x.csv: cannot write there"));
+}

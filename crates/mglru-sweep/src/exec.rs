@@ -168,3 +168,64 @@ pub fn sweep(input: &Input, configs: &[Config], threads: usize, check: bool, tic
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::{expand, SweepSpec};
+    use mglru_trace::TraceReader;
+
+    fn input() -> Input {
+        let mut r = TraceReader::from_str("<built-in workload>", &crate::default_workload::default_trace());
+        Input::decode(&mut r, &|_| {}).unwrap()
+    }
+
+    fn counters(o: &[Outcome]) -> Vec<(Vec<(&'static str, u64)>, u64, u64)> {
+        o.iter().map(|o| (o.report.vmstat.clone(), o.report.sim.simulated_ns, o.report.sim.page_accesses)).collect()
+    }
+
+    /// The same grid on one thread and on four gives the same counters in
+    /// the same order, and each equals a lone run of that configuration.
+    #[test]
+    fn results_do_not_depend_on_the_thread_count() {
+        let input = input();
+        let spec = SweepSpec { policy: Some("classic,mglru".into()), memcg: vec!["app.max=64M,128M".into()], ..Default::default() };
+        let configs = expand(&spec, &input).unwrap();
+        assert_eq!(configs.len(), 4);
+        let one = sweep(&input, &configs, 1, true, &|_| {}).unwrap();
+        let four = sweep(&input, &configs, 4, true, &|_| {}).unwrap();
+        assert_eq!(counters(&one), counters(&four));
+        let alone = run_config(&input, &configs[3], false, None, &|_| {}).unwrap();
+        assert_eq!(counters(&[alone]), counters(&one[3..]));
+        // The memcg limit is in force: a smaller limit, more refaults.
+        let refaults = |o: &Outcome| o.figures.refaults;
+        assert!(refaults(&one[0]) > refaults(&one[1]), "64M {} vs 128M {}", refaults(&one[0]), refaults(&one[1]));
+        let peak = |o: &Outcome| o.report.memcg("app").map(|m| m.peak).unwrap();
+        assert!(peak(&one[0]) < peak(&one[1]));
+    }
+
+    /// Progress ticks add up to every operation of every configuration.
+    #[test]
+    fn ticks_count_every_operation() {
+        let input = input();
+        let spec = SweepSpec { policy: Some("classic,mglru".into()), ..Default::default() };
+        let configs = expand(&spec, &input).unwrap();
+        let n = std::sync::atomic::AtomicU64::new(0);
+        sweep(&input, &configs, 2, false, &|k| {
+            n.fetch_add(k, Ordering::Relaxed);
+        })
+        .unwrap();
+        assert_eq!(n.into_inner(), 2 * input.ops.len() as u64);
+    }
+
+    /// A configuration that fails names itself and the line.
+    #[test]
+    fn a_failing_configuration_is_named() {
+        let mut r = TraceReader::from_str("t", "memory 64M\nfile f size=1M\ntask t\nread t f 0\n");
+        let input = Input::decode(&mut r, &|_| {}).unwrap();
+        let spec = SweepSpec { memory: Some("8M,64M".into()), ..Default::default() };
+        let configs = expand(&spec, &input).unwrap();
+        let e = sweep(&input, &configs, 2, false, &|_| {}).unwrap_err();
+        assert!(e.msg.starts_with("configuration memory=8M: "), "{}", e.msg);
+    }
+}

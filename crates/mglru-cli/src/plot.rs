@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! `mglru sweep --plot DIR`: pictures of a sweep, each as PNG and SVG
+//! (plotters).
+//!
+//! - `miss_ratio.{png,svg}` and `refaults.{png,svg}`: the miss ratio and the
+//!   refaults per 1,000 accesses against memory, one line per combination
+//!   of the other axes (e.g. one per policy) — when memory varies;
+//! - `heatmap_miss_ratio.{png,svg}`: the miss ratio over two axes — when
+//!   exactly two axes vary.
+//!
+//! Text needs a TrueType font: the first of a few usual system paths (or
+//! `MGLRU_FONT`) is loaded once.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use mglru_sweep::{Config, Failure};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use serde_json::{Map, Value};
+
+const SIZE: (u32, u32) = (960, 600);
+
+/// Lines' colours, told apart in print and by most colour-blind readers.
+const COLOURS: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 0, 0),
+    RGBColor(240, 228, 66),
+];
+
+const FONT_PATHS: [&str; 6] = [
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+    "/System/Library/Fonts/Supplemental/Arial.ttf",
+    "C:\\Windows\\Fonts\\arial.ttf",
+];
+
+fn font() -> Result<(), Failure> {
+    static LOADED: OnceLock<Result<(), String>> = OnceLock::new();
+    LOADED
+        .get_or_init(|| {
+            let mut tried: Vec<String> = Vec::new();
+            let env = std::env::var("MGLRU_FONT").ok();
+            for p in env.iter().map(String::as_str).chain(FONT_PATHS) {
+                tried.push(p.to_string());
+                if let Ok(bytes) = std::fs::read(p) {
+                    // plotters keeps the font for the life of the program.
+                    let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+                    if plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok() {
+                        return Ok(());
+                    }
+                }
+            }
+            Err(format!(
+                "--plot: no TrueType font found for the plots' text (tried {}); install one (Debian: fonts-dejavu-core) or name it in MGLRU_FONT",
+                tried.join(", ")
+            ))
+        })
+        .clone()
+        .map_err(Failure::io)
+}
+
+/// Create DIR if needed and make sure files can be written there, before
+/// the sweep runs.
+pub fn prepare_dir(d: &Path) -> Result<(), Failure> {
+    std::fs::create_dir_all(d).map_err(|e| Failure::io(format!("--plot {}: cannot create the folder: {e}", d.display())))?;
+    let probe = d.join(".mglru-write-test");
+    std::fs::write(&probe, b"").map_err(|e| Failure::io(format!("--plot {}: cannot write there: {e}", d.display())))?;
+    let _ = std::fs::remove_file(probe);
+    font()
+}
+
+/// The axes with more than one value, in grid order.
+fn varying(configs: &[Config]) -> Vec<String> {
+    let Some(first) = configs.first() else { return Vec::new() };
+    first
+        .labels
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| configs.iter().any(|c| c.labels[*i].1 != first.labels[*i].1))
+        .map(|(_, (a, _))| a.clone())
+        .collect()
+}
+
+/// Refuse a `--plot` that would draw nothing, before the sweep runs.
+pub fn check(configs: &[Config]) -> Result<(), Failure> {
+    let v = varying(configs);
+    if v.iter().any(|a| a == "memory") || v.len() == 2 {
+        Ok(())
+    } else {
+        Err(Failure::input(format!(
+            "--plot draws curves over memory (give --memory at least two values) or a heatmap of two varying axes; this grid varies {}",
+            if v.is_empty() { "nothing".to_string() } else { v.join(", ") }
+        )))
+    }
+}
+
+fn num(r: &Map<String, Value>, k: &str) -> f64 {
+    r.get(k).and_then(Value::as_f64).unwrap_or(0.0)
+}
+
+fn err<E: std::fmt::Debug>(what: &Path) -> impl Fn(E) -> Failure + '_ {
+    move |e| Failure::io(format!("--plot: drawing {}: {e:?}", what.display()))
+}
+
+type Curves = Vec<(String, Vec<(f64, f64)>)>;
+
+fn draw_curves<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, path: &Path, title: &str, ylabel: &str, curves: &Curves) -> Result<(), Failure>
+where
+    DB::ErrorType: 'static,
+{
+    let e = err(path);
+    root.fill(&WHITE).map_err(&e)?;
+    let xs = curves.iter().flat_map(|(_, p)| p.iter().map(|q| q.0));
+    let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    let ymax = curves.iter().flat_map(|(_, p)| p.iter().map(|q| q.1)).fold(0.0f64, f64::max);
+    let ymax = if ymax > 0.0 { ymax * 1.08 } else { 1.0 };
+    let pad = ((x1 - x0) * 0.03).max(1.0);
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 24))
+        .margin(16)
+        .x_label_area_size(48)
+        .y_label_area_size(72)
+        .build_cartesian_2d((x0 - pad)..(x1 + pad), 0.0..ymax)
+        .map_err(&e)?;
+    chart
+        .configure_mesh()
+        .x_desc("memory (MiB)")
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_desc(ylabel)
+        .axis_desc_style(("sans-serif", 18))
+        .label_style(("sans-serif", 14))
+        .draw()
+        .map_err(&e)?;
+    for (i, (name, pts)) in curves.iter().enumerate() {
+        let c = COLOURS[i % COLOURS.len()];
+        chart
+            .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))
+            .map_err(&e)?
+            .label(name.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3)));
+        chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.filled()))).map_err(&e)?;
+    }
+    chart
+        .configure_series_labels()
+        .label_font(("sans-serif", 15))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(&e)?;
+    root.present().map_err(&e)
+}
+
+/// Colour of a share t in 0..=1: pale yellow (low) to dark red (high).
+fn heat(t: f64) -> RGBColor {
+    let t = t.clamp(0.0, 1.0);
+    let lerp = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
+    RGBColor(lerp(255.0, 165.0), lerp(247.0, 0.0), lerp(188.0, 38.0))
+}
+
+struct Heatmap {
+    x_axis: String,
+    y_axis: String,
+    x: Vec<String>,
+    y: Vec<String>,
+    /// (x index, y index, value).
+    cells: Vec<(usize, usize, f64)>,
+}
+
+fn draw_heatmap<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, path: &Path, h: &Heatmap) -> Result<(), Failure>
+where
+    DB::ErrorType: 'static,
+{
+    let e = err(path);
+    root.fill(&WHITE).map_err(&e)?;
+    let (lo, hi) = h.cells.iter().fold((f64::MAX, f64::MIN), |(a, b), c| (a.min(c.2), b.max(c.2)));
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    let (nx, ny) = (h.x.len() as f64, h.y.len() as f64);
+    let mut chart = ChartBuilder::on(&root)
+        .caption(format!("miss ratio: {} × {}", h.y_axis, h.x_axis), ("sans-serif", 24))
+        .margin(16)
+        .x_label_area_size(48)
+        .y_label_area_size(90)
+        .build_cartesian_2d(0.0..nx, 0.0..ny)
+        .map_err(&e)?;
+    let xl = h.x.clone();
+    let yl = h.y.clone();
+    let at = |labels: &[String], v: f64| {
+        let i = (v - 0.5).round();
+        if (v - 0.5 - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < labels.len() {
+            labels[i as usize].clone()
+        } else {
+            String::new()
+        }
+    };
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_desc(h.x_axis.as_str())
+        .y_desc(h.y_axis.as_str())
+        .axis_desc_style(("sans-serif", 18))
+        .label_style(("sans-serif", 14))
+        .x_labels(h.x.len() * 2 + 1)
+        .y_labels(h.y.len() * 2 + 1)
+        .x_label_formatter(&|v| at(&xl, *v))
+        .y_label_formatter(&|v| at(&yl, *v))
+        .draw()
+        .map_err(&e)?;
+    chart
+        .draw_series(h.cells.iter().map(|&(i, j, v)| {
+            Rectangle::new([(i as f64, j as f64), (i as f64 + 1.0, j as f64 + 1.0)], heat((v - lo) / span).filled())
+        }))
+        .map_err(&e)?;
+    chart
+        .draw_series(h.cells.iter().map(|&(i, j, v)| {
+            let colour = if (v - lo) / span > 0.55 { WHITE } else { BLACK };
+            Text::new(format!("{v:.3}"), (i as f64 + 0.5, j as f64 + 0.5), ("sans-serif", 15).into_font().color(&colour).pos(plotters::style::text_anchor::Pos::new(
+                plotters::style::text_anchor::HPos::Center,
+                plotters::style::text_anchor::VPos::Center,
+            )))
+        }))
+        .map_err(&e)?;
+    root.present().map_err(&e)
+}
+
+/// Both formats of one picture.
+fn both(dir: &Path, stem: &str, written: &mut Vec<PathBuf>, draw: impl Fn(bool, &Path) -> Result<(), Failure>) -> Result<(), Failure> {
+    for (ext, png) in [("svg", false), ("png", true)] {
+        let p = dir.join(format!("{stem}.{ext}"));
+        draw(png, &p)?;
+        written.push(p);
+    }
+    Ok(())
+}
+
+/// Draw what the grid allows; the files written, in order.
+pub fn plots(dir: &Path, configs: &[Config], rows: &[Map<String, Value>]) -> Result<Vec<PathBuf>, Failure> {
+    font()?;
+    let mut written = Vec::new();
+    let vary = varying(configs);
+    if vary.iter().any(|a| a == "memory") {
+        for (stem, key, title, ylabel) in [
+            ("miss_ratio", "miss_ratio", "Miss ratio against memory", "pages read from disk or swap per page access"),
+            ("refaults", "refaults_per_1k_accesses", "Refaults against memory", "refaults per 1,000 page accesses"),
+        ] {
+            let mut curves: Curves = Vec::new();
+            for (c, r) in configs.iter().zip(rows) {
+                let name: Vec<String> = c.labels.iter().filter(|(a, _)| a != "memory" && vary.contains(a)).map(|(a, v)| format!("{a}={v}")).collect();
+                let name = if name.is_empty() { "all".to_string() } else { name.join(" ") };
+                let x = c.opts.memory.unwrap_or(0) as f64 / (1u64 << 20) as f64;
+                match curves.iter_mut().find(|(n, _)| *n == name) {
+                    Some((_, p)) => p.push((x, num(r, key))),
+                    None => curves.push((name, vec![(x, num(r, key))])),
+                }
+            }
+            both(dir, stem, &mut written, |png, p| {
+                if png {
+                    draw_curves(BitMapBackend::new(p, SIZE).into_drawing_area(), p, title, ylabel, &curves)
+                } else {
+                    draw_curves(SVGBackend::new(p, SIZE).into_drawing_area(), p, title, ylabel, &curves)
+                }
+            })?;
+        }
+    }
+    if vary.len() == 2 {
+        let idx: Vec<usize> = vary.iter().map(|a| configs[0].labels.iter().position(|(b, _)| b == a).expect("a varying axis is an axis")).collect();
+        let mut h = Heatmap { x_axis: vary[1].clone(), y_axis: vary[0].clone(), x: Vec::new(), y: Vec::new(), cells: Vec::new() };
+        for (c, r) in configs.iter().zip(rows) {
+            let (yv, xv) = (&c.labels[idx[0]].1, &c.labels[idx[1]].1);
+            let xi = h.x.iter().position(|v| v == xv).unwrap_or_else(|| {
+                h.x.push(xv.clone());
+                h.x.len() - 1
+            });
+            let yi = h.y.iter().position(|v| v == yv).unwrap_or_else(|| {
+                h.y.push(yv.clone());
+                h.y.len() - 1
+            });
+            h.cells.push((xi, yi, num(r, "miss_ratio")));
+        }
+        both(dir, "heatmap_miss_ratio", &mut written, |png, p| {
+            if png {
+                draw_heatmap(BitMapBackend::new(p, SIZE).into_drawing_area(), p, &h)
+            } else {
+                draw_heatmap(SVGBackend::new(p, SIZE).into_drawing_area(), p, &h)
+            }
+        })?;
+    }
+    Ok(written)
+}

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! `mglru sweep`: one input, a grid of configurations, all cores.
+//!
+//! The input is decoded once (mglru-sweep's `Input`), the grid expanded
+//! from the flags, and the configurations run on a rayon pool; rows come
+//! back in grid order whatever the thread count, so the table, the CSV and
+//! the JSON are the same with `--jobs 1` and `--jobs 32`.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::Args;
+use mglru_sweep::figures::thousands;
+use mglru_sweep::{expand, row, sweep, Failure, Input, Source, SweepSpec};
+use serde_json::{Map, Value};
+
+use crate::output::{self, Output};
+use crate::plot;
+use crate::progress::Progress;
+
+/// Options of `mglru sweep`. Every axis takes a comma-separated list or a
+/// range A..B/N (N values from A to B, both included).
+#[derive(Args, Debug)]
+#[command(after_long_help = "\
+The grid is the product of every axis given; memory varies fastest, so the rows of one policy form
+a curve over memory. The input is decoded or generated once and shared by all configurations;
+results do not depend on --jobs. Rows carry the axis values, derived figures (docs/CLI.md) and the
+key /proc/vmstat counters.
+
+Example:
+    mglru sweep --workload 'fio:--name=j --rw=randread --size=1G --buffered=1' \\
+        --memory 256M..2G/8 --policy classic,mglru --csv out.csv --plot plots/")]
+pub struct SweepArgs {
+    /// The trace (`-` = standard input); none = the built-in workload
+    #[arg(value_name = "TRACE")]
+    trace: Option<String>,
+    /// A generated workload instead of TRACE (`mglru workload` lists them)
+    #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
+    workload: Option<String>,
+    /// RAM sizes, e.g. 256M..4G/8 or 512M,1G,2G
+    #[arg(long, value_name = "SIZES")]
+    memory: Option<String>,
+    /// Swap sizes, e.g. 0,1G
+    #[arg(long, value_name = "SIZES")]
+    swap: Option<String>,
+    /// Policies: classic, mglru or classic,mglru
+    #[arg(long, value_name = "POLICIES")]
+    policy: Option<String>,
+    /// MGLRU variants: 6.12, batch-aging, reclaim-loop (docs/VARIANTS.md)
+    #[arg(long, value_name = "NAMES")]
+    variant: Option<String>,
+    /// A sysctl axis (repeatable), e.g. vm.swappiness=0,60,200 or vm.swappiness=0..200/5
+    #[arg(long, value_name = "NAME=VALUES")]
+    sysctl: Vec<String>,
+    /// A memcg limit axis (repeatable): MEMCG.KNOB=SIZES with KNOB max, high, low, min or
+    /// swap.max, e.g. app.max=64M..512M/8; replaces the limit of the memcg's definition
+    #[arg(long, value_name = "MEMCG.KNOB=SIZES")]
+    memcg: Vec<String>,
+    /// Seeds of the model's random choices, e.g. 0,1,2
+    #[arg(long, value_name = "SEEDS")]
+    seed: Option<String>,
+    /// A cost-model value in simulated ns, the same for every configuration (repeatable)
+    #[arg(long, value_name = "NAME=NS")]
+    cost: Vec<String>,
+    /// Threads to run configurations on (default: one per core)
+    #[arg(long, short, value_name = "N", default_value_t = 0)]
+    jobs: usize,
+    /// Write the rows as CSV (`-` = standard output)
+    #[arg(long, value_name = "PATH")]
+    csv: Option<String>,
+    /// Write the rows as JSON (`-` = standard output)
+    #[arg(long, value_name = "PATH")]
+    json: Option<String>,
+    /// Write plots (PNG and SVG) into DIR: miss ratio and refaults against memory per series,
+    /// and a heatmap when two axes vary
+    #[arg(long, value_name = "DIR")]
+    plot: Option<PathBuf>,
+    /// Verify the model's accounting invariants at the end of every configuration
+    #[arg(long)]
+    check: bool,
+    /// No table on standard output
+    #[arg(long, short)]
+    quiet: bool,
+    /// No progress bar (it shows only on a terminal, after one second)
+    #[arg(long)]
+    no_progress: bool,
+}
+
+/// The columns of the table, after the axes: (row key, heading).
+const TABLE: [(&str, &str); 7] = [
+    ("hit_ratio", "hit %"),
+    ("misses", "misses"),
+    ("refaults_per_1k_accesses", "refaults/1k"),
+    ("swap_io_mib", "swap MiB"),
+    ("oom_kills", "OOM"),
+    ("pages_scanned", "scanned"),
+    ("simulated_seconds", "sim s"),
+];
+
+fn cell(v: &Value, key: &str) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Number(n) if key == "hit_ratio" => format!("{:.1}", n.as_f64().unwrap_or(0.0) * 100.0),
+        Value::Number(n) if n.is_u64() => thousands(n.as_u64().unwrap_or(0)),
+        Value::Number(n) => format!("{:.2}", n.as_f64().unwrap_or(0.0)),
+        other => other.to_string(),
+    }
+}
+
+/// The rows as a table a person reads: axes, then the figures.
+pub fn table(axes: &[String], rows: &[Map<String, Value>]) -> String {
+    let mut cols: Vec<(String, String)> = axes.iter().map(|a| (a.clone(), a.clone())).collect();
+    cols.extend(TABLE.iter().map(|(k, h)| (k.to_string(), h.to_string())));
+    let cells: Vec<Vec<String>> = rows.iter().map(|r| cols.iter().map(|(k, _)| r.get(k).map(|v| cell(v, k)).unwrap_or_default()).collect()).collect();
+    let widths: Vec<usize> = cols.iter().enumerate().map(|(i, (_, h))| cells.iter().map(|c| c[i].len()).chain([h.len()]).max().unwrap_or(0)).collect();
+    let mut o = String::new();
+    for (i, (_, h)) in cols.iter().enumerate() {
+        let _ = write!(o, "{}{h:>w$}", if i > 0 { "  " } else { "" }, w = widths[i]);
+    }
+    o.push('\n');
+    for c in &cells {
+        for (i, v) in c.iter().enumerate() {
+            let _ = write!(o, "{}{v:>w$}", if i > 0 { "  " } else { "" }, w = widths[i]);
+        }
+        o.push('\n');
+    }
+    o
+}
+
+/// The rows as CSV (csv crate): the first row's keys are the header.
+pub fn csv_text(rows: &[Map<String, Value>]) -> Result<Vec<u8>, Failure> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let err = |e: csv::Error| Failure::io(format!("--csv: {e}"));
+    if let Some(first) = rows.first() {
+        w.write_record(first.keys()).map_err(err)?;
+    }
+    for r in rows {
+        w.write_record(r.values().map(|v| match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }))
+        .map_err(err)?;
+    }
+    w.into_inner().map_err(|e| Failure::io(format!("--csv: {e}")))
+}
+
+pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
+    let source = Source::new(a.trace.as_deref(), a.workload.as_deref())?;
+    let spec = SweepSpec {
+        policy: a.policy.clone(),
+        variant: a.variant.clone(),
+        swap: a.swap.clone(),
+        sysctl: a.sysctl.clone(),
+        memcg: a.memcg.clone(),
+        seed: a.seed.clone(),
+        memory: a.memory.clone(),
+        cost: a.cost.clone(),
+    };
+    output::one_stdout(&[("--csv", a.csv.as_deref()), ("--json", a.json.as_deref())])?;
+    let csv = a.csv.as_deref().map(|p| Output::open("--csv", p)).transpose()?;
+    let json = a.json.as_deref().map(|p| Output::open("--json", p)).transpose()?;
+    if let Some(d) = &a.plot {
+        plot::prepare_dir(d)?;
+    }
+    let stdout_taken = csv.as_ref().is_some_and(|o| o.is_stdout()) || json.as_ref().is_some_and(|o| o.is_stdout());
+
+    // Decode once; every configuration reads this vector.
+    let mut reader = source.open()?;
+    let decode_bar = Progress::new(!a.no_progress, reader.total_bytes());
+    let input = Input::decode(&mut reader, &|b| decode_bar.set(b, 0))?;
+    decode_bar.finish();
+    drop(reader);
+    if input.access_ops() == 0 {
+        eprintln!("mglru: warning: {} has no page accesses (read, write, load, store): the counters show the setup only", input.name);
+    }
+    let configs = expand(&spec, &input)?;
+    if a.plot.is_some() {
+        plot::check(&configs)?;
+    }
+    let bar = Progress::new(!a.no_progress, Some(input.ops.len() as u64 * configs.len() as u64));
+    let outcomes = sweep(&input, &configs, a.jobs, a.check, &|n| bar.inc(n))?;
+    bar.finish();
+
+    let rows: Vec<Map<String, Value>> = configs.iter().zip(&outcomes).map(|(c, o)| row(c, o)).collect();
+    let axes: Vec<String> = configs.first().map(|c| c.labels.iter().map(|(a, _)| a.clone()).collect()).unwrap_or_default();
+    if !a.quiet && !stdout_taken {
+        let mut text = format!("sweep of {} over {} configuration{}\n\n", source.describe(), configs.len(), if configs.len() == 1 { "" } else { "s" });
+        text.push_str(&table(&axes, &rows));
+        output::print(&text)?;
+    }
+    if let Some(o) = csv {
+        o.write(&csv_text(&rows)?)?;
+    }
+    if let Some(o) = json {
+        let doc = serde_json::json!({
+            "schema_version": 1,
+            "input": source.describe(),
+            "axes": axes,
+            "rows": rows,
+        });
+        let mut t = serde_json::to_string_pretty(&doc).map_err(|e| Failure::io(e.to_string()))?;
+        t.push('\n');
+        o.write(t.as_bytes())?;
+    }
+    if let Some(d) = &a.plot {
+        let written = plot::plots(d, &configs, &rows)?;
+        eprintln!("mglru: wrote {} plot file{} to {}", written.len(), if written.len() == 1 { "" } else { "s" }, d.display());
+    }
+    Ok(())
+}
