@@ -116,6 +116,35 @@ struct ReportView<'a> {
     memcg: Memcgs<'a>,
     oom_kills: Vec<OomView<'a>>,
     sim: SimView,
+    cpu: CpuView<'a>,
+}
+
+/// `cpu`: the CPU count, kswapd0's CPU time and each task's, in ns.
+#[derive(Serialize)]
+struct CpuView<'a> {
+    cpus: u32,
+    kswapd_ns: u64,
+    tasks: Tasks<'a>,
+}
+
+/// The tasks as one object keyed by name: `{"cpu", "utime_ns", "stime_ns"}`.
+struct Tasks<'a>(&'a [crate::report::TaskCpuReport]);
+
+#[derive(Serialize)]
+struct TaskView {
+    cpu: u32,
+    utime_ns: u64,
+    stime_ns: u64,
+}
+
+impl Serialize for Tasks<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for t in self.0 {
+            m.serialize_entry(&t.name, &TaskView { cpu: t.cpu, utime_ns: t.utime_ns, stime_ns: t.stime_ns })?;
+        }
+        m.end()
+    }
 }
 
 fn round(x: f64, digits: i32) -> f64 {
@@ -146,6 +175,7 @@ pub fn report_value(r: &Report) -> impl Serialize + '_ {
             model_bytes: s.model_bytes,
             simulated_pages: s.simulated_pages,
         },
+        cpu: CpuView { cpus: r.cpu.cpus, kswapd_ns: r.cpu.kswapd_ns, tasks: Tasks(&r.cpu.tasks) },
     }
 }
 
@@ -176,6 +206,11 @@ mod tests {
             memcg: vec![MemcgReport { name: "app".into(), stat: vec![("anon", 4096)], current: 8192, peak: 12288, swap_current: 0, events: vec![("max", 1)], pressure: Default::default() }],
             oom_kills: vec![OomReport { time_ns: 5, constraint: "global".into(), victim_task: "t\"1".into(), victim_memcg: "app".into(), victim_pages: 3 }],
             sim: SimReport { operations: 10, access_ops: 4, page_accesses: 9, dropped_accesses: 0, failed_allocations: 0, simulated_ns: 100, task_ns: 3, wall_seconds: 0.1234567, model_bytes: 1, simulated_pages: 2 },
+            cpu: crate::report::CpuReport {
+                cpus: 2,
+                kswapd_ns: 5,
+                tasks: vec![crate::report::TaskCpuReport { name: "t\"1".into(), cpu: 1, utime_ns: 6, stime_ns: 7 }],
+            },
         };
         let j = report_json(&r);
         let v: serde_json::Value = serde_json::from_str(&j).unwrap();
@@ -186,6 +221,10 @@ mod tests {
         // 4 accesses in 3 ns of task time: 1333333333.3 per second.
         assert_eq!(v["sim"]["throughput_ops_per_s"], 1333333333.3);
         assert_eq!(v["sim"]["wall_seconds"], 0.123457);
+        assert_eq!(v["cpu"]["cpus"], 2);
+        assert_eq!(v["cpu"]["kswapd_ns"], 5);
+        assert_eq!(v["cpu"]["tasks"]["t\"1"]["stime_ns"], 7);
+        assert_eq!(v["memcg"]["app"]["pressure"]["some"]["total"], 0);
         // The kernel's order, not alphabetical.
         assert!(j.find("nr_free_pages").unwrap() < j.find("pgpgin").unwrap());
         assert!(j.ends_with("}\n"));

@@ -223,6 +223,9 @@ pub struct SimCounters {
     pub failed_allocations: u64,
     /// Simulated ns the tasks spent (operations plus stalls).
     pub task_ns: u64,
+    /// kswapd's CPU time from the cost model (pages it scanned × `scan`);
+    /// it does not move the clock.
+    pub kswapd_ns: u64,
 }
 
 pub struct Kernel {
@@ -517,6 +520,20 @@ impl Kernel {
         for (m, h) in hier.into_iter().enumerate() {
             self.memcgs[m].flushed = h;
         }
+    }
+
+    /// Time passes for the current task, on its CPU: user (`sys` false)
+    /// or system time, as /proc/PID/stat splits them.
+    #[inline]
+    pub fn spend_cpu(&mut self, ns: u64, sys: bool) {
+        if let Some(t) = self.tasks.get_mut(self.current as usize) {
+            if sys {
+                t.stime_ns += ns;
+            } else {
+                t.utime_ns += ns;
+            }
+        }
+        self.spend(ns);
     }
 
     /// The current task waits `ns` for a read; reading a refaulting

@@ -942,9 +942,7 @@ impl Kernel {
         if type_ == FILE {
             sc.nr.file_taken += isolated;
         }
-        if !self.in_kswapd && scanned > 0 {
-            self.spend(scanned * self.cost.scan);
-        }
+        self.spend_reclaim(scanned);
         if isolated > 0 || remaining == 0 {
             scanned
         } else {

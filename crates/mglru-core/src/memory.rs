@@ -30,7 +30,7 @@ impl Kernel {
                     // The CPU sets the accessed bits (PMD and PTE) and, for
                     // an anon store, the dirty bit.
                     self.pt.hw_access(pgd, va, write);
-                    self.spend(self.cost.mem_access);
+                    self.spend_cpu(self.cost.mem_access, false);
                     return;
                 }
                 // A store through a clean (write-protected) shared file PTE.
@@ -41,7 +41,7 @@ impl Kernel {
             }
             if !write {
                 self.pt.hw_access(pgd, va, false);
-                self.spend(self.cost.mem_access);
+                self.spend_cpu(self.cost.mem_access, false);
                 return;
             }
             // A store to the zero page: wp_page_copy.
@@ -114,7 +114,7 @@ impl Kernel {
         let memcg = self.tasks[self.vmas[region as usize].task as usize].memcg;
         self.count(memcg, Ev::Pgfault, 1);
         self.in_lru_fault = self.vma_has_recency(region);
-        self.spend(self.cost.minor_fault);
+        self.spend_cpu(self.cost.minor_fault, true);
     }
     fn fault_end(&mut self) {
         self.in_lru_fault = false;

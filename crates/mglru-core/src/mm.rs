@@ -264,6 +264,9 @@ pub struct Task {
     /// The CPU the task runs on (pinned with `task ... cpu=K`, else the
     /// default placement: task ids round-robin over the CPUs).
     pub cpu: u32,
+    /// CPU time from the cost model, user and system (`utime`, `stime`).
+    pub utime_ns: u64,
+    pub stime_ns: u64,
 }
 
 /// Top of the user address space where mmap starts placing mappings.
@@ -286,6 +289,8 @@ impl Task {
             pgtable_pfns: Vec::new(),
             used: true,
             cpu: 0,
+            utime_ns: 0,
+            stime_ns: 0,
         }
     }
     /// Place a new mapping of `pages` below the previous one (top-down mmap),

@@ -71,6 +71,26 @@ pub struct Report {
     pub memcg: Vec<MemcgReport>,
     pub oom_kills: Vec<OomReport>,
     pub sim: SimReport,
+    /// CPU time from the cost model, per task and for kswapd.
+    pub cpu: CpuReport,
+}
+
+/// A task's CPU time (`utime`/`stime` of /proc/PID/stat) in ns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskCpuReport {
+    pub name: String,
+    pub cpu: u32,
+    pub utime_ns: u64,
+    pub stime_ns: u64,
+}
+
+/// The machine's CPUs and the CPU time spent on them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CpuReport {
+    pub cpus: u32,
+    /// kswapd0's CPU time (system time).
+    pub kswapd_ns: u64,
+    pub tasks: Vec<TaskCpuReport>,
 }
 
 impl Report {
@@ -366,6 +386,16 @@ impl Kernel {
             })
             .collect();
         let _ = ROOT_MEMCG;
+        let cpu = CpuReport {
+            cpus: self.cpus.len() as u32,
+            kswapd_ns: self.sim.kswapd_ns,
+            tasks: self
+                .tasks
+                .iter()
+                .enumerate()
+                .map(|(i, t)| TaskCpuReport { name: names.task(i as u32), cpu: t.cpu, utime_ns: t.utime_ns, stime_ns: t.stime_ns })
+                .collect(),
+        };
         Report {
             policy: match self.policy() {
                 Policy::Classic => "classic",
@@ -387,6 +417,7 @@ impl Kernel {
                 model_bytes: self.model_bytes(),
                 simulated_pages: self.simulated_pages(),
             },
+            cpu,
         }
     }
 }

@@ -821,10 +821,19 @@ impl Kernel {
         self.spend(d);
     }
 
-    /// Reclaim CPU time, charged to whoever reclaims (not kswapd).
-    fn spend_reclaim(&mut self, scanned: u64) {
-        if !self.in_kswapd && scanned > 0 {
-            self.spend(scanned * self.cost.scan);
+    /// Reclaim CPU time for `scanned` pages: system time of the task that
+    /// reclaims, whose clock it moves; kswapd's is counted as its own CPU
+    /// time without moving the clock (it runs on a CPU of its own,
+    /// docs/FIDELITY.md simplification 2).
+    pub(crate) fn spend_reclaim(&mut self, scanned: u64) {
+        if scanned == 0 {
+            return;
+        }
+        let ns = scanned * self.cost.scan;
+        if self.in_kswapd {
+            self.sim.kswapd_ns += ns;
+        } else {
+            self.spend_cpu(ns, true);
         }
     }
 

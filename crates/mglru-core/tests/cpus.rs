@@ -151,3 +151,59 @@ fn drain_all_stock_drains_the_reclaimed_memcgs_stocks_only() {
     assert_eq!(stock(&mut t, 2), (other, 62));
     t.check();
 }
+
+/// CPU time from the cost model, as /proc/PID/stat splits it: loads and
+/// stores to mapped pages are user time, faults and read()'s copies system
+/// time, waiting for the disk neither.
+#[test]
+fn cpu_time_splits_user_and_system_per_task() {
+    let mut c = mglru_core::CostModel::default();
+    for (n, v) in [("op", 0), ("mem_access", 100), ("minor_fault", 1_000), ("page_copy", 500), ("disk_read", 100_000)] {
+        c.set(n, v).unwrap();
+    }
+    let mut t = T::with_options(RunOptions { policy: Some(Policy::Classic), cost: Some(c), ..Default::default() });
+    t.run("cpus 2\nmemory 256M\nfile f size=1M readahead=0\ntask a\ntask b\nanon a heap size=40K");
+    // 10 stores to absent pages: 10 faults (system, 1 µs each); 10 loads
+    // of the now-mapped pages: user, 100 ns each; a 5-page read: 5 copies
+    // of 500 ns (system) and one 100 µs wait for the disk (neither).
+    t.run("store a heap 0 10\nload a heap 0 10\nread a f 0 5");
+    let k = t.k();
+    assert_eq!((k.tasks[0].utime_ns, k.tasks[0].stime_ns), (1_000, 12_500));
+    assert_eq!((k.tasks[1].utime_ns, k.tasks[1].stime_ns), (0, 0));
+    assert_eq!(k.sim.kswapd_ns, 0);
+    let rep = k.report(&TaskNames);
+    assert_eq!(rep.cpu.cpus, 2);
+    assert_eq!((rep.cpu.tasks[0].cpu, rep.cpu.tasks[0].utime_ns, rep.cpu.tasks[0].stime_ns), (0, 1_000, 12_500));
+    assert_eq!(rep.cpu.tasks[1].cpu, 1);
+}
+
+/// kswapd's scanning is its own CPU time (pages scanned × `scan`), and
+/// does not move the workload's clock.
+#[test]
+fn kswapd_cpu_time_is_its_pages_scanned_times_the_scan_cost() {
+    let mut c = mglru_core::CostModel::default();
+    for n in mglru_core::CostModel::NAMES {
+        c.set(n, 0).unwrap();
+    }
+    c.set("scan", 7_000).unwrap();
+    let mut t = T::with_options(RunOptions { policy: Some(Policy::Classic), cost: Some(c), ..Default::default() });
+    t.run("memory 64M\nfile f size=128M readahead=0\ntask a\nread a f 0 20000");
+    let k = t.k();
+    let scanned = k.ev.get(Ev::PgscanKswapd) + k.ev.get(Ev::Pgrefill);
+    assert!(k.ev.get(Ev::PgscanKswapd) > 0, "a 80 MiB read in 64 MiB wakes kswapd");
+    assert_eq!(k.sim.kswapd_ns, scanned * 7_000);
+    // Direct reclaim, if any, is the task's system time; nothing else costs.
+    let direct = k.ev.get(Ev::PgscanDirect);
+    assert_eq!(k.tasks[0].stime_ns, direct * 7_000);
+    assert_eq!(k.now, direct * 7_000);
+}
+
+struct TaskNames;
+impl mglru_core::report::Names for TaskNames {
+    fn memcg(&self, id: u16) -> String {
+        format!("m{id}")
+    }
+    fn task(&self, id: u32) -> String {
+        format!("t{id}")
+    }
+}

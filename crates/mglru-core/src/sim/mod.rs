@@ -259,7 +259,7 @@ impl Simulator {
                     k.sim.page_accesses += count;
                     k.filemap_read(file, page, count);
                     let c = k.cost.page_copy * count;
-                    k.spend(c);
+                    k.spend_cpu(c, true);
                 }
             }
             Op::Write { task, file, page, count } => {
@@ -267,7 +267,7 @@ impl Simulator {
                     k.sim.page_accesses += count;
                     k.filemap_write(file, page, count);
                     let c = k.cost.page_copy * count;
-                    k.spend(c);
+                    k.spend_cpu(c, true);
                 }
             }
             Op::Load { task, region, page, count } | Op::Store { task, region, page, count } => {
@@ -373,7 +373,7 @@ impl Kernel {
             return false;
         }
         if self.cost.op > 0 {
-            self.spend(self.cost.op);
+            self.spend_cpu(self.cost.op, false);
         }
         true
     }
