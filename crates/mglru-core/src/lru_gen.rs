@@ -730,7 +730,9 @@ impl Kernel {
     pub fn lru_gen_shrink_lruvec(&mut self, memcg: u16, sc: &mut ScanControl) {
         self.lru_add_drain();
         let walk_was = self.mm_walk;
-        self.mm_walk = sc.proactive;
+        // set_mm_walk: kswapd keeps its node's walk (only a variant without
+        // the memcg LRU sends kswapd's reclaim here).
+        self.mm_walk = sc.proactive || (self.in_kswapd && sc.root_reclaim());
         if self.try_to_shrink_lruvec(memcg, sc) {
             self.lru_gen_rotate_memcg(memcg, MEMCG_LRU_YOUNG);
         }

@@ -570,7 +570,7 @@ impl Kernel {
 
     /// `shrink_lruvec` (classic; the MGLRU takes memcg reclaim here).
     fn shrink_lruvec(&mut self, memcg: u16, sc: &mut ScanControl) {
-        if self.policy() == Policy::Mglru && !sc.root_reclaim() {
+        if self.policy() == Policy::Mglru && (!sc.root_reclaim() || !crate::variants::hooks(self.variant).memcg_lru()) {
             self.lru_gen_shrink_lruvec(memcg, sc);
             return;
         }
@@ -765,7 +765,7 @@ impl Kernel {
 
     /// `shrink_node`.
     pub fn shrink_node(&mut self, sc: &mut ScanControl) {
-        if self.policy() == Policy::Mglru && sc.root_reclaim() {
+        if self.policy() == Policy::Mglru && sc.root_reclaim() && crate::variants::hooks(self.variant).memcg_lru() {
             sc.nr = NrStats::default();
             self.lru_gen_shrink_node(sc);
             return;

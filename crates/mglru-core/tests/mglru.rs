@@ -501,3 +501,36 @@ fn reclaim_loop_variant_takes_the_smaller_batch() {
     assert_eq!(run(mglru_core::kernel::Variant::Plain), (64, 64));
     assert_eq!(run(mglru_core::kernel::Variant::ReclaimLoop), (32, 32));
 }
+
+/// Seed 003's memcg selection (in 6.12 the memcg LRU of `shrink_many`)
+/// against the variant without it. Two memcgs each read 4,096 pages of
+/// their own file once; then a root task streams 20,000 pages through a
+/// 64 MiB machine, and kswapd reclaims. 6.12 picks memcgs from the memcg
+/// LRU, whose oldest generation holds a's and b's older, single-use pages:
+/// both give up the same large share. Without it, kswapd's global reclaim
+/// walks the memcgs in iterator order, the root's own lruvec (the stream)
+/// first, and each run stops (`should_abort_scan`) as soon as the zones are
+/// safe: a and b lose a batch or so, the stream pays for itself.
+#[test]
+fn memcg_lru_off_variant_makes_global_reclaim_walk_memcgs_in_order() {
+    let run = |variant| {
+        let mut t = T::with_options(mglru_core::RunOptions { policy: Some(Policy::Mglru), variant, ..Default::default() });
+        t.run(
+            "memory 64M\nmemcg a\nmemcg b\nfile fa size=16M readahead=0\nfile fb size=16M readahead=0\n\
+             file fr size=128M readahead=0\ntask ta memcg=a\ntask tb memcg=b\ntask r\n\
+             read ta fa 0 4096\nread tb fb 0 4096\nread r fr 0 20000",
+        );
+        t.check();
+        let (a, b) = (t.memcg_id("a") as usize, t.memcg_id("b") as usize);
+        let k = t.k();
+        assert_eq!(k.ev.get(Ev::PgstealDirect), 0, "kswapd does all the reclaim");
+        let stolen = |m: usize| k.memcgs[m].ev.get(Ev::PgstealKswapd);
+        (stolen(a), stolen(b), k.memcgs[0].ev.get(Ev::PgstealKswapd))
+    };
+    let (a, b, root) = run(mglru_core::kernel::Variant::Plain);
+    assert_eq!(a, b);
+    assert!(a > 2000, "6.12 takes a's and b's cold pages: {a}");
+    let (a2, b2, root2) = run(mglru_core::kernel::Variant::MemcgLruOff);
+    assert!(a2 <= 128 && b2 <= 128, "without the memcg LRU a and b lose little: {a2}, {b2}");
+    assert!(root2 > root, "the root's stream pays instead: {root2} vs {root}");
+}

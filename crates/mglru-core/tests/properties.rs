@@ -184,7 +184,7 @@ fn invariants_hold_on_random_traces_mglru() {
 fn invariants_hold_under_the_seed_variants() {
     for seed in 2000..2020 {
         let text = random_trace(seed, 1500);
-        for v in [Variant::BatchAging, Variant::ReclaimLoop] {
+        for v in [Variant::BatchAging, Variant::ReclaimLoop, Variant::MemcgLruOff] {
             let _ = run_variant(&text, 25, Policy::Mglru, v);
         }
     }

@@ -15,6 +15,7 @@ use crate::lru_gen::MIN_LRU_BATCH;
 use crate::vmscan::ScanControl;
 
 mod batch_aging;
+mod memcg_lru_off;
 mod reclaim_loop;
 
 /// The steps of MGLRU a variant may replace. Every default is 6.12.
@@ -39,6 +40,12 @@ pub trait Hooks: Sync {
     fn reclaim_batch(&self) -> u64 {
         MIN_LRU_BATCH
     }
+    /// Global (root) reclaim picks memcgs from the per-node memcg LRU
+    /// (`lru_gen_shrink_node` → `shrink_many`). False: it walks them all
+    /// with the memcg iterator (`shrink_node_memcgs`) instead.
+    fn memcg_lru(&self) -> bool {
+        true
+    }
 }
 
 /// 6.12 as it is.
@@ -57,14 +64,18 @@ pub enum Variant {
     /// handling" — scan budget, decoupled aging, dirty flush in the loop,
     /// a smaller batch, a minimum scan.
     ReclaimLoop,
+    /// Seed 003 without its memcg selection: global reclaim walks every
+    /// memcg instead of using the memcg LRU.
+    MemcgLruOff,
 }
 
 /// Every variant: what it is called on the command line and its hooks.
 /// The first name of an entry is the canonical one.
-pub static REGISTRY: [(Variant, &[&str], &dyn Hooks); 3] = [
+pub static REGISTRY: [(Variant, &[&str], &dyn Hooks); 4] = [
     (Variant::Plain, &["6.12", "plain"], &Plain),
     (Variant::BatchAging, &["batch-aging"], &batch_aging::BatchAging),
     (Variant::ReclaimLoop, &["reclaim-loop"], &reclaim_loop::ReclaimLoop),
+    (Variant::MemcgLruOff, &["memcg-lru-off"], &memcg_lru_off::MemcgLruOff),
 ];
 
 /// The hooks of `v`.
@@ -75,7 +86,7 @@ pub fn hooks(v: Variant) -> &'static dyn Hooks {
 
 impl Variant {
     /// The canonical names, in registry order.
-    pub const NAMES: [&'static str; 3] = ["6.12", "batch-aging", "reclaim-loop"];
+    pub const NAMES: [&'static str; 4] = ["6.12", "batch-aging", "reclaim-loop", "memcg-lru-off"];
 
     pub fn parse(s: &str) -> Result<Variant, String> {
         REGISTRY
