@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""mglru: a deterministic model of Linux 6.12 memory reclaim, from Python.
+
+    import mglru
+    r = mglru.run(workload="fio:--name=j --rw=randread --size=256M --buffered=1", memory="128M")
+    r.summary                      # hit ratio, refaults per 1,000 accesses, swap I/O, OOM kills
+    df = mglru.sweep(workload=..., memory="32M..160M/5", policy=["classic", "mglru"])
+
+Values are written as on the `mglru` command line (sizes "512M", ranges
+"A..B/N", sysctls "vm.swappiness"); lists become comma-separated axes.
+`sweep(..., backend="ray")` runs the configurations as Ray tasks
+(mglru.ray_backend). See docs/PYTHON.md.
+"""
+
+import json
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Sequence, Union
+
+import pandas as pd
+
+from . import _native
+
+__version__ = _native.__version__
+__all__ = [
+    "Result", "run", "sweep", "workloads", "workload_trace", "import_trace", "default_trace",
+]
+
+Value = Union[str, int, Sequence[Union[str, int]]]
+
+
+def _axis(name: str, v: Optional[Value]) -> Optional[str]:
+    """One option's text: a string as is, a number as digits, a list joined by commas."""
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        raise TypeError(f"{name}: expected a value or a list of values, not {v!r}")
+    if isinstance(v, (str, int)):
+        return str(v)
+    items = list(v)
+    if not items:
+        raise ValueError(f"{name}: an empty list")
+    return ",".join(str(x) for x in items)
+
+
+def _source(trace, workload) -> str:
+    return json.dumps({"trace": None if trace is None else str(trace), "workload": workload})
+
+
+def _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost) -> str:
+    """The grid in the engine's terms (mglru_sweep::SweepSpec)."""
+    if sysctl is not None and not isinstance(sysctl, dict):
+        raise TypeError("sysctl: expected a dict like {'vm.swappiness': [0, 60, 200]}")
+    if memcg is not None and not isinstance(memcg, dict):
+        raise TypeError("memcg: expected a dict like {'app.max': '64M..512M/8'}")
+    if cost is not None and not isinstance(cost, dict):
+        raise TypeError("cost: expected a dict like {'disk_read': 100000}")
+    spec = {
+        "policy": _axis("policy", policy),
+        "variant": _axis("variant", variant),
+        "memory": _axis("memory", memory),
+        "swap": _axis("swap", swap),
+        "seed": _axis("seed", seed),
+        "sysctl": [f"{k}={_axis(k, v)}" for k, v in (sysctl or {}).items()],
+        "memcg": [f"{k}={_axis(k, v)}" for k, v in (memcg or {}).items()],
+        "cost": [f"{k}={int(v)}" for k, v in (cost or {}).items()],
+    }
+    return json.dumps(spec)
+
+
+@dataclass
+class Result:
+    """One run. `report` is the `mglru run --json` document (docs/CLI.md)."""
+
+    report: dict
+    summary: pd.Series
+    vmstat: pd.DataFrame
+    memcg: pd.DataFrame
+    timeseries: pd.DataFrame
+    oom_kills: pd.DataFrame
+    configuration: str = field(repr=False)
+
+    def __str__(self) -> str:
+        lines = ["configuration", self.configuration.rstrip(), "", "summary"]
+        lines += [f"  {k:<28} {v}" for k, v in self.summary.items()]
+        return "\n".join(lines)
+
+
+def _result(doc: dict) -> Result:
+    rep = doc["report"]
+    vmstat = pd.DataFrame({"value": pd.Series(rep["vmstat"], dtype="int64")})
+    vmstat.index.name = "counter"
+    rows = {}
+    for name, m in rep["memcg"].items():
+        r = {"current": m["current"], "peak": m["peak"], "swap_current": m["swap_current"]}
+        r.update({f"events.{k}": v for k, v in m["events"].items()})
+        r.update(m["stat"])
+        rows[name] = r
+    memcg = pd.DataFrame.from_dict(rows, orient="index")
+    memcg.index.name = "memcg"
+    s = doc.get("series")
+    if s:
+        ts = pd.DataFrame([[t] + v for t, v in s["rows"]], columns=["time_s"] + list(s["columns"]))
+    else:
+        ts = pd.DataFrame(columns=["time_s"])
+    ooms = pd.DataFrame(rep["oom_kills"], columns=["time_ns", "constraint", "victim_task", "victim_memcg", "victim_pages"])
+    return Result(
+        report=rep,
+        summary=pd.Series(doc["figures"], dtype=object),
+        vmstat=vmstat,
+        memcg=memcg,
+        timeseries=ts,
+        oom_kills=ooms,
+        configuration=doc["configuration"],
+    )
+
+
+def run(trace=None, workload: Optional[str] = None, policy: Optional[str] = None,
+        memory: Optional[Union[str, int]] = None, swap: Optional[Union[str, int]] = None,
+        sysctl: Optional[Dict[str, Union[str, int]]] = None, variant: Optional[str] = None,
+        memcg: Optional[Dict[str, Union[str, int]]] = None, seed: int = 0,
+        cost: Optional[Dict[str, int]] = None, timeseries_ms: Optional[int] = 100,
+        check: bool = False) -> Result:
+    """Run one configuration of a trace (a path), a workload spec, or the built-in workload.
+
+    Sizes are strings like "512M" or numbers of bytes. `timeseries_ms` samples the key
+    /proc/vmstat counters every so many simulated milliseconds (None: no series).
+    Raises ValueError for bad input (the message names the place), OSError for I/O.
+    """
+    grid = _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost)
+    text = _native.run(_source(trace, workload), grid, timeseries_ms, check)
+    r = _result(json.loads(text))
+    if timeseries_ms is None:
+        r.timeseries = pd.DataFrame(columns=["time_s"])
+    return r
+
+
+def _rows_frame(rows: List[dict], axes: List[str]) -> pd.DataFrame:
+    df = pd.DataFrame(rows)
+    if "config" in df.columns:
+        df = df.sort_values("config").set_index("config")
+    df.attrs["axes"] = list(axes)
+    return df
+
+
+def sweep(trace=None, workload: Optional[str] = None, *, policy: Optional[Value] = None,
+          memory: Optional[Value] = None, swap: Optional[Value] = None,
+          sysctl: Optional[Dict[str, Value]] = None, variant: Optional[Value] = None,
+          memcg: Optional[Dict[str, Value]] = None, seed: Optional[Value] = None,
+          cost: Optional[Dict[str, int]] = None, jobs: int = 0, backend: str = "local",
+          chunk: int = 1) -> pd.DataFrame:
+    """Run a grid of configurations; one DataFrame row per configuration, in grid order.
+
+    Each axis is a value, a list, or a range string "A..B/N" (as `mglru sweep`). Columns: the
+    axes, `policy_run`, the derived figures (hit_ratio, refaults_per_1k_accesses, ...) and key
+    /proc/vmstat counters. `backend="local"` runs on `jobs` threads (0 = one per core);
+    `backend="ray"` runs `chunk` configurations per Ray task on the cluster `ray.init()`
+    connected to. Results are identical either way.
+    """
+    source = _source(trace, workload)
+    grid = _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost)
+    if backend == "local":
+        doc = json.loads(_native.sweep(source, grid, jobs, None))
+        return _rows_frame(doc["rows"], doc["axes"])
+    if backend == "ray":
+        from .ray_backend import sweep_on_ray
+        rows, axes = sweep_on_ray(source, grid, chunk)
+        return _rows_frame(rows, axes)
+    raise ValueError(f"backend={backend!r}: expected 'local' or 'ray'")
+
+
+def workloads() -> pd.DataFrame:
+    """The workload generators (`mglru workload`)."""
+    return pd.DataFrame(_native.workload_names(), columns=["name", "description"])
+
+
+def workload_trace(spec: str) -> str:
+    """The trace a generator writes (`mglru workload SPEC --emit-trace -`)."""
+    return _native.workload_trace(spec)
+
+
+def import_trace(format: str, path) -> str:
+    """Convert fio-iolog, blkparse, strace, lackey, oracle-general or cachesim-csv input to trace v1 text."""
+    return _native.import_trace(format, str(path))
+
+
+def default_trace() -> str:
+    """The built-in workload as trace text."""
+    return _native.default_trace()

@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Tests of the Python package: results are the model's counters, sweeps
+are runs, errors name the option, and the README's examples work."""
+
+import os
+import re
+import shlex
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import mglru
+
+ROOT = Path(__file__).resolve().parents[2]
+FIO = "fio:--name=j --rw=randread --size=256M --buffered=1 --random_distribution=zipf:0.8 --time_based --runtime=4s"
+
+
+def test_run_summary_is_derived_from_the_counters():
+    r = mglru.run(memory="512M")
+    v = r.vmstat["value"]
+    acc = r.report["sim"]["page_accesses"]
+    assert acc > 0
+    assert r.summary["refaults"] == v["workingset_refault_anon"] + v["workingset_refault_file"]
+    assert r.summary["refaults_per_1k_accesses"] == pytest.approx(r.summary["refaults"] * 1000 / acc)
+    assert r.summary["misses"] == v["pgpgin"] // 4
+    assert r.report["schema_version"] == 1 and r.report["policy"] == "mglru"
+    # memory.stat of the memcg the built-in workload defines, in bytes.
+    assert list(r.memcg.index) == ["root", "app"]
+    assert r.memcg.loc["app", "peak"] <= r.memcg.loc["root", "peak"]
+    assert "RAM        512M (--memory)" in r.configuration
+
+
+def test_timeseries_ends_at_the_final_counters():
+    r = mglru.run(workload=FIO, memory="64M", timeseries_ms=250)
+    ts = r.timeseries
+    assert len(ts) > 5
+    assert ts["time_s"].is_monotonic_increasing
+    last = ts.iloc[-1]
+    for c in ["pgpgin", "workingset_refault_file", "pgscan_file"]:
+        assert last[c] == r.vmstat.loc[c, "value"], c
+        assert ts[c].is_monotonic_increasing, c
+    assert mglru.run(workload=FIO, memory="64M", timeseries_ms=None).timeseries.empty
+
+
+def test_sweep_rows_are_single_runs_and_do_not_depend_on_threads():
+    grid = dict(workload=FIO, memory="32M..160M/3", policy=["classic", "mglru"])
+    one = mglru.sweep(**grid, jobs=1)
+    two = mglru.sweep(**grid, jobs=2)
+    pd.testing.assert_frame_equal(one, two)
+    assert list(one["policy"]) == ["classic"] * 3 + ["mglru"] * 3
+    assert list(one["memory"]) == ["32M", "96M", "160M"] * 2
+    assert one.attrs["axes"] == ["policy", "memory"]
+    for _, row in one.iterrows():
+        r = mglru.run(workload=FIO, memory=row["memory"], policy=row["policy"], timeseries_ms=None)
+        for c in ["pgpgin", "workingset_refault_file", "pgsteal_file", "oom_kill"]:
+            assert row[c] == r.vmstat.loc[c, "value"], (row["policy"], row["memory"], c)
+        assert row["hit_ratio"] == pytest.approx(r.summary["hit_ratio"])
+    # Less memory, more refaults, for both policies.
+    for p in ["classic", "mglru"]:
+        ref = list(one[one["policy"] == p]["refaults"])
+        assert ref[0] > ref[1] >= ref[2], (p, ref)
+
+
+def test_sysctl_and_memcg_axes():
+    df = mglru.sweep(sysctl={"vm.swappiness": [0, 200]}, memcg={"app.max": ["64M", "128M"]}, policy="classic")
+    assert list(df.columns[:3]) == ["policy", "vm.swappiness", "app.max"]
+    assert len(df) == 4
+    assert df.iloc[0]["refaults"] > df.iloc[1]["refaults"], "a 64M limit refaults more than 128M"
+
+
+def test_bad_options_name_themselves():
+    with pytest.raises(ValueError, match=r"--memory 256M\.\.1G: a range is A\.\.B/N"):
+        mglru.sweep(memory="256M..1G")
+    with pytest.raises(ValueError, match="use mglru.sweep"):
+        mglru.run(memory=["256M", "512M"])
+    with pytest.raises(ValueError, match="multi-gen LRU only"):
+        mglru.run(policy="classic", variant="batch-aging")
+    with pytest.raises(ValueError, match="fio:--name=j --rw=read"):
+        mglru.run(workload="--name=j --rw=read --size=1M")
+    with pytest.raises(OSError, match="/nonexistent.trace"):
+        mglru.run(trace="/nonexistent.trace")
+    with pytest.raises(ValueError, match="backend='spark'"):
+        mglru.sweep(memory="64M", backend="spark")
+
+
+def test_generators_and_importers_are_reachable(tmp_path):
+    names = mglru.workloads()
+    assert {"fio", "ycsb", "ebizzy"} <= set(names["name"])
+    spec = "ebizzy:seq=16,loops=1"
+    text = mglru.workload_trace(spec)
+    p = tmp_path / "e.trace"
+    p.write_text(text)
+    a = mglru.run(trace=p, timeseries_ms=None)
+    b = mglru.run(workload=spec, timeseries_ms=None)
+    pd.testing.assert_frame_equal(a.vmstat, b.vmstat)
+    lk = tmp_path / "prog.lackey"
+    lk.write_text("==1== lackey\n S 04001ff8,16\n L 04002000,8\n M 04001000,4\n")
+    t = mglru.import_trace("lackey", lk)
+    assert "task lackey" in t and "store lackey r0" in t
+    assert mglru.default_trace().startswith("# mglru built-in workload")
+
+
+def _readme():
+    return (ROOT / "README.md").read_text()
+
+
+def test_readme_python_example_runs(tmp_path, monkeypatch, capsys):
+    blocks = re.findall(r"```python\n(.*?)```", _readme(), re.S)
+    assert blocks, "README has no python example"
+    assert len(blocks[0].strip().splitlines()) <= 5
+    monkeypatch.chdir(tmp_path)
+    exec(compile(blocks[0], "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "hit_ratio" in out and "mglru" in out
+
+
+def test_readme_sweep_command_runs(tmp_path):
+    binary = os.environ.get("MGLRU_BIN") or str(ROOT / "target" / "release" / "mglru")
+    if not os.path.exists(binary):
+        pytest.fail(f"no mglru binary at {binary}: build it (cargo build) or set MGLRU_BIN")
+    text = _readme()
+    m = re.search(r"^    (mglru sweep --workload .*?)(?<!\\)$", text, re.M | re.S)
+    assert m, "README has no `mglru sweep` example"
+    cmd = m.group(1).replace("\\\n", " ")
+    argv = shlex.split(cmd)
+    argv[0] = binary
+    p = subprocess.run(argv + ["--no-progress"], cwd=tmp_path, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "hit %" in p.stdout
+    csv = pd.read_csv(tmp_path / "sweep.csv")
+    assert len(csv) >= 4 and {"policy", "memory", "hit_ratio"} <= set(csv.columns)
+    for stem in ["miss_ratio", "refaults"]:
+        assert (tmp_path / "plots" / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
+        assert "<svg" in (tmp_path / "plots" / f"{stem}.svg").read_text()

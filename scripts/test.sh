@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The project's tests: the Rust workspace, then the Python package, freshly
+# built and installed (pip install .) into a virtual environment in
+# target/pyenv, tested with pytest. The Ray test runs when Ray is installed
+# in that environment (.ci/run installs it) and is skipped, saying so,
+# otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo test --workspace
+
+venv=target/pyenv
+if [ ! -x "$venv/bin/python" ]; then
+    "${PYTHON:-python3}" -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check . pytest
+# The README's `mglru sweep` example runs against the binary cargo test built.
+MGLRU_BIN="$PWD/target/debug/mglru" "$venv/bin/python" -m pytest python/tests -q -rs
