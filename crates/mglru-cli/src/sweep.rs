@@ -59,6 +59,9 @@ pub struct SweepArgs {
     /// Seeds of the model's random choices, e.g. 0,1,2
     #[arg(long, value_name = "SEEDS")]
     seed: Option<String>,
+    /// CPU counts of the machine, e.g. 1,2,4 (each CPU has its own folio batches and charge stock)
+    #[arg(long, value_name = "COUNTS")]
+    cpus: Option<String>,
     /// A cost-model value in simulated ns, the same for every configuration (repeatable)
     #[arg(long, value_name = "NAME=NS")]
     cost: Vec<String>,
@@ -87,20 +90,21 @@ pub struct SweepArgs {
 }
 
 /// The columns of the table, after the axes: (row key, heading).
-const TABLE: [(&str, &str); 7] = [
+const TABLE: [(&str, &str); 8] = [
     ("hit_ratio", "hit %"),
     ("misses", "misses"),
     ("refaults_per_1k_accesses", "refaults/1k"),
     ("swap_io_mib", "swap MiB"),
     ("oom_kills", "OOM"),
     ("pages_scanned", "scanned"),
+    ("memory_stall_share", "stall %"),
     ("simulated_seconds", "sim s"),
 ];
 
 fn cell(v: &Value, key: &str) -> String {
     match v {
         Value::String(s) => s.clone(),
-        Value::Number(n) if key == "hit_ratio" => format!("{:.1}", n.as_f64().unwrap_or(0.0) * 100.0),
+        Value::Number(n) if key == "hit_ratio" || key == "memory_stall_share" => format!("{:.1}", n.as_f64().unwrap_or(0.0) * 100.0),
         Value::Number(n) if n.is_u64() => thousands(n.as_u64().unwrap_or(0)),
         Value::Number(n) => format!("{:.2}", n.as_f64().unwrap_or(0.0)),
         other => other.to_string(),
@@ -153,6 +157,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
         sysctl: a.sysctl.clone(),
         memcg: a.memcg.clone(),
         seed: a.seed.clone(),
+        cpus: a.cpus.clone(),
         memory: a.memory.clone(),
         cost: a.cost.clone(),
     };

@@ -279,6 +279,10 @@ fn the_summary_and_verdict_follow_the_counters() {
     assert!(line("refaults per 1,000 accesses").ends_with(&format!(" {:.2}", refaults * 1000.0 / acc)), "{}", line("refaults per"));
     assert!(line("hit ratio").ends_with(&format!(" {hit:.1} %")), "{}", line("hit ratio"));
     assert!(line("OOM kills").ends_with(&format!(" {}", vm(&j, "oom_kill"))));
+    let stall_us = j["memcg"]["root"]["pressure"]["some"]["total"].as_u64().unwrap();
+    let sim_s = j["sim"]["simulated_ns"].as_u64().unwrap() as f64 / 1e9;
+    let want = format!(" {:.3} s ({:.1} % of the time)", stall_us as f64 / 1e6, stall_us as f64 / 1e6 / sim_s * 100.0);
+    assert!(line("memory stall (PSI some)").ends_with(&want), "{} (want {want})", line("memory stall"));
     assert!(t.starts_with("configuration\n  input") && t.contains("  RAM        512M (the trace)"), "{t}");
     assert!(t.find("summary").unwrap() < t.find("/proc/vmstat").unwrap(), "figures come before the raw counters");
 

@@ -36,6 +36,9 @@ pub struct Figures {
     pub pages_scanned: u64,
     pub pages_stolen: u64,
     pub simulated_seconds: f64,
+    pub memory_stall_seconds: f64,
+    pub memory_stall_share: f64,
+    pub task_seconds: f64,
 }
 
 impl Figures {
@@ -47,6 +50,7 @@ impl Figures {
         let miss_ratio = per(misses);
         let refaults = v("workingset_refault_anon") + v("workingset_refault_file");
         let (sin, sout) = (v("pswpin"), v("pswpout"));
+        let stall = r.memcg.first().map_or(0.0, |root| root.pressure.some.total as f64 / 1e6);
         Figures {
             page_accesses: accesses,
             misses,
@@ -61,6 +65,9 @@ impl Figures {
             pages_scanned: v("pgscan_anon") + v("pgscan_file"),
             pages_stolen: v("pgsteal_anon") + v("pgsteal_file"),
             simulated_seconds: r.sim.simulated_ns as f64 / 1e9,
+            memory_stall_seconds: stall,
+            memory_stall_share: if r.sim.simulated_ns == 0 { 0.0 } else { stall / (r.sim.simulated_ns as f64 / 1e9) },
+            task_seconds: r.sim.task_ns as f64 / 1e9,
         }
     }
 }
@@ -89,7 +96,8 @@ impl Figures {
             ("swap I/O (in + out)", format!("{} + {} pages ({:.1} MiB)", thousands(self.swap_in_pages), thousands(self.swap_out_pages), self.swap_io_mib)),
             ("OOM kills", thousands(self.oom_kills)),
             ("pages scanned / stolen by reclaim", format!("{} / {}", thousands(self.pages_scanned), thousands(self.pages_stolen))),
-            ("simulated time", format!("{:.3} s", self.simulated_seconds)),
+            ("memory stall (PSI some)", format!("{:.3} s ({:.1} % of the time)", self.memory_stall_seconds, self.memory_stall_share * 100.0)),
+            ("task time / simulated time", format!("{:.3} s / {:.3} s", self.task_seconds, self.simulated_seconds)),
         ]
     }
 }
@@ -149,6 +157,9 @@ mod tests {
             pages_scanned: scanned,
             pages_stolen: 0,
             simulated_seconds: 1.0,
+            memory_stall_seconds: 0.0,
+            memory_stall_share: 0.0,
+            task_seconds: 1.0,
         }
     }
 

@@ -41,6 +41,9 @@ pub struct SweepSpec {
     pub memcg: Vec<String>,
     #[serde(default)]
     pub seed: Option<String>,
+    /// The machine's CPU count (`cpus N`).
+    #[serde(default)]
+    pub cpus: Option<String>,
     #[serde(default)]
     pub memory: Option<String>,
     /// `NAME=NS`, fixed for every point.
@@ -79,6 +82,7 @@ enum Setting {
     Sysctl(Sysctl, u64),
     Memcg(u16, MemcgKnob, u64),
     Seed(u64),
+    Cpus(u32),
     Memory(u64),
 }
 
@@ -293,6 +297,12 @@ pub fn expand(spec: &SweepSpec, input: &Input) -> Result<Vec<Config>, Failure> {
     if let Some(v) = &spec.seed {
         axes.push(list_axis("--seed", "seed", v, |x| x.parse().map(Setting::Seed).map_err(|_| format!("`{x}` is not a whole number")))?);
     }
+    if let Some(v) = &spec.cpus {
+        axes.push(list_axis("--cpus", "cpus", v, |x| match x.parse::<u32>() {
+            Ok(n) if (1..=mglru_trace::MAX_CPUS).contains(&n) => Ok(Setting::Cpus(n)),
+            _ => Err(format!("`{x}` is not a CPU count: expected 1 to {}", mglru_trace::MAX_CPUS)),
+        })?);
+    }
     if let Some(v) = &spec.memory {
         axes.push(size_axis("--memory", "memory", v, Setting::Memory)?);
     }
@@ -330,6 +340,7 @@ pub fn expand(spec: &SweepSpec, input: &Input) -> Result<Vec<Config>, Failure> {
                 Setting::Sysctl(n, x) => cfg.opts.sysctls.push((n, x)),
                 Setting::Memcg(id, k, b) => cfg.memcg_limits.push((id, k, b)),
                 Setting::Seed(x) => cfg.opts.seed = x,
+                Setting::Cpus(n) => cfg.opts.cpus = Some(n),
                 Setting::Memory(b) => cfg.opts.memory = Some(b),
             }
         }
@@ -370,6 +381,14 @@ mod tests {
     }
 
     #[test]
+    fn cpus_are_an_axis() {
+        let spec = SweepSpec { cpus: Some("1,4".into()), ..Default::default() };
+        let c = expand(&spec, &input()).unwrap();
+        assert_eq!(c.iter().map(|c| c.opts.cpus).collect::<Vec<_>>(), vec![Some(1), Some(4)]);
+        assert_eq!(c[1].labels, vec![("cpus".to_string(), "4".to_string())]);
+    }
+
+    #[test]
     fn memcg_limits_resolve_names() {
         let spec = SweepSpec { memcg: vec!["app.max=8M,16M".into()], ..Default::default() };
         let c = expand(&spec, &input()).unwrap();
@@ -387,6 +406,7 @@ mod tests {
             (SweepSpec { memory: Some("2T".into()), ..Default::default() }, "--memory 2T: the model holds at most"),
             (SweepSpec { sysctl: vec!["vm.swappiness=0..300/4".into()], ..Default::default() }, "--sysctl"),
             (SweepSpec { policy: Some("lru".into()), ..Default::default() }, "--policy lru"),
+            (SweepSpec { cpus: Some("1,0".into()), ..Default::default() }, "--cpus 1,0: `0` is not a CPU count"),
             (SweepSpec { sysctl: vec!["vm.swappiness=1..2/5".into()], ..Default::default() }, "comes twice"),
             (SweepSpec { policy: Some("classic".into()), variant: Some("batch-aging".into()), ..Default::default() }, "multi-gen LRU only"),
         ] {

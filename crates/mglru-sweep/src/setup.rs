@@ -14,6 +14,7 @@ use crate::grid::fmt_size;
 #[derive(Clone, Debug, Default)]
 pub struct Setup {
     memory: Option<u64>,
+    cpus: Option<u32>,
     swap: Option<(u64, bool, bool)>,
     sysctls: Vec<(Sysctl, u64)>,
     /// (id, parent, max, high, low, min, swap.max) of each defined memcg.
@@ -33,6 +34,7 @@ impl Setup {
     pub fn observe(&mut self, op: &Op) {
         match *op {
             Op::Memory { bytes } => self.memory = Some(bytes),
+            Op::Cpus { n } => self.cpus = Some(n),
             Op::Swap { bytes, sync_io, ram } => self.swap = Some((bytes, sync_io, ram)),
             Op::Sysctl { name, value } if self.memcgs.is_empty() => self.sysctls.push((name, value)),
             Op::Memcg { id, parent, new: true, max, high, low, min, swap_max } => self.memcgs.push((id, parent, [max, high, low, min, swap_max])),
@@ -70,6 +72,12 @@ impl Setup {
             }
         };
         row(&mut o, "swap", swap);
+        let cpus = match (opts.cpus, self.cpus) {
+            (Some(n), _) => format!("{n} (--cpus)"),
+            (None, Some(n)) => format!("{n} (the trace)"),
+            (None, None) => "1 (default)".into(),
+        };
+        row(&mut o, "CPUs", cpus);
         if !self.memcgs.is_empty() {
             let mut parts = Vec::new();
             for &(id, parent, lim) in &self.memcgs {
