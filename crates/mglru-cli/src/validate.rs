@@ -35,8 +35,8 @@ pub const COUNTERS: [&str; 11] = [
     "workingset_nodereclaim",
 ];
 
-/// A minimal JSON value and parser (the results are small and trusted
-/// to be JSON; malformed files are reported with their path).
+/// A JSON value as the comparison code reads it (parsed by serde_json;
+/// malformed files are reported with their path, line and column).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Json {
     Null,
@@ -68,132 +68,22 @@ impl Json {
     }
 }
 
+/// Parse with serde_json (errors give the line and column) into the
+/// small value type the comparison code walks.
 pub fn parse_json(s: &str) -> Result<Json, String> {
-    let b = s.as_bytes();
-    let mut i = 0;
-    let v = parse_value(b, &mut i)?;
-    skip_ws(b, &mut i);
-    if i != b.len() {
-        return Err(format!("trailing data at byte {i}"));
-    }
-    Ok(v)
+    let v: serde_json::Value = serde_json::from_str(s).map_err(|e| e.to_string())?;
+    Ok(from_value(v))
 }
 
-fn skip_ws(b: &[u8], i: &mut usize) {
-    while *i < b.len() && b[*i].is_ascii_whitespace() {
-        *i += 1;
-    }
-}
-
-fn parse_value(b: &[u8], i: &mut usize) -> Result<Json, String> {
-    skip_ws(b, i);
-    match b.get(*i) {
-        None => Err("unexpected end".into()),
-        Some(b'{') => {
-            *i += 1;
-            let mut m = BTreeMap::new();
-            skip_ws(b, i);
-            if b.get(*i) == Some(&b'}') {
-                *i += 1;
-                return Ok(Json::Obj(m));
-            }
-            loop {
-                skip_ws(b, i);
-                let Json::Str(k) = parse_value(b, i)? else { return Err(format!("expected a key at byte {i}")) };
-                skip_ws(b, i);
-                if b.get(*i) != Some(&b':') {
-                    return Err(format!("expected ':' at byte {i}"));
-                }
-                *i += 1;
-                let v = parse_value(b, i)?;
-                m.insert(k, v);
-                skip_ws(b, i);
-                match b.get(*i) {
-                    Some(b',') => *i += 1,
-                    Some(b'}') => {
-                        *i += 1;
-                        return Ok(Json::Obj(m));
-                    }
-                    _ => return Err(format!("expected ',' or '}}' at byte {i}")),
-                }
-            }
-        }
-        Some(b'[') => {
-            *i += 1;
-            let mut a = Vec::new();
-            skip_ws(b, i);
-            if b.get(*i) == Some(&b']') {
-                *i += 1;
-                return Ok(Json::Arr(a));
-            }
-            loop {
-                a.push(parse_value(b, i)?);
-                skip_ws(b, i);
-                match b.get(*i) {
-                    Some(b',') => *i += 1,
-                    Some(b']') => {
-                        *i += 1;
-                        return Ok(Json::Arr(a));
-                    }
-                    _ => return Err(format!("expected ',' or ']' at byte {i}")),
-                }
-            }
-        }
-        Some(b'"') => {
-            *i += 1;
-            let mut s = String::new();
-            while let Some(&c) = b.get(*i) {
-                *i += 1;
-                match c {
-                    b'"' => return Ok(Json::Str(s)),
-                    b'\\' => {
-                        let e = *b.get(*i).ok_or("bad escape")?;
-                        *i += 1;
-                        match e {
-                            b'n' => s.push('\n'),
-                            b't' => s.push('\t'),
-                            b'r' => s.push('\r'),
-                            b'u' => {
-                                let h = std::str::from_utf8(b.get(*i..*i + 4).ok_or("bad \\u")?).map_err(|e| e.to_string())?;
-                                let cp = u32::from_str_radix(h, 16).map_err(|e| e.to_string())?;
-                                s.push(char::from_u32(cp).unwrap_or('?'));
-                                *i += 4;
-                            }
-                            other => s.push(other as char),
-                        }
-                    }
-                    _ => {
-                        // Re-decode multi-byte UTF-8 sequences.
-                        let start = *i - 1;
-                        let len = if c < 0x80 { 1 } else if c >> 5 == 6 { 2 } else if c >> 4 == 14 { 3 } else { 4 };
-                        let end = (start + len).min(b.len());
-                        s.push_str(std::str::from_utf8(&b[start..end]).unwrap_or("?"));
-                        *i = end;
-                    }
-                }
-            }
-            Err("unterminated string".into())
-        }
-        Some(b't') if b[*i..].starts_with(b"true") => {
-            *i += 4;
-            Ok(Json::Bool(true))
-        }
-        Some(b'f') if b[*i..].starts_with(b"false") => {
-            *i += 5;
-            Ok(Json::Bool(false))
-        }
-        Some(b'n') if b[*i..].starts_with(b"null") => {
-            *i += 4;
-            Ok(Json::Null)
-        }
-        Some(_) => {
-            let start = *i;
-            while *i < b.len() && (b[*i].is_ascii_digit() || b"+-.eE".contains(&b[*i])) {
-                *i += 1;
-            }
-            let t = std::str::from_utf8(&b[start..*i]).map_err(|e| e.to_string())?;
-            t.parse::<f64>().map(Json::Num).map_err(|_| format!("bad value at byte {start}"))
-        }
+fn from_value(v: serde_json::Value) -> Json {
+    use serde_json::Value as V;
+    match v {
+        V::Null => Json::Null,
+        V::Bool(b) => Json::Bool(b),
+        V::Number(n) => Json::Num(n.as_f64().unwrap_or(f64::NAN)),
+        V::String(s) => Json::Str(s),
+        V::Array(a) => Json::Arr(a.into_iter().map(from_value).collect()),
+        V::Object(m) => Json::Obj(m.into_iter().map(|(k, v)| (k, from_value(v))).collect()),
     }
 }
 
