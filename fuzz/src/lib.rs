@@ -86,6 +86,7 @@ impl Rng {
 const DICT: &[&str] = &[
     "memory ", "swap ", "sysctl ", "memcg ", "file ", "task ", "anon ", "mmap ", "read ", "write ",
     "load ", "store ", "advise ", "reclaim ", "sleep ", "exit ", "dump", "lru_gen + ", "lru_gen - ",
+    "cpus ", "cpu=",
     "size=", "readahead=", "max=", "high=", "low=", "min=", "swap.max=", "parent=", "memcg=", "file=",
     "sync=y", "ram=y", "vm.swappiness=", "lru_gen.enabled=", "root", "dontneed", "noreuse", "max",
     "K", "M", "G", "T", "KiB", "ns", "us", "ms", "s", "0", "1", "4095", "4096", "65535", "65536",
@@ -325,7 +326,22 @@ const RUN_MAX_SLEEP_NS: u64 = 10_000_000_000;
 const RUN_MAX_OPS: usize = 5000;
 
 fn run(input: &[u8]) -> Result<Outcome, String> {
-    let Ok(mut r) = TraceReader::from_reader("fuzz", Box::new(io::Cursor::new(input.to_vec()))) else {
+    // `workload:SPEC` runs the trace a generator writes (its first
+    // LINE_BUDGET lines), anything else is a text trace.
+    let source: Box<dyn Read + Send> = match input.strip_prefix(b"workload:") {
+        Some(spec) => {
+            let spec = String::from_utf8_lossy(spec);
+            if spec.trim_start().starts_with("fio-job") {
+                return Ok(Outcome::Rejected);
+            }
+            match mglru_workload::workload(&spec) {
+                Err(_) => return Ok(Outcome::Rejected),
+                Ok(lines) => Box::new(LinesReader { lines: lines.take(LINE_BUDGET), pending: Vec::new(), pos: 0, error: None }),
+            }
+        }
+        None => Box::new(io::Cursor::new(input.to_vec())),
+    };
+    let Ok(mut r) = TraceReader::from_reader("fuzz", source) else {
         return Ok(Outcome::Rejected);
     };
     let mut ops = Vec::new();

@@ -951,7 +951,9 @@ impl FioPlan {
             if c.time_based && c.runtime.is_none() {
                 return Err(s.err(&["time_based"], "--time_based needs --runtime"));
             }
-            let total_ns = c.ramp.saturating_add(c.runtime.unwrap_or(0));
+            let total_ns = c.ramp.checked_add(c.runtime.unwrap_or(0)).ok_or_else(|| {
+                s.err(&["ramp_time", "runtime"], "--ramp_time plus --runtime does not fit in 64 bits of nanoseconds")
+            })?;
             let time_cap = c
                 .runtime
                 .map(|_| ((job_rate as u128 * total_ns as u128) / NS_PER_SEC as u128).min(u64::MAX as u128) as u64);

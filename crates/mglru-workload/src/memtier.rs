@@ -392,7 +392,12 @@ pub(crate) fn parse_run(cmd: &str) -> Result<RunCfg, String> {
             }
             "clients" => c.clients = num(key, &value)?,
             "threads" => c.threads = num(key, &value)?,
-            "test-time" => c.test_time = Some(num(key, &value)?.saturating_mul(NS_PER_SEC)),
+            "test-time" => {
+                let secs = num(key, &value)?;
+                c.test_time = Some(secs.checked_mul(NS_PER_SEC).ok_or_else(|| {
+                    format!("memtier: --test-time={}: too long (at most {} seconds)", value, u64::MAX / NS_PER_SEC)
+                })?)
+            }
             "rate-limiting" => c.rate_limit = Some(num(key, &value)?),
             "ratio" => {
                 let (a, b) = value

@@ -217,3 +217,12 @@ fn strace_timestamp_overflow_is_an_error() {
     let e = import_err("strace", b"1000 10:2147483648:01.000000 read(3, \"z\"..., 100) = 100\n");
     assert!(e.contains(":1: bad timestamp `10:2147483648:01.000000`"), "{e}");
 }
+
+#[test]
+fn long_times_are_errors_not_caps() {
+    // Both saturated at 2^64 ns silently.
+    let e = gen_err("memtier:--test-time=18446744074 -c 1 -t 1");
+    assert!(e.contains("--test-time=18446744074: too long (at most 18446744073 seconds)"), "{e}");
+    let e = gen_err("fio:--name=x --size=1m --time_based --runtime=18446744073 --ramp_time=1");
+    assert!(e.contains("--ramp_time plus --runtime does not fit in 64 bits"), "{e}");
+}
