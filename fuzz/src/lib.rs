@@ -39,7 +39,7 @@ pub const HANG_MS: u128 = 10_000;
 /// The most lines of a generated or imported trace a single input reads
 /// back: enough to pass the setup and many operations, bounded so that an
 /// input that asks for 10^12 operations still ends.
-pub const LINE_BUDGET: usize = 4000;
+pub const LINE_BUDGET: usize = 2000;
 
 /// The longest input the mutator makes.
 pub const MAX_INPUT: usize = 16 << 10;

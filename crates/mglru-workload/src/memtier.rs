@@ -641,7 +641,7 @@ struct MemtierGen {
 }
 
 /// Consecutive silent requests per `# ... GET misses` comment.
-const MISS_NOTE: u64 = 1 << 12;
+const MISS_NOTE: u64 = 1 << 10;
 
 impl Source for MemtierGen {
     fn step(&mut self, out: &mut VecDeque<String>) -> Result<bool, String> {
