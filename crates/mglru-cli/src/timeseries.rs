@@ -22,7 +22,9 @@ const EVENTS: [Ev; 12] = [
 ];
 
 pub struct Series {
-    out: std::io::BufWriter<Box<dyn Write>>,
+    /// Flexible: a header line is written again when memcgs appear, and
+    /// the rows after it are longer.
+    out: csv::Writer<Box<dyn Write>>,
     path: String,
     interval_ns: u64,
     next: u64,
@@ -37,7 +39,8 @@ impl Series {
         } else {
             Box::new(std::fs::File::create(path).map_err(|e| format!("--timeseries {path}: cannot write there: {e}"))?)
         };
-        Ok(Series { out: std::io::BufWriter::new(f), path: path.to_string(), interval_ns: interval_ms * 1_000_000, next: 0, header_for: 0 })
+        let out = csv::WriterBuilder::new().flexible(true).from_writer(f);
+        Ok(Series { out, path: path.to_string(), interval_ns: interval_ms * 1_000_000, next: 0, header_for: 0 })
     }
 
     /// Write rows for every interval boundary the clock has passed.
@@ -58,41 +61,40 @@ impl Series {
     }
 
     fn row(&mut self, k: &Kernel, name: &dyn Fn(u16) -> String) -> Result<(), String> {
-        let err = |e: std::io::Error| format!("writing {}: {e}", "timeseries");
+        let path = self.path.clone();
+        let err = move |e: csv::Error| format!("writing {path}: {e}");
         if self.header_for != k.memcgs.len() {
             // (Re)write a header when memcgs appear: a new header line starts a new block.
-            let mut h = String::from("time_s");
-            for e in EVENTS {
-                h.push(',');
-                h.push_str(e.name());
-            }
+            let mut h = vec!["time_s".to_string()];
+            h.extend(EVENTS.iter().map(|e| e.name().to_string()));
             for m in 0..k.memcgs.len() as u16 {
                 let n = name(m);
-                h.push_str(&format!(",{n}:current_bytes"));
+                h.push(format!("{n}:current_bytes"));
                 for g in 0..4 {
-                    h.push_str(&format!(",{n}:gen{g}_anon,{n}:gen{g}_file"));
+                    h.push(format!("{n}:gen{g}_anon"));
+                    h.push(format!("{n}:gen{g}_file"));
                 }
             }
-            writeln!(self.out, "{h}").map_err(err)?;
+            self.out.write_record(&h).map_err(&err)?;
             self.header_for = k.memcgs.len();
         }
-        let mut r = format!("{:.3}", k.now as f64 / 1e9);
-        for e in EVENTS {
-            r.push_str(&format!(",{}", k.ev.get(e)));
-        }
+        let mut r = vec![format!("{:.3}", k.now as f64 / 1e9)];
+        r.extend(EVENTS.iter().map(|&e| k.ev.get(e).to_string()));
         for m in &k.memcgs {
-            r.push_str(&format!(",{}", m.usage * 4096));
+            r.push((m.usage * 4096).to_string());
             let lg = &m.lruvec.lrugen;
             for g in 0..4u64 {
                 // g = 0 is the youngest generation (max_seq).
                 if lg.max_seq >= g && lg.max_seq - g >= lg.min_seq[0].min(lg.min_seq[1]) {
                     let gen = ((lg.max_seq - g) % 4) as usize;
-                    r.push_str(&format!(",{},{}", lg.nr_pages[gen][0].max(0), lg.nr_pages[gen][1].max(0)));
+                    r.push(lg.nr_pages[gen][0].max(0).to_string());
+                    r.push(lg.nr_pages[gen][1].max(0).to_string());
                 } else {
-                    r.push_str(",0,0");
+                    r.push("0".into());
+                    r.push("0".into());
                 }
             }
         }
-        writeln!(self.out, "{r}").map_err(err)
+        self.out.write_record(&r).map_err(&err)
     }
 }
