@@ -531,6 +531,7 @@ pub fn fuzz(target: &str, iterations: u64, seed: u64, scratch: &Path, mut progre
     }
     stop.store(true, Ordering::Relaxed);
     let _ = watchdog.join();
+    remove_scratch(scratch);
     std::panic::set_hook(hook);
     stats
 }
@@ -575,6 +576,15 @@ pub fn scratch_dir(what: &str) -> PathBuf {
     let d = base.join(format!("mglru-fuzz-{what}-{}-{:?}", std::process::id(), std::thread::current().id()).replace(['(', ')'], ""));
     std::fs::create_dir_all(&d).expect("scratch directory");
     d
+}
+
+/// Removes an input file written by the importer targets, and its
+/// directory if that is then empty (tests leave nothing in /dev/shm).
+pub fn remove_scratch(file: &Path) {
+    let _ = std::fs::remove_file(file);
+    if let Some(d) = file.parent() {
+        let _ = std::fs::remove_dir(d);
+    }
 }
 
 fn fnv(b: &[u8]) -> u64 {

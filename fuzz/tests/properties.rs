@@ -30,6 +30,7 @@ fn count() -> impl Strategy<Value = u64> {
 fn check(target: &str, input: &[u8]) -> Result<Outcome, TestCaseError> {
     let scratch = scratch_dir("props").join(target);
     let r = exec(target, input, &scratch).map_err(|e| TestCaseError::fail(format!("{target}: {e}")));
+    mglru_fuzz::remove_scratch(&scratch);
     if std::env::var_os("MGLRU_PROPS_VERBOSE").is_some() {
         eprintln!("{target}: {r:?}");
     }

@@ -37,6 +37,7 @@ fn every_seed_is_valid_input() {
         assert!(!seeds.is_empty(), "{t}: no seed corpus");
         for (i, s) in seeds.iter().enumerate() {
             let r = exec(t, s, &scratch(t));
+            mglru_fuzz::remove_scratch(&scratch(t));
             assert_eq!(r, Ok(Outcome::Valid), "{t}: seed {i}: {:?}", String::from_utf8_lossy(s));
         }
     }
