@@ -45,6 +45,11 @@ impl Default for CostModel {
     }
 }
 
+/// The largest value of one cost, 1 s: a cost is per operation or per
+/// page, and larger values only make the clock race (and wrap) while
+/// every periodic timer fires in between.
+pub const MAX_COST_NS: u64 = 1_000_000_000;
+
 impl CostModel {
     pub const NAMES: [&'static str; 9] =
         ["op", "mem_access", "page_copy", "minor_fault", "disk_read", "disk_write", "swap_read", "swap_write", "scan"];
@@ -65,6 +70,11 @@ impl CostModel {
                 return Err(format!("unknown cost '{}': expected one of {}", name, Self::NAMES.join(", ")));
             }
         };
+        if ns > MAX_COST_NS {
+            return Err(format!(
+                "cost {name}={ns} is too large: at most {MAX_COST_NS} ns (1 s) per operation or page"
+            ));
+        }
         *slot = ns;
         Ok(())
     }
@@ -81,5 +91,19 @@ impl CostModel {
             "scan" => self.scan,
             _ => return None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cost_above_one_second_is_refused_by_name() {
+        let mut c = CostModel::default();
+        assert!(c.set("op", MAX_COST_NS).is_ok());
+        let e = c.set("op", u64::MAX).unwrap_err();
+        assert!(e.contains("op=") && e.contains("1 s"), "{e}");
+        assert_eq!(c.op, MAX_COST_NS);
     }
 }
