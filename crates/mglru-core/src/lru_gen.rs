@@ -251,7 +251,7 @@ impl Kernel {
         self.folios.unlink(&mut list, pfn);
         self.memcgs[memcg].lruvec.lrugen.folios[loc][type_][zone] = list;
         self.folios.get_mut(pfn).set_list_field(0);
-        self.zone_lru[zone][type_] -= 1;
+        self.zone_lru_count(zone, type_, false);
     }
 
     /// Link a folio at the head or tail of list [gen][type][its zone].
@@ -266,7 +266,7 @@ impl Kernel {
         }
         self.memcgs[m].lruvec.lrugen.folios[gen][type_][zone] = to;
         self.folios.get_mut(pfn).set_list_field(gen as u32 + 1);
-        self.zone_lru[zone][type_] += 1;
+        self.zone_lru_count(zone, type_, true);
     }
 
     /// Move a folio to the head or tail of list [gen][type][its zone]

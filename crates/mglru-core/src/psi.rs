@@ -55,6 +55,19 @@ struct CpuTimes {
     nonidle: u64,
 }
 
+impl CpuTimes {
+    /// `dt` ns of a non-idle task, stalled or not. One task runs at a time:
+    /// the stalled task is the only non-idle one of each of its groups, so
+    /// some and full agree (simplification 2).
+    fn add(&mut self, dt: u64, stall: bool) {
+        self.nonidle += dt;
+        if stall {
+            self.some += dt;
+            self.full += dt;
+        }
+    }
+}
+
 /// `struct psi_group`, memory states only, with the averages' aggregator.
 #[derive(Clone, Debug)]
 pub struct PsiGroup {
@@ -102,6 +115,17 @@ impl PsiGroup {
         }
         for s in 0..2 {
             self.total[s] += (deltas[s] / nonidle_total.max(1) as u128) as u64;
+        }
+        active
+    }
+
+    /// What the averaging work and a read of the file both do at `now`:
+    /// collect, and update the averages if their time has come. True if
+    /// any CPU was non-idle.
+    fn sample(&mut self, now: u64) -> bool {
+        let active = self.collect();
+        if now >= self.avg_next_update {
+            self.avg_next_update = self.update_averages(now);
         }
         active
     }
@@ -241,15 +265,7 @@ impl Kernel {
         let cpu = self.cpu;
         let mut m = self.tasks[self.current as usize].memcg;
         loop {
-            let c = &mut self.psi.groups[m as usize].cpus[cpu];
-            c.nonidle += dt;
-            if stall {
-                // One task runs at a time: the stalled task is the only
-                // non-idle one of each of its groups, so some and full
-                // agree (simplification 2).
-                c.some += dt;
-                c.full += dt;
-            }
+            self.psi.groups[m as usize].cpus[cpu].add(dt, stall);
             if m == ROOT_MEMCG {
                 break;
             }
@@ -342,10 +358,7 @@ impl Kernel {
         self.psi_settle();
         let now = self.now;
         let g = &mut self.psi.groups[m as usize];
-        let active = g.collect();
-        if now >= g.avg_next_update {
-            g.avg_next_update = g.update_averages(now);
-        }
+        let active = g.sample(now);
         if active {
             // schedule_delayed_work(nsecs_to_jiffies(next - now) + 1)
             let delay = ((g.avg_next_update - now) / NSEC_PER_JIFFY + 1) * NSEC_PER_JIFFY;
@@ -362,18 +375,10 @@ impl Kernel {
         if dt > 0 && self.psi.state != PsiState::Idle && !self.tasks.is_empty() {
             let task_memcg = self.tasks[self.current as usize].memcg;
             if self.memcg_is_descendant(task_memcg, memcg) {
-                let c = &mut g.cpus[self.cpu];
-                c.nonidle += dt;
-                if self.psi.state == PsiState::Memstall {
-                    c.some += dt;
-                    c.full += dt;
-                }
+                g.cpus[self.cpu].add(dt, self.psi.state == PsiState::Memstall);
             }
         }
-        g.collect();
-        if self.now >= g.avg_next_update {
-            g.avg_next_update = g.update_averages(self.now);
-        }
+        g.sample(self.now);
         g
     }
 
@@ -384,10 +389,7 @@ impl Kernel {
         self.psi_settle();
         let now = self.now;
         let g = &mut self.psi.groups[memcg as usize];
-        g.collect();
-        if now >= g.avg_next_update {
-            g.avg_next_update = g.update_averages(now);
-        }
+        g.sample(now);
         g.show()
     }
 }

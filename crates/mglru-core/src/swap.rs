@@ -63,8 +63,14 @@ impl Kernel {
         if lru >= LRU_UNEVICTABLE {
             return;
         }
-        let z = self.folios.zone_of(pfn);
-        let c = &mut self.zone_lru[z][lru / 2];
+        self.zone_lru_count(self.folios.zone_of(pfn), lru / 2, add);
+    }
+
+    /// One folio of type `type_` joins or leaves zone `z`'s LRU count
+    /// (both policies' list operations end here).
+    #[inline]
+    pub(crate) fn zone_lru_count(&mut self, z: usize, type_: usize, add: bool) {
+        let c = &mut self.zone_lru[z][type_];
         if add {
             *c += 1;
         } else {
