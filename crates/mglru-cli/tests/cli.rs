@@ -381,3 +381,25 @@ fn bad_sweeps_fail_before_running() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--csv /nonexistent-dir/x.csv: cannot write there"));
 }
+
+/// `--cpus N` (the README's example): two tasks, the second defined on
+/// CPU 1 by the round-robin placement; the JSON has the CPU count, each
+/// task's CPU and CPU time, and each memcg's memory.pressure; the trace's
+/// own `cpu=` beyond `--cpus` is an error naming the fix.
+#[test]
+fn cpus_option_places_tasks_and_reports_cpu_time_and_pressure() {
+    let t = tmp("cpus.trace", "memory 64M\nfile f size=1M readahead=0\ntask a\ntask b\nread a f 0 8\nread b f 8 8\n");
+    let o = run(&["run", t.to_str().unwrap(), "--cpus", "2", "--json", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["cpu"]["cpus"], 2);
+    assert_eq!(v["cpu"]["tasks"]["a"]["cpu"], 0);
+    assert_eq!(v["cpu"]["tasks"]["b"]["cpu"], 1);
+    // 8 pages copied by read() each at the default page_copy (500 ns).
+    assert_eq!(v["cpu"]["tasks"]["a"]["stime_ns"], 4000);
+    assert_eq!(v["memcg"]["root"]["pressure"]["some"]["total"], 0);
+    let t = tmp("cpus-bad.trace", "memory 64M\ntask a cpu=3\n");
+    let o = run(&["run", t.to_str().unwrap(), "--cpus", "2"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("cpu=3") && stderr(&o).contains("2 CPUs"), "{}", stderr(&o));
+}
