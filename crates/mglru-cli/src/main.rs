@@ -83,6 +83,26 @@ enum Cmd {
     Man,
 }
 
+/// `--kswapd`.
+#[derive(Clone, Copy, Debug, Default, ValueEnum)]
+enum KswapdArg {
+    /// balance_pgdat runs to completion when kswapd is woken, taking no simulated time
+    #[default]
+    Instant,
+    /// kswapd is a thread in simulated time: it reclaims pass by pass beside the tasks,
+    /// sleeps short and long, and direct reclaim happens when it falls behind
+    Thread,
+}
+
+impl From<KswapdArg> for mglru_core::kswapd::KswapdMode {
+    fn from(a: KswapdArg) -> Self {
+        match a {
+            KswapdArg::Instant => mglru_core::kswapd::KswapdMode::Instant,
+            KswapdArg::Thread => mglru_core::kswapd::KswapdMode::Thread,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum PolicyArg {
     Classic,
@@ -115,6 +135,9 @@ struct RunArgs {
     /// `task ID cpu=K` (docs/TRACE_FORMAT.md)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=mglru_trace::MAX_CPUS as i64))]
     cpus: Option<u32>,
+    /// How kswapd runs: `instant` (default) or `thread` (docs/FIDELITY.md simplification 2)
+    #[arg(long, value_enum, default_value_t = KswapdArg::Instant)]
+    kswapd: KswapdArg,
     /// A sysctl applied after the trace's setup section (repeatable): vm.swappiness,
     /// vm.page-cluster, vm.min_free_kbytes, vm.watermark_scale_factor, vm.dirty_ratio,
     /// vm.dirty_background_ratio, vm.dirty_expire_centisecs, vm.dirty_writeback_centisecs,
@@ -170,6 +193,9 @@ struct ValidateArgs {
     /// The folder of kernel results in DIR (results-repeat is a second run)
     #[arg(long, value_name = "SUB", default_value = "results")]
     results: String,
+    /// How the model's kswapd runs: `instant` (default) or `thread`
+    #[arg(long, value_enum, default_value_t = KswapdArg::Instant)]
+    kswapd: KswapdArg,
     /// Only this trace of the suite
     #[arg(long, value_name = "NAME")]
     trace: Option<String>,
@@ -351,7 +377,7 @@ fn cmd_validate(a: ValidateArgs) -> ExitCode {
         if a.check || a.json.is_some() || !a.extra.is_empty() {
             return fail(Failure::input("--timeline shows one trace along its run; run --check, --json and --extra without it"));
         }
-        return match timeline::build(&dir, &a.results, &trace, &names, !a.cost_model_clock) {
+        return match timeline::build(&dir, &a.results, &trace, &names, !a.cost_model_clock, a.kswapd.into()) {
             Ok(tls) => done(output::print(&timeline::render(&trace, &names, &tls, every_ms))),
             Err(e) => fail(Failure::input(e)),
         };
@@ -360,7 +386,7 @@ fn cmd_validate(a: ValidateArgs) -> ExitCode {
         Ok(j) => j,
         Err(f) => return fail(f),
     };
-    let cmp = match validate::compare_suite(&dir, &a.results, a.trace.as_deref(), !a.cost_model_clock, &a.extra) {
+    let cmp = match validate::compare_suite(&dir, &a.results, a.trace.as_deref(), !a.cost_model_clock, &a.extra, a.kswapd.into()) {
         Ok(c) => c,
         Err(e) => return fail(Failure::input(e)),
     };

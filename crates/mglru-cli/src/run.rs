@@ -41,6 +41,7 @@ fn options(a: &RunArgs) -> Result<(Source, RunOptions), Failure> {
         seed: a.seed,
         variant,
         cpus: a.cpus,
+        kswapd: a.kswapd.into(),
         ..Default::default()
     };
     Ok((source, opts))

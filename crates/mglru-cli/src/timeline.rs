@@ -75,7 +75,14 @@ pub struct PolicyTimeline {
 
 /// Kernel and model side by side for `trace`, each policy with a result
 /// in `dir/results` that has a `vmstat_profile`.
-pub fn build(dir: &Path, results: &str, trace: &str, names: &[String], follow_guest_clock: bool) -> Result<Vec<PolicyTimeline>, String> {
+pub fn build(
+    dir: &Path,
+    results: &str,
+    trace: &str,
+    names: &[String],
+    follow_guest_clock: bool,
+    kswapd: mglru_core::kswapd::KswapdMode,
+) -> Result<Vec<PolicyTimeline>, String> {
     let trace_path = dir.join("traces").join(format!("{trace}.trace.gz"));
     if !trace_path.is_file() {
         return Err(format!("--timeline: {} does not exist (--trace names a trace of the suite)", trace_path.display()));
@@ -106,7 +113,7 @@ pub fn build(dir: &Path, results: &str, trace: &str, names: &[String], follow_gu
         let policy = if pname == "self" { None } else { Some(kr.policy) };
         let (memory, zones) = validate::model_memory(&start_free, trace, &kr);
         let profile: &[(u64, u64)] = if follow_guest_clock { &kr.profile } else { &[] };
-        let (_, samples) = validate::simulate_trace_sampled(&trace_path, policy, memory, zones, platform.clone(), profile, &tl.lines)
+        let (_, samples) = validate::simulate_trace_sampled(&trace_path, policy, memory, zones, platform.clone(), profile, &tl.lines, kswapd)
             .map_err(|e| format!("{}: {e}", rp.display()))?;
         let model_of = |i: usize, n: &str| -> Result<f64, String> {
             samples[i]

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use mglru_core::report::Report;
 use mglru_core::cost::CostModel;
+use mglru_core::kswapd::KswapdMode;
 use mglru_core::{Policy, RunOptions, Simulator};
 use mglru_core::kernel::{ZoneSpec, ZONE_NAMES};
 use mglru_core::folio::NR_ZONES;
@@ -339,7 +340,16 @@ pub fn trace_sleeps(reader: &mut TraceReader) -> Result<Vec<(u64, u64)>, String>
 /// that much earlier in the workload than on the guest. Latencies that are
 /// not the workload's own time (writeback completing) are kept.
 pub fn guest_clock_costs(c: CostModel) -> CostModel {
-    CostModel { op: 0, mem_access: 0, page_copy: 0, minor_fault: 0, disk_read: 0, swap_read: 0, scan: 0, ..c }
+    CostModel {
+        op: 0,
+        mem_access: 0,
+        page_copy: 0,
+        minor_fault: 0,
+        disk_read: 0,
+        swap_read: 0,
+        tasks_on_external_clock: true,
+        ..c
+    }
 }
 
 /// Replay `trace` on the model. With a time `profile` (the guest's clock
@@ -356,8 +366,9 @@ pub fn simulate_trace(
     zones: Option<[ZoneSpec; NR_ZONES]>,
     cost: Option<CostModel>,
     profile: &[(u64, u64)],
+    kswapd: KswapdMode,
 ) -> Result<Report, String> {
-    simulate_trace_sampled(trace, policy, memory, zones, cost, profile, &[]).map(|(r, _)| r)
+    simulate_trace_sampled(trace, policy, memory, zones, cost, profile, &[], kswapd).map(|(r, _)| r)
 }
 
 /// The model's clock (ns) and `/proc/vmstat` at one sampled line.
@@ -374,6 +385,7 @@ pub fn simulate_trace_sampled(
     cost: Option<CostModel>,
     profile: &[(u64, u64)],
     sample_lines: &[u64],
+    kswapd: KswapdMode,
 ) -> Result<(Report, Vec<ModelSample>), String> {
     let sleeps = if profile.is_empty() {
         Vec::new()
@@ -382,7 +394,7 @@ pub fn simulate_trace_sampled(
     };
     let mut reader = TraceReader::open(trace).map_err(|e| e.to_string())?;
     let cost = if profile.is_empty() { cost } else { Some(guest_clock_costs(cost.unwrap_or_default())) };
-    let mut sim = Simulator::new(RunOptions { policy, memory, zones, cost, ..Default::default() });
+    let mut sim = Simulator::new(RunOptions { policy, memory, zones, cost, kswapd, ..Default::default() });
     let mut clock = GuestClock::new(profile, &sleeps);
     let mut samples = Vec::with_capacity(sample_lines.len());
     let mut next = 0;
@@ -495,6 +507,7 @@ pub fn compare_suite(
     only: Option<&str>,
     follow_guest_clock: bool,
     extra: &[String],
+    kswapd: KswapdMode,
 ) -> Result<Comparison, String> {
     let start_free = start_free_traces(dir);
     let platform = load_platform(dir)?;
@@ -531,7 +544,7 @@ pub fn compare_suite(
             let policy = if pname == "self" { None } else { Some(kr.policy) };
             let (memory, zones) = model_memory(&start_free, &name, &kr);
             let profile: &[(u64, u64)] = if follow_guest_clock { &kr.profile } else { &[] };
-            let rep = simulate_trace(&trace, policy, memory, zones, platform.clone(), profile)?;
+            let rep = simulate_trace(&trace, policy, memory, zones, platform.clone(), profile, kswapd)?;
             cmp.meta.push(format!("{name}.{pname}: {}", kr.meta));
             let sim: f64Map = rep.vmstat.iter().map(|(k, v)| (k.to_string(), *v as f64)).collect();
             let p = policy_name(kr.policy);
@@ -998,10 +1011,12 @@ mod tests {
         assert_eq!(c.target(44), Some(4_700));
         assert_eq!(c.target(45), Some(5_750));
         assert_eq!(c.target(99), Some(6_000));
-        let base = CostModel { disk_write: 7, swap_write: 9, ..CostModel::default() };
+        let base = CostModel { disk_write: 7, swap_write: 9, scan: 11, ..CostModel::default() };
         let g = guest_clock_costs(base);
-        assert_eq!((g.op, g.mem_access, g.page_copy, g.minor_fault, g.disk_read, g.swap_read, g.scan), (0, 0, 0, 0, 0, 0, 0));
-        assert_eq!((g.disk_write, g.swap_write), (7, 9));
+        assert_eq!((g.op, g.mem_access, g.page_copy, g.minor_fault, g.disk_read, g.swap_read), (0, 0, 0, 0, 0, 0));
+        // kswapd's scanning is not in the guest's task clock: it keeps its
+        // cost, and only the tasks' reclaim stops moving the clock.
+        assert_eq!((g.disk_write, g.swap_write, g.scan, g.tasks_on_external_clock), (7, 9, 11, true));
     }
 
     #[test]

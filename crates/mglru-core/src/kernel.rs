@@ -170,6 +170,8 @@ pub struct MachineConfig {
     pub variant: Variant,
     /// Number of CPUs (`cpus N`).
     pub cpus: u32,
+    /// How kswapd runs (`--kswapd`).
+    pub kswapd: crate::kswapd::KswapdMode,
 }
 
 impl Default for MachineConfig {
@@ -185,6 +187,7 @@ impl Default for MachineConfig {
             seed: 0,
             variant: Variant::Plain,
             cpus: DEFAULT_CPUS,
+            kswapd: Default::default(),
         }
     }
 }
@@ -308,6 +311,8 @@ pub struct Kernel {
     pub rng: crate::sim::rng::Rng,
     /// Pressure stall information (`/proc/pressure/memory`, memory.pressure).
     pub psi: crate::psi::Psi,
+    /// kswapd0 in simulated time.
+    pub kswapd: crate::kswapd::Kswapd,
 }
 
 impl Kernel {
@@ -365,6 +370,8 @@ impl Kernel {
             protected_batch: Vec::new(),
             rng: crate::sim::rng::Rng::new(cfg.seed),
             psi: crate::psi::Psi::new(cfg.cpus.max(1) as usize),
+            // kswapd runs on the last CPU (crate::kswapd).
+            kswapd: crate::kswapd::Kswapd::new(cfg.cpus.max(1) as usize - 1, cfg.kswapd),
         };
         k.setup_per_zone_wmarks();
         k.setup_per_zone_lowmem_reserve();
@@ -479,6 +486,31 @@ impl Kernel {
         if t > self.now {
             self.now = t;
         }
+        self.kswapd_release_due();
+    }
+
+    /// The current task sleeps until `t` (or the clock is already past
+    /// it): timers fire and kswapd does what falls due, in time order.
+    pub fn wait_until(&mut self, t: u64) {
+        while self.kswapd.at <= t {
+            if self.kswapd.at > self.now {
+                let at = self.kswapd.at;
+                self.advance_to(at);
+            }
+            if self.in_kswapd {
+                break;
+            }
+            self.kswapd_run();
+        }
+        self.advance_to(t);
+    }
+
+    /// The current task sleeps `ns` (throttling, a penalty): time it
+    /// spends, not on a CPU.
+    pub fn sleep(&mut self, ns: u64) {
+        self.sim.task_ns += ns;
+        let t = self.now + ns;
+        self.wait_until(t);
     }
 
     /// `memcg_page_state_local(NR_SLAB_*_B) >> PAGE_SHIFT`: the slab of a

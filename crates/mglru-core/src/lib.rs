@@ -10,6 +10,7 @@ pub mod filemap;
 pub mod folio;
 pub mod json;
 pub mod kernel;
+pub mod kswapd;
 pub mod lru_gen;
 pub mod lru_gen_walk;
 pub mod lruvec;

@@ -520,7 +520,7 @@ impl Kernel {
             }
             // Throttle the allocating task: it sleeps in simulated time.
             self.psi_memstall_enter();
-            self.spend(penalty * NSEC_PER_JIFFY);
+            self.sleep(penalty * NSEC_PER_JIFFY);
             self.psi_memstall_leave();
             return;
         }

@@ -28,7 +28,7 @@ impl Kernel {
     /// free pages than `mark` plus what it keeps back for such requests.
     #[inline]
     pub fn zone_watermark_ok(&self, z: usize, mark: u64) -> bool {
-        self.folios.nr_free_zone(z) > mark + self.zones[z].lowmem_reserve
+        self.nr_free_available(z) > mark + self.zones[z].lowmem_reserve
     }
 
     /// Allocate one page and charge it to `memcg`; None if both failed
@@ -68,6 +68,10 @@ impl Kernel {
         debug_assert!(!f.test(pg::BUFFERS), "freeing a folio with buffers: {:?}", f);
         self.page_counter_uncharge(f.memcg, 1);
         self.ev.add(Ev::Pgfree, 1);
+        if self.in_kswapd {
+            let z = self.folios.zone_of(pfn);
+            self.kswapd_freed(z);
+        }
         self.folios.free(pfn);
     }
 
@@ -135,7 +139,7 @@ impl Kernel {
             nr += self.zone_lru[z][ANON];
         }
         if nr == 0 {
-            nr = self.folios.nr_free_zone(z);
+            nr = self.nr_free_available(z);
         }
         nr
     }
@@ -155,7 +159,7 @@ impl Kernel {
             return false;
         }
         (0..NR_ZONES).rev().filter(|&z| self.zones[z].managed > 0).any(|z| {
-            let available = self.zone_reclaimable_pages(z) + self.folios.nr_free_zone(z);
+            let available = self.zone_reclaimable_pages(z) + self.nr_free_available(z);
             available > self.zones[z].wmark[WMARK_MIN] + self.zones[z].lowmem_reserve
         })
     }
@@ -185,11 +189,10 @@ impl Kernel {
             }
             return self.alloc_no_watermarks();
         }
-        // __alloc_pages_slowpath. wake_all_kswapds: kswapd runs to
-        // completion here (docs/FIDELITY.md simplification 2); the kernel
-        // wakes it again at every `retry:`, which the model does not (its
-        // kswapd has already done all it would).
+        // __alloc_pages_slowpath. wake_all_kswapds; kswapd, woken, starts
+        // beside this task (crate::kswapd).
         self.wakeup_kswapd();
+        self.kswapd_run_due();
         if let Some(p) = self.get_page_from_freelist(WMARK_MIN) {
             return Some(p);
         }
@@ -213,7 +216,11 @@ impl Kernel {
                 return None;
             }
             if self.should_reclaim_retry(reclaimed > 0, &mut no_progress_loops) {
-                // retry: the free lists at the min watermark, then reclaim.
+                // retry: wake kswapd again (it must not sleep while the
+                // allocator loops), the free lists at the min watermark,
+                // then reclaim.
+                self.wakeup_kswapd();
+                self.kswapd_run_due();
                 if let Some(p) = self.get_page_from_freelist(WMARK_MIN) {
                     return Some(p);
                 }

@@ -12,6 +12,7 @@
 
 use crate::folio::{pg, NR_ZONES};
 use crate::kernel::{Kernel, Policy, DEF_PRIORITY, MAX_RECLAIM_RETRIES, NSEC_PER_JIFFY, HZ, SWAP_CLUSTER_MAX};
+use crate::kswapd::KSWAPD_ASLEEP;
 use crate::lruvec::{ANON, FILE, LRU_ACTIVE_ANON, LRU_ACTIVE_FILE, LRU_INACTIVE_ANON, LRU_INACTIVE_FILE};
 use crate::memcontrol::{MemcgEvent, ROOT_MEMCG};
 use crate::stat::Ev;
@@ -653,7 +654,7 @@ impl Kernel {
     }
 
     /// `snapshot_refaults`.
-    fn snapshot_refaults(&mut self, target: u16) {
+    pub(crate) fn snapshot_refaults(&mut self, target: u16) {
         if self.policy() == Policy::Mglru {
             return;
         }
@@ -810,7 +811,9 @@ impl Kernel {
     }
 
     /// `reclaim_throttle`: the reclaimer sleeps up to `jiffies`, waking
-    /// early when a timer (writeback completion) fires.
+    /// early when a timer (writeback completion) fires. A task sleeps in
+    /// simulated time (kswapd runs meanwhile); kswapd's own sleep
+    /// lengthens its pass.
     pub fn reclaim_throttle(&mut self, jiffies: u64) {
         let deadline = self.now + jiffies * NSEC_PER_JIFFY;
         let until = match self.next_timer() {
@@ -818,21 +821,24 @@ impl Kernel {
             _ => deadline,
         };
         let d = until.saturating_sub(self.now);
-        self.spend(d);
+        if self.in_kswapd {
+            self.kswapd_sleep(d);
+        } else {
+            self.sleep(d);
+        }
     }
 
     /// Reclaim CPU time for `scanned` pages: system time of the task that
-    /// reclaims, whose clock it moves; kswapd's is counted as its own CPU
-    /// time without moving the clock (it runs on a CPU of its own,
-    /// docs/FIDELITY.md simplification 2).
+    /// reclaims, whose clock it moves; kswapd's is its own CPU time, on its
+    /// own timeline (crate::kswapd).
     pub(crate) fn spend_reclaim(&mut self, scanned: u64) {
         if scanned == 0 {
             return;
         }
         let ns = scanned * self.cost.scan;
         if self.in_kswapd {
-            self.sim.kswapd_ns += ns;
-        } else {
+            self.kswapd_spend(ns);
+        } else if !self.cost.tasks_on_external_clock {
             self.spend_cpu(ns, true);
         }
     }
@@ -905,9 +911,60 @@ impl Kernel {
                 continue;
             }
             reserve += self.zones[z].wmark[0];
-            free += self.folios.nr_free_zone(z);
+            free += self.nr_free_available(z);
         }
         reserve == 0 || free > reserve / 2
+    }
+
+    /// `allow_direct_reclaim` with its side effect: when the watermark is
+    /// not met, a waiting kswapd is woken (whether or not the node is
+    /// balanced: throttled processes need it awake).
+    fn allow_direct_reclaim_wake(&mut self) -> bool {
+        let ok = self.allow_direct_reclaim();
+        if !ok && self.kswapd_failures < MAX_RECLAIM_RETRIES && self.kswapd.waiting() {
+            self.kswapd_wake();
+        }
+        ok
+    }
+
+    /// `throttle_direct_reclaim` for a `__GFP_FS` allocation: below half
+    /// the min reserve, wait on `pfmemalloc_wait` until kswapd has
+    /// restored it (it wakes the waiters at the end of each pass when
+    /// `allow_direct_reclaim` holds, and before it sleeps; a waiter woken
+    /// too early checks again and waits again).
+    fn throttle_direct_reclaim(&mut self) {
+        if self.allow_direct_reclaim_wake() {
+            return;
+        }
+        self.ev.add(Ev::PgscanDirectThrottle, 1);
+        // A waiter and a kswapd that finds the node balanced at once can
+        // wake each other without end at one instant (the kernel spins
+        // through that in real time); the model stops waiting then.
+        let mut idle_rounds = 0;
+        loop {
+            let at = self.kswapd.at;
+            if at == KSWAPD_ASLEEP {
+                // kswapd went to sleep with the waiter unsatisfied and
+                // could not be woken (hopeless node): allow_direct_reclaim
+                // now holds, or nothing will make it.
+                break;
+            }
+            if at > self.now {
+                // Asleep until kswapd's pass ends.
+                self.sim.task_ns += at - self.now;
+                self.advance_to(at);
+                idle_rounds = 0;
+            } else {
+                idle_rounds += 1;
+                if idle_rounds > MAX_RECLAIM_RETRIES {
+                    break;
+                }
+                self.kswapd_run();
+            }
+            if self.allow_direct_reclaim_wake() {
+                break;
+            }
+        }
     }
 
     /// `try_to_free_pages`: global direct reclaim of 32 pages.
@@ -915,120 +972,8 @@ impl Kernel {
         if self.in_reclaim {
             return 0;
         }
-        // throttle_direct_reclaim: below half the min reserve, wait for
-        // kswapd (the model's kswapd, woken, runs to completion, so the
-        // wait ends at once).
-        if !self.allow_direct_reclaim() {
-            self.ev.add(Ev::PgscanDirectThrottle, 1);
-            self.wakeup_kswapd();
-        }
+        self.throttle_direct_reclaim();
         let mut sc = ScanControl::new(SWAP_CLUSTER_MAX, None);
         self.do_try_to_free_pages(&mut sc)
-    }
-
-    // ---- kswapd --------------------------------------------------------------
-
-    /// `pgdat_balanced` for order 0: some zone is above its high
-    /// watermark (plus its reserve), or the node has no managed zone.
-    pub fn pgdat_balanced(&self) -> bool {
-        let mut any_managed = false;
-        for z in 0..NR_ZONES {
-            if self.zones[z].managed == 0 {
-                continue;
-            }
-            any_managed = true;
-            if self.zone_watermark_ok(z, self.zones[z].wmark[2]) {
-                return true;
-            }
-        }
-        !any_managed
-    }
-
-    /// `wakeup_kswapd`. The model runs kswapd's `balance_pgdat` to
-    /// completion at once, as if on its own idle CPU (docs/FIDELITY.md).
-    pub fn wakeup_kswapd(&mut self) {
-        if self.in_kswapd || self.in_reclaim {
-            return;
-        }
-        if self.kswapd_failures >= MAX_RECLAIM_RETRIES || self.pgdat_balanced() {
-            return;
-        }
-        self.balance_pgdat();
-    }
-
-    /// `kswapd_age_node`, classic part: deactivate anon if it is too active.
-    fn kswapd_age_node(&mut self, sc: &mut ScanControl) {
-        if self.policy() == Policy::Mglru {
-            self.lru_gen_age_node(sc);
-            return;
-        }
-        if !self.can_age_anon_pages() || !self.inactive_is_low(ROOT_MEMCG, LRU_INACTIVE_ANON) {
-            return;
-        }
-        for m in self.memcg_subtree(ROOT_MEMCG) {
-            self.shrink_active_list(SWAP_CLUSTER_MAX, m, LRU_ACTIVE_ANON, sc);
-        }
-    }
-
-    /// `balance_pgdat` for order 0 without watermark boosting.
-    pub fn balance_pgdat(&mut self) {
-        self.in_kswapd = true;
-        let was = self.in_reclaim;
-        self.in_reclaim = true;
-        self.ev.add(Ev::Pageoutrun, 1);
-        let mut sc = ScanControl::new(0, None);
-        loop {
-            sc.priority = DEF_PRIORITY;
-            loop {
-                if self.pgdat_balanced() {
-                    break;
-                }
-                let mut raise_priority = true;
-                sc.may_writepage = true;
-                sc.may_swap = true;
-                self.kswapd_age_node(&mut sc);
-                if sc.priority < DEF_PRIORITY - 2 {
-                    sc.may_writepage = true;
-                }
-                sc.nr_scanned = 0;
-                let before = sc.nr_reclaimed;
-                if self.kswapd_shrink_node(&mut sc) {
-                    raise_priority = false;
-                }
-                let delta = sc.nr_reclaimed - before;
-                if raise_priority || delta == 0 {
-                    sc.priority -= 1;
-                }
-                if sc.priority < 1 {
-                    break;
-                }
-            }
-            if sc.nr_reclaimed == 0 && sc.priority < 1 && !sc.no_cache_trim_mode && sc.cache_trim_mode_failed {
-                sc.no_cache_trim_mode = true;
-                continue;
-            }
-            break;
-        }
-        if sc.nr_reclaimed == 0 {
-            self.kswapd_failures += 1;
-        }
-        if self.pgdat_balanced() {
-            // clear_pgdat_congested
-            self.node_congested = false;
-            self.pgdat_dirty = false;
-            self.pgdat_writeback = false;
-        }
-        self.snapshot_refaults(ROOT_MEMCG);
-        self.in_reclaim = was;
-        self.in_kswapd = false;
-    }
-
-    /// `kswapd_shrink_node`.
-    fn kswapd_shrink_node(&mut self, sc: &mut ScanControl) -> bool {
-        // A number of pages proportional to the number of zones.
-        sc.nr_to_reclaim = self.zones.iter().filter(|z| z.managed > 0).map(|z| z.wmark[2].max(SWAP_CLUSTER_MAX)).sum();
-        let before = sc.nr_reclaimed;
-        self.shrink_node(sc);
-        sc.nr_scanned.max(sc.nr_reclaimed - before) >= sc.nr_to_reclaim
     }
 }

@@ -273,7 +273,7 @@ impl Kernel {
             match self.next_timer() {
                 Some(t) => {
                     let d = t.saturating_sub(self.now);
-                    self.spend(d);
+                    self.sleep(d);
                 }
                 None => break,
             }

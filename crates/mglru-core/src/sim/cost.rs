@@ -25,8 +25,13 @@ pub struct CostModel {
     /// Writing one page to swap (time until writeback completes).
     pub swap_write: u64,
     /// Reclaim CPU work per page scanned (charged to the task doing
-    /// direct or limit reclaim).
+    /// direct or limit reclaim, or to kswapd).
     pub scan: u64,
+    /// The tasks' time comes from an outside clock (`mglru validate`
+    /// following a guest's time profile): reclaim by a task does not move
+    /// the clock, kswapd's scanning still takes its time (kswapd's time is
+    /// not in the tasks' clock). Not a cost; not settable by name.
+    pub tasks_on_external_clock: bool,
 }
 
 impl Default for CostModel {
@@ -41,6 +46,7 @@ impl Default for CostModel {
             swap_read: 100_000,
             swap_write: 10_000,
             scan: 50,
+            tasks_on_external_clock: false,
         }
     }
 }

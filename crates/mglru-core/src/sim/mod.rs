@@ -39,6 +39,8 @@ pub struct RunOptions {
     pub variant: crate::kernel::Variant,
     /// The number of CPUs (overrides the trace's `cpus`).
     pub cpus: Option<u32>,
+    /// How kswapd runs.
+    pub kswapd: crate::kswapd::KswapdMode,
 }
 
 /// An error that stops a run (bad machine description, unsupported use).
@@ -83,7 +85,7 @@ fn bytes_to_limit(b: u64) -> u64 {
 
 impl Simulator {
     pub fn new(opts: RunOptions) -> Simulator {
-        let mut machine = MachineConfig { seed: opts.seed, variant: opts.variant, ..Default::default() };
+        let mut machine = MachineConfig { seed: opts.seed, variant: opts.variant, kswapd: opts.kswapd, ..Default::default() };
         if let Some(c) = &opts.cost {
             machine.cost = c.clone();
         }
@@ -158,7 +160,7 @@ impl Simulator {
     pub fn clock_at_least(&mut self, ns: u64) -> Result<(), SimError> {
         let k = self.boot()?;
         if k.now < ns {
-            k.advance_to(ns);
+            k.wait_until(ns);
         }
         Ok(())
     }
@@ -189,6 +191,8 @@ impl Simulator {
             }
         }
         let k = self.boot()?;
+        // Between operations kswapd does what fell due (crate::kswapd).
+        k.kswapd_run_due();
         k.sim.operations += 1;
         if op.is_access() {
             k.sim.access_ops += 1;
@@ -279,6 +283,7 @@ impl Simulator {
                             break;
                         }
                         k.sim.page_accesses += 1;
+                        k.kswapd_run_due();
                         k.access(region, p, write);
                     }
                 }
@@ -305,7 +310,7 @@ impl Simulator {
             Op::Sleep { ns } => {
                 k.psi_set_state(crate::psi::PsiState::Idle);
                 let t = k.now + ns;
-                k.advance_to(t);
+                k.wait_until(t);
             }
             Op::Exit { task } => k.task_exit(task),
             Op::Dump => k.lru_gen_dump_point(),
@@ -344,6 +349,8 @@ impl Simulator {
     /// as reading /proc/vmstat after a workload would see them.
     pub fn finish(&mut self) -> Result<&mut Kernel, SimError> {
         let k = self.boot()?;
+        k.kswapd_run_due();
+        k.kswapd_release_all();
         k.lru_add_drain_all();
         Ok(k)
     }

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! kswapd, the node's reclaim thread (the kswapd part of mm/vmscan.c), as
+//! a thread in simulated time beside the tasks.
+//!
+//! 6.12's kswapd loops: `kswapd_try_to_sleep` (a short sleep of HZ/10 if
+//! the node is balanced, then a long one until `wakeup_kswapd`), then
+//! `balance_pgdat`, whose loop raises the priority pass by pass until the
+//! node is balanced. The model keeps that loop's state (`Kswapd`, with
+//! balance_pgdat's scan_control off the stack) and runs one pass of it
+//! at a time, each at its moment on kswapd's own timeline: a pass takes
+//! the CPU time its scanning costs (`scan` per page) plus any
+//! `reclaim_throttle` sleep, and the next pass starts when it ends.
+//!
+//! Where it runs: kswapd has a CPU of its own (the last one) for its time,
+//! so its passes never delay a task; its per-CPU folio batches are that
+//! CPU's. With one CPU that is the tasks' CPU: its `lru_add_drain`
+//! drains the tasks' batches, as kswapd sharing the only CPU would.
+//!
+//! When its work becomes visible (docs/FIDELITY.md simplification 2): a
+//! pass is applied to the model's state at once, at the first point after
+//! its start where the model lets kswapd in — the start of every
+//! operation and of every page of a load/store, the allocator's slow
+//! path, and every sleep of a task (`sleep`, `reclaim_throttle`, the
+//! memory.high penalty, dirty throttling, `throttle_direct_reclaim`). The
+//! pages a pass frees reach the allocator as the pass proceeds: each is
+//! held back from other allocations until kswapd's CPU time reaches the
+//! scan that freed it (`held`), as the kernel frees reclaimed folios batch
+//! by batch during `shrink_folio_list`. kswapd itself sees them freed, as
+//! its watermark checks in the kernel do.
+
+use std::collections::VecDeque;
+
+use crate::folio::NR_ZONES;
+use crate::kernel::{Kernel, Policy, DEF_PRIORITY, HZ, MAX_RECLAIM_RETRIES, NSEC_PER_JIFFY, SWAP_CLUSTER_MAX};
+use crate::lruvec::LRU_INACTIVE_ANON;
+use crate::lruvec::LRU_ACTIVE_ANON;
+use crate::memcontrol::ROOT_MEMCG;
+use crate::stat::Ev;
+use crate::vmscan::ScanControl;
+
+/// How kswapd runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KswapdMode {
+    /// balance_pgdat runs to completion the moment kswapd is woken, its
+    /// CPU time counted but taking no simulated time, its frees visible
+    /// at once; after it kswapd is asleep (no short sleep). The default:
+    /// see docs/FIDELITY.md simplification 2 for why.
+    #[default]
+    Instant,
+    /// A thread in simulated time beside the tasks (this module).
+    Thread,
+}
+
+impl KswapdMode {
+    pub fn parse(s: &str) -> Option<KswapdMode> {
+        match s {
+            "instant" => Some(KswapdMode::Instant),
+            "thread" => Some(KswapdMode::Thread),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            KswapdMode::Instant => "instant",
+            KswapdMode::Thread => "thread",
+        }
+    }
+}
+
+/// "Never": kswapd asleep until woken.
+pub const KSWAPD_ASLEEP: u64 = u64::MAX;
+
+/// Where kswapd is in its loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KswapdState {
+    /// `schedule()` in kswapd_try_to_sleep: asleep until `wakeup_kswapd`.
+    Asleep,
+    /// `schedule_timeout(HZ/10)` in kswapd_try_to_sleep, ending at `at`;
+    /// a wake-up before then is a premature sleep (low watermark hit
+    /// quickly).
+    ShortSleep,
+    /// In `balance_pgdat`; its next pass starts at `at`.
+    Balancing,
+}
+
+/// kswapd0's state.
+#[derive(Clone, Debug)]
+pub struct Kswapd {
+    pub mode: KswapdMode,
+    pub state: KswapdState,
+    /// When kswapd next acts on its own timeline (KSWAPD_ASLEEP: not
+    /// before a wake-up).
+    pub at: u64,
+    /// balance_pgdat's scan_control while it runs.
+    sc: Option<Box<ScanControl>>,
+    /// The CPU kswapd runs on.
+    pub cpu: usize,
+    /// Pages kswapd has freed that other allocations cannot have yet, per
+    /// zone, and when they become available (time, pages per zone), in
+    /// time order.
+    pub held: [u64; NR_ZONES],
+    releases: VecDeque<(u64, [u64; NR_ZONES])>,
+    /// The pass in progress: its duration so far (CPU time and sleeps),
+    /// pages freed since the last scan was costed, and the frees costed so
+    /// far (offset in the pass, pages per zone).
+    pass_ns: u64,
+    pass_frees: [u64; NR_ZONES],
+    pass_marks: Vec<(u64, [u64; NR_ZONES])>,
+}
+
+impl Kswapd {
+    pub fn new(cpu: usize, mode: KswapdMode) -> Kswapd {
+        Kswapd {
+            mode,
+            // Long asleep when the workload starts: the machine booted
+            // balanced.
+            state: KswapdState::Asleep,
+            at: KSWAPD_ASLEEP,
+            sc: None,
+            cpu,
+            held: [0; NR_ZONES],
+            releases: VecDeque::new(),
+            pass_ns: 0,
+            pass_frees: [0; NR_ZONES],
+            pass_marks: Vec::new(),
+        }
+    }
+
+    /// On `kswapd_wait`: asleep, short or long (`waitqueue_active`).
+    pub fn waiting(&self) -> bool {
+        self.state != KswapdState::Balancing
+    }
+}
+
+impl Kernel {
+    /// `pgdat_balanced` for order 0: some zone is above its high
+    /// watermark (plus its reserve), or the node has no managed zone.
+    pub fn pgdat_balanced(&self) -> bool {
+        let mut any_managed = false;
+        for z in 0..NR_ZONES {
+            if self.zones[z].managed == 0 {
+                continue;
+            }
+            any_managed = true;
+            if self.zone_watermark_ok(z, self.zones[z].wmark[2]) {
+                return true;
+            }
+        }
+        !any_managed
+    }
+
+    /// `wakeup_kswapd`: wake kswapd if it waits on `kswapd_wait` and the
+    /// node is neither hopeless nor balanced. A running kswapd is not on
+    /// the wait queue: the wake-up is lost, as in the kernel.
+    pub fn wakeup_kswapd(&mut self) {
+        if self.in_kswapd || self.in_reclaim || !self.kswapd.waiting() {
+            return;
+        }
+        if self.kswapd_failures >= MAX_RECLAIM_RETRIES || self.pgdat_balanced() {
+            return;
+        }
+        self.kswapd_wake();
+    }
+
+    /// `wake_up_interruptible(&pgdat->kswapd_wait)` on a waiting kswapd:
+    /// out of a short sleep, the sleep was premature (`remaining` > 0:
+    /// KSWAPD_LOW_WMARK_HIT_QUICKLY); kswapd starts `balance_pgdat` now.
+    pub(crate) fn kswapd_wake(&mut self) {
+        match self.kswapd.state {
+            KswapdState::Balancing => return,
+            KswapdState::ShortSleep => self.ev.add(Ev::KswapdLowWmarkHitQuickly, 1),
+            KswapdState::Asleep => {}
+        }
+        if self.kswapd.mode == KswapdMode::Instant {
+            self.kswapd_balance_at_once();
+            return;
+        }
+        self.kswapd.at = self.now;
+        self.balance_pgdat_begin();
+    }
+
+    /// KswapdMode::Instant: the whole of balance_pgdat now, then asleep.
+    fn kswapd_balance_at_once(&mut self) {
+        let saved = self.kswapd_enter();
+        self.balance_pgdat_begin();
+        while !self.balance_pgdat_pass() {}
+        self.balance_pgdat_end();
+        self.prepare_kswapd_sleep();
+        self.kswapd.state = KswapdState::Asleep;
+        self.kswapd.at = KSWAPD_ASLEEP;
+        self.kswapd_leave(saved);
+    }
+
+    /// Switch to kswapd's context (PF_MEMALLOC | PF_KSWAPD, its CPU).
+    fn kswapd_enter(&mut self) -> (bool, usize, bool, bool) {
+        let saved = (self.in_reclaim, self.cpu, self.in_lru_fault, self.mm_walk);
+        self.in_kswapd = true;
+        self.in_reclaim = true;
+        self.cpu = self.kswapd.cpu;
+        self.in_lru_fault = false;
+        self.mm_walk = false;
+        saved
+    }
+
+    fn kswapd_leave(&mut self, saved: (bool, usize, bool, bool)) {
+        self.in_kswapd = false;
+        (self.in_reclaim, self.cpu, self.in_lru_fault, self.mm_walk) = saved;
+    }
+
+    /// Let kswapd do what falls due by now: every pass of balance_pgdat
+    /// and the end of a short sleep whose time has come, in order. A point
+    /// where the model lets kswapd in (see the module comment); nothing
+    /// happens inside kswapd itself.
+    #[inline]
+    pub fn kswapd_run_due(&mut self) {
+        if self.kswapd.at <= self.now && !self.in_kswapd {
+            self.kswapd_run();
+        }
+    }
+
+    pub(crate) fn kswapd_run(&mut self) {
+        let saved = self.kswapd_enter();
+        while self.kswapd.at <= self.now {
+            match self.kswapd.state {
+                KswapdState::Asleep => break,
+                KswapdState::ShortSleep => {
+                    // schedule_timeout returned 0: the sleep ran its
+                    // course. Balanced (or hopeless) still: sleep for
+                    // good; otherwise the high watermark was hit quickly.
+                    if self.prepare_kswapd_sleep() {
+                        self.kswapd.state = KswapdState::Asleep;
+                        self.kswapd.at = KSWAPD_ASLEEP;
+                    } else {
+                        self.ev.add(Ev::KswapdHighWmarkHitQuickly, 1);
+                        self.balance_pgdat_begin();
+                    }
+                }
+                KswapdState::Balancing => {
+                    let start = self.kswapd.at;
+                    self.kswapd.pass_ns = 0;
+                    let done = self.balance_pgdat_pass();
+                    let dur = self.kswapd.pass_ns;
+                    self.kswapd_pass_end(start, dur);
+                    self.kswapd.at = start + dur;
+                    if done {
+                        self.balance_pgdat_end();
+                        self.kswapd_try_to_sleep();
+                    }
+                }
+            }
+        }
+        self.kswapd_leave(saved);
+        self.kswapd_release_due();
+    }
+
+    /// `kswapd_try_to_sleep` after balance_pgdat (order 0): a short sleep
+    /// if the node is balanced; otherwise straight back to balance_pgdat
+    /// (KSWAPD_HIGH_WMARK_HIT_QUICKLY).
+    fn kswapd_try_to_sleep(&mut self) {
+        if self.prepare_kswapd_sleep() {
+            self.kswapd.state = KswapdState::ShortSleep;
+            self.kswapd.at += HZ / 10 * NSEC_PER_JIFFY;
+        } else {
+            self.ev.add(Ev::KswapdHighWmarkHitQuickly, 1);
+            self.balance_pgdat_begin();
+        }
+    }
+
+    /// `prepare_kswapd_sleep`: kswapd may sleep when the node is hopeless
+    /// or balanced; balanced clears the node's congestion flags. (It also
+    /// wakes throttled direct reclaimers: they recheck their condition
+    /// at every pass of kswapd, `throttle_direct_reclaim`.)
+    fn prepare_kswapd_sleep(&mut self) -> bool {
+        if self.kswapd_failures >= MAX_RECLAIM_RETRIES {
+            return true;
+        }
+        if self.pgdat_balanced() {
+            // clear_pgdat_congested
+            self.node_congested = false;
+            self.pgdat_dirty = false;
+            self.pgdat_writeback = false;
+            return true;
+        }
+        false
+    }
+
+    /// `kswapd_age_node`, classic part: deactivate anon if it is too active.
+    fn kswapd_age_node(&mut self, sc: &mut ScanControl) {
+        if self.policy() == Policy::Mglru {
+            self.lru_gen_age_node(sc);
+            return;
+        }
+        if !self.can_age_anon_pages() || !self.inactive_is_low(ROOT_MEMCG, LRU_INACTIVE_ANON) {
+            return;
+        }
+        for m in self.memcg_subtree(ROOT_MEMCG) {
+            self.shrink_active_list(SWAP_CLUSTER_MAX, m, LRU_ACTIVE_ANON, sc);
+        }
+    }
+
+    /// `balance_pgdat` up to its loop (order 0, no watermark boosting).
+    fn balance_pgdat_begin(&mut self) {
+        self.ev.add(Ev::Pageoutrun, 1);
+        self.kswapd.state = KswapdState::Balancing;
+        self.kswapd.sc = Some(Box::new(ScanControl::new(0, None)));
+    }
+
+    /// One pass of balance_pgdat's `do { ... } while (sc.priority >= 1)`
+    /// loop, with the `restart` for cache trim mode; true when
+    /// balance_pgdat is done.
+    fn balance_pgdat_pass(&mut self) -> bool {
+        let mut sc = self.kswapd.sc.take().expect("balance_pgdat runs");
+        let done = self.balance_pgdat_step(&mut sc);
+        self.kswapd.sc = Some(sc);
+        done
+    }
+
+    fn balance_pgdat_step(&mut self, sc: &mut ScanControl) -> bool {
+        if self.pgdat_balanced() {
+            // goto out: no failure counted.
+            return true;
+        }
+        let nr_reclaimed = sc.nr_reclaimed;
+        let mut raise_priority = true;
+        sc.may_writepage = true;
+        sc.may_swap = true;
+        self.kswapd_age_node(sc);
+        if sc.priority < DEF_PRIORITY - 2 {
+            sc.may_writepage = true;
+        }
+        sc.nr_scanned = 0;
+        if self.kswapd_shrink_node(sc) {
+            raise_priority = false;
+        }
+        // (Throttled direct reclaimers are woken when allow_direct_reclaim
+        // holds: they check it at the end of every pass.)
+        let delta = sc.nr_reclaimed - nr_reclaimed;
+        if raise_priority || delta == 0 {
+            sc.priority -= 1;
+        }
+        if sc.priority >= 1 {
+            return false;
+        }
+        if sc.nr_reclaimed == 0 && !sc.no_cache_trim_mode && sc.cache_trim_mode_failed {
+            // restart with cache trim mode off.
+            sc.no_cache_trim_mode = true;
+            sc.priority = DEF_PRIORITY;
+            return false;
+        }
+        if sc.nr_reclaimed == 0 {
+            self.kswapd_failures += 1;
+        }
+        true
+    }
+
+    /// The tail of balance_pgdat (`out:`).
+    fn balance_pgdat_end(&mut self) {
+        self.kswapd.sc = None;
+        self.snapshot_refaults(ROOT_MEMCG);
+    }
+
+    /// `kswapd_shrink_node`.
+    fn kswapd_shrink_node(&mut self, sc: &mut ScanControl) -> bool {
+        // A number of pages proportional to the number of zones.
+        sc.nr_to_reclaim = self.zones.iter().filter(|z| z.managed > 0).map(|z| z.wmark[2].max(SWAP_CLUSTER_MAX)).sum();
+        let before = sc.nr_reclaimed;
+        self.shrink_node(sc);
+        sc.nr_scanned.max(sc.nr_reclaimed - before) >= sc.nr_to_reclaim
+    }
+
+    // ---- kswapd's time and the pages it frees --------------------------------------
+
+    /// kswapd spends `ns` of CPU time in the pass in progress; the pages
+    /// it freed before are available from the end of that time.
+    pub(crate) fn kswapd_spend(&mut self, ns: u64) {
+        self.sim.kswapd_ns += ns;
+        self.kswapd.pass_ns += ns;
+        self.kswapd_mark_frees();
+    }
+
+    /// kswapd sleeps `ns` inside a pass (`reclaim_throttle`). At once
+    /// (KswapdMode::Instant), the clock moves: everything waits for it.
+    pub(crate) fn kswapd_sleep(&mut self, ns: u64) {
+        if self.kswapd.mode == KswapdMode::Instant {
+            self.spend(ns);
+            return;
+        }
+        self.kswapd_mark_frees();
+        self.kswapd.pass_ns += ns;
+    }
+
+    fn kswapd_mark_frees(&mut self) {
+        let k = &mut self.kswapd;
+        if k.pass_frees.iter().any(|&n| n > 0) {
+            k.pass_marks.push((k.pass_ns, k.pass_frees));
+            k.pass_frees = [0; NR_ZONES];
+        }
+    }
+
+    /// kswapd freed a page of zone `z`: held back from allocations until
+    /// the pass reaches it.
+    #[inline]
+    pub(crate) fn kswapd_freed(&mut self, z: usize) {
+        if self.kswapd.mode == KswapdMode::Instant {
+            return;
+        }
+        self.kswapd.pass_frees[z] += 1;
+        self.kswapd.held[z] += 1;
+    }
+
+    /// A pass that started at `start` took `dur`: its frees become
+    /// available at their offsets (frees not yet costed at its end).
+    fn kswapd_pass_end(&mut self, start: u64, dur: u64) {
+        self.kswapd_mark_frees();
+        let k = &mut self.kswapd;
+        for (off, n) in k.pass_marks.drain(..) {
+            k.releases.push_back((start + off.min(dur), n));
+        }
+    }
+
+    /// Held pages whose time has come become available.
+    #[inline]
+    pub(crate) fn kswapd_release_due(&mut self) {
+        while let Some(&(at, n)) = self.kswapd.releases.front() {
+            if at > self.now {
+                break;
+            }
+            self.kswapd.releases.pop_front();
+            for z in 0..NR_ZONES {
+                self.kswapd.held[z] -= n[z];
+            }
+        }
+    }
+
+    /// Every held page becomes available (the end of a run: a reader of
+    /// /proc/vmstat a moment later sees them free).
+    pub fn kswapd_release_all(&mut self) {
+        self.kswapd.releases.clear();
+        self.kswapd.held = [0; NR_ZONES];
+    }
+
+    /// The free pages of zone `z` the current context can allocate:
+    /// kswapd sees all; others not those kswapd holds back.
+    #[inline]
+    pub fn nr_free_available(&self, z: usize) -> u64 {
+        let free = self.folios.nr_free_zone(z);
+        if self.in_kswapd {
+            free
+        } else {
+            free.saturating_sub(self.kswapd.held[z])
+        }
+    }
+}
