@@ -134,3 +134,20 @@ def test_readme_sweep_command_runs(tmp_path):
     for stem in ["miss_ratio", "refaults"]:
         assert (tmp_path / "plots" / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
         assert "<svg" in (tmp_path / "plots" / f"{stem}.svg").read_text()
+
+
+def test_kswapd_thread_mode_is_reachable_from_run_and_sweep():
+    # 16M of RAM reading a 64M file: kswapd works. As a thread it sleeps
+    # short between runs and is woken early; instant never sleeps short.
+    trace = ROOT / "target" / "pytest-kswapd.trace"
+    trace.parent.mkdir(exist_ok=True)
+    trace.write_text("memory 16M\nfile f size=64M readahead=0\ntask t\nread t f 0 12000\n")
+    th = mglru.run(trace, policy="classic", kswapd="thread", timeseries_ms=None)
+    ins = mglru.run(trace, policy="classic", kswapd="instant", timeseries_ms=None)
+    assert th.vmstat.loc["kswapd_low_wmark_hit_quickly", "value"] > 0
+    assert ins.vmstat.loc["kswapd_low_wmark_hit_quickly", "value"] == 0
+    df = mglru.sweep(trace, policy="classic", kswapd=["instant", "thread"], jobs=1)
+    assert list(df["kswapd"]) == ["instant", "thread"]
+    assert df["pgscan_file"].tolist() == [ins.vmstat.loc["pgscan_file", "value"], th.vmstat.loc["pgscan_file", "value"]]
+    with pytest.raises(ValueError, match="instant or thread"):
+        mglru.run(trace, kswapd="fast")

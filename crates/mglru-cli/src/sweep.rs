@@ -62,6 +62,9 @@ pub struct SweepArgs {
     /// CPU counts of the machine, e.g. 1,2,4 (each CPU has its own folio batches and charge stock)
     #[arg(long, value_name = "COUNTS")]
     cpus: Option<String>,
+    /// How kswapd runs, e.g. instant,thread (docs/FIDELITY.md simplification 2)
+    #[arg(long, value_name = "MODES")]
+    kswapd: Option<String>,
     /// A cost-model value in simulated ns, the same for every configuration (repeatable)
     #[arg(long, value_name = "NAME=NS")]
     cost: Vec<String>,
@@ -158,6 +161,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
         memcg: a.memcg.clone(),
         seed: a.seed.clone(),
         cpus: a.cpus.clone(),
+        kswapd: a.kswapd.clone(),
         memory: a.memory.clone(),
         cost: a.cost.clone(),
     };

@@ -403,3 +403,27 @@ fn cpus_option_places_tasks_and_reports_cpu_time_and_pressure() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("cpu=3") && stderr(&o).contains("2 CPUs"), "{}", stderr(&o));
 }
+
+/// `--kswapd thread` (the README's example): on a 16M machine reading a
+/// 64M file, kswapd is woken and, as a thread, sleeps short between its
+/// runs, so a wake-up in the short sleep counts a low watermark hit
+/// quickly; the default (`instant`) never sleeps short. A wrong value
+/// names the valid ones.
+#[test]
+fn kswapd_option_selects_the_thread_model() {
+    let t = tmp("kswapd.trace", "memory 16M\nfile f size=64M readahead=0\ntask t\nread t f 0 12000\n");
+    let vm = |mode: &str| -> serde_json::Value {
+        let o = run(&["run", t.to_str().unwrap(), "--kswapd", mode, "--policy", "classic", "--json", "-"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["vmstat"].clone()
+    };
+    let (thread, instant) = (vm("thread"), vm("instant"));
+    assert!(thread["pageoutrun"].as_u64().unwrap() > 0);
+    assert!(thread["kswapd_low_wmark_hit_quickly"].as_u64().unwrap() > 0, "{thread}");
+    assert!(instant["pageoutrun"].as_u64().unwrap() > 0);
+    assert_eq!(instant["kswapd_low_wmark_hit_quickly"], 0);
+    let o = run(&["run", t.to_str().unwrap(), "--kswapd", "fast"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("instant") && stderr(&o).contains("thread"), "{}", stderr(&o));
+}

@@ -44,6 +44,9 @@ pub struct SweepSpec {
     /// The machine's CPU count (`cpus N`).
     #[serde(default)]
     pub cpus: Option<String>,
+    /// How kswapd runs: `instant`, `thread`.
+    #[serde(default)]
+    pub kswapd: Option<String>,
     #[serde(default)]
     pub memory: Option<String>,
     /// `NAME=NS`, fixed for every point.
@@ -83,6 +86,7 @@ enum Setting {
     Memcg(u16, MemcgKnob, u64),
     Seed(u64),
     Cpus(u32),
+    Kswapd(mglru_core::kswapd::KswapdMode),
     Memory(u64),
 }
 
@@ -303,6 +307,13 @@ pub fn expand(spec: &SweepSpec, input: &Input) -> Result<Vec<Config>, Failure> {
             _ => Err(format!("`{x}` is not a CPU count: expected 1 to {}", mglru_trace::MAX_CPUS)),
         })?);
     }
+    if let Some(v) = &spec.kswapd {
+        axes.push(list_axis("--kswapd", "kswapd", v, |x| {
+            mglru_core::kswapd::KswapdMode::parse(x)
+                .map(Setting::Kswapd)
+                .ok_or_else(|| format!("`{x}` is not a kswapd mode: expected instant or thread"))
+        })?);
+    }
     if let Some(v) = &spec.memory {
         axes.push(size_axis("--memory", "memory", v, Setting::Memory)?);
     }
@@ -341,6 +352,7 @@ pub fn expand(spec: &SweepSpec, input: &Input) -> Result<Vec<Config>, Failure> {
                 Setting::Memcg(id, k, b) => cfg.memcg_limits.push((id, k, b)),
                 Setting::Seed(x) => cfg.opts.seed = x,
                 Setting::Cpus(n) => cfg.opts.cpus = Some(n),
+                Setting::Kswapd(m) => cfg.opts.kswapd = m,
                 Setting::Memory(b) => cfg.opts.memory = Some(b),
             }
         }
@@ -378,6 +390,18 @@ mod tests {
         assert_eq!(c[15].labels, vec![("policy".into(), "mglru".into()), ("vm.swappiness".into(), "200".into()), ("memory".into(), "1G".into())]);
         assert_eq!(c[15].opts.memory, Some(1 << 30));
         assert_eq!(c[15].opts.sysctls, vec![(Sysctl::Swappiness, 200)]);
+    }
+
+    #[test]
+    fn kswapd_modes_are_an_axis() {
+        use mglru_core::kswapd::KswapdMode;
+        let spec = SweepSpec { kswapd: Some("instant,thread".into()), ..Default::default() };
+        let c = expand(&spec, &input()).unwrap();
+        assert_eq!(c.iter().map(|c| c.opts.kswapd).collect::<Vec<_>>(), vec![KswapdMode::Instant, KswapdMode::Thread]);
+        assert_eq!(c[1].labels, vec![("kswapd".to_string(), "thread".to_string())]);
+        let spec = SweepSpec { kswapd: Some("fast".into()), ..Default::default() };
+        let e = expand(&spec, &input()).unwrap_err().msg;
+        assert!(e.contains("--kswapd") && e.contains("instant or thread"), "{e}");
     }
 
     #[test]
