@@ -13,6 +13,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
+
 use mglru_core::report::Report;
 use mglru_core::cost::CostModel;
 use mglru_core::kswapd::KswapdMode;
@@ -855,54 +857,88 @@ pub fn check(cmp: &Comparison, th: &Thresholds) -> Result<(), String> {
     }
 }
 
-/// JSON of the comparison.
+/// `--json`: the comparison as a document a program reads (a
+/// `rows` array of the checked counters, `signs` of the MGLRU-vs-classic
+/// differences, `extra` of the `--extra` counters). The structs below are
+/// its schema; serde writes it, fields in the order they are declared.
+#[derive(Serialize)]
+struct ComparisonJson<'a> {
+    rows: Vec<RowJson<'a>>,
+    signs: Vec<SignJson<'a>>,
+    extra: Vec<RowJson<'a>>,
+}
+
+/// One counter of one trace and policy (a checked row or an extra one).
+#[derive(Serialize)]
+struct RowJson<'a> {
+    trace: &'a str,
+    policy: &'a str,
+    counter: &'a str,
+    #[serde(serialize_with = "count")]
+    kernel: f64,
+    #[serde(serialize_with = "count")]
+    model: f64,
+    #[serde(serialize_with = "six_places")]
+    rel_err: f64,
+}
+
+/// One counter's MGLRU - classic difference on one trace.
+#[derive(Serialize)]
+struct SignJson<'a> {
+    trace: &'a str,
+    counter: &'a str,
+    #[serde(serialize_with = "count")]
+    kernel_diff: f64,
+    #[serde(serialize_with = "count")]
+    model_diff: f64,
+    /// null: the kernel's difference is within noise.
+    agree: Option<bool>,
+}
+
+/// A counter (or a difference of two) held as f64: a whole value is
+/// written as an integer (`8053`, not `8053.0`), as `/proc/vmstat` shows
+/// it; any other value as a float.
+fn count<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    // Whole f64 values inside i64's range convert exactly.
+    const I64_BOUND: f64 = 9_223_372_036_854_775_808.0; // 2^63
+    if v.fract() == 0.0 && v.abs() < I64_BOUND {
+        s.serialize_i64(*v as i64)
+    } else {
+        s.serialize_f64(*v)
+    }
+}
+
+/// A relative error to six decimal places (the precision the table's
+/// percentages and the thresholds need): the f64 nearest the rounded
+/// decimal, which serde_json writes back as that decimal's shortest form
+/// (0.002111; 0.0 for 0.000000).
+fn six_places<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    let rounded: f64 = format!("{v:.6}").parse().unwrap_or(*v);
+    s.serialize_f64(rounded)
+}
+
+/// JSON of the comparison (`--json`), pretty-printed, ending in a newline.
 pub fn to_json(cmp: &Comparison) -> String {
-    let mut o = String::from("{\n  \"rows\": [");
-    for (i, r) in cmp.rows.iter().enumerate() {
-        let _ = write!(
-            o,
-            "{}\n    {{\"trace\": {}, \"policy\": \"{}\", \"counter\": \"{}\", \"kernel\": {}, \"model\": {}, \"rel_err\": {:.6}}}",
-            if i > 0 { "," } else { "" },
-            mglru_core::json::escape(&r.trace),
-            r.policy,
-            r.counter,
-            r.kernel,
-            r.sim,
-            r.rel
-        );
-    }
-    o.push_str("\n  ],\n  \"signs\": [");
-    for (i, s) in cmp.signs.iter().enumerate() {
-        let agree = match s.agree {
-            None => "null".to_string(),
-            Some(b) => b.to_string(),
-        };
-        let _ = write!(
-            o,
-            "{}\n    {{\"trace\": {}, \"counter\": \"{}\", \"kernel_diff\": {}, \"model_diff\": {}, \"agree\": {agree}}}",
-            if i > 0 { "," } else { "" },
-            mglru_core::json::escape(&s.trace),
-            s.counter,
-            s.kernel_diff,
-            s.sim_diff
-        );
-    }
-    o.push_str("\n  ],\n  \"extra\": [");
-    for (i, (t, p, c, k, sim, rel)) in cmp.extra.iter().enumerate() {
-        let _ = write!(
-            o,
-            "{}\n    {{\"trace\": {}, \"policy\": \"{}\", \"counter\": {}, \"kernel\": {}, \"model\": {}, \"rel_err\": {:.6}}}",
-            if i > 0 { "," } else { "" },
-            mglru_core::json::escape(t),
-            p,
-            mglru_core::json::escape(c),
-            k,
-            sim,
-            rel
-        );
-    }
-    o.push_str("\n  ]\n}\n");
-    o
+    let doc = ComparisonJson {
+        rows: cmp
+            .rows
+            .iter()
+            .map(|r| RowJson { trace: &r.trace, policy: r.policy, counter: r.counter, kernel: r.kernel, model: r.sim, rel_err: r.rel })
+            .collect(),
+        signs: cmp
+            .signs
+            .iter()
+            .map(|s| SignJson { trace: &s.trace, counter: s.counter, kernel_diff: s.kernel_diff, model_diff: s.sim_diff, agree: s.agree })
+            .collect(),
+        extra: cmp
+            .extra
+            .iter()
+            .map(|(t, p, c, k, m, rel)| RowJson { trace: t, policy: p, counter: c, kernel: *k, model: *m, rel_err: *rel })
+            .collect(),
+    };
+    let mut text = serde_json::to_string_pretty(&doc).expect("structs of strings and numbers serialise");
+    text.push('\n');
+    text
 }
 
 #[cfg(test)]
@@ -1017,6 +1053,89 @@ mod tests {
         // kswapd's scanning is not in the guest's task clock: it keeps its
         // cost, and only the tasks' reclaim stops moving the clock.
         assert_eq!((g.disk_write, g.swap_write, g.scan, g.tasks_on_external_clock), (7, 9, 11, true));
+    }
+
+    #[test]
+    fn the_json_reads_back_with_its_keys_and_numbers() {
+        // The document's schema, read back strictly: an unknown or missing
+        // key is an error.
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Doc {
+            rows: Vec<R>,
+            signs: Vec<S>,
+            extra: Vec<R>,
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct R {
+            trace: String,
+            policy: String,
+            counter: String,
+            kernel: serde_json::Number,
+            model: serde_json::Number,
+            rel_err: f64,
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct S {
+            trace: String,
+            counter: String,
+            kernel_diff: serde_json::Number,
+            model_diff: serde_json::Number,
+            agree: Option<bool>,
+        }
+        let odd = "a \"quoted\" trace\\é";
+        let cmp = Comparison {
+            platform: None,
+            times: vec![],
+            rows: vec![
+                Row { trace: odd.into(), policy: "mglru", counter: "pgpgin", kernel: 95684.0, sim: 95616.0, rel: rel_err(95616.0, 95684.0, 1024.0) },
+                Row { trace: "t".into(), policy: "classic", counter: "pswpin", kernel: 0.0, sim: 0.0, rel: 0.0 },
+            ],
+            signs: vec![
+                SignRow { trace: "t".into(), counter: "pgpgin", kernel_diff: -782.0, sim_diff: 12.5, agree: None },
+                SignRow { trace: "t".into(), counter: "pswpin", kernel_diff: 300.0, sim_diff: -4.0, agree: Some(false) },
+            ],
+            missing: vec![],
+            meta: vec![],
+            extra: vec![("t".into(), "classic", "nr_free_pages".into(), 172989.0, 114822.0, rel_err(114822.0, 172989.0, 256.0))],
+        };
+        let text = to_json(&cmp);
+        assert!(text.ends_with("}\n"), "{text}");
+        let doc: Doc = serde_json::from_str(&text).unwrap();
+        assert_eq!((doc.rows.len(), doc.signs.len(), doc.extra.len()), (2, 2, 1));
+        let r = &doc.rows[0];
+        assert_eq!((r.trace.as_str(), r.policy.as_str(), r.counter.as_str()), (odd, "mglru", "pgpgin"));
+        // Whole counters stay integers; errors keep six decimal places.
+        assert_eq!((r.kernel.as_u64(), r.model.as_u64(), r.rel_err), (Some(95684), Some(95616), 0.000711));
+        assert_eq!((doc.rows[1].kernel.as_u64(), doc.rows[1].rel_err), (Some(0), 0.0));
+        let (s0, s1) = (&doc.signs[0], &doc.signs[1]);
+        assert_eq!((s0.trace.as_str(), s0.counter.as_str()), ("t", "pgpgin"));
+        assert_eq!((s0.kernel_diff.as_i64(), s0.model_diff.as_f64(), s0.agree), (Some(-782), Some(12.5), None));
+        assert!(!s0.model_diff.is_i64() && !s0.model_diff.is_u64());
+        assert_eq!((s1.counter.as_str(), s1.kernel_diff.as_i64(), s1.model_diff.as_i64(), s1.agree), ("pswpin", Some(300), Some(-4), Some(false)));
+        let x = &doc.extra[0];
+        assert_eq!((x.trace.as_str(), x.policy.as_str(), x.counter.as_str()), ("t", "classic", "nr_free_pages"));
+        assert_eq!((x.kernel.as_u64(), x.model.as_u64(), x.rel_err), (Some(172989), Some(114822), 0.336247));
+        // The keys in the order the hand-written writer had them.
+        let order = |obj: &str, keys: &[&str]| {
+            let at: Vec<usize> = keys.iter().map(|k| obj.find(&format!("\"{k}\":")).unwrap_or_else(|| panic!("{k} in {obj}"))).collect();
+            assert!(at.windows(2).all(|w| w[0] < w[1]), "{keys:?} out of order in {obj}");
+        };
+        order(&text, &["rows", "signs", "extra"]);
+        let first = |key: &str| {
+            let from = text.find(&format!("\"{key}\":")).unwrap();
+            let open = from + text[from..].find('{').unwrap();
+            text[open..open + text[open..].find('}').unwrap()].to_string()
+        };
+        order(&first("rows"), &["trace", "policy", "counter", "kernel", "model", "rel_err"]);
+        order(&first("signs"), &["trace", "counter", "kernel_diff", "model_diff", "agree"]);
+        order(&first("extra"), &["trace", "policy", "counter", "kernel", "model", "rel_err"]);
+        // An empty comparison is three empty arrays.
+        let empty = Comparison { platform: None, times: vec![], rows: vec![], signs: vec![], missing: vec![], meta: vec![], extra: vec![] };
+        let doc: Doc = serde_json::from_str(&to_json(&empty)).unwrap();
+        assert!(doc.rows.is_empty() && doc.signs.is_empty() && doc.extra.is_empty());
     }
 
     #[test]

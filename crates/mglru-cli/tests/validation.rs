@@ -48,6 +48,48 @@ fn validate_extra_counters_are_shown_and_checked_for_names() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--extra no_such_counter: neither the kernel result"));
 }
 
+/// `--json -` writes the comparison alone to standard output, and it
+/// reads back: a row per policy and checked counter, a sign row per
+/// counter, the extra counters; counters as whole numbers, each relative
+/// error the floored one to six places.
+#[test]
+fn validate_json_reads_back() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation");
+    let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
+        .args(["validate", "--suite", root.to_str().unwrap(), "--trace", "two-memcgs-global-pressure", "--extra", "pgalloc_dma32"])
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("standard output is the JSON document alone");
+    let list = |k: &str| doc[k].as_array().unwrap_or_else(|| panic!("no array {k}")).clone();
+    let (rows, signs, extra) = (list("rows"), list("signs"), list("extra"));
+    assert_eq!((rows.len(), signs.len(), extra.len()), (2 * 11, 11, 2));
+    let floor = |c: &str| match c {
+        "pgpgin" => 1024.0,
+        "workingset_nodereclaim" => 16.0,
+        _ => 256.0,
+    };
+    for r in rows.iter().chain(&extra) {
+        let obj = r.as_object().unwrap();
+        assert_eq!(obj.len(), 6, "{r}");
+        assert_eq!(r["trace"], "two-memcgs-global-pressure");
+        let (k, m) = (r["kernel"].as_u64().expect("a whole kernel count"), r["model"].as_u64().expect("a whole model count"));
+        let want = (m as f64 - k as f64).abs() / (k as f64).max(floor(r["counter"].as_str().unwrap()));
+        assert_eq!(r["rel_err"].as_f64().unwrap(), format!("{want:.6}").parse::<f64>().unwrap(), "{r}");
+    }
+    assert!(rows.iter().any(|r| r["policy"] == "mglru") && rows.iter().any(|r| r["policy"] == "classic"));
+    assert!(extra.iter().all(|r| r["counter"] == "pgalloc_dma32"));
+    for s in &signs {
+        assert_eq!(s.as_object().unwrap().len(), 5, "{s}");
+        assert!(s["kernel_diff"].is_i64() && s["model_diff"].is_i64(), "{s}");
+        assert!(s["agree"].is_null() || s["agree"].is_boolean(), "{s}");
+        // The difference is mglru's row minus classic's.
+        let row = |p: &str| rows.iter().find(|r| r["policy"] == p && r["counter"] == s["counter"]).unwrap()["kernel"].as_i64().unwrap();
+        assert_eq!(s["kernel_diff"].as_i64().unwrap(), row("mglru") - row("classic"), "{s}");
+    }
+}
+
 /// The model's lru_gen dump has the same line shapes as the real
 /// kernel's (read from a committed kernel result): `memcg %5hu %s`,
 /// ` node %5d`, and 46-character generation lines with trailing spaces.
