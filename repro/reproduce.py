@@ -11,8 +11,10 @@ Every number of the model in the document comes from the `mglru` runs this
 script starts (target/release/mglru, built with `cargo build --release -p
 mglru-cli` if missing); the verdicts are computed from them. The seeds'
 numbers are written here, with the line of /work/shared/reference/seed-digest.md
-(\"digest:N\") they come from. Standard library only; plots are SVG written
-by repro/svgplot.py. The output is deterministic (same bytes on every run).
+(\"digest:N\") they come from. The plots are SVG drawn by matplotlib
+(repro/svgplot.py; `python3 -m pip install -r repro/requirements.txt`), the
+rest is the standard library. The output is deterministic (same bytes on
+every run with the pinned matplotlib).
 """
 
 import argparse
@@ -2073,7 +2075,7 @@ not, or where the result cannot be run, it says why. Plots are the runs' `--time
 `python3 repro/reproduce.py --only ID` (one section; ID is a section or result id, e.g. `S4-c`),
 `python3 repro/reproduce.py --quick` (a much smaller scale, written to `target/repro-quick/`, for a smoke
 check). It builds `target/release/mglru` if missing. The runs' JSON reports and time series are left in
-`target/repro-work/`.
+`target/repro-work/`. The plots need matplotlib: `python3 -m pip install -r repro/requirements.txt`.
 
 **How to read the verdicts.** "Same direction" compares the sign of the model's relative change with
 the seed's: *yes* when both go the same way, the model's change being larger than ±{tol:.0f}% (smaller

@@ -1,55 +1,79 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""A small, dependency-free SVG line-plot writer (standard library only).
+"""Line plots as SVG, drawn by matplotlib (repro/requirements.txt).
 
     line_plot(title, xlabel, ylabel, series) -> str
 
 `series` is a list of dicts: {"label": str, "x": [float], "y": [float],
-optional "dash": bool}. The output is deterministic: the same input gives
-the same bytes (fixed float formatting, no timestamps, no random ids).
+optional "dash": bool, optional "color": str}. The figure keeps the look the
+hand-written writer this replaced had: 860 x 380 px, the legend to the right
+of the plot, light grid lines, axes ending on round ticks (1, 2, 2.5, 5 x
+10^k steps), the y axis from zero, tick labels 1.5k, 2M. Text stays text in
+the file (svg.fonttype "none"): small files a browser renders with its own
+sans-serif and a test can read.
+
+The output is deterministic for one matplotlib version (pinned in
+requirements.txt): no date in the metadata, ids from a fixed salt.
 """
 
+import io
 import math
-from xml.sax.saxutils import escape
+
+try:
+    import matplotlib
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+except ImportError:  # pragma: no cover - the message is the point
+    raise SystemExit("repro needs matplotlib for its plots: python3 -m pip install -r repro/requirements.txt")
 
 PALETTE = [
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
 ]
 
+# The figure in CSS pixels; matplotlib's SVG is in points (72 per inch) and a
+# browser shows 96 px per inch, so an inch of figure is 96 px on screen.
 WIDTH = 860
 HEIGHT = 380
+PX_PER_INCH = 96
+PT_PER_PX = 72 / PX_PER_INCH
 LEFT = 78      # room for y tick labels
 RIGHT = 230    # room for the legend
 TOP = 34
 BOTTOM = 52
 
+# Past this many points a series is thinned (`downsample`): the plots are
+# a page wide, and a run's time series has tens of thousands of samples.
+MAX_POINTS = 400
 
-def nice_ticks(lo, hi, n=5):
-    """Round tick positions (1, 2, 2.5, 5 x 10^k steps) covering [lo, hi]."""
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        lo, hi = 0.0, 1.0
-    if hi <= lo:
-        hi = lo + (abs(lo) if lo else 1.0)
-    span = hi - lo
-    raw = span / n
-    mag = 10 ** math.floor(math.log10(raw))
-    step = mag
-    for m in (1, 2, 2.5, 5, 10):
-        step = m * mag
-        if span / step <= n:
-            break
-    start = math.floor(lo / step + 1e-9) * step
-    ticks = []
-    t = start
-    while t < hi - 1e-9 * step:
-        ticks.append(t)
-        t = start + len(ticks) * step
-    ticks.append(t)
-    return ticks
+RC = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "mglru-repro",
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans"],   # shipped with matplotlib
+    "font.size": 12 * PT_PER_PX,
+    "axes.titlesize": 14 * PT_PER_PX,
+    "axes.titleweight": "bold",
+    "axes.titlelocation": "left",
+    "axes.autolimit_mode": "round_numbers",
+    "axes.xmargin": 0,
+    "axes.ymargin": 0,
+    "axes.edgecolor": "black",
+    "axes.linewidth": 1 * PT_PER_PX,
+    "axes.axisbelow": True,
+    "axes.grid": True,
+    "grid.color": "#e0e0e0",
+    "grid.linewidth": 1 * PT_PER_PX,
+    "lines.scale_dashes": False,
+    "xtick.major.size": 0,
+    "ytick.major.size": 0,
+    "text.parse_math": False,      # a `$` in a label is a dollar sign
+    "legend.frameon": False,
+    "legend.handlelength": 2.2,
+}
 
 
-def fmt_tick(v):
+def fmt_tick(v, _pos=None):
     """Short tick label: 1.5k, 2M, 0.25, 3G."""
     if v == 0:
         return "0"
@@ -66,11 +90,7 @@ def _trim(v):
     return "0" if s in ("-0", "") else s
 
 
-def _f(v):
-    return "%.1f" % v
-
-
-def downsample(xs, ys, limit=400):
+def downsample(xs, ys, limit=MAX_POINTS):
     """At most about `limit` points: the series is cut into limit/2 buckets of
     consecutive points and each bucket keeps its lowest and highest point (in
     order), so peaks and dips survive; the first and last points are kept."""
@@ -90,66 +110,37 @@ def downsample(xs, ys, limit=400):
     return [xs[i] for i in idx], [ys[i] for i in idx]
 
 
+def _locator():
+    # About five intervals, each 1, 2, 2.5 or 5 times a power of ten.
+    return MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10])
+
+
 def line_plot(title, xlabel, ylabel, series, ymin_zero=True):
-    """Return an SVG document (str) with one polyline per series."""
-    pw = WIDTH - LEFT - RIGHT
-    ph = HEIGHT - TOP - BOTTOM
-    xs_all = [x for s in series for x in s["x"]]
-    ys_all = [y for s in series for y in s["y"]]
-    if not xs_all:
-        xs_all, ys_all = [0.0, 1.0], [0.0, 1.0]
-    x0, x1 = min(xs_all), max(xs_all)
-    y0, y1 = min(ys_all), max(ys_all)
-    if ymin_zero:
-        y0 = min(0.0, y0)
-    xt = nice_ticks(x0, x1)
-    yt = nice_ticks(y0, y1)
-    x0, x1 = xt[0], xt[-1]
-    y0, y1 = yt[0], yt[-1]
-
-    def sx(x):
-        return LEFT + (x - x0) / (x1 - x0) * pw
-
-    def sy(y):
-        return TOP + ph - (y - y0) / (y1 - y0) * ph
-
-    o = []
-    o.append('<?xml version="1.0" encoding="UTF-8"?>')
-    o.append('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
-             'font-family="sans-serif" font-size="12">' % (WIDTH, HEIGHT, WIDTH, HEIGHT))
-    o.append('<rect x="0" y="0" width="%d" height="%d" fill="white"/>' % (WIDTH, HEIGHT))
-    o.append('<text x="%s" y="20" font-size="14" font-weight="bold">%s</text>' % (_f(LEFT), escape(title)))
-    # grid and ticks
-    for t in xt:
-        x = sx(t)
-        o.append('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#e0e0e0"/>' % (_f(x), _f(TOP), _f(x), _f(TOP + ph)))
-        o.append('<text x="%s" y="%s" text-anchor="middle">%s</text>' % (_f(x), _f(TOP + ph + 16), escape(fmt_tick(t))))
-    for t in yt:
-        y = sy(t)
-        o.append('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#e0e0e0"/>' % (_f(LEFT), _f(y), _f(LEFT + pw), _f(y)))
-        o.append('<text x="%s" y="%s" text-anchor="end">%s</text>' % (_f(LEFT - 6), _f(y + 4), escape(fmt_tick(t))))
-    # axes
-    o.append('<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="black"/>' % (_f(LEFT), _f(TOP), _f(pw), _f(ph)))
-    o.append('<text x="%s" y="%s" text-anchor="middle">%s</text>' % (_f(LEFT + pw / 2), _f(HEIGHT - 12), escape(xlabel)))
-    o.append('<text x="14" y="%s" text-anchor="middle" transform="rotate(-90 14 %s)">%s</text>'
-             % (_f(TOP + ph / 2), _f(TOP + ph / 2), escape(ylabel)))
-    # series
-    for i, s in enumerate(series):
-        color = s.get("color") or PALETTE[i % len(PALETTE)]
-        xs, ys = downsample(s["x"], s["y"])
-        if not xs:
-            continue
-        pts = " ".join("%s,%s" % (_f(sx(x)), _f(sy(y))) for x, y in zip(xs, ys))
-        dash = ' stroke-dasharray="6 4"' if s.get("dash") else ""
-        o.append('<polyline fill="none" stroke="%s" stroke-width="1.6"%s points="%s"/>' % (color, dash, pts))
-    # legend
-    lx = LEFT + pw + 14
-    for i, s in enumerate(series):
-        color = s.get("color") or PALETTE[i % len(PALETTE)]
-        ly = TOP + 8 + i * 18
-        dash = ' stroke-dasharray="6 4"' if s.get("dash") else ""
-        o.append('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="2"%s/>'
-                 % (_f(lx), _f(ly), _f(lx + 22), _f(ly), color, dash))
-        o.append('<text x="%s" y="%s">%s</text>' % (_f(lx + 28), _f(ly + 4), escape(s["label"])))
-    o.append("</svg>")
-    return "\n".join(o) + "\n"
+    """Return an SVG document (str) with one line per series."""
+    with matplotlib.rc_context(RC):
+        fig = Figure(figsize=(WIDTH / PX_PER_INCH, HEIGHT / PX_PER_INCH))
+        fig.subplots_adjust(left=LEFT / WIDTH, right=1 - RIGHT / WIDTH, top=1 - TOP / HEIGHT,
+                            bottom=BOTTOM / HEIGHT)
+        ax = fig.add_subplot()
+        finite = []
+        for i, s in enumerate(series):
+            xs, ys = downsample(s["x"], s["y"])
+            finite += [y for y in ys if math.isfinite(y)]
+            ax.plot(xs, ys, color=s.get("color") or PALETTE[i % len(PALETTE)], linewidth=1.6 * PT_PER_PX,
+                    linestyle=(0, (6 * PT_PER_PX, 4 * PT_PER_PX)) if s.get("dash") else "-",
+                    label=s["label"])
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_locator(_locator())
+            axis.set_major_formatter(FuncFormatter(fmt_tick))
+        if ymin_zero and finite:
+            # Zero joins the data before the limits are rounded to ticks.
+            ax.update_datalim([(0.0, min(0.0, min(finite)))], updatex=False)
+        ax.autoscale_view()
+        ax.set_title(title, pad=8)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if series:
+            ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+        out = io.StringIO()
+        fig.savefig(out, format="svg", metadata={"Date": None})
+    return out.getvalue()
