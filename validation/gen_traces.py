@@ -270,6 +270,77 @@ def lru_gen_cmds(seed=13):
     write("lru-gen-commands", L, "lru_gen + / - commands (aging and eviction through debugfs) on anon + file")
 
 
+def alternate(L, rng, ops, n, burst=32):
+    """n operations of several tasks in trace order: the tasks take turns
+    (ops[0], ops[1], ..., ops[0], ...), each turn a run of 1..burst
+    operations (uniform), so each CPU's folio batches (31 folios) fill with
+    its own task's folios between turns. ops: one callable per task, each
+    returning one trace line."""
+    done, turn = 0, 0
+    while done < n:
+        k = min(rng.randint(1, burst), n - done)
+        L.extend(ops[turn]() for _ in range(k))
+        done += k
+        turn = (turn + 1) % len(ops)
+
+
+def two_readers(seed=19):
+    rng = random.Random(seed)
+    L = []
+    # Two tasks pinned to the guest's two CPUs read one file, zipf(0.9), in
+    # one 64 MiB memcg. The replayer runs the trace in order, so they take
+    # turns rather than overlap; what differs from one task is per-CPU state:
+    # each CPU's lru_add batch and the memcg's charge stock per CPU.
+    header(L, extra=["cpus 2"])
+    L += ["memcg app max=64M", "file data size=256M readahead=0", "task a memcg=app cpu=0", "task b memcg=app cpu=1"]
+    z = Zipf(65536, 0.9, rng)
+    alternate(L, rng, [lambda: f"read a data {z.sample()}", lambda: f"read b data {z.sample()}"], 80_000)
+    write("two-readers-two-cpus", L, "two tasks on CPUs 0 and 1 take turns reading one 256 MiB file, "
+          "zipf(0.9), in a 64 MiB memcg")
+
+
+def memcg_high(seed=20):
+    rng = random.Random(seed)
+    L = []
+    # memory.high and no memory.max: every charge beyond 64 MiB is reclaimed
+    # on the way back to user space (mem_cgroup_handle_over_high,
+    # reclaim_high), never by limit reclaim in try_charge. Task a owns a
+    # 48 MiB anon heap (zipf loads and stores, swapped to brd), task f reads
+    # a 128 MiB file (zipf), on CPUs 0 and 1.
+    header(L, swap="256M", extra=["cpus 2"])
+    L += ["memcg app high=64M", "file data size=128M readahead=0", "task a memcg=app cpu=0", "task f memcg=app cpu=1",
+          "anon a heap size=48M", "store a heap 0 12288"]
+    zf = Zipf(32768, 0.9, rng)
+    za = Zipf(12288, 0.9, rng)
+
+    def anon():
+        return f"{'store' if rng.random() < 0.3 else 'load'} a heap {za.sample()}"
+
+    alternate(L, rng, [anon, lambda: f"read f data {zf.sample()}"], 80_000)
+    write("memcg-high-two-tasks", L, "a 48 MiB anon heap (CPU 0) and zipf(0.9) reads of a 128 MiB file "
+          "(CPU 1) in one memcg with memory.high=64M, no max")
+
+
+def writer_beside_reader(seed=21):
+    rng = random.Random(seed)
+    L = []
+    # A writer dirtying random pages of one file (memcg w, CPU 0) beside a
+    # reader of another file (memcg r, CPU 1), both memcgs under a parent
+    # limited to 64 MiB: limit reclaim walks both children and meets dirty
+    # folios; the writer is throttled by its memcg's dirty limits. The
+    # pauses let the flusher write back, as in file-dirty-writes.
+    header(L, extra=["cpus 2"])
+    L += ["memcg top max=64M", "memcg w parent=top", "memcg r parent=top", "file log size=128M readahead=0",
+          "file data size=128M readahead=0", "task w memcg=w cpu=0", "task r memcg=r cpu=1"]
+    z = Zipf(32768, 0.9, rng)
+    for part in range(5):
+        alternate(L, rng, [lambda: f"write w log {rng.randrange(32768)}", lambda: f"read r data {z.sample()}"],
+                  8_000)
+        L.append("sleep 1s")
+    write("writer-beside-reader", L, "random writes of a 128 MiB file (memcg w, CPU 0) beside zipf(0.9) reads "
+          "of another (memcg r, CPU 1), both under a 64 MiB parent")
+
+
 def main():
     zipf_file("file-zipf-0.8", 0.8, seed=11)
     zipf_file("file-zipf-1.2", 1.2, seed=12)
@@ -289,6 +360,9 @@ def main():
     lru_gen_masks("0x0003", 17)
     lru_gen_cmds()
     shadow_nodes()
+    two_readers()
+    memcg_high()
+    writer_beside_reader()
 
 
 if __name__ == "__main__":
