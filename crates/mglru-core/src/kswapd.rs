@@ -241,7 +241,7 @@ impl Kernel {
                     let done = self.balance_pgdat_pass();
                     let dur = self.kswapd.pass_ns;
                     self.kswapd_pass_end(start, dur);
-                    self.kswapd.at = start + dur;
+                    self.kswapd.at = start.saturating_add(dur);
                     if done {
                         self.balance_pgdat_end();
                         self.kswapd_try_to_sleep();
@@ -259,7 +259,7 @@ impl Kernel {
     fn kswapd_try_to_sleep(&mut self) {
         if self.prepare_kswapd_sleep() {
             self.kswapd.state = KswapdState::ShortSleep;
-            self.kswapd.at += HZ / 10 * NSEC_PER_JIFFY;
+            self.kswapd.at = self.kswapd.at.saturating_add(HZ / 10 * NSEC_PER_JIFFY);
         } else {
             self.ev.add(Ev::KswapdHighWmarkHitQuickly, 1);
             self.balance_pgdat_begin();
@@ -414,7 +414,7 @@ impl Kernel {
         self.kswapd_mark_frees();
         let k = &mut self.kswapd;
         for (off, n) in k.pass_marks.drain(..) {
-            k.releases.push_back((start + off.min(dur), n));
+            k.releases.push_back((start.saturating_add(off.min(dur)), n));
         }
     }
 

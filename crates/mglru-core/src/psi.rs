@@ -283,7 +283,7 @@ impl Kernel {
         loop {
             if self.psi.groups[m as usize].work_at.is_none() {
                 // schedule_delayed_work(..., PSI_FREQ)
-                self.psi_queue_work(m, self.now + PSI_PERIOD_NS);
+                self.psi_queue_work(m, self.now.saturating_add(PSI_PERIOD_NS));
             }
             if m == ROOT_MEMCG {
                 break;

@@ -815,7 +815,7 @@ impl Kernel {
     /// simulated time (kswapd runs meanwhile); kswapd's own sleep
     /// lengthens its pass.
     pub fn reclaim_throttle(&mut self, jiffies: u64) {
-        let deadline = self.now + jiffies * NSEC_PER_JIFFY;
+        let deadline = self.now.saturating_add(jiffies * NSEC_PER_JIFFY);
         let until = match self.next_timer() {
             Some(t) if t < deadline => t,
             _ => deadline,

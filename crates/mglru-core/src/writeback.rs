@@ -65,7 +65,7 @@ impl Kernel {
             return;
         }
         let q = if f.test(pg::SWAPCACHE) { &mut self.swap_busy_until } else { &mut self.disk_busy_until };
-        let done = (*q).max(self.now) + service;
+        let done = (*q).max(self.now).saturating_add(service);
         *q = done;
         self.add_timer(done, Timer::WritebackDone(pfn));
     }
@@ -115,7 +115,7 @@ impl Kernel {
     pub fn arm_flusher(&mut self) {
         if !self.flusher_armed && self.sysctl.dirty_writeback_centisecs > 0 {
             self.flusher_armed = true;
-            let at = self.now + self.sysctl.dirty_writeback_centisecs * 10_000_000;
+            let at = self.now.saturating_add(self.sysctl.dirty_writeback_centisecs * 10_000_000);
             self.add_timer(at, Timer::FlusherPeriodic);
         }
     }

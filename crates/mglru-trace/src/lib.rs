@@ -65,7 +65,7 @@ mod sysctl;
 pub use binary::{write_binary, BINARY_MAGIC};
 pub use error::{TraceError, TraceErrorKind};
 pub use limits::{
-    MAX_FILE_SIZE, MAX_MEMORY, MAX_REGION_SIZE, MAX_SLEEP_NS, MAX_SWAP, MAX_TOTAL_FILE_SIZE, MIN_MEMORY,
+    MAX_FILE_SIZE, MAX_MEMORY, MAX_PAGES, MAX_REGION_SIZE, MAX_SLEEP_NS, MAX_SWAP, MAX_TOTAL_FILE_SIZE, MIN_MEMORY,
 };
 pub use parse::MAX_CPUS;
 pub use reader::{Compression, Location, TraceReader};

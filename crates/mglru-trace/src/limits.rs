@@ -19,19 +19,28 @@
 //! * An anonymous region costs nothing until it is touched; it is bounded
 //!   by [`MAX_REGION_SIZE`] so that page numbers stay far from overflow.
 //! * Idle time is simulated by running the kernel's periodic work (timers,
-//!   the flusher, statistics flushes) through it, which costs real time in
-//!   proportion to the simulated time (about 0.55 s per simulated year):
-//!   one `sleep`, and all the `sleep`s of a trace together, are bounded by
-//!   [`MAX_SLEEP_NS`].
+//!   the flusher, statistics flushes) through it. The model skips the
+//!   periodic work that cannot change anything, so an idle period costs
+//!   real time in proportion to the events in it; a busy one still runs
+//!   psi's averaging every 2 s, as the kernel does. One `sleep`, and all
+//!   the `sleep`s of a trace together, are bounded by [`MAX_SLEEP_NS`]
+//!   (a year), which also bounds what a time profile may jump.
 
 /// The smallest `memory` the model accepts (16 MiB).
 pub const MIN_MEMORY: u64 = 16 << 20;
 
-/// The largest `memory` (1 TiB, 2^28 pages).
-pub const MAX_MEMORY: u64 = 1 << 40;
+/// The most pages of RAM or swap the model holds: its page-table entry
+/// holds a page number below 2^28, two values kept for markers.
+pub const MAX_PAGES: u64 = (1 << 28) - 2;
 
-/// The largest `swap` device (1 TiB).
-pub const MAX_SWAP: u64 = 1 << 40;
+/// The largest `memory`: 1 TiB less two 4 KiB pages (MAX_PAGES pages).
+pub const MAX_MEMORY: u64 = MAX_PAGES << 12;
+
+/// The largest `swap` device: 1 TiB less two 4 KiB pages.
+pub const MAX_SWAP: u64 = MAX_PAGES << 12;
+
+/// How the limit of `memory` and `swap` reads in messages.
+pub(crate) const MAX_PAGES_TEXT: &str = "1T less two 4K pages (268435454 pages; 1023G fits)";
 
 /// The largest `file` (4 TiB).
 pub const MAX_FILE_SIZE: u64 = 4 << 40;

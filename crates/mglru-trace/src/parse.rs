@@ -9,7 +9,7 @@ use crate::size::{parse_duration_ns, parse_in_range, parse_size, parse_u64};
 use crate::suggest::did_you_mean;
 use crate::sysctl::{parse_sysctl, Sysctl};
 use crate::limits::{
-    size_text, sleep_too_long, MAX_FILE_SIZE, MAX_MEMORY, MAX_REGION_SIZE, MAX_SLEEP_NS, MAX_SWAP,
+    size_text, sleep_too_long, MAX_FILE_SIZE, MAX_MEMORY, MAX_PAGES_TEXT, MAX_REGION_SIZE, MAX_SLEEP_NS, MAX_SWAP,
     MIN_MEMORY,
 };
 use crate::{Advice, PAGE_SIZE};
@@ -624,7 +624,7 @@ impl<'a> P<'a> {
                 format!(
                     "memory size `{}` is too large: the limit is {} (the model keeps about 32 bytes per page of RAM)",
                     t.s,
-                    size_text(MAX_MEMORY)
+                    MAX_PAGES_TEXT
                 ),
             );
         }
@@ -650,7 +650,7 @@ impl<'a> P<'a> {
                 format!(
                     "swap size `{}` is too large: the limit is {}",
                     t.s,
-                    size_text(MAX_SWAP)
+                    MAX_PAGES_TEXT
                 ),
             );
         }

@@ -50,7 +50,7 @@ fn bad_size() {
     check("memory 1.5G\n", 1, 8, &["1536M"]);
     check("file f size=0\n", 1, 13, &["greater than 0"]);
     check("memory 99999999999999999999\n", 1, 8, &["too large"]);
-    check("memory 1T\nswap 99999999T\n", 2, 6, &["too large"]);
+    check("memory 1023G\nswap 99999999T\n", 2, 6, &["too large"]);
     check(
         "memcg a max=lots\n",
         1,

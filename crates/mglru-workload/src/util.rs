@@ -617,14 +617,14 @@ pub fn check_tasks(what: &str, n: u64) -> Result<(), String> {
     Ok(())
 }
 
-/// Refuses a machine size outside trace v1's `memory` bounds (16M ..= 1T:
-/// the model needs 16M and addresses at most 1T); `what` names the input.
+/// Refuses a machine size outside trace v1's `memory` bounds (16M to 1T less two pages:
+/// the model needs 16M and addresses 2^28 - 2 pages); `what` names the input.
 pub fn check_memory(what: &str, memory: u64) -> Result<(), String> {
     if memory < mglru_trace::MIN_MEMORY {
         return Err(format!("{what} must be at least {} (the model's smallest machine), found {}", fmt_size(mglru_trace::MIN_MEMORY), fmt_size(memory)));
     }
     if memory > mglru_trace::MAX_MEMORY {
-        return Err(format!("{what} must be at most {} (the model's largest machine), found {}", fmt_size(mglru_trace::MAX_MEMORY), fmt_size(memory)));
+        return Err(format!("{what} must be below 1T (the model's largest machine is 1T less two 4K pages; 1023G fits), found {}", fmt_size(memory)));
     }
     Ok(())
 }

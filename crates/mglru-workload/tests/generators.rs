@@ -953,14 +953,15 @@ fn vm_scalability_errors_name_the_parameter() {
     assert_eq!(e, "lru-file-readtwice: memory= must be at least 16M (the model's smallest machine), found 1K");
     let e = gen_err("lru-file-readtwice:memcg_max=lots");
     assert_eq!(e, "lru-file-readtwice: parameter memcg_max=: bad size `lots`: expected a number (memcg_max= takes a size, max or none)");
-    // memory= is bounded by trace v1 (at most 1T) before the default size
+    // memory= is bounded by trace v1 (1T less two pages) before the default size
     // (twice the memory) is computed; an explicit size= is used as given.
     let e = gen_err("mmap-pread-seq:memory=9000000T");
-    assert_eq!(e, "mmap-pread-seq: memory= must be at most 1T (the model's largest machine), found 9000000T");
+    assert_eq!(e, "mmap-pread-seq: memory= must be below 1T (the model's largest machine is 1T less two 4K pages; 1023G fits), found 9000000T");
     let e = gen_err("lru-file-readtwice:memory=2T,nr_task=1");
-    assert!(e.starts_with("lru-file-readtwice: memory= must be at most 1T"), "{}", e);
-    let got = gen("mmap-pread-seq:memory=1T,size=4K,nr_task=1");
-    assert_eq!(got[..3], lines("memory 1T\nfile sparse-mmap-pread-seq size=4K\ntask usemem-1")[..]);
+    assert!(e.starts_with("lru-file-readtwice: memory= must be below 1T"), "{}", e);
+    assert!(gen_err("mmap-pread-seq:memory=1T").contains("must be below 1T"));
+    let got = gen("mmap-pread-seq:memory=1023G,size=4K,nr_task=1");
+    assert_eq!(got[..3], lines("memory 1023G\nfile sparse-mmap-pread-seq size=4K\ntask usemem-1")[..]);
 }
 
 // ------------------------------------------------------------- ebizzy ---

@@ -20,10 +20,12 @@ use crate::memcontrol::{Memcg, PAGE_COUNTER_MAX};
 use crate::madvise::Advice;
 use crate::stat::Ev;
 
-/// Largest RAM or swap the page-table encoding can address.
-pub const MAX_PAGES: u64 = crate::mm::pte::MAX_VALUE as u64;
-/// Smallest RAM the model accepts.
-pub const MIN_MEMORY: u64 = 16 << 20;
+/// Largest RAM or swap, in pages: the trace format's limit, which is what
+/// the model's page-table encoding can address (one source: mglru_trace).
+pub const MAX_PAGES: u64 = mglru_trace::MAX_PAGES;
+const _: () = assert!(MAX_PAGES == crate::mm::pte::MAX_VALUE as u64);
+/// Smallest RAM the model accepts (mglru_trace's limit).
+pub const MIN_MEMORY: u64 = mglru_trace::MIN_MEMORY;
 
 /// What the caller fixes on top of the trace.
 #[derive(Clone, Debug, Default)]
@@ -130,8 +132,8 @@ impl Simulator {
                     m.memory_bytes
                 )));
             }
-            if m.memory_bytes >> PAGE_SHIFT > MAX_PAGES {
-                return Err(SimError("memory larger than 1T is not supported: use --memory 1T or less".into()));
+            if m.memory_bytes > mglru_trace::MAX_MEMORY {
+                return Err(SimError("memory above 1T less two 4K pages is not supported: use --memory 1023G or less".into()));
             }
             if m.cpus == 0 || m.cpus > mglru_trace::MAX_CPUS {
                 return Err(SimError(format!(
@@ -140,8 +142,8 @@ impl Simulator {
                     mglru_trace::MAX_CPUS
                 )));
             }
-            if m.swap_bytes >> PAGE_SHIFT > MAX_PAGES {
-                return Err(SimError("swap larger than 1T is not supported: use a smaller `swap SIZE`".into()));
+            if m.swap_bytes > mglru_trace::MAX_SWAP {
+                return Err(SimError("swap above 1T less two 4K pages is not supported: use `swap 1023G` or less".into()));
             }
             if m.sysctl.lru_gen_enabled & 1 != 0 && !crate::MGLRU_IMPLEMENTED {
                 return Err(SimError(
@@ -160,6 +162,15 @@ impl Simulator {
     pub fn clock_at_least(&mut self, ns: u64) -> Result<(), SimError> {
         let k = self.boot()?;
         if k.now < ns {
+            // A busy stretch runs psi's averaging every 2 s, as the kernel
+            // does: bound a jump as a trace bounds idle time.
+            if ns - k.now > mglru_trace::MAX_SLEEP_NS {
+                return Err(SimError(format!(
+                    "the clock would jump by {} ns, more than 365 days ({} ns): a time profile cannot move the clock that far at once",
+                    ns - k.now,
+                    mglru_trace::MAX_SLEEP_NS
+                )));
+            }
             k.wait_until(ns);
         }
         Ok(())
@@ -309,7 +320,7 @@ impl Simulator {
             }
             Op::Sleep { ns } => {
                 k.psi_set_state(crate::psi::PsiState::Idle);
-                let t = k.now + ns;
+                let t = k.now.saturating_add(ns);
                 k.wait_until(t);
             }
             Op::Exit { task } => k.task_exit(task),
