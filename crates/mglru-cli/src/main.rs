@@ -124,7 +124,8 @@ struct RunArgs {
     /// as Debian's 6.12 kernel boots); `run` only, `compare` runs both
     #[arg(long, value_enum)]
     policy: Option<PolicyArg>,
-    /// RAM size (overrides the trace's `memory`), e.g. 512M, 4G; less than 1T
+    /// RAM size (overrides the trace's `memory`), e.g. 512M, 4G; less than 1T. The model
+    /// takes about 32 bytes of host memory per 4 KiB page (530 MB for 64G)
     #[arg(long, value_name = "SIZE", value_parser = size_arg)]
     memory: Option<u64>,
     /// Swap size (overrides the trace's `swap`)
