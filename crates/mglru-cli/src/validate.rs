@@ -104,6 +104,9 @@ pub struct KernelResult {
     pub meta: String,
     /// The workload's wall time on the guest, seconds.
     pub wall_seconds: f64,
+    /// kswapd0's CPU time over the workload on the guest, seconds (results
+    /// recorded since the replayer measures it).
+    pub kswapd_cpu_seconds: Option<f64>,
     /// The guest's clock along the trace (the replayer's `time_profile`):
     /// (line, ns since the workload began), in line order; empty for
     /// results recorded without one.
@@ -145,6 +148,7 @@ pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
         })
         .unwrap_or_default();
     let wall_seconds = j.get("wall_seconds").and_then(|v| v.num()).unwrap_or(0.0);
+    let kswapd_cpu_seconds = j.get("kswapd_cpu_seconds").and_then(|v| v.num());
     let profile = match j.get("time_profile") {
         None | Some(Json::Null) => Vec::new(),
         Some(tp) => {
@@ -153,7 +157,7 @@ pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
         }
     };
     let timeline = crate::timeline::parse_vmstat_profile(&j).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(KernelResult { policy, vmstat, memory_override, start_zones, meta: meta_s, wall_seconds, profile, timeline })
+    Ok(KernelResult { policy, vmstat, memory_override, start_zones, meta: meta_s, wall_seconds, kswapd_cpu_seconds, profile, timeline })
 }
 
 /// The array member `key` of `obj` (`what` names `obj` in errors), every
@@ -474,6 +478,11 @@ pub struct Comparison {
     /// Per trace and policy: the guest's wall time and the model's
     /// simulated time for the workload, seconds.
     pub times: Vec<(String, &'static str, f64, f64)>,
+    /// Per trace and policy where kswapd ran on the guest or in the model:
+    /// kswapd0's CPU seconds on the guest and the model's (its pages
+    /// scanned × `scan`). Shown, not checked: the cost model's `scan` is
+    /// not calibrated against it yet (docs/COST_MODEL.md).
+    pub kswapd: Vec<(String, &'static str, f64, f64)>,
     pub rows: Vec<Row>,
     pub signs: Vec<SignRow>,
     pub missing: Vec<String>,
@@ -522,6 +531,7 @@ pub fn compare_suite(
     let mut cmp = Comparison {
         platform: platform.clone(),
         times: Vec::new(),
+        kswapd: Vec::new(),
         rows: Vec::new(),
         signs: Vec::new(),
         missing: Vec::new(),
@@ -551,6 +561,12 @@ pub fn compare_suite(
             let sim: f64Map = rep.vmstat.iter().map(|(k, v)| (k.to_string(), *v as f64)).collect();
             let p = policy_name(kr.policy);
             cmp.times.push((name.clone(), p, kr.wall_seconds, rep.sim.simulated_ns as f64 / 1e9));
+            let model_kswapd = rep.cpu.kswapd_ns as f64 / 1e9;
+            if let Some(k) = kr.kswapd_cpu_seconds {
+                if k > 0.0 || model_kswapd > 0.0 {
+                    cmp.kswapd.push((name.clone(), p, k, model_kswapd));
+                }
+            }
             for c in COUNTERS {
                 let k = kr.vmstat.get(c).copied().unwrap_or(0.0);
                 let s = sim.get(c).copied().unwrap_or(0.0);
@@ -765,6 +781,12 @@ pub fn render(cmp: &Comparison, th: Option<&Thresholds>) -> String {
     let _ = writeln!(o, "\nWorkload time, guest wall clock vs model simulated clock (s):");
     for (t, p, k, s) in &cmp.times {
         let _ = writeln!(o, "{t:<30} {p:<8} {k:>12.2} {s:>12.2}");
+    }
+    if !cmp.kswapd.is_empty() {
+        let _ = writeln!(o, "\nkswapd CPU time, guest (kswapd_cpu_seconds) vs model (pages scanned x scan), s (shown, not checked):");
+        for (t, p, k, s) in &cmp.kswapd {
+            let _ = writeln!(o, "{t:<30} {p:<8} {k:>12.2} {s:>12.2}");
+        }
     }
     let _ = writeln!(o, "\nMGLRU - classic, kernel vs model:");
     for s in &cmp.signs {
@@ -991,7 +1013,7 @@ mod tests {
     fn known_deviations_have_their_own_limits() {
         let row = |trace: &str, rel: f64| Row { trace: trace.into(), policy: "mglru", counter: "pswpout", kernel: 10_000.0, sim: 10_000.0 * (1.0 + rel), rel };
         let sign = |trace: &str| SignRow { trace: trace.into(), counter: "pswpout", kernel_diff: -500.0, sim_diff: 100.0, agree: Some(false) };
-        let cmp = |rows: Vec<Row>, signs: Vec<SignRow>| Comparison { platform: None, times: vec![], rows, signs, missing: vec![], meta: vec![], extra: vec![] };
+        let cmp = |rows: Vec<Row>, signs: Vec<SignRow>| Comparison { platform: None, times: vec![], kswapd: vec![], rows, signs, missing: vec![], meta: vec![], extra: vec![] };
         let mut th = Thresholds { median: 1.0, max: 0.07, goal_median: 0.05, goal_max: 0.15, require_signs: true, trace_max: vec![], sign_exceptions: vec![] };
         let c = cmp(vec![row("a", 0.01), row("b", 0.20)], vec![sign("b")]);
         let e = check(&c, &th).unwrap_err();
@@ -1089,6 +1111,7 @@ mod tests {
         let cmp = Comparison {
             platform: None,
             times: vec![],
+            kswapd: vec![],
             rows: vec![
                 Row { trace: odd.into(), policy: "mglru", counter: "pgpgin", kernel: 95684.0, sim: 95616.0, rel: rel_err(95616.0, 95684.0, 1024.0) },
                 Row { trace: "t".into(), policy: "classic", counter: "pswpin", kernel: 0.0, sim: 0.0, rel: 0.0 },
@@ -1133,7 +1156,7 @@ mod tests {
         order(&first("signs"), &["trace", "counter", "kernel_diff", "model_diff", "agree"]);
         order(&first("extra"), &["trace", "policy", "counter", "kernel", "model", "rel_err"]);
         // An empty comparison is three empty arrays.
-        let empty = Comparison { platform: None, times: vec![], rows: vec![], signs: vec![], missing: vec![], meta: vec![], extra: vec![] };
+        let empty = Comparison { platform: None, times: vec![], kswapd: vec![], rows: vec![], signs: vec![], missing: vec![], meta: vec![], extra: vec![] };
         let doc: Doc = serde_json::from_str(&to_json(&empty)).unwrap();
         assert!(doc.rows.is_empty() && doc.signs.is_empty() && doc.extra.is_empty());
     }

@@ -48,6 +48,31 @@ fn validate_extra_counters_are_shown_and_checked_for_names() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--extra no_such_counter: neither the kernel result"));
 }
 
+/// kswapd's CPU time is shown beside the guest's (`kswapd_cpu_seconds` of
+/// the committed result) and the model's (`cpu.kswapd_ns` of a run with the
+/// platform's costs), for the traces where kswapd worked.
+#[test]
+fn validate_shows_kswapd_cpu_time_beside_the_guests() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation");
+    let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
+        .args(["validate", "--suite", root.to_str().unwrap(), "--trace", "two-memcgs-global-pressure"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    let head = "kswapd CPU time, guest (kswapd_cpu_seconds) vs model (pages scanned x scan), s (shown, not checked):";
+    let at = out.find(head).expect("the kswapd section");
+    let text = std::fs::read_to_string(root.join("results/two-memcgs-global-pressure.mglru.json")).unwrap();
+    let k = text.find("\"kswapd_cpu_seconds\": ").unwrap() + 22;
+    let kernel: f64 = text[k..].split(|c: char| c != '.' && !c.is_ascii_digit()).next().unwrap().parse().unwrap();
+    let line = out[at..].lines().find(|l| l.starts_with("two-memcgs-global-pressure") && l.contains("mglru")).unwrap();
+    let cols: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(cols[2], format!("{kernel:.2}"), "{line}");
+    // The model: pages kswapd scanned (pgscan_kswapd and its share of
+    // pgrefill) at the platform's scan cost, a positive time.
+    assert!(cols[3].parse::<f64>().unwrap() > 0.0, "{line}");
+}
+
 /// `--json -` writes the comparison alone to standard output, and it
 /// reads back: a row per policy and checked counter, a sign row per
 /// counter, the extra counters; counters as whole numbers, each relative
