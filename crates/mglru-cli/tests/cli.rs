@@ -427,3 +427,18 @@ fn kswapd_option_selects_the_thread_model() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("instant") && stderr(&o).contains("thread"), "{}", stderr(&o));
 }
+
+/// A swap-in whose allocation OOM-kills the faulting task (a 64M memcg of
+/// a 96M heap on a 128M machine whose swap is kept in RAM): the task's exit
+/// freed the slot, so the new folio is put back, not left unmapped and out
+/// of the swap cache (`--check` found such a folio before).
+#[test]
+fn swap_in_that_kills_its_own_task_leaves_no_stray_folio() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation/traces/anon-uniform-swap.trace.gz");
+    for policy in ["classic", "mglru"] {
+        let o = run(&["run", root.to_str().unwrap(), "--memory", "128M", "--policy", policy, "--check", "--json", "-"]);
+        assert!(o.status.success(), "{policy}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert!(v["vmstat"]["oom_kill"].as_u64().unwrap() > 0, "{policy}: the scenario needs an OOM kill");
+    }
+}

@@ -82,8 +82,16 @@ impl Kernel {
     pub fn swapin_new_folio(&mut self, slot: u32, to_cache: bool) -> Option<u32> {
         let sw = self.swap.as_ref().unwrap();
         let memcg = sw.memcg[slot as usize];
-        let entry = sw.entry(slot);
         let pfn = self.alloc_folio(memcg, Gfp::Normal)?;
+        // The allocation may have reclaimed, or OOM-killed the slot's
+        // owner, whose exit freed the slot; or another fault brought it into
+        // the swap cache meanwhile. As swapcache_prepare() would then fail
+        // in __read_swap_cache_async, the new folio is put back.
+        let entry = self.swap.as_ref().unwrap().entry(slot);
+        if entry & crate::swapfile::SLOT_USED == 0 || entry & crate::swapfile::SLOT_CACHED != 0 {
+            self.free_folio(pfn);
+            return None;
+        }
         {
             let f = self.folios.get_mut(pfn);
             f.set(pg::ANON | pg::SWAPBACKED | pg::UPTODATE);
