@@ -20,8 +20,10 @@
 //! The model follows that arithmetic and timing exactly. What it cannot
 //! follow yet is concurrency: its tasks run one at a time (docs/FIDELITY.md
 //! simplification 2), so the only non-idle task of a group is the one
-//! running, and "full" equals "some"; kswapd's reclaim takes no simulated
-//! time, so its stall (kswapd is a task of the root cgroup) is not counted.
+//! running, and "full" equals "some"; kswapd's stall (kswapd is a task of
+//! the root cgroup) is not counted: its reclaim takes no simulated time in
+//! the default mode, and its passes in `--kswapd thread` are applied after
+//! the fact (docs/FIDELITY.md simplification 27).
 //! Time passes for the running task when its operations cost time (the cost
 //! model) or when the clock follows a guest's; a trace's `sleep` is idle.
 
