@@ -264,7 +264,9 @@ impl Kernel {
             return;
         }
         let stall = self.psi.state == PsiState::Memstall;
-        let cpu = self.cpu;
+        // The task's CPU (not `self.cpu`, which is kswapd's while kswapd
+        // runs in the middle of the task's time).
+        let cpu = self.tasks[self.current as usize].cpu as usize;
         let mut m = self.tasks[self.current as usize].memcg;
         loop {
             self.psi.groups[m as usize].cpus[cpu].add(dt, stall);
@@ -377,7 +379,7 @@ impl Kernel {
         if dt > 0 && self.psi.state != PsiState::Idle && !self.tasks.is_empty() {
             let task_memcg = self.tasks[self.current as usize].memcg;
             if self.memcg_is_descendant(task_memcg, memcg) {
-                g.cpus[self.cpu].add(dt, self.psi.state == PsiState::Memstall);
+                g.cpus[self.tasks[self.current as usize].cpu as usize].add(dt, self.psi.state == PsiState::Memstall);
             }
         }
         g.sample(self.now);

@@ -854,9 +854,9 @@ impl Kernel {
             }
             loop {
                 sc.nr_scanned = 0;
-                // shrink_zones: the node, then consider_reclaim_throttle.
+                // shrink_zones: the node. Its consider_reclaim_throttle
+                // (NOPROGRESS) is left out: docs/FIDELITY.md simplification 15.
                 self.shrink_node(sc);
-                self.consider_reclaim_throttle(sc);
                 if sc.nr_reclaimed >= sc.nr_to_reclaim {
                     break;
                 }
@@ -898,24 +898,6 @@ impl Kernel {
         }
         self.in_reclaim = was;
         sc.nr_reclaimed
-    }
-
-    /// `consider_reclaim_throttle`: global direct reclaim that has reached
-    /// priority 1 without reclaiming anything sleeps a jiffy
-    /// (VMSCAN_THROTTLE_NOPROGRESS), or less if a timer fires first (the
-    /// kernel wakes such sleepers when some reclaimer gets above 12 %
-    /// efficiency; the model's reclaimers never run beside one another).
-    /// Not kswapd, not memcg reclaim: they throttle on writeback instead.
-    fn consider_reclaim_throttle(&mut self, sc: &ScanControl) {
-        if sc.nr_reclaimed > sc.nr_scanned >> 3 {
-            return;
-        }
-        if self.in_kswapd || sc.cgroup_reclaim() {
-            return;
-        }
-        if sc.priority == 1 && sc.nr_reclaimed == 0 {
-            self.reclaim_throttle(1);
-        }
     }
 
     /// `allow_direct_reclaim`: direct reclaimers may go on while the free

@@ -126,36 +126,3 @@ fn deactivation_without_rotation_leaves_the_costs_alone() {
     assert_eq!((k.memcgs[0].lruvec.file_cost, k.memcgs[0].lruvec.anon_cost), (1000, 600));
     t.check();
 }
-
-/// `consider_reclaim_throttle`: global direct reclaim that reaches
-/// priority 1 with nothing reclaimed sleeps a jiffy (NOPROGRESS). With
-/// only anon memory, no swap and every cost 0, each pass of
-/// do_try_to_free_pages (each one counted in allocstall_movable) ends in
-/// one such sleep, and nothing else moves the clock: 4 ms per stall.
-#[test]
-fn direct_reclaim_without_progress_sleeps_a_jiffy_per_pass() {
-    let cost = mglru_core::CostModel {
-        op: 0,
-        mem_access: 0,
-        page_copy: 0,
-        minor_fault: 0,
-        disk_read: 0,
-        swap_read: 0,
-        scan: 0,
-        ..Default::default()
-    };
-    let dma32 = ZoneSpec { pages: 16384, managed: 16384, wmark: None, lowmem_reserve: None };
-    let mut t = T::with_options(RunOptions {
-        policy: Some(Policy::Classic),
-        zones: Some([ZoneSpec::default(), dma32, ZoneSpec::default()]),
-        cost: Some(cost),
-        ..Default::default()
-    });
-    t.run("memory 64M\ntask t\nanon t heap size=64M\nstore t heap 0 16200");
-    let k = t.k();
-    let stalls = k.ev.get(mglru_core::stat::Ev::AllocstallMovable);
-    // 34 passes here (the allocator's retries, then the OOM kill of the task).
-    assert!(stalls > 0, "the heap outgrew the zone: direct reclaim ran");
-    assert_eq!(k.now, stalls * 4_000_000);
-    t.check();
-}
