@@ -54,10 +54,7 @@ fn validate_extra_counters_are_shown_and_checked_for_names() {
 #[test]
 fn validate_shows_kswapd_cpu_time_beside_the_guests() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation");
-    let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
-        .args(["validate", "--suite", root.to_str().unwrap(), "--trace", "two-memcgs-global-pressure"])
-        .output()
-        .unwrap();
+    let o = validate_in(&root, &["--trace", "two-memcgs-global-pressure"]);
     assert!(o.status.success());
     let out = String::from_utf8_lossy(&o.stdout);
     let head = "kswapd CPU time, guest (kswapd_cpu_seconds) vs model (pages scanned x scan), s (shown, not checked):";
@@ -153,10 +150,7 @@ fn lru_gen_dump_lines_have_the_kernels_shapes() {
 #[test]
 fn validate_runs_the_model_with_the_platform_costs() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation");
-    let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
-        .args(["validate", "--suite", root.to_str().unwrap(), "--trace", "file-zipf-1.2"])
-        .output()
-        .unwrap();
+    let o = validate_in(&root, &["--trace", "file-zipf-1.2"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success());
     assert!(out.starts_with("model costs (ns) of the ground-truth platform, from platform.json: op="), "{out}");

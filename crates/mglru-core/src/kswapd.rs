@@ -59,12 +59,6 @@ impl KswapdMode {
             _ => None,
         }
     }
-    pub fn name(self) -> &'static str {
-        match self {
-            KswapdMode::Instant => "instant",
-            KswapdMode::Thread => "thread",
-        }
-    }
 }
 
 /// "Never": kswapd asleep until woken.

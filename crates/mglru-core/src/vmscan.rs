@@ -919,11 +919,12 @@ impl Kernel {
     }
 
     /// `allow_direct_reclaim` with its side effect: when the watermark is
-    /// not met, a waiting kswapd is woken (whether or not the node is
-    /// balanced: throttled processes need it awake).
+    /// not met (so kswapd is not hopeless), a waiting kswapd is woken
+    /// whether or not the node is balanced: throttled processes need it
+    /// awake (`kswapd_wake` leaves a running kswapd alone).
     fn allow_direct_reclaim_wake(&mut self) -> bool {
         let ok = self.allow_direct_reclaim();
-        if !ok && self.kswapd_failures < MAX_RECLAIM_RETRIES && self.kswapd.waiting() {
+        if !ok {
             self.kswapd_wake();
         }
         ok
