@@ -103,6 +103,26 @@ impl From<KswapdArg> for mglru_core::kswapd::KswapdMode {
     }
 }
 
+/// `--schedule`.
+#[derive(Clone, Copy, Debug, Default, ValueEnum)]
+enum ScheduleArg {
+    /// One operation at a time, in trace order (as the reference suite was measured)
+    #[default]
+    Serial,
+    /// Tasks side by side on their CPUs: an operation starts when its task and its CPU are
+    /// free, but not before the line above it started; lines without a task are barriers
+    Parallel,
+}
+
+impl From<ScheduleArg> for mglru_core::sched::Schedule {
+    fn from(a: ScheduleArg) -> Self {
+        match a {
+            ScheduleArg::Serial => mglru_core::sched::Schedule::Serial,
+            ScheduleArg::Parallel => mglru_core::sched::Schedule::Parallel,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum PolicyArg {
     Classic,
@@ -139,6 +159,10 @@ struct RunArgs {
     /// How kswapd runs: `instant` (default) or `thread` (docs/FIDELITY.md simplification 2)
     #[arg(long, value_enum, default_value_t = KswapdArg::Instant)]
     kswapd: KswapdArg,
+    /// How tasks run: `serial` (default: one operation at a time in trace order) or
+    /// `parallel` (tasks side by side on their CPUs; docs/TRACE_FORMAT.md "Scheduling")
+    #[arg(long, value_enum, default_value_t = ScheduleArg::Serial)]
+    schedule: ScheduleArg,
     /// A sysctl applied after the trace's setup section (repeatable): vm.swappiness,
     /// vm.page-cluster, vm.min_free_kbytes, vm.watermark_scale_factor, vm.dirty_ratio,
     /// vm.dirty_background_ratio, vm.dirty_expire_centisecs, vm.dirty_writeback_centisecs,

@@ -42,6 +42,7 @@ fn options(a: &RunArgs) -> Result<(Source, RunOptions), Failure> {
         variant,
         cpus: a.cpus,
         kswapd: a.kswapd.into(),
+        schedule: a.schedule.into(),
         ..Default::default()
     };
     Ok((source, opts))

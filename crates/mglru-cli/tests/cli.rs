@@ -428,6 +428,35 @@ fn kswapd_option_selects_the_thread_model() {
     assert!(stderr(&o).contains("instant") && stderr(&o).contains("thread"), "{}", stderr(&o));
 }
 
+/// `--schedule parallel`: two tasks on two CPUs whose lines alternate run
+/// side by side, so the run is shorter in simulated time than serially
+/// while each task's CPU time is the same; the JSON says which schedule
+/// ran, the text echoes it; a wrong value names the valid ones.
+#[test]
+fn schedule_option_runs_tasks_side_by_side() {
+    let mut text = String::from("memory 64M\ncpus 2\nfile f size=4M\ntask a cpu=0\ntask b cpu=1\nanon b r size=4M\n");
+    for i in 0..8 {
+        text += &format!("read a f {} 128\nstore b r {} 128\n", i * 128, i * 128);
+    }
+    let t = tmp("schedule.trace", &text);
+    let json = |mode: &str| -> serde_json::Value {
+        let o = run(&["run", t.to_str().unwrap(), "--schedule", mode, "--check", "--json", "-"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let (serial, par) = (json("serial"), json("parallel"));
+    assert_eq!(serial["cpu"]["schedule"], "serial");
+    assert_eq!(par["cpu"]["schedule"], "parallel");
+    assert_eq!(serial["cpu"]["tasks"], par["cpu"]["tasks"], "the same CPU time per task");
+    let ns = |v: &serde_json::Value| v["sim"]["simulated_ns"].as_u64().unwrap();
+    assert!(ns(&par) < ns(&serial), "parallel {} < serial {}", ns(&par), ns(&serial));
+    let o = run(&["run", t.to_str().unwrap(), "--schedule", "parallel"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("schedule   parallel"), "{}", String::from_utf8_lossy(&o.stdout));
+    let o = run(&["run", t.to_str().unwrap(), "--schedule", "concurrent"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("serial") && stderr(&o).contains("parallel"), "{}", stderr(&o));
+}
+
 /// A swap-in whose allocation OOM-kills the faulting task (a 64M memcg of
 /// a 96M heap on a 128M machine whose swap is kept in RAM): the task's exit
 /// freed the slot, so the new folio is put back, not left unmapped and out

@@ -123,6 +123,7 @@ struct ReportView<'a> {
 #[derive(Serialize)]
 struct CpuView<'a> {
     cpus: u32,
+    schedule: &'a str,
     kswapd_ns: u64,
     tasks: Tasks<'a>,
 }
@@ -175,7 +176,7 @@ pub fn report_value(r: &Report) -> impl Serialize + '_ {
             model_bytes: s.model_bytes,
             simulated_pages: s.simulated_pages,
         },
-        cpu: CpuView { cpus: r.cpu.cpus, kswapd_ns: r.cpu.kswapd_ns, tasks: Tasks(&r.cpu.tasks) },
+        cpu: CpuView { cpus: r.cpu.cpus, schedule: r.cpu.schedule, kswapd_ns: r.cpu.kswapd_ns, tasks: Tasks(&r.cpu.tasks) },
     }
 }
 
@@ -208,6 +209,7 @@ mod tests {
             sim: SimReport { operations: 10, access_ops: 4, page_accesses: 9, dropped_accesses: 0, failed_allocations: 0, simulated_ns: 100, task_ns: 3, wall_seconds: 0.1234567, model_bytes: 1, simulated_pages: 2 },
             cpu: crate::report::CpuReport {
                 cpus: 2,
+                schedule: "parallel",
                 kswapd_ns: 5,
                 tasks: vec![crate::report::TaskCpuReport { name: "t\"1".into(), cpu: 1, utime_ns: 6, stime_ns: 7 }],
             },
@@ -223,6 +225,7 @@ mod tests {
         assert_eq!(v["sim"]["wall_seconds"], 0.123457);
         assert_eq!(v["cpu"]["cpus"], 2);
         assert_eq!(v["cpu"]["kswapd_ns"], 5);
+        assert_eq!(v["cpu"]["schedule"], "parallel");
         assert_eq!(v["cpu"]["tasks"]["t\"1"]["stime_ns"], 7);
         assert_eq!(v["memcg"]["app"]["pressure"]["some"]["total"], 0);
         // The kernel's order, not alphabetical.

@@ -172,6 +172,8 @@ pub struct MachineConfig {
     pub cpus: u32,
     /// How kswapd runs (`--kswapd`).
     pub kswapd: crate::kswapd::KswapdMode,
+    /// How operations are scheduled (`--schedule`).
+    pub schedule: crate::sched::Schedule,
 }
 
 impl Default for MachineConfig {
@@ -188,6 +190,7 @@ impl Default for MachineConfig {
             variant: Variant::Plain,
             cpus: DEFAULT_CPUS,
             kswapd: Default::default(),
+            schedule: Default::default(),
         }
     }
 }
@@ -316,6 +319,8 @@ pub struct Kernel {
     pub psi: crate::psi::Psi,
     /// kswapd0 in simulated time.
     pub kswapd: crate::kswapd::Kswapd,
+    /// When operations run (crate::sched).
+    pub sched: crate::sched::SchedState,
 }
 
 impl Kernel {
@@ -375,6 +380,7 @@ impl Kernel {
             psi: crate::psi::Psi::new(cfg.cpus.max(1) as usize),
             // kswapd runs on the last CPU (crate::kswapd).
             kswapd: crate::kswapd::Kswapd::new(cfg.cpus.max(1) as usize - 1, cfg.kswapd),
+            sched: crate::sched::SchedState { mode: cfg.schedule, cpu_free: vec![0; cfg.cpus.max(1) as usize], ..Default::default() },
         };
         k.setup_per_zone_wmarks();
         k.setup_per_zone_lowmem_reserve();

@@ -24,6 +24,7 @@ pub mod page_alloc;
 pub mod psi;
 pub mod report;
 pub mod rmap;
+pub mod sched;
 pub mod shadow;
 pub mod sim;
 /// The simulator's own machinery under its old paths (the CLI and tests use them).

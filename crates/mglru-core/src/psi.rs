@@ -218,17 +218,27 @@ fn calc_avgs(avg: &mut [u64; 3], missed: u64, time: u64, period: u64) {
     }
 }
 
+/// What one CPU is doing for psi: the task on it (if not idle), its state
+/// and `psi_memstall_enter` nesting, and when that state began.
+#[derive(Clone, Copy, Debug)]
+pub struct PsiCpu {
+    pub task: u32,
+    pub state: PsiState,
+    /// `psi_memstall_enter` nesting of the task on this CPU.
+    pub memstall_depth: u32,
+    /// When the CPU's current state began (not yet accounted). Each CPU's
+    /// marks only move forward: its operations never overlap
+    /// (crate::sched).
+    mark: u64,
+}
+
 /// The psi state of the machine: a group per memcg (index = memcg id; the
-/// root's is the system's, `/proc/pressure/memory`), and what the running
-/// task has been doing since `mark`.
+/// root's is the system's, `/proc/pressure/memory`), and what each CPU has
+/// been doing since its mark.
 #[derive(Clone, Debug)]
 pub struct Psi {
     pub groups: Vec<PsiGroup>,
-    pub state: PsiState,
-    /// `psi_memstall_enter` nesting of the running task.
-    pub memstall_depth: u32,
-    /// When the running task's current state began (not yet accounted).
-    mark: u64,
+    pub cpus: Vec<PsiCpu>,
     /// The earliest queued averaging work (u64::MAX if none). psi's works
     /// are kept apart from the kernel's timers so that a sleeper woken by
     /// "the next event" (reclaim_throttle) is not woken by them.
@@ -239,9 +249,7 @@ impl Psi {
     pub fn new(nr_cpus: usize) -> Psi {
         Psi {
             groups: vec![PsiGroup::new(0, nr_cpus)],
-            state: PsiState::Idle,
-            memstall_depth: 0,
-            mark: 0,
+            cpus: vec![PsiCpu { task: 0, state: PsiState::Idle, memstall_depth: 0, mark: 0 }; nr_cpus],
             next_work: u64::MAX,
         }
     }
@@ -255,21 +263,26 @@ impl Kernel {
         self.psi.groups.push(g);
     }
 
-    /// Account the running task's time since the last change to its
-    /// groups (its memcg and every ancestor up to the system's).
-    fn psi_settle(&mut self) {
-        let dt = self.now - self.psi.mark;
-        self.psi.mark = self.now;
-        if dt == 0 || self.psi.state == PsiState::Idle || self.tasks.is_empty() {
+    /// The CPU of the running task (`self.current`): psi's state changes
+    /// happen there (not on `self.cpu`, which is kswapd's while kswapd runs
+    /// in the middle of the task's time).
+    fn psi_cur_cpu(&self) -> usize {
+        self.tasks.get(self.current as usize).map_or(0, |t| t.cpu as usize)
+    }
+
+    /// Account CPU `c`'s time since its last change to the groups of the
+    /// task on it (its memcg and every ancestor up to the system's).
+    fn psi_settle_cpu(&mut self, c: usize) {
+        let pc = self.psi.cpus[c];
+        let dt = self.now.saturating_sub(pc.mark);
+        self.psi.cpus[c].mark = self.now.max(pc.mark);
+        if dt == 0 || pc.state == PsiState::Idle || self.tasks.is_empty() {
             return;
         }
-        let stall = self.psi.state == PsiState::Memstall;
-        // The task's CPU (not `self.cpu`, which is kswapd's while kswapd
-        // runs in the middle of the task's time).
-        let cpu = self.tasks[self.current as usize].cpu as usize;
-        let mut m = self.tasks[self.current as usize].memcg;
+        let stall = pc.state == PsiState::Memstall;
+        let mut m = self.tasks[pc.task as usize].memcg;
         loop {
-            self.psi.groups[m as usize].cpus[cpu].add(dt, stall);
+            self.psi.groups[m as usize].cpus[c].add(dt, stall);
             if m == ROOT_MEMCG {
                 break;
             }
@@ -277,13 +290,22 @@ impl Kernel {
         }
     }
 
-    /// A task state change in the running task's groups (`psi_group_change`
+    /// Account every non-idle CPU up to now (before the averages are taken).
+    fn psi_settle_all(&mut self) {
+        for c in 0..self.psi.cpus.len() {
+            if self.psi.cpus[c].state != PsiState::Idle {
+                self.psi_settle_cpu(c);
+            }
+        }
+    }
+
+    /// A task state change in the groups of `task` (`psi_group_change`
     /// with `wake_clock`): start a group's averaging work if it is idle.
-    fn psi_state_change(&mut self) {
+    fn psi_state_change(&mut self, task: u32) {
         if self.tasks.is_empty() {
             return;
         }
-        let mut m = self.tasks[self.current as usize].memcg;
+        let mut m = self.tasks[task as usize].memcg;
         loop {
             if self.psi.groups[m as usize].work_at.is_none() {
                 // schedule_delayed_work(..., PSI_FREQ)
@@ -296,46 +318,92 @@ impl Kernel {
         }
     }
 
-    /// The running task (`self.current`) moves to `state`.
-    pub fn psi_set_state(&mut self, state: PsiState) {
-        let state = if state == PsiState::Busy && self.psi.memstall_depth > 0 { PsiState::Memstall } else { state };
-        if state == self.psi.state {
+    /// CPU `c` moves to `state` (running `task` unless idle).
+    fn psi_cpu_set(&mut self, c: usize, task: u32, state: PsiState) {
+        let pc = self.psi.cpus[c];
+        if state == pc.state && (state == PsiState::Idle || task == pc.task) {
             return;
         }
-        self.psi_settle();
-        self.psi.state = state;
-        self.psi_state_change();
+        self.psi_settle_cpu(c);
+        if pc.state != PsiState::Idle {
+            self.psi_state_change(pc.task);
+        }
+        self.psi.cpus[c].state = state;
+        if state != PsiState::Idle {
+            if task != pc.task || pc.state == PsiState::Idle {
+                self.psi.cpus[c].memstall_depth = 0;
+            }
+            self.psi.cpus[c].task = task;
+            self.psi_state_change(task);
+        }
     }
 
-    /// The task about to run is `task`: the previous one stops, `task`
-    /// becomes busy.
-    pub fn psi_switch_to(&mut self, task: u32) {
-        if task == self.current && self.psi.state != PsiState::Idle {
+    /// The running task (`self.current`) moves to `state`.
+    pub fn psi_set_state(&mut self, state: PsiState) {
+        let c = self.psi_cur_cpu();
+        let pc = self.psi.cpus[c];
+        if pc.state == PsiState::Idle && state == PsiState::Idle {
             return;
         }
-        self.psi_settle();
-        if self.psi.state != PsiState::Idle {
-            self.psi_state_change();
+        let state = if state == PsiState::Busy && pc.memstall_depth > 0 { PsiState::Memstall } else { state };
+        if state == pc.state {
+            return;
+        }
+        self.psi_settle_cpu(c);
+        self.psi.cpus[c].state = state;
+        self.psi.cpus[c].task = self.current;
+        self.psi_state_change(self.current);
+    }
+
+    /// The task about to run is `task`. Serially scheduled (the default),
+    /// the previous task stops: one task runs at a time. In parallel
+    /// (crate::sched) the other CPUs go on; the caller makes a CPU idle
+    /// when its task's operation ends (`psi_task_stop`).
+    pub fn psi_switch_to(&mut self, task: u32) {
+        let c = self.tasks[task as usize].cpu as usize;
+        if task == self.current && self.psi.cpus[c].state != PsiState::Idle && self.psi.cpus[c].task == task {
+            return;
+        }
+        if !self.parallel() {
+            let prev = self.psi_cur_cpu();
+            if prev != c && self.psi.cpus[prev].state != PsiState::Idle {
+                self.psi_cpu_set(prev, 0, PsiState::Idle);
+            }
+        }
+        let pc = self.psi.cpus[c];
+        self.psi_settle_cpu(c);
+        if pc.state != PsiState::Idle {
+            self.psi_state_change(pc.task);
         }
         self.current = task;
-        self.psi.memstall_depth = 0;
-        self.psi.state = PsiState::Busy;
-        self.psi_state_change();
+        self.psi.cpus[c] = PsiCpu { task, state: PsiState::Busy, memstall_depth: 0, mark: self.psi.cpus[c].mark };
+        self.psi_state_change(task);
+    }
+
+    /// `task`'s operation is over and it waits for its next one (parallel
+    /// scheduling): its CPU goes idle.
+    pub fn psi_task_stop(&mut self, task: u32) {
+        let c = self.tasks[task as usize].cpu as usize;
+        if self.psi.cpus[c].state != PsiState::Idle && self.psi.cpus[c].task == task {
+            self.psi_cpu_set(c, task, PsiState::Idle);
+        }
     }
 
     /// `psi_memstall_enter`.
     pub fn psi_memstall_enter(&mut self) {
-        self.psi.memstall_depth += 1;
-        if self.psi.memstall_depth == 1 && self.psi.state != PsiState::Idle {
+        let c = self.psi_cur_cpu();
+        self.psi.cpus[c].memstall_depth += 1;
+        if self.psi.cpus[c].memstall_depth == 1 && self.psi.cpus[c].state != PsiState::Idle {
             self.psi_set_state(PsiState::Memstall);
         }
     }
 
     /// `psi_memstall_leave`.
     pub fn psi_memstall_leave(&mut self) {
-        debug_assert!(self.psi.memstall_depth > 0);
-        self.psi.memstall_depth -= 1;
-        if self.psi.memstall_depth == 0 && self.psi.state == PsiState::Memstall {
+        let c = self.psi_cur_cpu();
+        debug_assert!(self.psi.cpus[c].memstall_depth > 0);
+        self.psi.cpus[c].memstall_depth -= 1;
+        if self.psi.cpus[c].memstall_depth == 0 && self.psi.cpus[c].state == PsiState::Memstall {
             self.psi_set_state(PsiState::Busy);
         }
     }
@@ -359,7 +427,7 @@ impl Kernel {
 
     /// `psi_avgs_work` of memcg `m`'s group, due now.
     fn psi_avgs_work(&mut self, m: u16) {
-        self.psi_settle();
+        self.psi_settle_all();
         let now = self.now;
         let g = &mut self.psi.groups[m as usize];
         let active = g.sample(now);
@@ -375,11 +443,13 @@ impl Kernel {
     /// time so far, collected and, if due, averaged.
     pub fn psi_read(&self, memcg: u16) -> PsiGroup {
         let mut g = self.psi.groups[memcg as usize].clone();
-        let dt = self.now - self.psi.mark;
-        if dt > 0 && self.psi.state != PsiState::Idle && !self.tasks.is_empty() {
-            let task_memcg = self.tasks[self.current as usize].memcg;
-            if self.memcg_is_descendant(task_memcg, memcg) {
-                g.cpus[self.tasks[self.current as usize].cpu as usize].add(dt, self.psi.state == PsiState::Memstall);
+        for (c, pc) in self.psi.cpus.iter().enumerate() {
+            let dt = self.now.saturating_sub(pc.mark);
+            if dt > 0 && pc.state != PsiState::Idle && !self.tasks.is_empty() {
+                let task_memcg = self.tasks[pc.task as usize].memcg;
+                if self.memcg_is_descendant(task_memcg, memcg) {
+                    g.cpus[c].add(dt, pc.state == PsiState::Memstall);
+                }
             }
         }
         g.sample(self.now);
@@ -390,7 +460,7 @@ impl Kernel {
     /// `/proc/pressure/memory`) now, as `psi_show` does: collect, and
     /// update the averages if their time has come.
     pub fn psi_show(&mut self, memcg: u16) -> String {
-        self.psi_settle();
+        self.psi_settle_all();
         let now = self.now;
         let g = &mut self.psi.groups[memcg as usize];
         g.sample(now);

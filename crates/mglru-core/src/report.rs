@@ -88,6 +88,8 @@ pub struct TaskCpuReport {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CpuReport {
     pub cpus: u32,
+    /// `serial` or `parallel` (crate::sched).
+    pub schedule: &'static str,
     /// kswapd0's CPU time (system time).
     pub kswapd_ns: u64,
     pub tasks: Vec<TaskCpuReport>,
@@ -388,6 +390,7 @@ impl Kernel {
         let _ = ROOT_MEMCG;
         let cpu = CpuReport {
             cpus: self.cpus.len() as u32,
+            schedule: if self.parallel() { "parallel" } else { "serial" },
             kswapd_ns: self.sim.kswapd_ns,
             tasks: self
                 .tasks

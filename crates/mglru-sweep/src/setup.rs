@@ -78,6 +78,12 @@ impl Setup {
             (None, None) => "1 (default)".into(),
         };
         row(&mut o, "CPUs", cpus);
+        if opts.schedule == mglru_core::sched::Schedule::Parallel {
+            row(&mut o, "schedule", "parallel: tasks side by side on their CPUs (--schedule)".into());
+        }
+        if opts.kswapd == mglru_core::kswapd::KswapdMode::Thread {
+            row(&mut o, "kswapd", "a thread in simulated time (--kswapd)".into());
+        }
         if !self.memcgs.is_empty() {
             let mut parts = Vec::new();
             for &(id, parent, lim) in &self.memcgs {

@@ -43,6 +43,8 @@ pub struct RunOptions {
     pub cpus: Option<u32>,
     /// How kswapd runs.
     pub kswapd: crate::kswapd::KswapdMode,
+    /// How operations are scheduled (crate::sched).
+    pub schedule: crate::sched::Schedule,
 }
 
 /// An error that stops a run (bad machine description, unsupported use).
@@ -87,7 +89,8 @@ fn bytes_to_limit(b: u64) -> u64 {
 
 impl Simulator {
     pub fn new(opts: RunOptions) -> Simulator {
-        let mut machine = MachineConfig { seed: opts.seed, variant: opts.variant, kswapd: opts.kswapd, ..Default::default() };
+        let mut machine =
+            MachineConfig { seed: opts.seed, variant: opts.variant, kswapd: opts.kswapd, schedule: opts.schedule, ..Default::default() };
         if let Some(c) = &opts.cost {
             machine.cost = c.clone();
         }
@@ -161,6 +164,11 @@ impl Simulator {
     /// real guest's (the replayer's time profile).
     pub fn clock_at_least(&mut self, ns: u64) -> Result<(), SimError> {
         let k = self.boot()?;
+        if k.parallel() {
+            return Err(SimError(
+                "a guest's clock follows a serial replay: it cannot drive --schedule parallel (use --schedule serial)".into(),
+            ));
+        }
         if k.now < ns {
             // A busy stretch runs psi's averaging every 2 s, as the kernel
             // does: bound a jump as a trace bounds idle time.
@@ -202,6 +210,16 @@ impl Simulator {
             }
         }
         let k = self.boot()?;
+        // In parallel scheduling the operation starts when its task, its
+        // CPU and the line above allow (crate::sched).
+        let parallel = k.parallel();
+        let sched_task = if parallel { sched_task(op) } else { None };
+        if parallel {
+            match sched_task {
+                Some(t) => k.sched_task_begin(t),
+                None => k.sched_barrier_begin(),
+            }
+        }
         // Between operations kswapd does what fell due (crate::kswapd).
         k.kswapd_run_due();
         k.sim.operations += 1;
@@ -334,6 +352,12 @@ impl Simulator {
         }
         // Return to user space: memory.high throttling.
         k.mem_cgroup_handle_over_high();
+        if parallel {
+            match sched_task {
+                Some(t) => k.sched_task_end(t),
+                None => k.sched_barrier_end(),
+            }
+        }
         Ok(())
     }
 
@@ -360,10 +384,30 @@ impl Simulator {
     /// as reading /proc/vmstat after a workload would see them.
     pub fn finish(&mut self) -> Result<&mut Kernel, SimError> {
         let k = self.boot()?;
+        if k.parallel() {
+            // The end of the run is when the last task's operation ended.
+            k.sched_barrier_begin();
+        }
         k.kswapd_run_due();
         k.kswapd_release_all();
         k.lru_add_drain_all();
         Ok(k)
+    }
+}
+
+/// The task whose timeline an operation runs on in parallel scheduling;
+/// None for the operations that are barriers (crate::sched).
+fn sched_task(op: &Op) -> Option<u32> {
+    match *op {
+        Op::Read { task, .. }
+        | Op::Write { task, .. }
+        | Op::Load { task, .. }
+        | Op::Store { task, .. }
+        | Op::Advise { task, .. }
+        | Op::Anon { task, .. }
+        | Op::Mmap { task, .. }
+        | Op::Exit { task } => Some(task),
+        _ => None,
     }
 }
 
