@@ -46,7 +46,8 @@ def _source(trace, workload) -> str:
     return json.dumps({"trace": None if trace is None else str(trace), "workload": workload})
 
 
-def _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus=None, kswapd=None) -> str:
+def _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus=None, kswapd=None,
+          schedule=None) -> str:
     """The grid in the engine's terms (mglru_sweep::SweepSpec)."""
     if sysctl is not None and not isinstance(sysctl, dict):
         raise TypeError("sysctl: expected a dict like {'vm.swappiness': [0, 60, 200]}")
@@ -62,6 +63,7 @@ def _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus=None, k
         "seed": _axis("seed", seed),
         "cpus": _axis("cpus", cpus),
         "kswapd": _axis("kswapd", kswapd),
+        "schedule": _axis("schedule", schedule),
         "sysctl": [f"{k}={_axis(k, v)}" for k, v in (sysctl or {}).items()],
         "memcg": [f"{k}={_axis(k, v)}" for k, v in (memcg or {}).items()],
         "cost": [f"{k}={int(v)}" for k, v in (cost or {}).items()],
@@ -121,15 +123,17 @@ def run(trace=None, workload: Optional[str] = None, policy: Optional[str] = None
         sysctl: Optional[Dict[str, Union[str, int]]] = None, variant: Optional[str] = None,
         memcg: Optional[Dict[str, Union[str, int]]] = None, seed: int = 0,
         cost: Optional[Dict[str, int]] = None, timeseries_ms: Optional[int] = 100,
-        check: bool = False, cpus: Optional[int] = None, kswapd: Optional[str] = None) -> Result:
+        check: bool = False, cpus: Optional[int] = None, kswapd: Optional[str] = None,
+        schedule: Optional[str] = None) -> Result:
     """Run one configuration of a trace (a path), a workload spec, or the built-in workload.
 
     Sizes are strings like "512M" or numbers of bytes. `timeseries_ms` samples the key
     /proc/vmstat counters every so many simulated milliseconds (None: no series).
-    `kswapd` is "instant" (default) or "thread" (docs/FIDELITY.md simplification 2).
+    `kswapd` is "instant" (default) or "thread" (docs/FIDELITY.md simplification 2);
+    `schedule` is "serial" (default) or "parallel" (docs/TRACE_FORMAT.md "Scheduling").
     Raises ValueError for bad input (the message names the place), OSError for I/O.
     """
-    grid = _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus, kswapd)
+    grid = _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus, kswapd, schedule)
     text = _native.run(_source(trace, workload), grid, timeseries_ms, check)
     r = _result(json.loads(text))
     if timeseries_ms is None:
@@ -150,7 +154,7 @@ def sweep(trace=None, workload: Optional[str] = None, *, policy: Optional[Value]
           sysctl: Optional[Dict[str, Value]] = None, variant: Optional[Value] = None,
           memcg: Optional[Dict[str, Value]] = None, seed: Optional[Value] = None,
           cost: Optional[Dict[str, int]] = None, cpus: Optional[Value] = None,
-          kswapd: Optional[Value] = None, jobs: int = 0,
+          kswapd: Optional[Value] = None, schedule: Optional[Value] = None, jobs: int = 0,
           backend: str = "local", chunk: int = 1) -> pd.DataFrame:
     """Run a grid of configurations; one DataFrame row per configuration, in grid order.
 
@@ -161,7 +165,7 @@ def sweep(trace=None, workload: Optional[str] = None, *, policy: Optional[Value]
     connected to. Results are identical either way.
     """
     source = _source(trace, workload)
-    grid = _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus, kswapd)
+    grid = _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus, kswapd, schedule)
     if backend == "local":
         doc = json.loads(_native.sweep(source, grid, jobs, None))
         return _rows_frame(doc["rows"], doc["axes"])

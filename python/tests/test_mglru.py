@@ -151,3 +151,24 @@ def test_kswapd_thread_mode_is_reachable_from_run_and_sweep():
     assert df["pgscan_file"].tolist() == [ins.vmstat.loc["pgscan_file", "value"], th.vmstat.loc["pgscan_file", "value"]]
     with pytest.raises(ValueError, match="instant or thread"):
         mglru.run(trace, kswapd="fast")
+
+
+def test_parallel_schedule_is_reachable_from_run_and_sweep():
+    # Two tasks on two CPUs whose lines alternate: in parallel they overlap,
+    # so the run is shorter in simulated time than serially, with the same
+    # CPU time per task.
+    trace = ROOT / "target" / "pytest-schedule.trace"
+    trace.parent.mkdir(exist_ok=True)
+    lines = "memory 64M\ncpus 2\nfile f size=4M\ntask a cpu=0\ntask b cpu=1\nanon b r size=4M\n"
+    lines += "".join(f"read a f {i * 128} 128\nstore b r {i * 128} 128\n" for i in range(8))
+    trace.write_text(lines)
+    ser = mglru.run(trace, schedule="serial", timeseries_ms=None)
+    par = mglru.run(trace, schedule="parallel", timeseries_ms=None)
+    assert ser.report["cpu"]["schedule"] == "serial"
+    assert par.report["cpu"]["schedule"] == "parallel"
+    assert par.report["cpu"]["tasks"] == ser.report["cpu"]["tasks"]
+    assert par.report["sim"]["simulated_ns"] < ser.report["sim"]["simulated_ns"]
+    df = mglru.sweep(trace, schedule=["serial", "parallel"], jobs=1)
+    assert list(df["schedule"]) == ["serial", "parallel"]
+    with pytest.raises(ValueError, match="serial or parallel"):
+        mglru.run(trace, schedule="together")

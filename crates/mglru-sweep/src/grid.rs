@@ -47,6 +47,9 @@ pub struct SweepSpec {
     /// How kswapd runs: `instant`, `thread`.
     #[serde(default)]
     pub kswapd: Option<String>,
+    /// How tasks are scheduled: `serial`, `parallel` (mglru_core::sched).
+    #[serde(default)]
+    pub schedule: Option<String>,
     #[serde(default)]
     pub memory: Option<String>,
     /// `NAME=NS`, fixed for every point.
@@ -87,6 +90,7 @@ enum Setting {
     Seed(u64),
     Cpus(u32),
     Kswapd(mglru_core::kswapd::KswapdMode),
+    Schedule(mglru_core::sched::Schedule),
     Memory(u64),
 }
 
@@ -314,6 +318,13 @@ pub fn expand(spec: &SweepSpec, input: &Input) -> Result<Vec<Config>, Failure> {
                 .ok_or_else(|| format!("`{x}` is not a kswapd mode: expected instant or thread"))
         })?);
     }
+    if let Some(v) = &spec.schedule {
+        axes.push(list_axis("--schedule", "schedule", v, |x| {
+            mglru_core::sched::Schedule::parse(x)
+                .map(Setting::Schedule)
+                .ok_or_else(|| format!("`{x}` is not a schedule: expected serial or parallel"))
+        })?);
+    }
     if let Some(v) = &spec.memory {
         axes.push(size_axis("--memory", "memory", v, Setting::Memory)?);
     }
@@ -353,6 +364,7 @@ pub fn expand(spec: &SweepSpec, input: &Input) -> Result<Vec<Config>, Failure> {
                 Setting::Seed(x) => cfg.opts.seed = x,
                 Setting::Cpus(n) => cfg.opts.cpus = Some(n),
                 Setting::Kswapd(m) => cfg.opts.kswapd = m,
+                Setting::Schedule(m) => cfg.opts.schedule = m,
                 Setting::Memory(b) => cfg.opts.memory = Some(b),
             }
         }
@@ -390,6 +402,18 @@ mod tests {
         assert_eq!(c[15].labels, vec![("policy".into(), "mglru".into()), ("vm.swappiness".into(), "200".into()), ("memory".into(), "1G".into())]);
         assert_eq!(c[15].opts.memory, Some(1 << 30));
         assert_eq!(c[15].opts.sysctls, vec![(Sysctl::Swappiness, 200)]);
+    }
+
+    #[test]
+    fn schedules_are_an_axis() {
+        use mglru_core::sched::Schedule;
+        let spec = SweepSpec { schedule: Some("serial,parallel".into()), ..Default::default() };
+        let c = expand(&spec, &input()).unwrap();
+        assert_eq!(c.iter().map(|c| c.opts.schedule).collect::<Vec<_>>(), vec![Schedule::Serial, Schedule::Parallel]);
+        assert_eq!(c[1].labels, vec![("schedule".to_string(), "parallel".to_string())]);
+        let spec = SweepSpec { schedule: Some("together".into()), ..Default::default() };
+        let e = expand(&spec, &input()).unwrap_err().msg;
+        assert!(e.contains("--schedule") && e.contains("serial or parallel"), "{e}");
     }
 
     #[test]
