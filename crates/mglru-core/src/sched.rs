@@ -18,10 +18,13 @@
 //!     concurrent program interleaves its tasks as they ran, and the
 //!     replayer's dispatcher hands operations out in that order).
 //! So two tasks on two CPUs whose lines alternate run at the same time, and
-//! the run's length is the longer task's, not the sum. Operations without a
-//! task (`reclaim`, `sleep`, `dump`, `sysctl`, `memcg`, `file`, `task`,
-//! the `lru_gen` commands) are barriers: they start when every earlier
-//! operation has ended, and every later one starts after they end.
+//! the run's length is the longer task's, not the sum. Only accesses
+//! (`read`, `write`, `load`, `store`) run on their task's timeline; every
+//! other line (`anon`, `mmap`, `advise`, `exit`, `reclaim`, `sleep`,
+//! `dump`, `sysctl`, `memcg`, `file`, `task`, the `lru_gen` commands) is a
+//! barrier: it starts when every earlier operation has ended, and every
+//! later one starts after it ends — as the replayer's `--parallel` waits
+//! for all of its workers' accesses before any other command.
 //!
 //! Deterministic: operations are applied in trace order, so there is no
 //! tie to break. The price (docs/FIDELITY.md simplification 2): each

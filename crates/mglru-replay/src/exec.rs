@@ -96,6 +96,11 @@ pub struct Config {
     /// (`flush_memcg_stats_dwork`), so the flushes fall 2 s, 4 s, ... into
     /// the run, as in the model.
     pub sync_stats_flush: bool,
+    /// Run the tasks' accesses side by side (`--parallel`, the model's
+    /// `--schedule parallel`): an access goes to its task's worker without
+    /// waiting for other tasks' accesses to end, but only once the line
+    /// above it has started; any other line waits for every worker.
+    pub parallel: bool,
     /// The kernel files.
     pub sys: Sys,
 }
@@ -153,6 +158,9 @@ struct Worker {
     fds: Vec<i32>,
     /// Trace lines of the commands in flight.
     inflight: VecDeque<(u64, u64)>,
+    /// Commands sent so far (the worker counts those it has started on the
+    /// start board, `--parallel`).
+    sent: u32,
 }
 
 enum TaskState {
@@ -241,6 +249,57 @@ impl Drop for SharedBuf {
     fn drop(&mut self) {
         // SAFETY: the mapping made in new().
         unsafe { libc::munmap(self.ptr.cast(), self.cap as usize) };
+    }
+}
+
+/// `--parallel`: a shared page of one `u32` per task, the number of
+/// commands its worker has started; the controller waits on it (futex)
+/// before it releases the next line.
+struct StartBoard {
+    ptr: *mut u32,
+}
+
+/// Tasks a start board holds (one 4 KiB page of counters).
+const BOARD_TASKS: u32 = 1024;
+
+impl StartBoard {
+    fn new() -> Result<StartBoard, ReplayError> {
+        // SAFETY: a fresh shared anonymous page chosen by the kernel.
+        let p = unsafe {
+            libc::mmap(
+                ptr::null_mut(),
+                4096,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(sys_err("mmap of the --parallel start board", &last_err()));
+        }
+        // Touch it now: the page is charged where the controller runs.
+        // SAFETY: p is a 4096-byte writable mapping.
+        unsafe { ptr::write_bytes(p.cast::<u8>(), 0, 4096) };
+        Ok(StartBoard { ptr: p.cast() })
+    }
+
+    /// The address of `task`'s counter.
+    fn slot(&self, task: u32) -> Result<u64, ReplayError> {
+        if task >= BOARD_TASKS {
+            return Err(ReplayError::system(format!(
+                "--parallel replays at most {BOARD_TASKS} tasks; this trace has more: replay it without --parallel"
+            )));
+        }
+        // SAFETY: task < 1024 keeps the address inside the page.
+        Ok(unsafe { self.ptr.add(task as usize) } as u64)
+    }
+}
+
+impl Drop for StartBoard {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in new().
+        unsafe { libc::munmap(self.ptr.cast(), 4096) };
     }
 }
 
@@ -393,8 +452,11 @@ struct Exec {
     tasks: Vec<TaskState>,
     regions: Vec<RegionInfo>,
     buf: SharedBuf,
-    /// The worker with commands in flight.
+    /// The worker with commands in flight (serial replay).
     busy: Option<u32>,
+    /// `--parallel`: one counter per task of the commands its worker has
+    /// started, in a shared page.
+    board: Option<StartBoard>,
     start: Option<Start>,
     /// Seconds waited for the statistics flush the run started after.
     flush_synced: Option<f64>,
@@ -473,6 +535,7 @@ impl Exec {
             regions: Vec::new(),
             buf,
             busy: None,
+            board: None,
             start: None,
             flush_synced: None,
             setup_at,
@@ -511,6 +574,11 @@ impl Exec {
         // fill that much of the I/O buffer now, outside the measured part
         // of the run (charged to mglru-replayer, locked).
         ex.buf.ensure(BUF_PREFILL);
+        if ex.cfg.parallel {
+            // Mapped and touched here, in the replayer's own cgroup, so no
+            // worker's memcg is charged for it.
+            ex.board = Some(StartBoard::new()?);
+        }
         // Readahead of the data device.
         match sysfs::device_of(&ex.cfg.data_dir) {
             Ok(dev) => {
@@ -726,7 +794,7 @@ impl Exec {
             | Action::Store { task, .. } => Some(task),
             _ => None,
         };
-        if task_of_access.is_none() || task_of_access != self.busy {
+        if task_of_access.is_none() || (!self.cfg.parallel && task_of_access != self.busy) {
             self.drain(p)?;
         }
         match action {
@@ -1269,6 +1337,10 @@ impl Exec {
             mlock: !self.sys.is_fake(),
             prefault: (self.buf.ptr as u64, self.buf.filled),
             cpu,
+            started: match &self.board {
+                Some(b) => b.slot(task)?,
+                None => 0,
+            },
         };
         // Files open now are inherited with the same descriptor numbers
         // (and the same open file descriptions).
@@ -1289,6 +1361,7 @@ impl Exec {
             sock: mine,
             fds,
             inflight: VecDeque::new(),
+            sent: 0,
         };
         // The worker's first answer tells whether it joined its memcg.
         match recv_ack(&w.sock) {
@@ -1405,8 +1478,11 @@ impl Exec {
         fd: Option<i32>,
         what: &str,
     ) -> Result<Option<u64>, ReplayError> {
-        let sent = match self.tasks.get(task as usize) {
-            Some(TaskState::Alive(w)) => send_cmd(&w.sock, &cmd, fd),
+        let sent = match self.tasks.get_mut(task as usize) {
+            Some(TaskState::Alive(w)) => {
+                w.sent = w.sent.wrapping_add(1);
+                send_cmd(&w.sock, &cmd, fd)
+            }
             Some(_) => {
                 self.skip(p, task)?;
                 return Ok(None);
@@ -1473,6 +1549,7 @@ impl Exec {
         }
         let sent = match self.tasks.get_mut(task as usize) {
             Some(TaskState::Alive(w)) => {
+                w.sent = w.sent.wrapping_add(1);
                 let r = send_cmd(&w.sock, &cmd, None);
                 if r.is_ok() {
                     w.inflight.push_back((line, cmd.op));
@@ -1485,7 +1562,12 @@ impl Exec {
             self.worker_died(p, task, line);
             return Ok(());
         }
-        self.busy = Some(task);
+        if self.cfg.parallel {
+            // The next line may start only once this one has.
+            self.wait_started(p, task, line);
+        } else {
+            self.busy = Some(task);
+        }
         Ok(())
     }
 
@@ -1535,7 +1617,50 @@ impl Exec {
                 self.collect_one(p, t)?;
             }
         }
+        if self.cfg.parallel {
+            for t in 0..self.tasks.len() as u32 {
+                while matches!(self.tasks.get(t as usize), Some(TaskState::Alive(w)) if !w.inflight.is_empty())
+                {
+                    self.collect_one(p, t)?;
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// `--parallel`: waits until `task`'s worker has started the last
+    /// command sent to it (its counter on the start board reaches the
+    /// commands sent). A worker that dies first is reaped and recorded.
+    fn wait_started(&mut self, p: &Planner, task: u32, line: u64) {
+        let Some(board) = &self.board else { return };
+        let (want, fd) = match self.tasks.get(task as usize) {
+            Some(TaskState::Alive(w)) => (w.sent, w.sock.as_raw_fd()),
+            _ => return,
+        };
+        let Ok(slot) = board.slot(task) else { return };
+        loop {
+            // SAFETY: slot is a u32 in the board's live shared mapping.
+            let at = unsafe { &*(slot as *const std::sync::atomic::AtomicU32) };
+            let v = at.load(std::sync::atomic::Ordering::Acquire);
+            if v.wrapping_sub(want) as i32 >= 0 {
+                return;
+            }
+            let ts = libc::timespec { tv_sec: 0, tv_nsec: 50_000_000 };
+            // SAFETY: FUTEX_WAIT on a u32 of a shared mapping (not
+            // private: the worker is another process); returns when woken,
+            // when the value differs from v, or after the timeout.
+            unsafe {
+                libc::syscall(libc::SYS_futex, slot as *const u32, libc::FUTEX_WAIT, v, &ts as *const libc::timespec)
+            };
+            // A worker that died never starts its command: its socket hangs up.
+            let mut pfd = libc::pollfd { fd, events: 0, revents: 0 };
+            // SAFETY: one valid pollfd, no wait.
+            let n = unsafe { libc::poll(&mut pfd, 1, 0) };
+            if n > 0 && pfd.revents & (libc::POLLHUP | libc::POLLERR) != 0 {
+                self.worker_died(p, task, line);
+                return;
+            }
+        }
     }
 
     /// A worker's socket broke: reap it and record how it died.
@@ -1884,6 +2009,7 @@ impl Exec {
         }
         j.float("wall_seconds", wall);
         j.float("setup_seconds", setup);
+        j.str("replay_schedule", if self.cfg.parallel { "parallel" } else { "serial" });
         match self.flush_synced {
             Some(w) => j.float("stats_flush_synced_after_seconds", w),
             None => j.null("stats_flush_synced_after_seconds"),

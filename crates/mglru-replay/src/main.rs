@@ -40,6 +40,10 @@ OPTIONS:
                             flush (seen through a probe memcg), so later flushes fall 2 s, 4 s, ...
                             into the run as in the model (waits up to 2 s; result field
                             stats_flush_synced_after_seconds)
+    --parallel              run the tasks' accesses side by side (the model's --schedule parallel):
+                            an access goes to its task's worker once the line above it has started,
+                            without waiting for other tasks' accesses to end; any other line waits
+                            for every worker first (result field replay_schedule)
     -h, --help              this text
 
 OUTPUT (real run, standard output):
@@ -62,6 +66,7 @@ struct Args {
     per_file_readahead: bool,
     settle_ms: u64,
     sync_stats_flush: bool,
+    parallel: bool,
     sys_root: Option<PathBuf>,
 }
 
@@ -75,6 +80,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, ReplayError> {
         per_file_readahead: false,
         settle_ms: 0,
         sync_stats_flush: false,
+        parallel: false,
         sys_root: None,
     };
     let mut trace = None;
@@ -102,6 +108,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, ReplayError> {
             "--quiet" => a.quiet = true,
             "--per-file-readahead" => a.per_file_readahead = true,
             "--sync-stats-flush" => a.sync_stats_flush = true,
+            "--parallel" => a.parallel = true,
             "--settle-ms" => {
                 let v = value(&mut i)?;
                 a.settle_ms = v.parse().map_err(|_| {
@@ -162,6 +169,7 @@ fn run(a: Args) -> Result<(), ReplayError> {
         per_file_readahead: a.per_file_readahead,
         settle_ms: a.settle_ms,
         sync_stats_flush: a.sync_stats_flush,
+        parallel: a.parallel,
         sys: match &a.sys_root {
             Some(r) => Sys::fake(r),
             None => Sys::real(),

@@ -387,3 +387,39 @@ fn without_a_flush_the_run_starts_unsynchronised_with_a_warning() {
     assert!(stdout.contains("warning: no periodic memcg statistics flush seen in 6 s"), "{stdout}");
     assert!(stdout.contains("\"stats_flush_synced_after_seconds\":null"), "{stdout}");
 }
+
+/// `--parallel`: two workers on two CPUs get their stores as the lines
+/// release them, without waiting for each other's to end; every store
+/// lands (distinct pages of one shared file mapping), the non-access lines
+/// between them wait for both workers, and the result says which schedule
+/// ran.
+#[test]
+fn a_parallel_run_lands_every_access_of_both_tasks() {
+    let f = Fake::new("parallel");
+    let mut trace = String::from("memory 64M\ncpus 2\nfile f size=64K\ntask a cpu=0\ntask b cpu=1\nmmap a fa file=f\nmmap b fb file=f\n");
+    for i in 0..4 {
+        trace += &format!("store a fa {} 1\nstore b fb {} 1\nload a fa {} 1\n", i, 8 + i, 8 + i);
+    }
+    trace += "advise a fa random\n";
+    for i in 4..8 {
+        trace += &format!("store b fb {} 1\nstore a fa {} 1\n", 8 + i, i);
+    }
+    let out = f.run(&trace, &["--parallel"]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let r = stdout.lines().find(|l| l.starts_with("MGLRU-REPLAY-RESULT ")).expect("result line");
+    assert!(r.contains(r#""replay_schedule":"parallel""#), "{r}");
+    assert!(r.contains(r#""operations":28"#), "{r}");
+    assert!(r.contains(r#""skipped_operations":0"#), "{r}");
+    let data = fs::read(f.data.join("f000000-f")).expect("f");
+    let store = |page: u64| (0x6d67_6c72_0000_0000u64 | (page << 1)) | 1;
+    for p in 0..8 {
+        assert_eq!(page_word(&data, p), store(p as u64), "page {p}, stored by a");
+        assert_eq!(page_word(&data, 8 + p), store(8 + p as u64), "page {}, stored by b", 8 + p);
+    }
+    // Serially the same trace says so.
+    let out = f.run(&trace, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(stdout.contains(r#""replay_schedule":"serial""#), "{stdout}");
+}

@@ -395,18 +395,12 @@ impl Simulator {
     }
 }
 
-/// The task whose timeline an operation runs on in parallel scheduling;
-/// None for the operations that are barriers (crate::sched).
+/// The task whose timeline an access runs on in parallel scheduling; None
+/// for every other operation, a barrier (crate::sched): the replayer waits
+/// for every worker's accesses before a mapping, an advice or an exit.
 fn sched_task(op: &Op) -> Option<u32> {
     match *op {
-        Op::Read { task, .. }
-        | Op::Write { task, .. }
-        | Op::Load { task, .. }
-        | Op::Store { task, .. }
-        | Op::Advise { task, .. }
-        | Op::Anon { task, .. }
-        | Op::Mmap { task, .. }
-        | Op::Exit { task } => Some(task),
+        Op::Read { task, .. } | Op::Write { task, .. } | Op::Load { task, .. } | Op::Store { task, .. } => Some(task),
         _ => None,
     }
 }

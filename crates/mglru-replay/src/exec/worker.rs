@@ -103,6 +103,9 @@ pub struct Setup {
     /// The CPU the trace pins the task to (`task ... cpu=K`):
     /// `sched_setaffinity` to that CPU alone.
     pub cpu: Option<u32>,
+    /// `--parallel`: the address of this worker's counter of commands
+    /// started, in a page shared with the controller (0: none).
+    pub started: u64,
 }
 
 fn errno() -> i64 {
@@ -431,6 +434,16 @@ pub fn main(s: &Setup) -> ! {
         let Some((cmd, fd, whole)) = recv_cmd(s.sock) else {
             exit(0);
         };
+        if s.started != 0 {
+            // SAFETY: started is this worker's u32 in the shared start
+            // board, mapped before the fork and never unmapped by it; the
+            // futex wakes the controller waiting for this start.
+            unsafe {
+                let at = &*(s.started as *const std::sync::atomic::AtomicU32);
+                at.fetch_add(1, std::sync::atomic::Ordering::Release);
+                libc::syscall(libc::SYS_futex, s.started as *const u32, libc::FUTEX_WAKE, 1);
+            }
+        }
         let ack = if !whole {
             Ack {
                 res: -i64::from(libc::EINVAL),
