@@ -114,6 +114,9 @@ pub struct KernelResult {
     /// Some `/proc/vmstat` counters along the run (the replayer's
     /// `vmstat_profile`); None for results recorded without one.
     pub timeline: Option<crate::timeline::KernelTimeline>,
+    /// How the replayer ran the tasks (`replay_schedule`: its `--parallel`
+    /// is the model's `--schedule parallel`); serial when not recorded.
+    pub schedule: mglru_core::sched::Schedule,
 }
 
 pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
@@ -157,7 +160,13 @@ pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
         }
     };
     let timeline = crate::timeline::parse_vmstat_profile(&j).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(KernelResult { policy, vmstat, memory_override, start_zones, meta: meta_s, wall_seconds, kswapd_cpu_seconds, profile, timeline })
+    let schedule = match j.get("replay_schedule") {
+        None | Some(Json::Null) => mglru_core::sched::Schedule::Serial,
+        Some(v) => v.str().and_then(mglru_core::sched::Schedule::parse).ok_or_else(|| {
+            format!("{}: replay_schedule must be \"serial\" or \"parallel\"", path.display())
+        })?,
+    };
+    Ok(KernelResult { policy, vmstat, memory_override, start_zones, meta: meta_s, wall_seconds, kswapd_cpu_seconds, profile, timeline, schedule })
 }
 
 /// The array member `key` of `obj` (`what` names `obj` in errors), every
@@ -373,8 +382,9 @@ pub fn simulate_trace(
     cost: Option<CostModel>,
     profile: &[(u64, u64)],
     kswapd: KswapdMode,
+    schedule: mglru_core::sched::Schedule,
 ) -> Result<Report, String> {
-    simulate_trace_sampled(trace, policy, memory, zones, cost, profile, &[], kswapd).map(|(r, _)| r)
+    simulate_trace_sampled(trace, policy, memory, zones, cost, profile, &[], kswapd, schedule).map(|(r, _)| r)
 }
 
 /// The model's clock (ns) and `/proc/vmstat` at one sampled line.
@@ -392,6 +402,7 @@ pub fn simulate_trace_sampled(
     profile: &[(u64, u64)],
     sample_lines: &[u64],
     kswapd: KswapdMode,
+    schedule: mglru_core::sched::Schedule,
 ) -> Result<(Report, Vec<ModelSample>), String> {
     let sleeps = if profile.is_empty() {
         Vec::new()
@@ -400,7 +411,7 @@ pub fn simulate_trace_sampled(
     };
     let mut reader = TraceReader::open(trace).map_err(|e| e.to_string())?;
     let cost = if profile.is_empty() { cost } else { Some(guest_clock_costs(cost.unwrap_or_default())) };
-    let mut sim = Simulator::new(RunOptions { policy, memory, zones, cost, kswapd, ..Default::default() });
+    let mut sim = Simulator::new(RunOptions { policy, memory, zones, cost, kswapd, schedule, ..Default::default() });
     let mut clock = GuestClock::new(profile, &sleeps);
     let mut samples = Vec::with_capacity(sample_lines.len());
     let mut next = 0;
@@ -556,7 +567,7 @@ pub fn compare_suite(
             let policy = if pname == "self" { None } else { Some(kr.policy) };
             let (memory, zones) = model_memory(&start_free, &name, &kr);
             let profile: &[(u64, u64)] = if follow_guest_clock { &kr.profile } else { &[] };
-            let rep = simulate_trace(&trace, policy, memory, zones, platform.clone(), profile, kswapd)?;
+            let rep = simulate_trace(&trace, policy, memory, zones, platform.clone(), profile, kswapd, kr.schedule)?;
             cmp.meta.push(format!("{name}.{pname}: {}", kr.meta));
             let sim: f64Map = rep.vmstat.iter().map(|(k, v)| (k.to_string(), *v as f64)).collect();
             let p = policy_name(kr.policy);

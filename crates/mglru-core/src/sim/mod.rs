@@ -165,9 +165,20 @@ impl Simulator {
     pub fn clock_at_least(&mut self, ns: u64) -> Result<(), SimError> {
         let k = self.boot()?;
         if k.parallel() {
-            return Err(SimError(
-                "a guest's clock follows a serial replay: it cannot drive --schedule parallel (use --schedule serial)".into(),
-            ));
+            // In parallel the guest's clock at a line is when the replayer
+            // released it (`mglru-replay --parallel`): the line may not
+            // start earlier; its task and CPU may hold it later.
+            if ns > k.sched.release {
+                if ns - k.sched.release > mglru_trace::MAX_SLEEP_NS {
+                    return Err(SimError(format!(
+                        "the clock would jump by {} ns, more than 365 days ({} ns): a time profile cannot move the clock that far at once",
+                        ns - k.sched.release,
+                        mglru_trace::MAX_SLEEP_NS
+                    )));
+                }
+                k.sched.release = ns;
+            }
+            return Ok(());
         }
         if k.now < ns {
             // A busy stretch runs psi's averaging every 2 s, as the kernel
