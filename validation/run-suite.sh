@@ -3,9 +3,11 @@
 # Re-measure the kernel side of the reference suite: every trace in
 # traces/ under MGLRU and under the classic LRU (or once, "self", when the
 # trace sets lru_gen.enabled itself), results in results/NAME.MODE.json.
-# Usage: validation/run-suite.sh [--out DIR] [NAME...]   (default: all traces, into results/)
+# Usage: validation/run-suite.sh [--out DIR] [--parallel] [NAME...]   (default: all traces, into results/)
 #   --out DIR: write the results there instead (e.g. a repeat run for the noise measurement,
 #              validation/noise.py results DIR)
+#   --parallel: replay with mglru-replay --parallel (tasks side by side; the result's
+#              replay_schedule makes `mglru validate` run the model with --schedule parallel)
 # Needs validation/setup.sh and the static replayer (see README.md).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -13,6 +15,10 @@ out="$here/results"
 if [ "${1:-}" = "--out" ]; then
     [ $# -ge 2 ] || { echo "run-suite: --out needs a directory" >&2; exit 1; }
     out=$(realpath -m "$2"); shift 2
+fi
+parallel=()
+if [ "${1:-}" = "--parallel" ]; then
+    parallel=(--replay-arg --parallel); shift
 fi
 cd "$here"
 mkdir -p "$out"
@@ -55,7 +61,7 @@ PY
         echo "== $n ($m, guest $mem)"
         ./run-kernel.sh "$t" --mode "$arg" --memory "$mem" --timeout 600 \
             --replay-arg --per-file-readahead --replay-arg --settle-ms --replay-arg 2100 \
-            --replay-arg --sync-stats-flush \
+            --replay-arg --sync-stats-flush "${parallel[@]}" \
             --out "$out/$n.$m.json" || echo "FAILED: $n $m"
     done
 done

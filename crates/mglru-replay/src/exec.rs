@@ -161,6 +161,9 @@ struct Worker {
     /// Commands sent so far (the worker counts those it has started on the
     /// start board, `--parallel`).
     sent: u32,
+    /// The worker's utime and stime (clock ticks) when the workload began
+    /// (None: spawned later, counted from 0).
+    cpu_start: Option<(u64, u64)>,
 }
 
 enum TaskState {
@@ -457,6 +460,10 @@ struct Exec {
     /// `--parallel`: one counter per task of the commands its worker has
     /// started, in a shared page.
     board: Option<StartBoard>,
+    /// Per task: user and system CPU seconds over the workload (from
+    /// /proc/PID/stat when it exited or at the end; None where unknown:
+    /// killed, or no /proc).
+    task_cpu: Vec<Option<(f64, f64)>>,
     start: Option<Start>,
     /// Seconds waited for the statistics flush the run started after.
     flush_synced: Option<f64>,
@@ -536,6 +543,7 @@ impl Exec {
             buf,
             busy: None,
             board: None,
+            task_cpu: Vec::new(),
             start: None,
             flush_synced: None,
             setup_at,
@@ -1362,6 +1370,7 @@ impl Exec {
             fds,
             inflight: VecDeque::new(),
             sent: 0,
+            cpu_start: None,
         };
         // The worker's first answer tells whether it joined its memcg.
         match recv_ack(&w.sock) {
@@ -1714,6 +1723,7 @@ impl Exec {
         if !matches!(self.tasks.get(task as usize), Some(TaskState::Alive(_))) {
             return self.skip(p, task);
         }
+        self.note_task_cpu(task);
         let cmd = Cmd {
             op: worker::CMD_EXIT,
             ..Cmd::default()
@@ -1765,6 +1775,33 @@ impl Exec {
 
     /// kswapd0's CPU time in clock ticks (`/proc/PID/stat`), found by
     /// its `comm`; None on a fake system or where /proc cannot say.
+    /// A worker's utime and stime in clock ticks (None without /proc).
+    fn worker_ticks(&self, pid: i32) -> Option<(u64, u64)> {
+        if self.sys.is_fake() || pid <= 0 {
+            return None;
+        }
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        sysfs::parse_stat_times(&stat)
+    }
+
+    /// Records `task`'s CPU seconds over the workload so far (at its exit
+    /// or at the end of the run).
+    fn note_task_cpu(&mut self, task: u32) {
+        let Some(TaskState::Alive(w)) = self.tasks.get(task as usize) else { return };
+        // SAFETY: sysconf has no preconditions.
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+        let v = match (self.worker_ticks(w.pid), w.cpu_start.unwrap_or((0, 0))) {
+            (Some((u, s)), (u0, s0)) if hz > 0 && u >= u0 && s >= s0 => {
+                Some(((u - u0) as f64 / hz as f64, (s - s0) as f64 / hz as f64))
+            }
+            _ => None,
+        };
+        if self.task_cpu.len() <= task as usize {
+            self.task_cpu.resize(task as usize + 1, None);
+        }
+        self.task_cpu[task as usize] = v;
+    }
+
     fn kswapd_cpu_ticks(&self) -> Option<u64> {
         if self.sys.is_fake() {
             return None;
@@ -1821,6 +1858,15 @@ impl Exec {
             self.sync_stats_flush()?;
         }
         let kswapd_ticks = self.kswapd_cpu_ticks();
+        for t in 0..self.tasks.len() {
+            let ticks = match &self.tasks[t] {
+                TaskState::Alive(w) => self.worker_ticks(w.pid),
+                _ => None,
+            };
+            if let TaskState::Alive(w) = &mut self.tasks[t] {
+                w.cpu_start = ticks;
+            }
+        }
         self.start = Some(Start {
             vmstat,
             zones,
@@ -1900,6 +1946,9 @@ impl Exec {
 
     fn finish(&mut self, p: &Planner) -> Result<(), ReplayError> {
         self.drain(p)?;
+        for t in 0..self.tasks.len() as u32 {
+            self.note_task_cpu(t);
+        }
         self.report_machine(p);
         if self.start.is_none() {
             self.begin()?;
@@ -2010,6 +2059,22 @@ impl Exec {
         j.float("wall_seconds", wall);
         j.float("setup_seconds", setup);
         j.str("replay_schedule", if self.cfg.parallel { "parallel" } else { "serial" });
+        // Each task's CPU time over the workload (/proc/PID/stat of its
+        // worker), in seconds; null where unknown (killed, no /proc).
+        j.begin_obj(Some("task_cpu_seconds"));
+        for t in 0..self.tasks.len() {
+            let name = p.reader().task_name(t as u32).to_string();
+            match self.task_cpu.get(t).copied().flatten() {
+                Some((u, s)) => {
+                    j.begin_obj(Some(&name));
+                    j.float("utime", u);
+                    j.float("stime", s);
+                    j.end_obj();
+                }
+                None => j.null(&name),
+            }
+        }
+        j.end_obj();
         match self.flush_synced {
             Some(w) => j.float("stats_flush_synced_after_seconds", w),
             None => j.null("stats_flush_synced_after_seconds"),

@@ -284,12 +284,17 @@ pub fn parse_zoneinfo(text: &str) -> Vec<ZoneInfo> {
 /// `/proc/PID/stat`), from a stat line; the command name in parentheses
 /// may hold spaces, so fields are counted after its closing parenthesis.
 pub fn parse_stat_cpu_ticks(stat: &str) -> Option<u64> {
+    parse_stat_times(stat).map(|(u, s)| u + s)
+}
+
+/// `utime` and `stime` (clock ticks) of a `/proc/PID/stat` line.
+pub fn parse_stat_times(stat: &str) -> Option<(u64, u64)> {
     let rest = &stat[stat.rfind(')')? + 1..];
     let f: Vec<&str> = rest.split_whitespace().collect();
     // rest starts at field 3 (state): utime is field 14, stime 15.
     let utime: u64 = f.get(11)?.parse().ok()?;
     let stime: u64 = f.get(12)?.parse().ok()?;
-    Some(utime + stime)
+    Some((utime, stime))
 }
 
 /// Parses a file holding one number (`memory.current`).
@@ -584,6 +589,8 @@ mod tests {
         assert_eq!(parse_stat_cpu_ticks(line), Some(190));
         assert_eq!(parse_stat_cpu_ticks("1 (a b) S 0 0 0 0 0 0 0 0 0 0 3 4"), Some(7));
         assert_eq!(parse_stat_cpu_ticks("garbage"), None);
+        assert_eq!(parse_stat_times("1 (a) b) S 0 0 0 0 0 0 0 0 0 0 3 4 5"), Some((3, 4)));
+        assert_eq!(parse_stat_times("1 (a) S 0"), None);
     }
 
     #[test]

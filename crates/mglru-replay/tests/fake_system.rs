@@ -410,6 +410,8 @@ fn a_parallel_run_lands_every_access_of_both_tasks() {
     assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
     let r = stdout.lines().find(|l| l.starts_with("MGLRU-REPLAY-RESULT ")).expect("result line");
     assert!(r.contains(r#""replay_schedule":"parallel""#), "{r}");
+    // No /proc of the workers in a fake system: their CPU time is unknown.
+    assert!(r.contains(r#""task_cpu_seconds":{"a":null,"b":null}"#), "{r}");
     assert!(r.contains(r#""operations":28"#), "{r}");
     assert!(r.contains(r#""skipped_operations":0"#), "{r}");
     let data = fs::read(f.data.join("f000000-f")).expect("f");
