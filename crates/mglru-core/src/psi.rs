@@ -239,6 +239,10 @@ pub struct PsiCpu {
 pub struct Psi {
     pub groups: Vec<PsiGroup>,
     pub cpus: Vec<PsiCpu>,
+    /// Parallel scheduling: per CPU, its recent memory stalls (start, end,
+    /// task; end u64::MAX while it lasts), for a task found later to have
+    /// waited for that CPU meanwhile (`psi_runnable_wait`).
+    stalls: Vec<Vec<(u64, u64, u32)>>,
     /// The earliest queued averaging work (u64::MAX if none). psi's works
     /// are kept apart from the kernel's timers so that a sleeper woken by
     /// "the next event" (reclaim_throttle) is not woken by them.
@@ -250,6 +254,7 @@ impl Psi {
         Psi {
             groups: vec![PsiGroup::new(0, nr_cpus)],
             cpus: vec![PsiCpu { task: 0, state: PsiState::Idle, memstall_depth: 0, mark: 0 }; nr_cpus],
+            stalls: vec![Vec::new(); nr_cpus],
             next_work: u64::MAX,
         }
     }
@@ -328,6 +333,7 @@ impl Kernel {
         if pc.state != PsiState::Idle {
             self.psi_state_change(pc.task);
         }
+        self.psi_note_stall(c, pc.state, state, task);
         self.psi.cpus[c].state = state;
         if state != PsiState::Idle {
             if task != pc.task || pc.state == PsiState::Idle {
@@ -350,6 +356,7 @@ impl Kernel {
             return;
         }
         self.psi_settle_cpu(c);
+        self.psi_note_stall(c, pc.state, state, self.current);
         self.psi.cpus[c].state = state;
         self.psi.cpus[c].task = self.current;
         self.psi_state_change(self.current);
@@ -376,8 +383,86 @@ impl Kernel {
             self.psi_state_change(pc.task);
         }
         self.current = task;
+        self.psi_note_stall(c, pc.state, PsiState::Busy, task);
         self.psi.cpus[c] = PsiCpu { task, state: PsiState::Busy, memstall_depth: 0, mark: self.psi.cpus[c].mark };
         self.psi_state_change(task);
+    }
+
+    /// Parallel scheduling: keep CPU `c`'s memory stalls (a state change
+    /// from `old` to `new` now) while a task may still turn out to have
+    /// waited for the CPU during them; older ones are dropped.
+    fn psi_note_stall(&mut self, c: usize, old: PsiState, new: PsiState, task: u32) {
+        if !self.parallel() || old == new {
+            return;
+        }
+        let now = self.now;
+        let st = &mut self.psi.stalls[c];
+        if old == PsiState::Memstall {
+            if let Some(last) = st.last_mut().filter(|l| l.1 == u64::MAX) {
+                last.1 = now.max(last.0);
+            }
+        }
+        if new == PsiState::Memstall {
+            // No later operation starts before the last one released.
+            let horizon = self.sched.release;
+            st.retain(|l| l.1 > horizon);
+            st.push((now, u64::MAX, task));
+        }
+    }
+
+    /// Parallel scheduling: `task` was ready at `ready` but its CPU `c` was
+    /// busy until `start`. psi counts a runnable task (`NR_RUNNING`): in
+    /// every group holding it, the CPU was non-idle all that time, and a
+    /// memory stall of another task on the CPU then was not "full" in the
+    /// groups holding both (`PSI_MEM_FULL` needs every running task
+    /// stalled). The stalls were accounted when they happened, so their full
+    /// time is taken back now (from the times not yet collected; a period's
+    /// averaging in between keeps what it took).
+    pub fn psi_runnable_wait(&mut self, task: u32, c: usize, ready: u64, start: u64) {
+        if start <= ready || self.tasks.is_empty() {
+            return;
+        }
+        let mine = self.tasks[task as usize].memcg;
+        let stalls = self.psi.stalls[c].clone();
+        // Full time taken back, per group.
+        for &(a, b, t) in &stalls {
+            let b = if b == u64::MAX { self.now.max(a) } else { b };
+            let ov = b.min(start).saturating_sub(a.max(ready));
+            if ov == 0 || t == task {
+                continue;
+            }
+            let mut m = self.tasks[t as usize].memcg;
+            loop {
+                if self.memcg_is_descendant(mine, m) {
+                    let ct = &mut self.psi.groups[m as usize].cpus[c];
+                    ct.full = ct.full.saturating_sub(ov);
+                }
+                if m == ROOT_MEMCG {
+                    break;
+                }
+                m = self.memcgs[m as usize].parent;
+            }
+        }
+        // Non-idle time of the groups that hold the waiting task but not
+        // the one running meanwhile (the running task's own groups counted
+        // it already). The running task is the CPU's last.
+        let running = self.psi.cpus[c].task;
+        let theirs = self.tasks.get(running as usize).map_or(ROOT_MEMCG, |t| t.memcg);
+        let mut m = mine;
+        let mut woke = false;
+        loop {
+            if !self.memcg_is_descendant(theirs, m) {
+                self.psi.groups[m as usize].cpus[c].nonidle += start - ready;
+                woke = true;
+            }
+            if m == ROOT_MEMCG {
+                break;
+            }
+            m = self.memcgs[m as usize].parent;
+        }
+        if woke {
+            self.psi_state_change(task);
+        }
     }
 
     /// `task`'s operation is over and it waits for its next one (parallel

@@ -35,9 +35,10 @@
 //! ended: the machine's clock steps back to the later operation's start,
 //! by at most one operation's length; each CPU's own clock only moves
 //! forward (psi's per-CPU times stay exact). Two tasks are never inside
-//! reclaim at the same moment, and an operation's wait for a CPU holding
-//! its task is not a psi "runnable" state (psi's full equals some per
-//! CPU).
+//! reclaim at the same moment. A task that waits for its CPU is runnable
+//! for psi: its groups are non-idle on that CPU meanwhile, and a memory
+//! stall of the task running there is "some" but not "full" in the groups
+//! holding both (crate::psi `psi_runnable_wait`).
 
 use crate::kernel::Kernel;
 
@@ -108,9 +109,12 @@ impl Kernel {
             self.sched.task_clock.resize(t + 1, 0);
         }
         let cpu = self.tasks[t].cpu as usize;
-        let start = self.sched.task_clock[t].max(self.sched.cpu_free[cpu]).max(self.sched.release);
+        let ready = self.sched.task_clock[t].max(self.sched.release);
+        let start = ready.max(self.sched.cpu_free[cpu]);
         self.sched.release = start;
         self.sched_set_clock(start);
+        // Waiting for its CPU, the task was runnable (psi).
+        self.psi_runnable_wait(task, cpu, ready, start);
     }
 
     /// After an operation of `task`: its task and its CPU are free at the

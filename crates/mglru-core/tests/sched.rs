@@ -180,3 +180,37 @@ fn a_guest_clock_holds_each_line_back_to_when_the_guest_released_it() {
     par.run("load a r 0");
     assert_eq!(par.k().sim_time(), 7 * OP);
 }
+
+#[test]
+fn a_task_waiting_for_the_cpu_of_a_stalled_task_makes_the_stall_some_not_full() {
+    // a and b share CPU 0. a's read in memcg app (max=1M) is all limit
+    // reclaim at 1 ms per page scanned: a memory stall of S ms from 0. b's
+    // read (the next line, released at 0) waits for the CPU until S, then
+    // copies one page in 1 ms. While b was runnable, a's stall was "some"
+    // but not "full" in the groups holding both (the root); app holds only
+    // a: there it stays full. Serially b is not waiting (it has nothing to
+    // do until a's line ends), so full equals some.
+    let lines = "memory 256M\ncpus 2\nmemcg app max=1M\nmemcg other\nfile f size=4M readahead=0\nfile g size=1M readahead=0\n\
+                 task a memcg=app cpu=0\ntask b memcg=other cpu=0\nread a f 0 600\nread b g 0 1\n";
+    let cost = costs(&[("scan", 1_000_000), ("page_copy", 1_000_000)]);
+    let run = |schedule| {
+        let mut t = t(schedule, cost.clone());
+        t.run(lines);
+        let app = t.memcg_id("app");
+        let k = t.k();
+        let s = (k.memcgs[app as usize].ev.get(Ev::PgscanDirect) + k.memcgs[app as usize].ev.get(Ev::Pgrefill)) * 1_000_000;
+        (t.k().sim_time(), s, t.k().psi_show(0), t.k().psi_show(app))
+    };
+    let (end, stall, root, app) = run(Schedule::Parallel);
+    // a copies 600 pages (600 ms) and stalls; b runs after it.
+    assert_eq!(end, 600_000_000 + stall + 1_000_000);
+    let us = stall / 1000;
+    assert!(stall > 0 && end < 2_000_000_000);
+    assert!(root.starts_with(&format!("some avg10=0.00 avg60=0.00 avg300=0.00 total={us}\n")), "{root}");
+    // b waited from 0 to the end of a's read: the whole stall.
+    assert!(root.ends_with("full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"), "{root}");
+    assert!(app.ends_with(&format!("total={us}\n")), "app keeps its full stall: {app}");
+    let (_, stall_s, root_s, _) = run(Schedule::Serial);
+    assert_eq!(stall_s, stall);
+    assert!(root_s.ends_with(&format!("full avg10=0.00 avg60=0.00 avg300=0.00 total={us}\n")), "{root_s}");
+}
