@@ -91,6 +91,8 @@ pub struct File {
     pub fmode_random: bool,
     /// `FMODE_NOREUSE` (POSIX_FADV_NOREUSE).
     pub fmode_noreuse: bool,
+    /// Unlinked: evicted when its last mapping goes.
+    pub unlinked: bool,
     /// VMAs (region ids) mapping this file (`i_mmap`).
     pub i_mmap: Vec<u32>,
     /// Dirty page offsets awaiting writeback, possibly stale (checked on use).
@@ -112,6 +114,7 @@ impl File {
             default_ra_pages: ra_pages,
             fmode_random: false,
             fmode_noreuse: false,
+            unlinked: false,
             i_mmap: Vec::new(),
             dirty_pages: Vec::new(),
             dirtied_when: None,

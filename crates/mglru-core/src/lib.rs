@@ -33,6 +33,7 @@ pub mod stat;
 pub mod swap;
 pub mod swap_state;
 pub mod swapfile;
+pub mod truncate;
 pub mod util;
 pub mod variants;
 pub mod vmscan;

@@ -178,6 +178,85 @@ impl PageTables {
         *e &= !PMD_YOUNG;
         y
     }
+    /// `free_pgd_range` after an munmap of [start, end) (both 2 MiB
+    /// aligned): every leaf table inside the range goes, and so does an
+    /// upper table (PMD table: 1 GiB, PUD table: 512 GiB) when `busy`
+    /// says no other mapping of the task lies in its span — the kernel's
+    /// floor/ceiling test, which frees a table only when the gap between
+    /// the neighbouring mappings covers it. The pgd stays. Returns the
+    /// number of tables freed.
+    pub fn free_range(&mut self, pgd: u32, start: u64, end: u64, busy: impl Fn(u64, u64) -> bool) -> u64 {
+        const PMD_SPAN: u64 = 1 << 21;
+        const PUD_SPAN: u64 = 1 << 30;
+        const PGD_SPAN: u64 = 1 << 39;
+        let mut freed = 0;
+        let mut va = start;
+        while va < end {
+            if let Some((leaf, pmd_tbl, slot)) = self.lookup_leaf(pgd, va) {
+                if va + PMD_SPAN <= end {
+                    self.free_leaf.push(leaf);
+                    self.upper[pmd_tbl as usize][slot] = 0;
+                    freed += 1;
+                }
+            }
+            va += PMD_SPAN;
+        }
+        // PMD tables, then PUD tables, whose span the range touches.
+        for (span, level) in [(PUD_SPAN, 2u32), (PGD_SPAN, 3u32)] {
+            let mut lo = start & !(span - 1);
+            while lo < end {
+                let hi = lo + span;
+                if !busy(lo, hi) {
+                    freed += self.free_upper_at(pgd, lo, level);
+                }
+                lo = hi;
+            }
+        }
+        freed
+    }
+
+    /// Free the upper table at `level` (2: a PMD table, 3: a PUD table)
+    /// covering `va`, with anything left below it; returns tables freed.
+    fn free_upper_at(&mut self, pgd: u32, va: u64, level: u32) -> u64 {
+        let pud_slot = idx(va, 3);
+        let pud = self.upper[pgd as usize][pud_slot];
+        if pud == 0 {
+            return 0;
+        }
+        if level == 3 {
+            let mut n = 0;
+            for j in 0..PTRS_PER_TABLE {
+                let pmd = self.upper[(pud - 1) as usize][j];
+                if pmd != 0 {
+                    n += self.free_pmd_table(pmd - 1);
+                }
+            }
+            self.free_upper.push(pud - 1);
+            self.upper[pgd as usize][pud_slot] = 0;
+            return n + 1;
+        }
+        let pmd_slot = idx(va, 2);
+        let pmd = self.upper[(pud - 1) as usize][pmd_slot];
+        if pmd == 0 {
+            return 0;
+        }
+        self.upper[(pud - 1) as usize][pmd_slot] = 0;
+        self.free_pmd_table(pmd - 1)
+    }
+
+    fn free_pmd_table(&mut self, tbl: u32) -> u64 {
+        let mut n = 1;
+        for k in 0..PTRS_PER_TABLE {
+            let e = self.upper[tbl as usize][k] & CHILD_MASK;
+            if e != 0 {
+                self.free_leaf.push(e - 1);
+                n += 1;
+            }
+        }
+        self.free_upper.push(tbl);
+        n
+    }
+
     /// Free every table of an address space (`free_pgtables` at exit).
     /// Returns the number of page-table pages released.
     pub fn free_all(&mut self, pgd: u32) -> u64 {

@@ -47,6 +47,55 @@ impl Kernel {
         self.vmas.push(v);
     }
 
+    /// `munmap(2)` of a whole region (mm/vma.c: `do_vmi_align_munmap` →
+    /// `unmap_region`): drain this CPU's folio batches, zap every PTE
+    /// (anon folios mapped nowhere else are freed with their swap
+    /// slots, swap entries free their slots, file folios stay cached),
+    /// then free the page tables the range alone used (`free_pgtables`)
+    /// and uncharge them.
+    pub fn munmap(&mut self, task: u32, region: u32) {
+        if self.vmas[region as usize].dead {
+            return; // gone with an OOM kill of its task
+        }
+        self.lru_add_drain();
+        let pages = self.vmas[region as usize].pages;
+        self.zap_range(region, 0, pages);
+        let v = &self.vmas[region as usize];
+        let (start, file) = (v.start, v.file);
+        let end = start + (pages << 12).div_ceil(crate::mm::PMD_SIZE) * crate::mm::PMD_SIZE;
+        self.vmas[region as usize].dead = true;
+        self.tasks[task as usize].vmas.retain(|&r| r != region);
+        let t = &self.tasks[task as usize];
+        let span = |r: u32| {
+            let v = &self.vmas[r as usize];
+            (v.start, v.start + (v.pages << 12).div_ceil(crate::mm::PMD_SIZE) * crate::mm::PMD_SIZE)
+        };
+        let others: Vec<(u64, u64)> = t.vmas.iter().map(|&r| span(r)).collect();
+        let pgd = t.pgd;
+        let freed = self.pt.free_range(pgd, start, end, |lo, hi| others.iter().any(|&(s, e)| s < hi && lo < e));
+        if freed > 0 {
+            let t = &mut self.tasks[task as usize];
+            let keep = t.pgtable_pfns.len() - freed as usize;
+            let pfns = t.pgtable_pfns.split_off(keep);
+            let memcg = t.memcg;
+            pfns.into_iter().for_each(|p| self.free_pgtable_page(p));
+            self.memcg_pgtable_uncharge(memcg, freed);
+        }
+        if let Some(f) = file {
+            self.mapping_unmapped(f, region);
+        }
+    }
+
+    /// `region` no longer maps `file` (`vma_close` → `fput`): an unlinked
+    /// file whose last user this was is evicted (`iput_final` → `evict`).
+    fn mapping_unmapped(&mut self, file: u32, region: u32) {
+        let fl = &mut self.files[file as usize];
+        fl.i_mmap.retain(|&x| x != region);
+        if fl.unlinked && fl.i_mmap.is_empty() {
+            self.evict_inode(file);
+        }
+    }
+
     /// The task exits (or is OOM-killed): every mapping is torn down.
     pub fn task_exit(&mut self, task: u32) {
         if !self.tasks[task as usize].alive {
@@ -59,7 +108,7 @@ impl Kernel {
             self.zap_range(r, 0, pages);
             self.vmas[r as usize].dead = true;
             if let Some(f) = self.vmas[r as usize].file {
-                self.files[f as usize].i_mmap.retain(|&x| x != r);
+                self.mapping_unmapped(f, r);
             }
         }
         let t = &mut self.tasks[task as usize];

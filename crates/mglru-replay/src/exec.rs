@@ -181,7 +181,8 @@ struct MemcgInfo {
 }
 
 struct FileInfo {
-    fd: OwnedFd,
+    /// The controller's descriptor; `None` once the file is unlinked.
+    fd: Option<OwnedFd>,
     pages: u64,
     readahead_pages: u64,
     mmap_noted: bool,
@@ -1027,6 +1028,36 @@ impl Exec {
                 Ok(())
             }
             Action::Exit { task } => self.exit_task(p, task, line),
+            Action::Munmap { task, region } => {
+                let r = self.region(region)?;
+                if r.addr == 0 {
+                    return self.skip(p, task);
+                }
+                let cmd = Cmd {
+                    op: worker::CMD_MUNMAP,
+                    a: r.addr,
+                    b: pages_bytes(r.pages)?,
+                    ..Cmd::default()
+                };
+                self.call(p, task, line, cmd, None, "munmap").map(|_| ())
+            }
+            Action::Unlink { file } => self.unlink_file(p, file, line),
+            Action::Truncate { file, pages } => {
+                let f = self.file(file)?;
+                let fd = f
+                    .fd
+                    .as_ref()
+                    .ok_or_else(|| ReplayError::system(format!("internal: truncate of file {file} after its unlink")))?
+                    .as_raw_fd();
+                let len = pages_bytes(pages)?;
+                // SAFETY: plain system call on our descriptor.
+                let r = unsafe { libc::ftruncate(fd, len as libc::off_t) };
+                if r != 0 {
+                    return Err(sys_err(format!("ftruncate of file `{}` to {len} bytes", p.reader().file_name(file)), &last_err()));
+                }
+                self.files[file as usize].pages = pages;
+                Ok(())
+            }
             Action::Dump => {
                 let path = self.sys.path(sysfs::LRU_GEN_DEBUGFS);
                 let text = sysfs::read_req(&path)?;
@@ -1275,7 +1306,7 @@ impl Exec {
         );
         self.info(&msg);
         self.files.push(FileInfo {
-            fd,
+            fd: Some(fd),
             pages,
             readahead_pages: ra_pages,
             mmap_noted: false,
@@ -1352,7 +1383,7 @@ impl Exec {
         };
         // Files open now are inherited with the same descriptor numbers
         // (and the same open file descriptions).
-        let fds: Vec<i32> = self.files.iter().map(|f| f.fd.as_raw_fd()).collect();
+        let fds: Vec<i32> = self.files.iter().map(|f| f.fd.as_ref().map_or(-1, |d| d.as_raw_fd())).collect();
         let _ = self.out.flush();
         // SAFETY: fork; the child only runs worker::main, which makes
         // system calls and never returns.
@@ -1421,7 +1452,12 @@ impl Exec {
         file: u32,
         line: u64,
     ) -> Result<Option<i32>, ReplayError> {
-        let cfd = self.file(file)?.fd.as_raw_fd();
+        let cfd = self
+            .file(file)?
+            .fd
+            .as_ref()
+            .ok_or_else(|| ReplayError::system(format!("internal: file {file} is used after its unlink")))?
+            .as_raw_fd();
         let fi = file as usize;
         match self.tasks.get_mut(task as usize) {
             Some(TaskState::Alive(w)) => {
@@ -1717,6 +1753,38 @@ impl Exec {
             signal,
             line: first,
         });
+    }
+
+    /// `unlink` of a data file: the name goes, then every descriptor of
+    /// it (the workers' first, then the controller's), so that only the
+    /// mappings keep the inode.
+    fn unlink_file(&mut self, p: &Planner, file: u32, line: u64) -> Result<(), ReplayError> {
+        let name = p.reader().file_name(file).to_string();
+        let path = self.cfg.data_dir.join(data_file_name(file, &name));
+        std::fs::remove_file(&path).map_err(|e| sys_err(format!("unlink {}", path.display()), &e))?;
+        let fi = file as usize;
+        for t in 0..self.tasks.len() {
+            let fd = match &self.tasks[t] {
+                TaskState::Alive(w) => w.fds.get(fi).copied().unwrap_or(-1),
+                _ => -1,
+            };
+            if fd < 0 {
+                continue;
+            }
+            let cmd = Cmd {
+                op: worker::CMD_CLOSE,
+                a: fd as u64,
+                ..Cmd::default()
+            };
+            self.call(p, t as u32, line, cmd, None, "close")?;
+            if let Some(TaskState::Alive(w)) = self.tasks.get_mut(t) {
+                w.fds[fi] = -1;
+            }
+        }
+        self.files[fi].fd = None;
+        let msg = format!("{}: unlinked {}", self.loc(p), path.display());
+        self.info(&msg);
+        Ok(())
     }
 
     fn exit_task(&mut self, p: &Planner, task: u32, line: u64) -> Result<(), ReplayError> {

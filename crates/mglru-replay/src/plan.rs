@@ -134,6 +134,14 @@ pub enum Action {
     Sleep { ns: u64 },
     /// The worker exits.
     Exit { task: u32 },
+    /// `munmap` of the whole region by its worker.
+    Munmap { task: u32, region: u32 },
+    /// `unlink` the data file and close every descriptor of it (the
+    /// controller's and the workers'), so that the inode goes with its
+    /// last mapping, as the trace's `unlink` says.
+    Unlink { file: u32 },
+    /// `ftruncate` of the controller's descriptor to `pages` pages.
+    Truncate { file: u32, pages: u64 },
     /// Print `/sys/kernel/debug/lru_gen`.
     Dump,
     /// Write a command to `/sys/kernel/debug/lru_gen`.
@@ -491,6 +499,9 @@ impl Planner {
             Op::Reclaim { memcg, bytes } => Action::Reclaim { memcg, bytes },
             Op::Sleep { ns } => Action::Sleep { ns },
             Op::Exit { task } => Action::Exit { task },
+            Op::Munmap { task, region } => Action::Munmap { task, region },
+            Op::Unlink { file } => Action::Unlink { file },
+            Op::Truncate { file, pages } => Action::Truncate { file, pages },
             Op::Dump => Action::Dump,
             Op::LruGenAge {
                 memcg,

@@ -425,3 +425,38 @@ fn a_parallel_run_lands_every_access_of_both_tasks() {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(stdout.contains(r#""replay_schedule":"serial""#), "{stdout}");
 }
+
+/// `truncate` sets the data file's length, `unlink` removes it while a
+/// worker still maps it (the mapping keeps working), `munmap` unmaps.
+#[test]
+fn truncate_unlink_and_munmap_reach_the_files_and_the_workers() {
+    let f = Fake::new("unlink");
+    let trace = "\
+memory 64M
+file keep size=64K
+file gone size=16K
+task a
+mmap a m file=gone
+anon a heap size=32K
+store a heap 0 2
+load a m 0 1
+truncate keep 8195
+unlink gone
+load a m 1 3
+munmap a m
+munmap a heap
+anon a heap size=8K
+store a heap 1
+exit a
+";
+    let out = f.run(trace, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stdout.contains(r#""skipped_operations":0"#), "{stdout}");
+    // 8195 bytes rounds up to 3 pages.
+    let keep = fs::metadata(f.data.join("f000000-keep")).expect("keep");
+    assert_eq!(keep.len(), 3 * 4096);
+    assert!(!f.data.join("f000001-gone").exists());
+    assert!(stdout.contains("unlinked "), "{stdout}");
+}

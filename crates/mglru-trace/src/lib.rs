@@ -32,6 +32,9 @@
 //! reclaim MEMCG SIZE
 //! sleep DURATION
 //! exit ID
+//! munmap ID REGION
+//! unlink FILE
+//! truncate FILE SIZE
 //! dump
 //! lru_gen + MEMCG NODE MAX_GEN [SWAPPINESS [FORCE_SCAN]]
 //! lru_gen - MEMCG NODE MIN_GEN [SWAPPINESS [NR_TO_RECLAIM]]
@@ -254,6 +257,18 @@ pub enum Op {
     Sleep { ns: u64 },
     /// `exit ID`: the task exits; its id is never used again.
     Exit { task: u32 },
+    /// `munmap ID REGION`: the task unmaps the whole region (`munmap(2)`);
+    /// the region id is never used again (its name may be defined anew).
+    Munmap { task: u32, region: u32 },
+    /// `unlink FILE`: the file's name goes (`unlink(2)`); its page cache
+    /// goes when no mapping of it is left. The file id is never used
+    /// again by `read`/`write`/`mmap` (the name may be defined anew);
+    /// existing mappings keep working.
+    Unlink { file: u32 },
+    /// `truncate FILE SIZE`: the file's size becomes `pages` pages (SIZE
+    /// rounded up; `ftruncate(2)`), at most the size it was defined with.
+    /// Pages and shadow entries at and beyond `pages` leave the page cache.
+    Truncate { file: u32, pages: u64 },
     /// `dump`: print the lru_gen debugfs file at this point.
     Dump,
     /// `lru_gen + MEMCG NODE MAX_GEN [SWAPPINESS [FORCE_SCAN]]` (node is

@@ -345,6 +345,19 @@ pub(crate) enum Stmt<'a> {
     Exit {
         task: Tok<'a>,
     },
+    Munmap {
+        task: Tok<'a>,
+        region: Tok<'a>,
+    },
+    Unlink {
+        file: Tok<'a>,
+    },
+    Truncate {
+        file: Tok<'a>,
+        pages: u64,
+        /// Offset of the SIZE token.
+        off: usize,
+    },
     Dump,
     LruGen {
         evict: bool,
@@ -356,9 +369,10 @@ pub(crate) enum Stmt<'a> {
 }
 
 /// All statement keywords, in documentation order.
-pub(crate) const KEYWORDS: [&str; 19] = [
+pub(crate) const KEYWORDS: [&str; 22] = [
     "memory", "swap", "sysctl", "memcg", "file", "task", "anon", "mmap", "read", "write", "load",
-    "store", "advise", "reclaim", "sleep", "exit", "dump", "lru_gen", "cpus",
+    "store", "advise", "reclaim", "sleep", "exit", "dump", "lru_gen", "cpus", "munmap", "unlink",
+    "truncate",
 ];
 
 /// Most CPUs a machine may have (`cpus N`, `task ... cpu=K`): the model
@@ -385,6 +399,9 @@ pub(crate) fn usage(kw: &str) -> &'static str {
         "reclaim" => "reclaim MEMCG SIZE",
         "sleep" => "sleep DURATION",
         "exit" => "exit ID",
+        "munmap" => "munmap ID REGION",
+        "unlink" => "unlink FILE",
+        "truncate" => "truncate FILE SIZE",
         "dump" => "dump",
         "lru_gen" => "lru_gen + MEMCG NODE MAX_GEN [SWAPPINESS [FORCE_SCAN]]  or  lru_gen - MEMCG NODE MIN_GEN [SWAPPINESS [NR_TO_RECLAIM]]",
         _ => "",
@@ -419,6 +436,9 @@ pub(crate) fn parse_line(line: &str) -> PResult<Option<(Tok<'_>, Stmt<'_>)>> {
         "advise" => p.advise()?,
         "reclaim" => p.reclaim()?,
         "exit" => p.exit()?,
+        "munmap" => p.munmap()?,
+        "unlink" => p.unlink()?,
+        "truncate" => p.truncate()?,
         "dump" => {
             p.end()?;
             Stmt::Dump
@@ -968,6 +988,29 @@ impl<'a> P<'a> {
         let task = self.arg("task ID")?;
         self.end()?;
         Ok(Stmt::Exit { task })
+    }
+
+    fn munmap(&mut self) -> PResult<Stmt<'a>> {
+        let task = self.name_arg("task ID")?;
+        let region = self.name_arg("REGION")?;
+        self.end()?;
+        Ok(Stmt::Munmap { task, region })
+    }
+
+    fn unlink(&mut self) -> PResult<Stmt<'a>> {
+        let file = self.name_arg("FILE")?;
+        self.end()?;
+        Ok(Stmt::Unlink { file })
+    }
+
+    fn truncate(&mut self) -> PResult<Stmt<'a>> {
+        let file = self.name_arg("FILE")?;
+        let t = self.arg("SIZE")?;
+        let bytes = size_arg(t, "truncate size")?;
+        self.end()?;
+        // A partial last page stays in the page cache (its tail is
+        // zeroed): the file keeps every page that holds a byte.
+        Ok(Stmt::Truncate { file, pages: pages_up(bytes), off: t.off })
     }
 
     fn lru_gen(&mut self) -> PResult<Stmt<'a>> {

@@ -27,8 +27,15 @@ struct TaskEnt {
 
 struct FileEnt {
     name: Box<str>,
+    /// The file's size now (`truncate` changes it).
     pages: u64,
+    /// The size it was defined with: the most `truncate` may set.
+    max_pages: u64,
     at: u64,
+    /// Where it was last truncated, 0 if never.
+    truncated: u64,
+    /// Where it was unlinked, 0 while it has its name.
+    unlinked: u64,
 }
 
 struct RegionEnt {
@@ -36,6 +43,8 @@ struct RegionEnt {
     name: Box<str>,
     pages: u64,
     file: u32,
+    /// Where it was unmapped, 0 while it is mapped.
+    unmapped: u64,
 }
 
 /// Name tables and the state needed to validate statements.
@@ -192,7 +201,26 @@ impl Resolver {
     #[inline]
     fn lookup_file(&self, name: &str) -> Option<u32> {
         self.file_idx.find(hash_str(name), |id| {
-            same(&self.files[id as usize].name, name)
+            let f = &self.files[id as usize];
+            f.unlinked == 0 && same(&f.name, name)
+        })
+    }
+
+    /// The last unlinked file of this name (for messages).
+    #[cold]
+    fn lookup_unlinked_file(&self, name: &str) -> Option<u32> {
+        (0..self.files.len() as u32).rev().find(|&id| {
+            let f = &self.files[id as usize];
+            f.unlinked != 0 && *f.name == *name
+        })
+    }
+
+    /// The last unmapped region of this name of `task` (for messages).
+    #[cold]
+    fn lookup_unmapped_region(&self, task: u32, name: &str) -> Option<u32> {
+        (0..self.regions.len() as u32).rev().find(|&id| {
+            let r = &self.regions[id as usize];
+            r.task == task && r.unmapped != 0 && *r.name == *name
         })
     }
 
@@ -200,7 +228,7 @@ impl Resolver {
     fn lookup_region(&self, task: u32, name: &str) -> Option<u32> {
         self.region_idx.find(hash_scoped(task, name), |id| {
             let r = &self.regions[id as usize];
-            r.task == task && same(&r.name, name)
+            r.task == task && r.unmapped == 0 && same(&r.name, name)
         })
     }
 
@@ -241,13 +269,30 @@ impl Resolver {
                 .ok_or_else(|| {
                     format!("region id {target} is not a region of task `{}`", t.name)
                 })?;
-            r.pages
+            if r.unmapped != 0 {
+                return Err(format!(
+                    "region `{}` of task `{}` was unmapped at {} {}",
+                    r.name, t.name, self.unit, r.unmapped
+                ));
+            }
+            if r.file != NO_FILE {
+                // A mapped page beyond the end of a truncated file.
+                r.pages.min(self.files[r.file as usize].pages)
+            } else {
+                r.pages
+            }
         } else {
-            usize::try_from(target)
+            let f = usize::try_from(target)
                 .ok()
                 .and_then(|i| self.files.get(i))
-                .ok_or_else(|| format!("file id {target} is not defined"))?
-                .pages
+                .ok_or_else(|| format!("file id {target} is not defined"))?;
+            if f.unlinked != 0 {
+                return Err(format!(
+                    "file `{}` was unlinked at {} {}",
+                    f.name, self.unit, f.unlinked
+                ));
+            }
+            f.pages
         };
         if end > pages {
             return Err(format!(
@@ -310,7 +355,7 @@ impl Resolver {
     #[inline]
     fn find_file(&mut self, name: &str) -> Option<u32> {
         let c = self.c_file;
-        if c < self.files.len() && same(&self.files[c].name, name) {
+        if c < self.files.len() && self.files[c].unlinked == 0 && same(&self.files[c].name, name) {
             return Some(c as u32);
         }
         let id = self.lookup_file(name)?;
@@ -323,6 +368,7 @@ impl Resolver {
         let c = self.c_region;
         if c < self.regions.len()
             && self.regions[c].task == task
+            && self.regions[c].unmapped == 0
             && same(&self.regions[c].name, name)
         {
             return Some(c as u32);
@@ -343,6 +389,15 @@ impl Resolver {
     #[cold]
     fn undefined_file(&self, task: Option<u32>, t: Tok<'_>) -> PErr {
         let mut hint = String::new();
+        if let Some(id) = self.lookup_unlinked_file(t.s) {
+            return PErr {
+                off: t.off,
+                msg: format!(
+                    "file `{}` was unlinked at {} {}: a file must be defined again (`file {} size=SIZE`) before it is used after an unlink",
+                    t.s, self.unit, self.files[id as usize].unlinked, t.s
+                ),
+            };
+        }
         if let Some(task) = task {
             if self.lookup_region(task, t.s).is_some() {
                 hint = format!(
@@ -371,6 +426,15 @@ impl Resolver {
     #[cold]
     fn undefined_region(&self, task: u32, t: Tok<'_>) -> PErr {
         let tn = &self.tasks[task as usize].name;
+        if let Some(id) = self.lookup_unmapped_region(task, t.s) {
+            return PErr {
+                off: t.off,
+                msg: format!(
+                    "region `{}` of task `{tn}` was unmapped at {} {}: map it again (`anon`/`mmap`) before using it",
+                    t.s, self.unit, self.regions[id as usize].unmapped
+                ),
+            };
+        }
         let hint = if self.lookup_file(t.s).is_some() {
             format!(
                 " (`{}` is a file: use read/write for buffered I/O, or map it with `mmap {tn} {} file={}`)",
@@ -433,9 +497,13 @@ impl Resolver {
         let end = page + count;
         if kind.is_region() {
             let rid = self.region(tid, target)?;
-            let pages = self.regions[rid as usize].pages;
+            let r = &self.regions[rid as usize];
+            let pages = r.pages;
             if end > pages {
                 return Err(self.region_range_error(rid, page_off, end));
+            }
+            if r.file != NO_FILE && end > self.files[r.file as usize].pages {
+                return Err(self.mapped_range_error(rid, page_off, end));
             }
             Ok(match kind {
                 AccessKind::Load => Op::Load {
@@ -487,13 +555,32 @@ impl Resolver {
     }
 
     #[cold]
+    fn mapped_range_error(&self, rid: u32, page_off: usize, end: u64) -> PErr {
+        let r = &self.regions[rid as usize];
+        let f = &self.files[r.file as usize];
+        PErr {
+            off: page_off,
+            msg: format!(
+                "page beyond the end of the file: region {} of task {} maps file {}, truncated to {} pages at {} {}, PAGE+COUNT = {end} (the kernel sends SIGBUS); access pages below {} or truncate the file to a larger size first",
+                r.name, self.tasks[r.task as usize].name, f.name, f.pages, self.unit, f.truncated, f.pages
+            ),
+        }
+    }
+
+    #[cold]
     fn file_range_error(&self, fid: u32, page_off: usize, end: u64) -> PErr {
         let f = &self.files[fid as usize];
         PErr {
             off: page_off,
             msg: format!(
-                "page out of range: file {} has {} pages, PAGE+COUNT = {end} (pages count from 0)",
-                f.name, f.pages
+                "page out of range: file {} has {} pages, PAGE+COUNT = {end} (pages count from 0){}",
+                f.name,
+                f.pages,
+                if f.truncated != 0 {
+                    format!("; it was truncated at {} {}", self.unit, f.truncated)
+                } else {
+                    String::new()
+                }
             ),
         }
     }
@@ -668,7 +755,10 @@ impl Resolver {
                 self.files.push(FileEnt {
                     name: name.s.into(),
                     pages,
+                    max_pages: pages,
                     at,
+                    truncated: 0,
+                    unlinked: 0,
                 });
                 self.file_idx.insert(hash_str(name.s), id);
                 Ok(Op::File {
@@ -786,6 +876,33 @@ impl Resolver {
                 self.tasks[tid as usize].exited = at.max(1);
                 Ok(Op::Exit { task: tid })
             }
+            Stmt::Munmap { task, region } => {
+                let tid = self.live_task(task)?;
+                let rid = self.region(tid, region)?;
+                self.regions[rid as usize].unmapped = at.max(1);
+                Ok(Op::Munmap { task: tid, region: rid })
+            }
+            Stmt::Unlink { file } => {
+                let fid = self.file(None, file)?;
+                self.files[fid as usize].unlinked = at.max(1);
+                Ok(Op::Unlink { file: fid })
+            }
+            Stmt::Truncate { file, pages, off } => {
+                let fid = self.file(None, file)?;
+                let f = &mut self.files[fid as usize];
+                if pages > f.max_pages {
+                    return perr(
+                        off,
+                        format!(
+                            "truncate would make file `{}` {} pages long, but it was defined with {} pages at {} {}: the model sizes a file's page cache when it is defined, so define it with the largest size it reaches (truncate may shrink it and grow it back)",
+                            file.s, pages, f.max_pages, self.unit, f.at
+                        ),
+                    );
+                }
+                f.pages = pages;
+                f.truncated = at.max(1);
+                Ok(Op::Truncate { file: fid, pages })
+            }
             Stmt::Dump => Ok(Op::Dump),
             Stmt::LruGen {
                 evict,
@@ -834,6 +951,7 @@ impl Resolver {
             name: region.s.into(),
             pages,
             file,
+            unmapped: 0,
         });
         self.region_idx.insert(hash_scoped(tid, region.s), rid);
         Ok(rid)
@@ -977,6 +1095,9 @@ impl Resolver {
             Op::Reclaim { memcg: m, bytes } => write!(s, "reclaim {} {bytes}", memcg(*m)),
             Op::Sleep { ns } => write!(s, "sleep {ns}ns"),
             Op::Exit { task: t } => write!(s, "exit {}", task(*t)),
+            Op::Munmap { task: t, region: r } => write!(s, "munmap {} {}", task(*t), region(*r)),
+            Op::Unlink { file: f } => write!(s, "unlink {}", file(*f)),
+            Op::Truncate { file: f, pages } => write!(s, "truncate {} {}", file(*f), pages_to_size(*pages)),
             Op::Dump => write!(s, "dump"),
             Op::LruGenAge {
                 memcg: m,

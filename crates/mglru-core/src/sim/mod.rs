@@ -353,6 +353,13 @@ impl Simulator {
                 k.wait_until(t);
             }
             Op::Exit { task } => k.task_exit(task),
+            Op::Munmap { task, region } => {
+                if k.begin_task_op(task, 0) {
+                    k.munmap(task, region);
+                }
+            }
+            Op::Unlink { file } => k.unlink_file(file),
+            Op::Truncate { file, pages } => k.truncate_file(file, pages),
             Op::Dump => k.lru_gen_dump_point(),
             Op::LruGenAge { memcg, max_gen, swappiness, force_scan } => {
                 k.lru_gen_debugfs_age(memcg, max_gen, swappiness, force_scan).map_err(SimError)?

@@ -41,6 +41,10 @@ pub const CMD_LOAD: u64 = 8;
 pub const CMD_STORE: u64 = 9;
 /// Acknowledge and exit.
 pub const CMD_EXIT: u64 = 10;
+/// `munmap(a, b)`.
+pub const CMD_MUNMAP: u64 = 11;
+/// `close(a)`.
+pub const CMD_CLOSE: u64 = 12;
 
 /// `Ack::val` of a failed start: joining the cgroup failed.
 pub const STAGE_CGROUP: u64 = 1;
@@ -357,6 +361,26 @@ fn perform(cmd: &Cmd, fd: i32) -> Ack {
             ok(0)
         }
         CMD_EXIT => ok(0),
+        CMD_MUNMAP => {
+            // SAFETY: the controller passes a whole mapping this worker
+            // made; nothing of the worker's own lives there.
+            let r = unsafe { libc::munmap(cmd.a as *mut libc::c_void, cmd.b as usize) };
+            if r != 0 {
+                fail()
+            } else {
+                ok(0)
+            }
+        }
+        CMD_CLOSE => {
+            // SAFETY: plain system call on a descriptor the controller
+            // installed or the worker inherited.
+            let r = unsafe { libc::close(cmd.a as i32) };
+            if r != 0 {
+                fail()
+            } else {
+                ok(0)
+            }
+        }
         _ => Ack {
             res: -i64::from(libc::EINVAL),
             val: 0,

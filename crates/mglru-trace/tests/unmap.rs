@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! `munmap`, `unlink` and `truncate`: the ops they give, their text and
+//! binary forms, and the errors of using what they took away.
+
+mod common;
+
+use common::*;
+use mglru_trace::{write_binary, Op, TraceErrorKind, TraceReader};
+use std::io::Cursor;
+
+const TEXT: &str = "\
+file f size=1M
+file g size=64K
+task t
+anon t heap size=8K
+mmap t m file=f
+munmap t heap
+anon t heap size=16K
+truncate f 98305
+truncate g 0
+truncate f 1M
+unlink g
+file g size=8K
+read t g 0 2
+unlink f
+load t m 255
+munmap t m
+";
+
+fn expected() -> Vec<Op> {
+    vec![
+        Op::File { id: 0, pages: 256, readahead_pages: 32 },
+        Op::File { id: 1, pages: 16, readahead_pages: 32 },
+        Op::Task { id: 0, memcg: 0, cpu: None },
+        Op::Anon { task: 0, region: 0, pages: 2 },
+        Op::Mmap { task: 0, region: 1, file: 0 },
+        Op::Munmap { task: 0, region: 0 },
+        // The name is free again: a new region id.
+        Op::Anon { task: 0, region: 2, pages: 4 },
+        // 98305 bytes: 24 pages and a byte, 25 pages.
+        Op::Truncate { file: 0, pages: 25 },
+        Op::Truncate { file: 1, pages: 0 },
+        Op::Truncate { file: 0, pages: 256 },
+        Op::Unlink { file: 1 },
+        // A new file of the unlinked name: a new file id.
+        Op::File { id: 2, pages: 2, readahead_pages: 32 },
+        Op::Read { task: 0, file: 2, page: 0, count: 2 },
+        Op::Unlink { file: 0 },
+        // A mapping of an unlinked file still works.
+        Op::Load { task: 0, region: 1, page: 255, count: 1 },
+        Op::Munmap { task: 0, region: 1 },
+    ]
+}
+
+#[test]
+fn statements_give_their_ops() {
+    let mut r = TraceReader::from_str("t.trace", TEXT);
+    assert_eq!(collect(&mut r).unwrap(), expected());
+    assert_eq!(r.file_id("g"), Some(2));
+    assert_eq!(r.file_id("f"), None, "unlinked");
+    assert_eq!(r.region_id("t", "heap"), Some(2));
+}
+
+#[test]
+fn text_and_binary_forms_round_trip() {
+    let mut r = TraceReader::from_str("t.trace", TEXT);
+    let mut text = String::new();
+    while let Some(op) = r.next_op().unwrap() {
+        text.push_str(&r.op_to_text(&op));
+        text.push('\n');
+    }
+    assert!(text.contains("munmap t heap\n") && text.contains("unlink g\n") && text.contains("truncate f 102400\n"), "{text}");
+    let mut again = TraceReader::from_str("again", &text);
+    assert_eq!(collect(&mut again).unwrap(), expected());
+    let mut r = TraceReader::from_str("t.trace", TEXT);
+    let mut bin = Vec::new();
+    write_binary(&mut r, &mut bin).unwrap();
+    let mut b = TraceReader::from_reader("t.bin", Box::new(Cursor::new(bin))).unwrap();
+    assert_eq!(collect(&mut b).unwrap(), expected());
+}
+
+fn check(text: &str, line: u64, col: u64, needles: &[&str]) {
+    let e = err(text);
+    let shown = e.to_string();
+    assert_eq!((e.line(), e.column()), (Some(line), Some(col)), "{shown}");
+    assert_eq!(e.kind(), TraceErrorKind::Invalid, "{shown}");
+    for n in needles {
+        assert!(shown.contains(n), "missing {n:?} in: {shown}");
+    }
+}
+
+const SETUP: &str = "file f size=16K\ntask t\nanon t r size=8K\nmmap t m file=f\n";
+
+#[test]
+fn errors_name_the_place_and_the_fix() {
+    // Syntax.
+    check("task t\nmunmap t\n", 2, 10, &["missing REGION", "usage: munmap ID REGION"]);
+    check("file f size=4K\nunlink f g\n", 2, 10, &["unexpected extra token `g`", "usage: unlink FILE"]);
+    check("file f size=4K\ntruncate f\n", 2, 12, &["missing SIZE", "usage: truncate FILE SIZE"]);
+    check("file f size=4K\ntruncate f 1.5K\n", 2, 12, &["bad truncate size"]);
+    check("file f size=4K\ntruncate f size=4K\n", 2, 12, &["bad truncate size"]);
+    // A region used after its munmap.
+    let t = format!("{SETUP}munmap t r\nstore t r 0\n");
+    check(&t, 6, 9, &["region `r` of task `t` was unmapped at line 5", "map it again"]);
+    let t = format!("{SETUP}munmap t r\nmunmap t r\n");
+    check(&t, 6, 10, &["was unmapped at line 5"]);
+    check(&format!("{SETUP}munmap t nope\n"), 5, 10, &["task `t` has no region `nope`"]);
+    // A file used after its unlink.
+    let t = format!("{SETUP}unlink f\nread t f 0\n");
+    check(&t, 6, 8, &["file `f` was unlinked at line 5", "file f size=SIZE"]);
+    let t = format!("{SETUP}unlink f\nmmap t m2 file=f\n");
+    check(&t, 6, 16, &["was unlinked at line 5"]);
+    let t = format!("{SETUP}unlink f\ntruncate f 0\n");
+    check(&t, 6, 10, &["was unlinked at line 5"]);
+    // truncate beyond the defined size.
+    let t = format!("{SETUP}truncate f 20K\n");
+    check(&t, 5, 12, &["5 pages", "defined with 4 pages at line 1", "largest size"]);
+    // Accesses beyond a truncated end.
+    let t = format!("{SETUP}truncate f 8K\nread t f 1 2\n");
+    check(&t, 6, 10, &["page out of range: file f has 2 pages", "truncated at line 5"]);
+    let t = format!("{SETUP}truncate f 8K\nload t m 2\n");
+    check(&t, 6, 10, &["beyond the end of the file", "truncated to 2 pages at line 5", "SIGBUS"]);
+    // Growing it back makes the pages accessible again.
+    let mut r = TraceReader::from_str("t", &format!("{SETUP}truncate f 8K\ntruncate f 16K\nload t m 3\n"));
+    assert!(collect(&mut r).is_ok());
+}
