@@ -249,6 +249,53 @@ fn strace_pid_prefix_and_threads() {
 }
 
 #[test]
+fn strace_munmap_truncate_unlink() {
+    // munmap of the whole mapping unmaps its region; one of memory the
+    // trace never mapped is skipped and counted. ftruncate shrinks the
+    // file; the write at 12288 lies beyond the 5000 bytes left, so the file
+    // grows back first (16384 bytes end its 4 pages). unlink removes the
+    // name: the same path opened again is a new file `d.gen2`. Removing a
+    // directory, or a file the trace never uses, gives nothing.
+    let text = r#"1 10:00:00.000000 openat(AT_FDCWD, "d", O_RDWR) = 3
+1 10:00:00.000001 pwrite64(3, "x", 16384, 0) = 16384
+1 10:00:00.000002 mmap(NULL, 16384, PROT_READ, MAP_SHARED, 3, 0) = 0x7f0000000000
+1 10:00:00.000003 ftruncate(3, 5000) = 0
+1 10:00:00.000004 pwrite64(3, "y", 4096, 12288) = 4096
+1 10:00:00.000005 munmap(0x7f0000000000, 16384) = 0
+1 10:00:00.000006 munmap(0x7f0000100000, 4096) = 0
+1 10:00:00.000007 unlink("d") = 0
+1 10:00:00.000008 openat(AT_FDCWD, "d", O_RDWR|O_CREAT, 0644) = 4
+1 10:00:00.000009 write(4, "z", 100) = 100
+1 10:00:00.000010 unlinkat(AT_FDCWD, "dir", AT_REMOVEDIR) = 0
+1 10:00:00.000011 unlink("never-used") = 0
+1 10:00:00.000012 truncate("d", 0) = 0
+"#;
+    let p = tmp("strace-unmap.txt", text.as_bytes());
+    let want = lines(
+        "
+        memory 1G
+        task pid1
+        file d size=16K
+        file d.gen2 size=4K
+        write pid1 d 0 4
+        mmap pid1 m0 file=d
+        truncate d 5000
+        truncate d 16384
+        write pid1 d 3
+        munmap pid1 m0
+        unlink d
+        write pid1 d.gen2 0
+        truncate d.gen2 0
+        ",
+    );
+    let got = imp("strace", &p);
+    assert_eq!(got, want);
+    common::must_parse("strace-unmap", &got);
+    let all = common::all(import("strace", &p, &ImportOptions::default()).unwrap());
+    assert!(all.iter().any(|l| l.starts_with("# skipped: 1 munmap calls")), "{all:?}");
+}
+
+#[test]
 fn strace_errors() {
     let p = tmp("strace-bad.txt", b"1 10:00:00.000000 openat(AT_FDCWD, \"f\", O_RDONLY) = 3\n1 10:00:00.000001 read(3, \"a\", 1) = 1\n1 10:00:00.000002 this is not a syscall\n");
     let (ok, e) = until_err(import("strace", &p, &ImportOptions::default()).unwrap());

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! strace output (`strace -f -tt -e trace=read,pread64,write,pwrite64,
-//! mmap,openat,lseek,close`): file I/O by file descriptor, per process.
-//! See docs/WORKLOADS.md, section "strace".
+//! mmap,munmap,openat,lseek,close,ftruncate,truncate,unlink,unlinkat`):
+//! file I/O by file descriptor, per process, and what removes pages from
+//! the page cache or a process (munmap of a whole file mapping, truncate,
+//! unlink). See docs/WORKLOADS.md, section "strace".
 
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
@@ -16,6 +18,12 @@ enum Event {
     Access { task: String, file: String, off: u64, len: u64, write: bool },
     Mmap { task: String, file: String, end: u64, region: String },
     Exit { task: String },
+    /// `munmap` of a whole file mapping the trace made.
+    Munmap { task: String, region: String },
+    /// `ftruncate`/`truncate` of a file to `size` bytes.
+    Truncate { file: String, size: u64 },
+    /// `unlink`/`unlinkat` of a file's path.
+    Unlink { file: String },
 }
 
 /// A complete system call: name, top-level arguments, return value.
@@ -140,6 +148,14 @@ struct State {
     regions: u64,
     /// read/write calls on descriptors the trace never opened.
     unknown_fd: u64,
+    /// File mappings by (pid, address): (region, length in bytes).
+    maps: HashMap<(u64, u64), (String, u64)>,
+    /// munmap calls that do not unmap exactly one whole mapping of the
+    /// trace (partial unmaps, anonymous memory): not imported.
+    partial_munmaps: u64,
+    /// How many times each path was unlinked: a path opened again after
+    /// an unlink is a new file, named `PATH.genN`.
+    unlinks: HashMap<String, u32>,
 }
 
 impl State {
@@ -152,6 +168,19 @@ impl State {
             generation: HashMap::new(),
             regions: 0,
             unknown_fd: 0,
+            maps: HashMap::new(),
+            partial_munmaps: 0,
+            unlinks: HashMap::new(),
+        }
+    }
+
+    /// The trace's name of the file at `path` now: the sanitized path, or
+    /// after an unlink of it, a new name per generation.
+    fn file_name(&self, path: &str) -> String {
+        let f = sanitize(path, true);
+        match self.unlinks.get(&f) {
+            None => f,
+            Some(g) => format!("{f}.gen{}", g + 1),
         }
     }
 
@@ -210,6 +239,7 @@ impl State {
                 let task = self.task(pid);
                 *self.generation.entry(pid).or_insert(0) += 1;
                 self.fds.retain(|(p, _), _| *p != pid);
+                self.maps.retain(|(p, _), _| *p != pid);
                 return Ok((ts, Some(Event::Exit { task })));
             }
             return Ok((ts, None));
@@ -255,7 +285,7 @@ impl State {
                     format!("{}:{}: `{}`: expected a quoted path", self.name, lineno, call.name)
                 })?;
                 if ret >= 0 {
-                    let f = sanitize(&path, true);
+                    let f = self.file_name(&path);
                     self.fds.insert((pid, ret), (f.clone(), 0));
                     self.last_open.insert(ret, f);
                 }
@@ -323,12 +353,71 @@ impl State {
                             self.regions += 1;
                             let end = super::span_end(off, len)
                                 .map_err(|e| format!("{}:{}: `{}`: {}", self.name, lineno, call.name, e))?;
+                            self.maps.insert((pid, ret as u64), (region.clone(), len));
                             Some(Event::Mmap { task: self.task(pid), file, end, region })
                         }
                         None => None,
                     }
                 } else {
                     None
+                }
+            }
+            "munmap" => {
+                let addr = int_arg(arg(0)?).unwrap_or(-1) as u64;
+                let len = int_arg(arg(1)?).unwrap_or(0).max(0) as u64;
+                if ret != 0 {
+                    None
+                } else {
+                    match self.maps.get(&(pid, addr)) {
+                        // The trace's regions go whole (a length rounded
+                        // up to pages unmaps the same pages).
+                        Some((region, mlen)) if len.div_ceil(4096) == mlen.div_ceil(4096) => {
+                            let region = region.clone();
+                            self.maps.remove(&(pid, addr));
+                            Some(Event::Munmap { task: self.task(pid), region })
+                        }
+                        _ => {
+                            self.partial_munmaps += 1;
+                            None
+                        }
+                    }
+                }
+            }
+            "ftruncate" | "truncate" => {
+                let a = arg(1)?;
+                let size = int_arg(a).filter(|v| *v >= 0).ok_or_else(|| {
+                    format!("{}:{}: `{}`: bad length `{}`", self.name, lineno, call.name, a)
+                })? as u64;
+                super::span(size, 0).map_err(|e| format!("{}:{}: `{}`: {}", self.name, lineno, call.name, e))?;
+                let file = if call.name == "ftruncate" {
+                    let fd = fd_arg(0)?;
+                    self.file_of(pid, fd).map(|(f, _)| f)
+                } else {
+                    let path = unquote(arg(0)?).ok_or_else(|| {
+                        format!("{}:{}: `truncate`: expected a quoted path", self.name, lineno)
+                    })?;
+                    Some(self.file_name(&path))
+                };
+                match file {
+                    Some(file) if ret == 0 => Some(Event::Truncate { file, size }),
+                    _ => None,
+                }
+            }
+            "unlink" | "unlinkat" => {
+                let pi = if call.name == "unlinkat" { 1 } else { 0 };
+                let path = unquote(arg(pi)?).ok_or_else(|| {
+                    format!("{}:{}: `{}`: expected a quoted path", self.name, lineno, call.name)
+                })?;
+                let rmdir = call.name == "unlinkat" && call.args.get(2).is_some_and(|f| f.contains("AT_REMOVEDIR"));
+                if ret != 0 || rmdir {
+                    None
+                } else {
+                    let file = self.file_name(&path);
+                    *self.unlinks.entry(sanitize(&path, true)).or_insert(0) += 1;
+                    // Descriptors of it stay usable (the model keeps the
+                    // file while a mapping holds it; reads through an open
+                    // descriptor after the unlink are not modelled).
+                    Some(Event::Unlink { file })
                 }
             }
             _ => None,
@@ -341,6 +430,9 @@ struct Gen {
     reader: LineReader,
     state: State,
     timer: Timer,
+    /// The files the trace defines, with their size in bytes now (a
+    /// truncate changes it; a write beyond it grows it back first).
+    size: HashMap<String, u64>,
 }
 
 impl Source for Gen {
@@ -359,6 +451,17 @@ impl Source for Gen {
             None => {}
             Some(Event::Access { task, file, off, len, write }) => {
                 let (p, c) = super::span(off, len)?;
+                if let Some(cur) = self.size.get_mut(&file) {
+                    let end = off + len;
+                    if write && end > *cur {
+                        // The write extends the file: its new pages exist
+                        // for the trace once the size says so.
+                        if end.div_ceil(4096) > cur.div_ceil(4096) {
+                            out.push_back(format!("truncate {} {}", file, end));
+                        }
+                        *cur = end;
+                    }
+                }
                 out.push_back(access(if write { "write" } else { "read" }, &task, &file, p, c));
             }
             Some(Event::Mmap { task, file, region, .. }) => {
@@ -366,6 +469,19 @@ impl Source for Gen {
                 out.push_back(format!("mmap {} {} file={}", task, region, file));
             }
             Some(Event::Exit { task }) => out.push_back(format!("exit {}", task)),
+            Some(Event::Munmap { task, region }) => out.push_back(format!("munmap {} {}", task, region)),
+            Some(Event::Truncate { file, size }) => {
+                // Only files the trace defines (ones it reads, writes or maps).
+                if let Some(cur) = self.size.get_mut(&file) {
+                    *cur = size;
+                    out.push_back(format!("truncate {} {}", file, size));
+                }
+            }
+            Some(Event::Unlink { file }) => {
+                if self.size.remove(&file).is_some() {
+                    out.push_back(format!("unlink {}", file));
+                }
+            }
         }
         Ok(true)
     }
@@ -383,6 +499,8 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
     let mut fidx: HashMap<String, usize> = HashMap::new();
     let mut mmaps = 0u64;
     let mut accesses = 0u64;
+    // The largest size each file is truncated to (a truncate may grow it).
+    let mut truncated: HashMap<String, u64> = HashMap::new();
     while let Some(Ok((lineno, line))) = r.next_line() {
         let Ok((_, Some(ev))) = st.line(lineno, &line) else { continue };
         let (task, file, end) = match &ev {
@@ -396,6 +514,12 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
                 (task.clone(), Some(file.clone()), *end)
             }
             Event::Exit { task } => (task.clone(), None, 0),
+            Event::Truncate { file, size } => {
+                let t = truncated.entry(file.clone()).or_insert(0);
+                *t = (*t).max(*size);
+                continue;
+            }
+            Event::Munmap { .. } | Event::Unlink { .. } => continue,
         };
         if task_seen.insert(task.clone()) {
             tasks.push(task);
@@ -408,6 +532,11 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
                     files.push((f, end));
                 }
             }
+        }
+    }
+    for (f, size) in files.iter_mut() {
+        if let Some(&t) = truncated.get(f) {
+            *size = (*size).max(t);
         }
     }
     super::check_files(&r.name, &files)?;
@@ -429,9 +558,17 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
     if mmaps > 0 {
         out.push_back("# note: strace does not see loads and stores through mmap; the mappings are created but not accessed".to_string());
     }
+    if st.partial_munmaps > 0 {
+        out.push_back(format!(
+            "# skipped: {} munmap calls that do not unmap one whole file mapping of the trace (partial unmaps, anonymous memory)",
+            st.partial_munmaps
+        ));
+    }
     note_block_size(opts, &mut out);
     setup(opts, &tasks, &mut out);
     file_lines(&files, &mut out);
     let state = State::new(&r.name);
-    Ok(lines(out, Gen { reader: LineReader::open(path)?, state, timer: Timer::new(timing) }))
+    // The sizes file_lines defines the files with.
+    let size = files.iter().map(|(f, b)| (f.clone(), (*b).max(4096))).collect();
+    Ok(lines(out, Gen { reader: LineReader::open(path)?, state, timer: Timer::new(timing), size }))
 }
