@@ -55,6 +55,9 @@ pub mod pg {
     /// A page-table page (`pagetable_alloc`): kernel memory on no list,
     /// its charge (if any) held by the memcg's `pgtable_pages`.
     pub const PGTABLE: u32 = 1 << 27;
+    /// `PG_mlocked`: mapped by a `VM_LOCKED` mapping (counted in
+    /// `NR_MLOCK`); the folio is not evictable.
+    pub const MLOCKED: u32 = 1 << 28;
 }
 
 /// One simulated 4 KiB folio. 28 bytes.

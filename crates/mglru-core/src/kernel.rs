@@ -142,6 +142,9 @@ pub struct Cpu {
     /// (rotate), lru_deactivate_file, lru_deactivate, lru_lazyfree,
     /// lru_activate.
     pub batch: [Vec<u32>; 6],
+    /// The mlock batch (`mlock_fbatch`): pfns tagged with what to do
+    /// (crate::mlock).
+    pub mlock: Vec<u32>,
     /// The memcg charge stock (`memcg_stock_pcp`).
     pub stock: Stock,
 }
@@ -291,6 +294,11 @@ pub struct Kernel {
     pub dirty_inodes: std::collections::VecDeque<u32>,
     /// Global page-state gauges kept exactly.
     pub nr_dirty: u64,
+    /// `NR_MLOCK`: folios with `PG_mlocked`.
+    pub nr_mlock: u64,
+    /// `folio->mlock_count` of the folios on the unevictable list that
+    /// have one (the kernel keeps it in the folio while it is there).
+    pub mlock_count: std::collections::BTreeMap<u32, u32>,
     pub nr_writeback: u64,
     /// Folios on each zone's LRU lists by type, anon and file
     /// (`NR_ZONE_{IN,}ACTIVE_{ANON,FILE}` summed over active and
@@ -365,6 +373,8 @@ impl Kernel {
             nr_pages_over_high: 0,
             dirty_inodes: Default::default(),
             nr_dirty: 0,
+            nr_mlock: 0,
+            mlock_count: Default::default(),
             nr_writeback: 0,
             zone_lru: [[0; 2]; NR_ZONES],
             flusher_armed: false,

@@ -17,6 +17,7 @@ pub mod lruvec;
 pub mod madvise;
 pub mod memcontrol;
 pub mod memory;
+pub mod mlock;
 pub mod mm;
 pub mod mmap;
 pub mod oom;

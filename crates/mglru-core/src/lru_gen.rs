@@ -839,6 +839,10 @@ impl Kernel {
 
     /// `sort_folio`: true if the folio was moved instead of isolated.
     fn sort_folio(&mut self, pfn: u32, tier_idx: usize) -> bool {
+        // Unevictable: let it through, shrink_folio_list culls it.
+        if !self.folio_evictable(pfn) {
+            return false;
+        }
         let f = *self.folios.get(pfn);
         let memcg = f.memcg;
         let type_ = f.lru_type();
@@ -1040,6 +1044,10 @@ impl Kernel {
             let mut keep = Vec::with_capacity(list.len());
             for &pfn in list.iter() {
                 let f = *self.folios.get(pfn);
+                if !self.folio_evictable(pfn) {
+                    keep.push(pfn); // move_folios_to_lru culls it
+                    continue;
+                }
                 if f.test(pg::RECLAIM) && (f.test(pg::DIRTY) || f.test(pg::WRITEBACK)) {
                     if f.test(pg::WORKINGSET) {
                         self.folios.get_mut(pfn).set(pg::REFERENCED);

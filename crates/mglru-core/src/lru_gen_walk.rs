@@ -146,7 +146,7 @@ impl Kernel {
     /// `should_skip_vma`.
     pub(crate) fn should_skip_vma(&self, region: u32, can_swap: bool) -> bool {
         let v = &self.vmas[region as usize];
-        if v.dead || !self.vma_has_recency(region) {
+        if v.dead || v.locked || !self.vma_has_recency(region) {
             return true;
         }
         if v.file.is_none() {

@@ -133,8 +133,19 @@ impl Kernel {
     }
 
     /// Install a PTE for `pfn` and account the mapping (`set_pte_range`,
-    /// `folio_add_*_rmap`). New PTEs are young on x86.
+    /// `folio_add_*_rmap`, which ends with `mlock_vma_folio` in a locked
+    /// mapping). New PTEs are young on x86.
     fn map_folio(&mut self, region: u32, page: u64, pfn: u32, write: bool) {
+        self.map_folio_rmap(region, page, pfn, write);
+        if self.vmas[region as usize].locked && !self.vmas[region as usize].dead {
+            self.mlock_folio(pfn);
+        }
+    }
+
+    /// The PTE and rmap accounting of `map_folio`, without the mlock
+    /// (`folio_add_new_anon_rmap`: a new anon folio is mlocked by
+    /// `folio_add_lru_vma` instead).
+    fn map_folio_rmap(&mut self, region: u32, page: u64, pfn: u32, write: bool) {
         let v = &self.vmas[region as usize];
         if v.dead {
             // The task was OOM-killed while this fault allocated.
@@ -193,8 +204,13 @@ impl Kernel {
             f.mapping = region;
             f.index = page as u32;
         }
-        self.map_folio(region, page, pfn, true);
-        self.folio_add_lru(pfn);
+        self.map_folio_rmap(region, page, pfn, true);
+        // folio_add_lru_vma.
+        if self.vmas[region as usize].locked && !self.vmas[region as usize].dead {
+            self.mlock_new_folio(pfn);
+        } else {
+            self.folio_add_lru(pfn);
+        }
     }
 
     // ---- file faults ---------------------------------------------------------

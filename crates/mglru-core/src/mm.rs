@@ -304,6 +304,8 @@ pub struct Vma {
     pub rand_read: bool,
     /// Unmapped (task exited or OOM-killed).
     pub dead: bool,
+    /// `VM_LOCKED` (mlock).
+    pub locked: bool,
     /// `swap_readahead_info`: (last fault pfn, window, hits).
     pub swap_ra: (u64, u32, u32),
 }

@@ -30,14 +30,14 @@ impl Kernel {
     /// `mmap(MAP_ANONYMOUS|MAP_PRIVATE)` of `pages`.
     pub fn anon_create(&mut self, task: u32, region: u32, pages: u64) {
         let start = self.tasks[task as usize].place(pages);
-        self.push_vma(region, Vma { task, start, pages, file: None, seq_read: false, rand_read: false, dead: false, swap_ra: (0, 0, 0) });
+        self.push_vma(region, Vma { task, start, pages, file: None, seq_read: false, rand_read: false, dead: false, locked: false, swap_ra: (0, 0, 0) });
     }
 
     /// `mmap(MAP_SHARED)` of the whole file.
     pub fn mmap_create(&mut self, task: u32, region: u32, file: u32) {
         let pages = self.files[file as usize].pages;
         let start = self.tasks[task as usize].place(pages);
-        self.push_vma(region, Vma { task, start, pages, file: Some(file), seq_read: false, rand_read: false, dead: false, swap_ra: (0, 0, 0) });
+        self.push_vma(region, Vma { task, start, pages, file: Some(file), seq_read: false, rand_read: false, dead: false, locked: false, swap_ra: (0, 0, 0) });
         self.files[file as usize].i_mmap.push(region);
     }
 

@@ -63,6 +63,7 @@ impl Kernel {
     /// Give a folio back: uncharge and free (`free_unref_folios` +
     /// `mem_cgroup_uncharge`). The caller unlinked it from everything.
     pub fn free_folio(&mut self, pfn: u32) {
+        self.mlock_folio_freed(pfn);
         let f = *self.folios.get(pfn);
         debug_assert!(f.flags & (pg::LRU | pg::IN_BATCH) == 0, "freeing a folio still on an LRU: {:?}", f);
         debug_assert!(!f.test(pg::BUFFERS), "freeing a folio with buffers: {:?}", f);

@@ -187,6 +187,7 @@ impl Kernel {
             ("nr_zone_active_file", lru[LRU_ACTIVE_FILE]),
             ("nr_zone_unevictable", lru[LRU_UNEVICTABLE]),
             ("nr_zone_write_pending", self.nr_dirty + self.nr_writeback),
+            ("nr_mlock", self.nr_mlock),
             ("nr_inactive_anon", lru[LRU_INACTIVE_ANON]),
             ("nr_active_anon", lru[LRU_ACTIVE_ANON]),
             ("nr_inactive_file", lru[LRU_INACTIVE_FILE]),

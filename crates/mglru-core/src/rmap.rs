@@ -26,13 +26,37 @@ impl Kernel {
             let n = self.files[f.mapping as usize].i_mmap.len();
             for i in 0..n {
                 let r = self.files[f.mapping as usize].i_mmap[i];
+                if self.rmap_locked_abort(r, f.index as u64, pfn) {
+                    break;
+                }
                 referenced += self.referenced_one(r, f.index as u64, pfn, target) as u32;
             }
         }
         referenced
     }
 
+    /// The `VM_LOCKED` test of `folio_referenced_one` and
+    /// `try_to_unmap_one`: a folio found mapped in a locked mapping is
+    /// mlocked (`mlock_vma_folio`) and the rmap walk stops; the caller
+    /// sees `PG_mlocked` (the kernel's `VM_LOCKED` in `vm_flags`, or the
+    /// failed unmap).
+    fn rmap_locked_abort(&mut self, region: u32, index: u64, pfn: u32) -> bool {
+        let v = &self.vmas[region as usize];
+        if !v.locked || v.dead || index >= v.pages {
+            return false;
+        }
+        let e = self.pt.get(self.tasks[v.task as usize].pgd, v.va(index));
+        if e & pte::PRESENT == 0 || e & pte::VALUE != pfn {
+            return false;
+        }
+        self.mlock_folio(pfn);
+        true
+    }
+
     pub(crate) fn referenced_one(&mut self, region: u32, index: u64, pfn: u32, target: Option<u16>) -> bool {
+        if self.rmap_locked_abort(region, index, pfn) {
+            return false;
+        }
         let v = &self.vmas[region as usize];
         if v.dead || index >= v.pages || !self.vma_has_recency(region) {
             return false;
@@ -66,13 +90,16 @@ impl Kernel {
             return;
         }
         if f.test(pg::ANON) {
+            if self.rmap_locked_abort(f.mapping, f.index as u64, pfn) {
+                return;
+            }
             let slot = f.swap - 1;
             self.unmap_one(f.mapping, f.index as u64, pfn, pte::SWAP | slot);
         } else {
             let n = self.files[f.mapping as usize].i_mmap.len();
             for i in 0..n {
                 let r = self.files[f.mapping as usize].i_mmap[i];
-                if self.folios.get(pfn).mapcount == 0 {
+                if self.folios.get(pfn).mapcount == 0 || self.rmap_locked_abort(r, f.index as u64, pfn) {
                     break;
                 }
                 self.unmap_one(r, f.index as u64, pfn, 0);
@@ -87,7 +114,7 @@ impl Kernel {
         if v.dead || index >= v.pages {
             return false;
         }
-        let (task, va, is_file) = (v.task, v.va(index), v.file.is_some());
+        let (task, va, is_file, locked) = (v.task, v.va(index), v.file.is_some(), v.locked);
         let pgd = self.tasks[task as usize].pgd;
         let Some(p) = self.pt.get_mut(pgd, va) else { return false };
         if *p & pte::PRESENT == 0 || *p & pte::VALUE != pfn {
@@ -117,6 +144,10 @@ impl Kernel {
                 t.swapents += 1;
             }
             self.memcgs[memcg as usize].st.add(St::Anon, -1);
+        }
+        // __folio_remove_rmap ends with munlock_vma_folio.
+        if locked {
+            self.munlock_folio(pfn);
         }
         old & pte::YOUNG != 0
     }

@@ -144,9 +144,18 @@ impl Kernel {
             }
             self.folios.get_mut(pfn).set(pg::LRU);
         }
-        // A folio can sit in several batches at once, of this CPU or
-        // another (the kernel's batches each hold a reference): keep the
-        // flag for those still queued.
+        self.restore_in_batch_flags();
+        let mut folios = folios;
+        folios.clear();
+        if self.cpus[cpu].batch[b].is_empty() {
+            self.cpus[cpu].batch[b] = folios; // keep the allocation
+        }
+    }
+
+    /// A folio can sit in several batches at once, of this CPU or another
+    /// (the kernel's batches each hold a reference): after a batch is
+    /// applied, keep the flag of those still queued.
+    pub(crate) fn restore_in_batch_flags(&mut self) {
         for c in 0..self.cpus.len() {
             for ob in 0..6 {
                 for i in 0..self.cpus[c].batch[ob].len() {
@@ -154,11 +163,10 @@ impl Kernel {
                     self.folios.get_mut(p).set(pg::IN_BATCH);
                 }
             }
-        }
-        let mut folios = folios;
-        folios.clear();
-        if self.cpus[cpu].batch[b].is_empty() {
-            self.cpus[cpu].batch[b] = folios; // keep the allocation
+            for i in 0..self.cpus[c].mlock.len() {
+                let p = self.cpus[c].mlock[i] & crate::mlock::MLOCK_PFN;
+                self.folios.get_mut(p).set(pg::IN_BATCH);
+            }
         }
     }
 
@@ -167,12 +175,17 @@ impl Kernel {
         self.lru_add_drain_cpu(self.cpu);
     }
 
-    /// `lru_add_drain_cpu`: flush every batch of CPU `cpu`.
+    /// `lru_add_drain_cpu`: flush every batch of CPU `cpu`, then its
+    /// mlock batch (`mlock_drain_local`, which `lru_add_drain` and the
+    /// per-CPU work of `lru_add_drain_all` run after it).
     pub fn lru_add_drain_cpu(&mut self, cpu: usize) {
         for b in 0..6 {
             if !self.cpus[cpu].batch[b].is_empty() {
                 self.folio_batch_move_lru(cpu, b);
             }
+        }
+        if !self.cpus[cpu].mlock.is_empty() {
+            self.mlock_folio_batch(cpu);
         }
     }
 
@@ -194,7 +207,10 @@ impl Kernel {
         if !self.folios.get(pfn).test(pg::IN_BATCH) {
             return None;
         }
-        let holds = |c: usize| self.cpus[c].batch.iter().any(|b| b.contains(&pfn));
+        let holds = |c: usize| {
+            self.cpus[c].batch.iter().any(|b| b.contains(&pfn))
+                || self.cpus[c].mlock.iter().any(|&e| e & crate::mlock::MLOCK_PFN == pfn)
+        };
         if holds(self.cpu) {
             return Some(self.cpu);
         }
@@ -210,15 +226,26 @@ impl Kernel {
         }
     }
 
-    /// `lru_add`.
+    /// `lru_add`: an mlocked folio goes to the unevictable list
+    /// (culled), an evictable one that was marked unevictable is rescued.
     fn lru_add(&mut self, pfn: u32) {
+        let evictable = self.folio_evictable(pfn);
         let f = self.folios.get_mut(pfn);
         let was_unevictable = f.test(pg::UNEVICTABLE);
         f.clear(pg::UNEVICTABLE);
-        // Every folio is evictable in this model (no mlock).
-        if was_unevictable {
-            let m = f.memcg;
-            self.count(m, Ev::UnevictablePgsRescued, 1);
+        if evictable {
+            if was_unevictable {
+                let m = f.memcg;
+                self.count(m, Ev::UnevictablePgsRescued, 1);
+            }
+        } else {
+            f.clear(pg::ACTIVE);
+            f.set(pg::UNEVICTABLE);
+            // mlock_count 0: an underestimate reclaim corrects.
+            self.mlock_count.remove(&pfn);
+            if !was_unevictable {
+                self.ev.add(Ev::UnevictablePgsCulled, 1);
+            }
         }
         self.lruvec_add_folio(pfn);
     }

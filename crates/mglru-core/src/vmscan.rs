@@ -167,6 +167,10 @@ impl Kernel {
     /// `folio_check_references` (6.12: the same for both policies).
     fn folio_check_references(&mut self, pfn: u32, sc: &ScanControl) -> FolioRef {
         let rp = self.folio_referenced(pfn, sc.target);
+        if self.folios.get(pfn).test(pg::MLOCKED) {
+            // Found in a VM_LOCKED mapping (mlock.rs).
+            return FolioRef::Activate;
+        }
         let f = self.folios.get_mut(pfn);
         let referenced_folio = f.test(pg::REFERENCED);
         f.clear(pg::REFERENCED);
@@ -205,10 +209,14 @@ impl Kernel {
                     if f.test(pg::SWAPCACHE) && self.mem_cgroup_swap_full(f.memcg) && self.folio_swap_unreferenced(pfn) {
                         self.folio_free_swap(pfn);
                     }
-                    self.folios.get_mut(pfn).set(pg::ACTIVE);
-                    stat.nr_activate[f.lru_type()] += 1;
-                    self.count_memcg(f.memcg, Ev::Pgactivate, 1);
-                    pgactivate += 1;
+                    // activate_locked: an mlocked folio is not activated
+                    // (move_folios_to_lru culls it).
+                    if !self.folios.get(pfn).test(pg::MLOCKED) {
+                        self.folios.get_mut(pfn).set(pg::ACTIVE);
+                        stat.nr_activate[f.lru_type()] += 1;
+                        self.count_memcg(f.memcg, Ev::Pgactivate, 1);
+                        pgactivate += 1;
+                    }
                     kept.push(pfn);
                 }
                 Fate::Keep => kept.push(pfn),
@@ -233,6 +241,9 @@ impl Kernel {
 
     fn shrink_one_folio(&mut self, pfn: u32, sc: &mut ScanControl, stat: &mut ReclaimStat) -> Fate {
         sc.nr_scanned += 1;
+        if !self.folio_evictable(pfn) {
+            return Fate::Activate;
+        }
         let f = *self.folios.get(pfn);
         let mapped = f.mapcount > 0;
         if !sc.may_unmap && mapped {
@@ -356,6 +367,12 @@ impl Kernel {
     pub fn move_folios_to_lru(&mut self, list: &[u32]) -> u64 {
         let mut moved = 0;
         for &pfn in list {
+            if !self.folio_evictable(pfn) {
+                // Mlocked meanwhile: back through the add batch, which
+                // culls it to the unevictable list (mlock.rs).
+                self.folio_putback_lru(pfn);
+                continue;
+            }
             let f = self.folios.get_mut(pfn);
             f.clear(pg::ISOLATED);
             f.set(pg::LRU);
@@ -461,7 +478,13 @@ impl Kernel {
         for &pfn in &hold {
             // folio_referenced clears the young bits; the answer only
             // matters for VM_EXEC file folios.
+            if !self.folio_evictable(pfn) {
+                continue; // put back as it is (move_folios_to_lru)
+            }
             let _ = self.folio_referenced(pfn, sc.target);
+            if !self.folio_evictable(pfn) {
+                continue;
+            }
             let f = self.folios.get_mut(pfn);
             f.clear(pg::ACTIVE);
             f.set(pg::WORKINGSET);

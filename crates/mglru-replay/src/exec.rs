@@ -835,11 +835,13 @@ impl Exec {
                 task,
                 region,
                 pages,
+                populate,
             } => {
                 let len = pages_bytes(pages)?;
                 let cmd = Cmd {
                     op: worker::CMD_MAP_ANON,
                     a: len,
+                    c: u64::from(populate),
                     ..Cmd::default()
                 };
                 let addr =
@@ -851,6 +853,7 @@ impl Exec {
                 region,
                 file,
                 pages,
+                populate,
             } => {
                 if !self.cfg.per_file_readahead {
                     let f = self.file(file)?;
@@ -872,6 +875,7 @@ impl Exec {
                     op: worker::CMD_MAP_FILE,
                     a: fd as u64,
                     b: len,
+                    c: u64::from(populate),
                     ..Cmd::default()
                 };
                 let addr = self.call(p, task, line, cmd, None, "mmap(MAP_SHARED)")?;
@@ -1042,6 +1046,20 @@ impl Exec {
                 self.call(p, task, line, cmd, None, "munmap").map(|_| ())
             }
             Action::Unlink { file } => self.unlink_file(p, file, line),
+            Action::Mlock { task, region } | Action::Munlock { task, region } => {
+                let lock = matches!(op, Op::Mlock { .. });
+                let r = self.region(region)?;
+                if r.addr == 0 {
+                    return self.skip(p, task);
+                }
+                let cmd = Cmd {
+                    op: if lock { worker::CMD_MLOCK } else { worker::CMD_MUNLOCK },
+                    a: r.addr,
+                    b: pages_bytes(r.pages)?,
+                    ..Cmd::default()
+                };
+                self.call(p, task, line, cmd, None, if lock { "mlock" } else { "munlock" }).map(|_| ())
+            }
             Action::Truncate { file, pages } => {
                 let f = self.file(file)?;
                 let fd = f

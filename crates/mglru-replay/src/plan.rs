@@ -80,13 +80,14 @@ pub enum Action {
     /// Fork a worker for `task` in `memcg`, pinned to `cpu` if given.
     Spawn { task: u32, memcg: u16, cpu: Option<u32> },
     /// `mmap(MAP_PRIVATE|MAP_ANONYMOUS)` of `pages` pages.
-    MapAnon { task: u32, region: u32, pages: u64 },
+    MapAnon { task: u32, region: u32, pages: u64, populate: bool },
     /// `mmap(MAP_SHARED)` of the whole file (`pages` pages).
     MapFile {
         task: u32,
         region: u32,
         file: u32,
         pages: u64,
+        populate: bool,
     },
     /// One `pread` of `count` pages at page `page`.
     Read {
@@ -134,6 +135,10 @@ pub enum Action {
     Sleep { ns: u64 },
     /// The worker exits.
     Exit { task: u32 },
+    /// `mlock` of the whole region by its worker.
+    Mlock { task: u32, region: u32 },
+    /// `munlock` of the whole region by its worker.
+    Munlock { task: u32, region: u32 },
     /// `munmap` of the whole region by its worker.
     Munmap { task: u32, region: u32 },
     /// `unlink` the data file and close every descriptor of it (the
@@ -429,17 +434,22 @@ impl Planner {
                 task,
                 region,
                 pages,
+                populate,
             } => Action::MapAnon {
                 task,
                 region,
                 pages,
+                populate,
             },
-            Op::Mmap { task, region, file } => Action::MapFile {
+            Op::Mmap { task, region, file, populate } => Action::MapFile {
                 task,
                 region,
                 file,
                 pages: self.reader.file_pages(file).unwrap_or(0),
+                populate,
             },
+            Op::Mlock { task, region } => Action::Mlock { task, region },
+            Op::Munlock { task, region } => Action::Munlock { task, region },
             Op::Read {
                 task,
                 file,

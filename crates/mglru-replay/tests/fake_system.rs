@@ -460,3 +460,29 @@ exit a
     assert!(!f.data.join("f000001-gone").exists());
     assert!(stdout.contains("unlinked "), "{stdout}");
 }
+
+/// `populate=y` (MADV_POPULATE_WRITE/READ after the mapping), `mlock`
+/// and `munlock` of whole regions reach the worker and succeed.
+#[test]
+fn populate_mlock_and_munlock_reach_the_worker() {
+    let f = Fake::new("mlock");
+    let trace = "\
+memory 64M
+file f size=16K
+task a
+anon a heap size=8K populate=y
+mmap a m file=f populate=y
+mlock a heap
+mlock a m
+store a heap 1
+load a m 3
+munlock a heap
+munlock a m
+exit a
+";
+    let out = f.run(trace, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stdout.contains(r#""skipped_operations":0"#), "{stdout}");
+}

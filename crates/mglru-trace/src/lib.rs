@@ -22,8 +22,8 @@
 //! memcg NAME [parent=NAME] [max=SIZE|max] [high=SIZE|max] [low=SIZE|max] [min=SIZE|max] [swap.max=SIZE|max]
 //! file NAME size=SIZE [readahead=SIZE]
 //! task ID [memcg=NAME]
-//! anon ID REGION size=SIZE
-//! mmap ID REGION file=NAME
+//! anon ID REGION size=SIZE [populate=y|n]
+//! mmap ID REGION file=NAME [populate=y|n]
 //! read ID FILE PAGE [COUNT]
 //! write ID FILE PAGE [COUNT]
 //! load ID REGION PAGE [COUNT]
@@ -33,6 +33,8 @@
 //! sleep DURATION
 //! exit ID
 //! munmap ID REGION
+//! mlock ID REGION
+//! munlock ID REGION
 //! unlink FILE
 //! truncate FILE SIZE
 //! dump
@@ -209,12 +211,14 @@ pub enum Op {
     Task { id: u32, memcg: u16, cpu: Option<u32> },
     /// `cpus N`: the machine's number of CPUs (setup section; default 1).
     Cpus { n: u32 },
-    /// `anon ID REGION size=SIZE`: an anonymous mapping of `pages` pages
-    /// (size rounded up, at least 1) of task `task`.
-    Anon { task: u32, region: u32, pages: u64 },
-    /// `mmap ID REGION file=NAME`: a shared mapping of the whole file; the
-    /// region has as many pages as the file.
-    Mmap { task: u32, region: u32, file: u32 },
+    /// `anon ID REGION size=SIZE [populate=y]`: an anonymous mapping of
+    /// `pages` pages (size rounded up, at least 1) of task `task`;
+    /// `populate` is `MAP_POPULATE` (every page faulted in for writing).
+    Anon { task: u32, region: u32, pages: u64, populate: bool },
+    /// `mmap ID REGION file=NAME [populate=y]`: a shared mapping of the
+    /// whole file; the region has as many pages as the file. `populate`
+    /// is `MAP_POPULATE` (every page faulted in for reading).
+    Mmap { task: u32, region: u32, file: u32, populate: bool },
     /// `read ID FILE PAGE [COUNT]`: buffered read of pages
     /// `page..page+count` of the file (`count >= 1`, in range).
     Read {
@@ -260,6 +264,11 @@ pub enum Op {
     /// `munmap ID REGION`: the task unmaps the whole region (`munmap(2)`);
     /// the region id is never used again (its name may be defined anew).
     Munmap { task: u32, region: u32 },
+    /// `mlock ID REGION`: the whole region becomes `VM_LOCKED` and is
+    /// populated (`mlock(2)`): its pages go to the unevictable LRU.
+    Mlock { task: u32, region: u32 },
+    /// `munlock ID REGION`: `munlock(2)` of the whole region.
+    Munlock { task: u32, region: u32 },
     /// `unlink FILE`: the file's name goes (`unlink(2)`); its page cache
     /// goes when no mapping of it is left. The file id is never used
     /// again by `read`/`write`/`mmap` (the name may be defined anew);

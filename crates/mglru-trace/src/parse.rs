@@ -321,11 +321,13 @@ pub(crate) enum Stmt<'a> {
         task: Tok<'a>,
         region: Tok<'a>,
         pages: u64,
+        populate: bool,
     },
     Mmap {
         task: Tok<'a>,
         region: Tok<'a>,
         file: Tok<'a>,
+        populate: bool,
     },
     Access(Access<'a>),
     Advise {
@@ -349,6 +351,11 @@ pub(crate) enum Stmt<'a> {
         task: Tok<'a>,
         region: Tok<'a>,
     },
+    Mlock {
+        task: Tok<'a>,
+        region: Tok<'a>,
+        lock: bool,
+    },
     Unlink {
         file: Tok<'a>,
     },
@@ -369,10 +376,10 @@ pub(crate) enum Stmt<'a> {
 }
 
 /// All statement keywords, in documentation order.
-pub(crate) const KEYWORDS: [&str; 22] = [
+pub(crate) const KEYWORDS: [&str; 24] = [
     "memory", "swap", "sysctl", "memcg", "file", "task", "anon", "mmap", "read", "write", "load",
     "store", "advise", "reclaim", "sleep", "exit", "dump", "lru_gen", "cpus", "munmap", "unlink",
-    "truncate",
+    "truncate", "mlock", "munlock",
 ];
 
 /// Most CPUs a machine may have (`cpus N`, `task ... cpu=K`): the model
@@ -389,8 +396,8 @@ pub(crate) fn usage(kw: &str) -> &'static str {
         "file" => "file NAME size=SIZE [readahead=SIZE]",
         "task" => "task ID [memcg=NAME] [cpu=K]",
         "cpus" => "cpus N",
-        "anon" => "anon ID REGION size=SIZE",
-        "mmap" => "mmap ID REGION file=NAME",
+        "anon" => "anon ID REGION size=SIZE [populate=y|n]",
+        "mmap" => "mmap ID REGION file=NAME [populate=y|n]",
         "read" => "read ID FILE PAGE [COUNT]",
         "write" => "write ID FILE PAGE [COUNT]",
         "load" => "load ID REGION PAGE [COUNT]",
@@ -400,6 +407,8 @@ pub(crate) fn usage(kw: &str) -> &'static str {
         "sleep" => "sleep DURATION",
         "exit" => "exit ID",
         "munmap" => "munmap ID REGION",
+        "mlock" => "mlock ID REGION",
+        "munlock" => "munlock ID REGION",
         "unlink" => "unlink FILE",
         "truncate" => "truncate FILE SIZE",
         "dump" => "dump",
@@ -437,6 +446,8 @@ pub(crate) fn parse_line(line: &str) -> PResult<Option<(Tok<'_>, Stmt<'_>)>> {
         "reclaim" => p.reclaim()?,
         "exit" => p.exit()?,
         "munmap" => p.munmap()?,
+        "mlock" => p.mlock(true)?,
+        "munlock" => p.mlock(false)?,
         "unlink" => p.unlink()?,
         "truncate" => p.truncate()?,
         "dump" => {
@@ -514,6 +525,15 @@ fn size_arg(t: Tok<'_>, what: &str) -> PResult<u64> {
         off: t.off,
         msg: format!("bad {what}: {m}"),
     })
+}
+
+/// A `y`/`n` option value.
+fn yes_no(v: Tok<'_>, name: &str) -> PResult<bool> {
+    match v.s {
+        "y" => Ok(true),
+        "n" => Ok(false),
+        _ => perr(v.off, format!("expected {name}=y or {name}=n, found {name}={}", v.s)),
+    }
 }
 
 /// Bytes to whole pages, rounded up.
@@ -849,7 +869,12 @@ impl<'a> P<'a> {
         let region = self.name_arg("REGION name")?;
         check_name(region, "region name", false)?;
         let mut pages = None;
-        self.options(&["size"], |_, v| {
+        let mut populate = false;
+        self.options(&["size", "populate"], |k, v| {
+            if k == 1 {
+                populate = yes_no(v, "populate")?;
+                return Ok(());
+            }
             let b = size_arg(v, "region size")?;
             if b == 0 {
                 return perr(v.off, "region size must be greater than 0".to_string());
@@ -881,6 +906,7 @@ impl<'a> P<'a> {
             task,
             region,
             pages,
+            populate,
         })
     }
 
@@ -889,8 +915,13 @@ impl<'a> P<'a> {
         let region = self.name_arg("REGION name")?;
         check_name(region, "region name", false)?;
         let mut file = None;
-        self.options(&["file"], |_, v| {
-            file = Some(v);
+        let mut populate = false;
+        self.options(&["file", "populate"], |k, v| {
+            if k == 1 {
+                populate = yes_no(v, "populate")?;
+            } else {
+                file = Some(v);
+            }
             Ok(())
         })?;
         let Some(file) = file else {
@@ -903,7 +934,7 @@ impl<'a> P<'a> {
                 ),
             );
         };
-        Ok(Stmt::Mmap { task, region, file })
+        Ok(Stmt::Mmap { task, region, file, populate })
     }
 
     #[inline(always)]
@@ -995,6 +1026,13 @@ impl<'a> P<'a> {
         let region = self.name_arg("REGION")?;
         self.end()?;
         Ok(Stmt::Munmap { task, region })
+    }
+
+    fn mlock(&mut self, lock: bool) -> PResult<Stmt<'a>> {
+        let task = self.name_arg("task ID")?;
+        let region = self.name_arg("REGION")?;
+        self.end()?;
+        Ok(Stmt::Mlock { task, region, lock })
     }
 
     fn unlink(&mut self) -> PResult<Stmt<'a>> {

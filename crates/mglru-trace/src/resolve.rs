@@ -808,6 +808,7 @@ impl Resolver {
                 task,
                 region,
                 pages,
+                populate,
             } => {
                 let tid = self.live_task(task)?;
                 let rid = self.new_region(tid, region, pages, NO_FILE)?;
@@ -815,9 +816,10 @@ impl Resolver {
                     task: tid,
                     region: rid,
                     pages,
+                    populate,
                 })
             }
-            Stmt::Mmap { task, region, file } => {
+            Stmt::Mmap { task, region, file, populate } => {
                 let tid = self.live_task(task)?;
                 let fid = self.file(None, file)?;
                 let pages = self.files[fid as usize].pages;
@@ -826,6 +828,7 @@ impl Resolver {
                     task: tid,
                     region: rid,
                     file: fid,
+                    populate,
                 })
             }
             Stmt::Access(a) => self.resolve_access(a, at),
@@ -881,6 +884,15 @@ impl Resolver {
                 let rid = self.region(tid, region)?;
                 self.regions[rid as usize].unmapped = at.max(1);
                 Ok(Op::Munmap { task: tid, region: rid })
+            }
+            Stmt::Mlock { task, region, lock } => {
+                let tid = self.live_task(task)?;
+                let rid = self.region(tid, region)?;
+                Ok(if lock {
+                    Op::Mlock { task: tid, region: rid }
+                } else {
+                    Op::Munlock { task: tid, region: rid }
+                })
             }
             Stmt::Unlink { file } => {
                 let fid = self.file(None, file)?;
@@ -1037,18 +1049,30 @@ impl Resolver {
                 task: t,
                 region: r,
                 pages,
+                populate,
             } => write!(
                 s,
-                "anon {} {} size={}",
+                "anon {} {} size={}{}",
                 task(*t),
                 region(*r),
-                pages_to_size(*pages)
+                pages_to_size(*pages),
+                if *populate { " populate=y" } else { "" }
             ),
             Op::Mmap {
                 task: t,
                 region: r,
                 file: f,
-            } => write!(s, "mmap {} {} file={}", task(*t), region(*r), file(*f)),
+                populate,
+            } => write!(
+                s,
+                "mmap {} {} file={}{}",
+                task(*t),
+                region(*r),
+                file(*f),
+                if *populate { " populate=y" } else { "" }
+            ),
+            Op::Mlock { task: t, region: r } => write!(s, "mlock {} {}", task(*t), region(*r)),
+            Op::Munlock { task: t, region: r } => write!(s, "munlock {} {}", task(*t), region(*r)),
             Op::Read {
                 task: t,
                 file: f,

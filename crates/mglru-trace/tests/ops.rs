@@ -103,7 +103,8 @@ fn defaults_and_rounding() {
         Op::Anon {
             task: 0,
             region: 0,
-            pages: 1
+            pages: 1,
+            populate: false
         }
     );
     assert_eq!(

@@ -32,11 +32,11 @@ fn expected() -> Vec<Op> {
         Op::File { id: 0, pages: 256, readahead_pages: 32 },
         Op::File { id: 1, pages: 16, readahead_pages: 32 },
         Op::Task { id: 0, memcg: 0, cpu: None },
-        Op::Anon { task: 0, region: 0, pages: 2 },
-        Op::Mmap { task: 0, region: 1, file: 0 },
+        Op::Anon { task: 0, region: 0, pages: 2, populate: false },
+        Op::Mmap { task: 0, region: 1, file: 0, populate: false },
         Op::Munmap { task: 0, region: 0 },
         // The name is free again: a new region id.
-        Op::Anon { task: 0, region: 2, pages: 4 },
+        Op::Anon { task: 0, region: 2, pages: 4, populate: false },
         // 98305 bytes: 24 pages and a byte, 25 pages.
         Op::Truncate { file: 0, pages: 25 },
         Op::Truncate { file: 1, pages: 0 },
@@ -123,4 +123,40 @@ fn errors_name_the_place_and_the_fix() {
     // Growing it back makes the pages accessible again.
     let mut r = TraceReader::from_str("t", &format!("{SETUP}truncate f 8K\ntruncate f 16K\nload t m 3\n"));
     assert!(collect(&mut r).is_ok());
+}
+
+#[test]
+fn mlock_munlock_and_populate() {
+    let text = "file f size=8K\ntask t\nanon t heap size=8K populate=y\nmmap t m file=f populate=n\nmlock t heap\nmunlock t heap\nmmap t m2 file=f populate=y\n";
+    let mut r = TraceReader::from_str("t.trace", text);
+    let ops = collect(&mut r).unwrap();
+    assert_eq!(
+        ops[2..],
+        [
+            Op::Anon { task: 0, region: 0, pages: 2, populate: true },
+            Op::Mmap { task: 0, region: 1, file: 0, populate: false },
+            Op::Mlock { task: 0, region: 0 },
+            Op::Munlock { task: 0, region: 0 },
+            Op::Mmap { task: 0, region: 2, file: 0, populate: true },
+        ]
+    );
+    // Canonical text and the binary form give the same ops.
+    let mut r = TraceReader::from_str("t.trace", text);
+    let mut canon = String::new();
+    while let Some(op) = r.next_op().unwrap() {
+        canon.push_str(&r.op_to_text(&op));
+        canon.push('\n');
+    }
+    assert!(canon.contains("anon t heap size=8192 populate=y\n") && canon.contains("mmap t m file=f\n") && canon.contains("mlock t heap\nmunlock t heap\n"), "{canon}");
+    assert_eq!(collect(&mut TraceReader::from_str("c", &canon)).unwrap(), ops);
+    let mut bin = Vec::new();
+    write_binary(&mut TraceReader::from_str("t.trace", text), &mut bin).unwrap();
+    let mut b = TraceReader::from_reader("t.bin", Box::new(Cursor::new(bin))).unwrap();
+    assert_eq!(collect(&mut b).unwrap(), ops);
+    // Errors.
+    check("task t\nanon t r size=4K populate=yes\n", 2, 27, &["expected populate=y or populate=n"]);
+    check("task t\nmlock t\n", 2, 9, &["missing REGION", "usage: mlock ID REGION"]);
+    check("task t\nmunlock t r x\n", 2, 13, &["unexpected extra token `x`"]);
+    check("task t\nmlock t r\n", 2, 9, &["task `t` has no region `r`"]);
+    check("task t\nanon t r size=4K\nmunmap t r\nmlock t r\n", 4, 9, &["was unmapped at line 3"]);
 }

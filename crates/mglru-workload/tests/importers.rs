@@ -296,6 +296,36 @@ fn strace_munmap_truncate_unlink() {
 }
 
 #[test]
+fn strace_mlock_and_map_populate() {
+    // MAP_POPULATE on a file mapping -> populate=y; mlock/munlock of the
+    // whole mapping (length rounded to pages) -> mlock/munlock; a lock of
+    // part of it, or MLOCK_ONFAULT, is skipped and counted.
+    let text = r#"1 10:00:00.000000 openat(AT_FDCWD, "d", O_RDONLY) = 3
+1 10:00:00.000001 mmap(NULL, 8000, PROT_READ, MAP_SHARED|MAP_POPULATE, 3, 0) = 0x7f0000000000
+1 10:00:00.000002 mlock(0x7f0000000000, 8192) = 0
+1 10:00:00.000003 mlock(0x7f0000000000, 4096) = 0
+1 10:00:00.000004 mlock2(0x7f0000000000, 8192, MLOCK_ONFAULT) = 0
+1 10:00:00.000005 munlock(0x7f0000000000, 8000) = 0
+"#;
+    let p = tmp("strace-mlock.txt", text.as_bytes());
+    let want = lines(
+        "
+        memory 1G
+        task pid1
+        file d size=8000
+        mmap pid1 m0 file=d populate=y
+        mlock pid1 m0
+        munlock pid1 m0
+        ",
+    );
+    let got = imp("strace", &p);
+    assert_eq!(got, want);
+    common::must_parse("strace-mlock", &got);
+    let all = common::all(import("strace", &p, &ImportOptions::default()).unwrap());
+    assert!(all.iter().any(|l| l.starts_with("# skipped: 2 mlock/munlock calls")), "{all:?}");
+}
+
+#[test]
 fn strace_errors() {
     let p = tmp("strace-bad.txt", b"1 10:00:00.000000 openat(AT_FDCWD, \"f\", O_RDONLY) = 3\n1 10:00:00.000001 read(3, \"a\", 1) = 1\n1 10:00:00.000002 this is not a syscall\n");
     let (ok, e) = until_err(import("strace", &p, &ImportOptions::default()).unwrap());

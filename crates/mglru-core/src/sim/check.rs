@@ -133,6 +133,9 @@ impl Kernel {
                     in_batch[p as usize] = true;
                 }
             }
+            for &e in &cpu.mlock {
+                in_batch[(e & crate::mlock::MLOCK_PFN) as usize] = true;
+            }
         }
         // Per-folio state.
         let mut charged = vec![0u64; self.memcgs.len()];
@@ -142,6 +145,7 @@ impl Kernel {
         let mut nr_wb = 0;
         let mut nr_device = 0u64;
         let mut nr_pgtable = 0u64;
+        let mut nr_mlock = 0u64;
         for pfn in 0..n {
             let f = self.folios.get(pfn as u32);
             if !f.test(pg::ALLOCATED) {
@@ -167,6 +171,12 @@ impl Kernel {
                 continue;
             }
             charged[f.memcg as usize] += 1;
+            if f.test(pg::MLOCKED) {
+                nr_mlock += 1;
+            }
+            if f.test(pg::UNEVICTABLE) && f.test(pg::LRU) && f.list_field() as usize != crate::lruvec::LRU_UNEVICTABLE + 1 {
+                return Err(format!("unevictable pfn {pfn} on list {}", f.list_field()));
+            }
             let lru = f.test(pg::LRU);
             let isolated = f.test(pg::ISOLATED);
             let batched = f.test(pg::IN_BATCH);
@@ -220,6 +230,15 @@ impl Kernel {
         let tasks_tables: u64 = self.tasks.iter().map(|t| t.pgtable_pfns.len() as u64).sum();
         if nr_pgtable != tasks_tables {
             return Err(format!("{nr_pgtable} page-table pages, but the tasks hold {tasks_tables}"));
+        }
+        if nr_mlock != self.nr_mlock {
+            return Err(format!("nr_mlock {} but {nr_mlock} folios are mlocked", self.nr_mlock));
+        }
+        if let Some((&p, &c)) = self.mlock_count.iter().find(|(&p, &c)| {
+            let f = self.folios.get(p);
+            c == 0 || !f.test(pg::UNEVICTABLE) || !f.test(pg::ALLOCATED)
+        }) {
+            return Err(format!("pfn {p} has mlock_count {c} but is not on the unevictable list"));
         }
         if nr_dirty != self.nr_dirty || nr_wb != self.nr_writeback {
             return Err(format!(

@@ -296,8 +296,28 @@ impl Simulator {
                 }
                 k.task_create(id, memcg, cpu)
             }
-            Op::Anon { task, region, pages } => k.anon_create(task, region, pages),
-            Op::Mmap { task, region, file } => k.mmap_create(task, region, file),
+            Op::Anon { task, region, pages, populate } => {
+                k.anon_create(task, region, pages);
+                if populate && k.begin_task_op(task, 0) {
+                    k.populate_region(region);
+                }
+            }
+            Op::Mmap { task, region, file, populate } => {
+                k.mmap_create(task, region, file);
+                if populate && k.begin_task_op(task, 0) {
+                    k.populate_region(region);
+                }
+            }
+            Op::Mlock { task, region } => {
+                if k.begin_task_op(task, 0) {
+                    k.mlock_region(region);
+                }
+            }
+            Op::Munlock { task, region } => {
+                if k.begin_task_op(task, 0) {
+                    k.munlock_region(region);
+                }
+            }
             Op::Read { task, file, page, count } => {
                 if k.begin_task_op(task, count) {
                     k.sim.page_accesses += count;

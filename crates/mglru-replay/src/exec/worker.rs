@@ -20,11 +20,13 @@ use std::ptr;
 /// Install the file descriptor sent with the command (`SCM_RIGHTS`);
 /// `Ack::val` is its number in the worker.
 pub const CMD_INSTALL: u64 = 1;
-/// `mmap(MAP_PRIVATE|MAP_ANONYMOUS)` of `a` bytes + `MADV_NOHUGEPAGE`;
+/// `mmap(MAP_PRIVATE|MAP_ANONYMOUS)` of `a` bytes + `MADV_NOHUGEPAGE`,
+/// then, if `c` is 1, `MADV_POPULATE_WRITE` (the trace's `populate=y`:
+/// `MAP_POPULATE` would fault the pages in before `MADV_NOHUGEPAGE`);
 /// `Ack::val` is the address.
 pub const CMD_MAP_ANON: u64 = 2;
-/// `mmap(MAP_SHARED)` of fd `a`, `b` bytes + `MADV_NOHUGEPAGE`;
-/// `Ack::val` is the address.
+/// `mmap(MAP_SHARED)` of fd `a`, `b` bytes + `MADV_NOHUGEPAGE`, then, if
+/// `c` is 1, `MADV_POPULATE_READ`; `Ack::val` is the address.
 pub const CMD_MAP_FILE: u64 = 3;
 /// `madvise(a, b, c)`.
 pub const CMD_MADVISE: u64 = 4;
@@ -45,6 +47,10 @@ pub const CMD_EXIT: u64 = 10;
 pub const CMD_MUNMAP: u64 = 11;
 /// `close(a)`.
 pub const CMD_CLOSE: u64 = 12;
+/// `mlock(a, b)`.
+pub const CMD_MLOCK: u64 = 13;
+/// `munlock(a, b)`.
+pub const CMD_MUNLOCK: u64 = 14;
 
 /// `Ack::val` of a failed start: joining the cgroup failed.
 pub const STAGE_CGROUP: u64 = 1;
@@ -307,6 +313,13 @@ fn perform(cmd: &Cmd, fd: i32) -> Ack {
             // Best effort: fails with EINVAL on kernels without THP.
             // SAFETY: p..p+len is the mapping just made.
             unsafe { libc::madvise(p, len as usize, libc::MADV_NOHUGEPAGE) };
+            if cmd.c == 1 {
+                let advice = if cmd.op == CMD_MAP_ANON { libc::MADV_POPULATE_WRITE } else { libc::MADV_POPULATE_READ };
+                // SAFETY: as above.
+                if unsafe { libc::madvise(p, len as usize, advice) } != 0 {
+                    return fail();
+                }
+            }
             ok(p as u64)
         }
         CMD_MADVISE => {
@@ -365,6 +378,21 @@ fn perform(cmd: &Cmd, fd: i32) -> Ack {
             // SAFETY: the controller passes a whole mapping this worker
             // made; nothing of the worker's own lives there.
             let r = unsafe { libc::munmap(cmd.a as *mut libc::c_void, cmd.b as usize) };
+            if r != 0 {
+                fail()
+            } else {
+                ok(0)
+            }
+        }
+        CMD_MLOCK | CMD_MUNLOCK => {
+            // SAFETY: the controller passes a whole mapping this worker made.
+            let r = unsafe {
+                if cmd.op == CMD_MLOCK {
+                    libc::mlock(cmd.a as *const libc::c_void, cmd.b as usize)
+                } else {
+                    libc::munlock(cmd.a as *const libc::c_void, cmd.b as usize)
+                }
+            };
             if r != 0 {
                 fail()
             } else {

@@ -96,16 +96,19 @@ pub fn all_trace_ops() -> Vec<Op> {
             task: 0,
             region: 0,
             pages: 2048,
+            populate: false,
         },
         Op::Mmap {
             task: 1,
             region: 1,
             file: 1,
+            populate: false,
         },
         Op::Mmap {
             task: 0,
             region: 2,
             file: 0,
+            populate: false,
         },
         Op::Read {
             task: 0,

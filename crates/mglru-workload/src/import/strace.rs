@@ -16,7 +16,9 @@ use crate::{ImportOptions, Lines};
 /// What one line means.
 enum Event {
     Access { task: String, file: String, off: u64, len: u64, write: bool },
-    Mmap { task: String, file: String, end: u64, region: String },
+    Mmap { task: String, file: String, end: u64, region: String, populate: bool },
+    /// `mlock`/`munlock` of a whole file mapping the trace made.
+    Mlock { task: String, region: String, lock: bool },
     Exit { task: String },
     /// `munmap` of a whole file mapping the trace made.
     Munmap { task: String, region: String },
@@ -153,6 +155,9 @@ struct State {
     /// munmap calls that do not unmap exactly one whole mapping of the
     /// trace (partial unmaps, anonymous memory): not imported.
     partial_munmaps: u64,
+    /// mlock/munlock calls that do not cover exactly one whole mapping of
+    /// the trace: not imported.
+    partial_mlocks: u64,
     /// How many times each path was unlinked: a path opened again after
     /// an unlink is a new file, named `PATH.genN`.
     unlinks: HashMap<String, u32>,
@@ -170,6 +175,7 @@ impl State {
             unknown_fd: 0,
             maps: HashMap::new(),
             partial_munmaps: 0,
+            partial_mlocks: 0,
             unlinks: HashMap::new(),
         }
     }
@@ -344,6 +350,7 @@ impl State {
             }
             "mmap" | "mmap2" => {
                 let len = int_arg(arg(1)?).unwrap_or(0).max(0) as u64;
+                let populate = arg(3)?.contains("MAP_POPULATE");
                 let fd = int_arg(arg(4)?).unwrap_or(-1);
                 let off = int_arg(arg(5)?).unwrap_or(0).max(0) as u64;
                 if fd >= 0 && ret != -1 {
@@ -354,7 +361,7 @@ impl State {
                             let end = super::span_end(off, len)
                                 .map_err(|e| format!("{}:{}: `{}`: {}", self.name, lineno, call.name, e))?;
                             self.maps.insert((pid, ret as u64), (region.clone(), len));
-                            Some(Event::Mmap { task: self.task(pid), file, end, region })
+                            Some(Event::Mmap { task: self.task(pid), file, end, region, populate })
                         }
                         None => None,
                     }
@@ -378,6 +385,26 @@ impl State {
                         }
                         _ => {
                             self.partial_munmaps += 1;
+                            None
+                        }
+                    }
+                }
+            }
+            "mlock" | "munlock" | "mlock2" => {
+                let addr = int_arg(arg(0)?).unwrap_or(-1) as u64;
+                let len = int_arg(arg(1)?).unwrap_or(0).max(0) as u64;
+                // mlock2 with MLOCK_ONFAULT does not populate: not modelled.
+                let onfault = call.name == "mlock2" && call.args.get(2).is_some_and(|f| f.contains("MLOCK_ONFAULT"));
+                if ret != 0 {
+                    None
+                } else {
+                    match self.maps.get(&(pid, addr)) {
+                        Some((region, mlen)) if !onfault && len.div_ceil(4096) == mlen.div_ceil(4096) => {
+                            let region = region.clone();
+                            Some(Event::Mlock { task: self.task(pid), region, lock: call.name != "munlock" })
+                        }
+                        _ => {
+                            self.partial_mlocks += 1;
                             None
                         }
                     }
@@ -464,9 +491,13 @@ impl Source for Gen {
                 }
                 out.push_back(access(if write { "write" } else { "read" }, &task, &file, p, c));
             }
-            Some(Event::Mmap { task, file, region, .. }) => {
+            Some(Event::Mmap { task, file, region, populate, .. }) => {
                 out.push_back(format!("# line {}: accesses through this mapping are invisible to strace", lineno));
-                out.push_back(format!("mmap {} {} file={}", task, region, file));
+                let p = if populate { " populate=y" } else { "" };
+                out.push_back(format!("mmap {} {} file={}{}", task, region, file, p));
+            }
+            Some(Event::Mlock { task, region, lock }) => {
+                out.push_back(format!("{} {} {}", if lock { "mlock" } else { "munlock" }, task, region));
             }
             Some(Event::Exit { task }) => out.push_back(format!("exit {}", task)),
             Some(Event::Munmap { task, region }) => out.push_back(format!("munmap {} {}", task, region)),
@@ -519,7 +550,7 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
                 *t = (*t).max(*size);
                 continue;
             }
-            Event::Munmap { .. } | Event::Unlink { .. } => continue,
+            Event::Munmap { .. } | Event::Unlink { .. } | Event::Mlock { .. } => continue,
         };
         if task_seen.insert(task.clone()) {
             tasks.push(task);
@@ -557,6 +588,12 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
     }
     if mmaps > 0 {
         out.push_back("# note: strace does not see loads and stores through mmap; the mappings are created but not accessed".to_string());
+    }
+    if st.partial_mlocks > 0 {
+        out.push_back(format!(
+            "# skipped: {} mlock/munlock calls that do not cover one whole file mapping of the trace (or MLOCK_ONFAULT)",
+            st.partial_mlocks
+        ));
     }
     if st.partial_munmaps > 0 {
         out.push_back(format!(
