@@ -654,6 +654,9 @@ pub struct Thresholds {
     pub trace_max: Vec<(String, &'static str, f64)>,
     /// (trace, counter) pairs whose MGLRU-vs-classic sign is not enforced.
     pub sign_exceptions: Vec<(String, String)>,
+    /// The traces a results folder with its own thresholds.json covers
+    /// (`covers`); None: every trace of the suite.
+    pub covers: Option<Vec<String>>,
 }
 
 impl Thresholds {
@@ -663,8 +666,24 @@ impl Thresholds {
     }
 }
 
+/// The thresholds for the kernel results in `dir/results`: that folder's
+/// own `thresholds.json` if it has one (e.g. results-parallel, whose kernel
+/// spread differs), else the suite's.
+pub fn load_thresholds_for(dir: &Path, results: &str) -> Result<Thresholds, String> {
+    let own = dir.join(results).join("thresholds.json");
+    if own.exists() {
+        load_thresholds_file(dir, &own)
+    } else {
+        load_thresholds(dir)
+    }
+}
+
 pub fn load_thresholds(dir: &Path) -> Result<Thresholds, String> {
-    let p = dir.join("thresholds.json");
+    load_thresholds_file(dir, &dir.join("thresholds.json"))
+}
+
+fn load_thresholds_file(dir: &Path, p: &Path) -> Result<Thresholds, String> {
+    let p = p.to_path_buf();
     let t = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
     let j = parse_json(&t).map_err(|e| format!("{}: {e}", p.display()))?;
     let n = |k: &str| j.get(k).and_then(|v| v.num()).ok_or_else(|| format!("{}: missing number \"{k}\"", p.display()));
@@ -722,7 +741,21 @@ pub fn load_thresholds(dir: &Path) -> Result<Thresholds, String> {
             sign_exceptions.push((k.clone(), c.to_string()));
         }
     }
+    let covers = match j.get("covers") {
+        None => None,
+        Some(Json::Arr(a)) => {
+            let mut v = Vec::new();
+            for x in a {
+                let t = x.str().ok_or_else(|| format!("{}: covers must hold trace names", p.display()))?;
+                known_trace(t, "covers")?;
+                v.push(t.to_string());
+            }
+            Some(v)
+        }
+        Some(_) => return Err(format!("{}: covers must be an array of trace names", p.display())),
+    };
     Ok(Thresholds {
+        covers,
         median: n("median_rel_err_max")?,
         max: n("max_rel_err_max")?,
         goal_median: n("goal_median")?,
@@ -1025,7 +1058,7 @@ mod tests {
         let row = |trace: &str, rel: f64| Row { trace: trace.into(), policy: "mglru", counter: "pswpout", kernel: 10_000.0, sim: 10_000.0 * (1.0 + rel), rel };
         let sign = |trace: &str| SignRow { trace: trace.into(), counter: "pswpout", kernel_diff: -500.0, sim_diff: 100.0, agree: Some(false) };
         let cmp = |rows: Vec<Row>, signs: Vec<SignRow>| Comparison { platform: None, times: vec![], kswapd: vec![], rows, signs, missing: vec![], meta: vec![], extra: vec![] };
-        let mut th = Thresholds { median: 1.0, max: 0.07, goal_median: 0.05, goal_max: 0.15, require_signs: true, trace_max: vec![], sign_exceptions: vec![] };
+        let mut th = Thresholds { median: 1.0, max: 0.07, goal_median: 0.05, goal_max: 0.15, require_signs: true, trace_max: vec![], sign_exceptions: vec![], covers: None };
         let c = cmp(vec![row("a", 0.01), row("b", 0.20)], vec![sign("b")]);
         let e = check(&c, &th).unwrap_err();
         assert!(e.contains("20.00% exceeds 7.00% (b pswpout)") && e.contains("b pswpout: MGLRU-vs-classic"), "{e}");
