@@ -269,7 +269,12 @@ impl Kernel {
     /// a CPU access. This CPU's batches are drained at the end.
     pub fn populate_region(&mut self, region: u32) {
         let v = &self.vmas[region as usize];
-        let (task, pages, write) = (v.task, v.pages, v.file.is_none());
+        let (task, mut pages, write) = (v.task, v.pages, v.file.is_none());
+        if let Some(f) = v.file {
+            // A fault beyond the end of the file fails (SIGBUS) and
+            // get_user_pages stops there: nothing beyond it is populated.
+            pages = pages.min(self.files[f as usize].pages);
+        }
         let pgd = self.tasks[task as usize].pgd;
         for idx in 0..pages {
             if !self.tasks[task as usize].alive || self.vmas[region as usize].dead {

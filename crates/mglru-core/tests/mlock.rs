@@ -169,3 +169,19 @@ fn truncate_of_a_locked_file() {
         assert_eq!(stat(&mut t, "app", "file"), 8 * 4096, "{policy:?}");
     }
 }
+
+/// mlock of a file mapping that reaches beyond the file's end (truncated
+/// after the mapping was made): the populate stops at the end of the
+/// file (the fault beyond it fails), so only its 8 pages are faulted in
+/// and locked.
+#[test]
+fn mlock_populates_only_up_to_the_end_of_the_file() {
+    for policy in POLICIES {
+        let mut t = T::new(policy);
+        t.run("memory 256M\nmemcg app\nfile f size=64K readahead=0\ntask t memcg=app\nmmap t m file=f\ntruncate f 32K\nmlock t m\n");
+        t.check();
+        assert_eq!(t.vm("pgmajfault"), 8, "{policy:?}");
+        assert_eq!(unev(&mut t), [8, 0, 0, 8, 0, 0, 0], "{policy:?}");
+        assert_eq!(t.k().files[0].nrpages, 8, "{policy:?}");
+    }
+}
