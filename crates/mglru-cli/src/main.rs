@@ -160,9 +160,10 @@ struct RunArgs {
     #[arg(long, value_enum, default_value_t = KswapdArg::Instant)]
     kswapd: KswapdArg,
     /// How tasks run: `serial` (default: one operation at a time in trace order) or
-    /// `parallel` (tasks side by side on their CPUs; docs/TRACE_FORMAT.md "Scheduling")
-    #[arg(long, value_enum, default_value_t = ScheduleArg::Serial)]
-    schedule: ScheduleArg,
+    /// `parallel` (tasks side by side on their CPUs; docs/TRACE_FORMAT.md "Scheduling");
+    /// with --guest-clock, default: how that result was replayed
+    #[arg(long, value_enum)]
+    schedule: Option<ScheduleArg>,
     /// A sysctl applied after the trace's setup section (repeatable): vm.swappiness,
     /// vm.page-cluster, vm.min_free_kbytes, vm.watermark_scale_factor, vm.dirty_ratio,
     /// vm.dirty_background_ratio, vm.dirty_expire_centisecs, vm.dirty_writeback_centisecs,

@@ -42,7 +42,7 @@ fn options(a: &RunArgs) -> Result<(Source, RunOptions), Failure> {
         variant,
         cpus: a.cpus,
         kswapd: a.kswapd.into(),
-        schedule: a.schedule.into(),
+        schedule: a.schedule.map(Into::into).unwrap_or_default(),
         ..Default::default()
     };
     Ok((source, opts))
@@ -260,7 +260,7 @@ pub fn cmd_run(a: RunArgs) -> ExitCode {
 }
 
 fn run(a: RunArgs) -> Result<(), Failure> {
-    let (source, opts) = options(&a)?;
+    let (source, mut opts) = options(&a)?;
     let timeseries = a.timeseries.as_deref().map(parse_timeseries).transpose()?;
     output::one_stdout(&[("--json", a.json.as_deref()), ("--timeseries", timeseries.as_ref().map(|t| t.0.as_str()))])?;
     let json = a.json.as_deref().map(|p| Output::open("--json", p)).transpose()?;
@@ -274,6 +274,11 @@ fn run(a: RunArgs) -> Result<(), Failure> {
                     "--guest-clock {}: the result has no time_profile (record it with the current mglru-replay, validation/run-kernel.sh)",
                     p.display()
                 )));
+            }
+            // A parallel replay's clock drives a parallel run (unless
+            // --schedule says otherwise).
+            if a.schedule.is_none() {
+                opts.schedule = kr.schedule;
             }
             kr.profile
         }

@@ -457,6 +457,25 @@ fn schedule_option_runs_tasks_side_by_side() {
     assert!(stderr(&o).contains("serial") && stderr(&o).contains("parallel"), "{}", stderr(&o));
 }
 
+/// `--guest-clock` of a result replayed with `mglru-replay --parallel`
+/// runs the model in parallel unless `--schedule` says otherwise.
+#[test]
+fn a_parallel_replays_clock_runs_the_model_in_parallel() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation");
+    let trace = root.join("traces/two-readers-two-cpus.trace.gz");
+    let result = root.join("results-parallel/two-readers-two-cpus.mglru.json");
+    let schedule = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["run", trace.to_str().unwrap(), "--policy", "mglru", "--guest-clock", result.to_str().unwrap(), "--json", "-"];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["cpu"]["schedule"].clone()
+    };
+    assert_eq!(schedule(&[]), "parallel");
+    assert_eq!(schedule(&["--schedule", "serial"]), "serial");
+}
+
 /// A swap-in whose allocation OOM-kills the faulting task (a 64M memcg of
 /// a 96M heap on a 128M machine whose swap is kept in RAM): the task's exit
 /// freed the slot, so the new folio is put back, not left unmapped and out
