@@ -88,45 +88,67 @@ fn simulate(reader: &mut TraceReader, opts: &RunOptions, mut x: Extras<'_>) -> R
         Some((path, ms)) => Some(timeseries::Series::create(path, *ms).map_err(Failure::io)?),
         None => None,
     };
-    // Software pipelining: decode two operations ahead and prefetch the
-    // memory they will touch (the model's work is mostly cache misses).
-    // Errors are reported at the operation they belong to: a decode error
-    // surfaces only after the operations before it ran, and the location
-    // printed for a model error is that of the operation applied.
+    // Software pipelining: decode operations in blocks, ahead of the one
+    // applied, and prefetch the memory they will touch (the model's work
+    // is mostly cache misses). Errors are reported at the operation they
+    // belong to: a decode error surfaces only after the operations before
+    // it ran, and the location printed for a model error is that of the
+    // operation applied.
     const AHEAD: usize = 8; // page-cache entries are prefetched this many operations ahead,
     const FOLIO_AHEAD: usize = 4; // and folios this many (their entry arrived meanwhile).
-    let mut queue: std::collections::VecDeque<(mglru_trace::Op, u64)> = std::collections::VecDeque::with_capacity(AHEAD);
+    const BLOCK: usize = 256; // operations decoded at a time
+    let mut ops: Vec<mglru_trace::Op> = Vec::with_capacity(BLOCK);
+    let mut lines: Vec<u64> = Vec::with_capacity(BLOCK);
+    let mut i = 0;
     let (name, binary) = (reader.name().to_string(), reader.is_binary());
     let at = |line: u64| mglru_trace::Location { file: &name, line, binary }.to_string();
     let mut pending_err: Option<Failure> = None;
     let mut eof = false;
+    let clock = !x.clock.is_empty();
     loop {
-        while !eof && pending_err.is_none() && queue.len() < AHEAD {
-            match reader.next_op() {
-                Ok(Some(op)) => {
-                    sim.prefetch(&op, 0);
-                    if queue.len() >= FOLIO_AHEAD {
-                        sim.prefetch(&queue[queue.len() - FOLIO_AHEAD].0, 1);
-                    }
-                    queue.push_back((op, reader.line()));
-                }
-                Ok(None) => eof = true,
+        if i + AHEAD >= ops.len() && !eof && pending_err.is_none() {
+            // Keep the operations not applied yet, then top the block up.
+            ops.drain(..i);
+            lines.drain(..i);
+            i = 0;
+            let before = ops.len();
+            match reader.next_ops(&mut ops, &mut lines, BLOCK) {
+                Ok(0) => eof = true,
+                Ok(_) => {}
                 Err(e) => pending_err = Some(Failure::input(e.to_string())),
             }
+            // The first AHEAD operations of a fresh block get their
+            // page-cache entries now; later ones as their turn nears.
+            for op in &ops[before.min(AHEAD)..ops.len().min(AHEAD)] {
+                sim.prefetch(op, 0);
+            }
         }
-        let Some((op, line)) = queue.pop_front() else {
+        let Some(op) = ops.get(i) else {
             if let Some(e) = pending_err {
                 return Err(e);
             }
             break;
         };
+        let line = lines[i];
+        if let Some(o) = ops.get(i + AHEAD) {
+            sim.prefetch(o, 0);
+        }
+        if let Some(o) = ops.get(i + FOLIO_AHEAD) {
+            sim.prefetch(o, 1);
+        }
+        i += 1;
         // --guest-clock: the model's clock catches up with the guest's
         // before each sampled line (as `mglru validate` does).
-        if let Some(ns) = x.clock.target(line) {
-            sim.clock_at_least(ns).map_err(|e| Failure::input(format!("{}: {e}", reader.name())))?;
+        if clock {
+            if let Some(ns) = x.clock.target(line) {
+                sim.clock_at_least(ns).map_err(|e| Failure::input(format!("{}: {e}", reader.name())))?;
+            }
         }
-        sim.apply(&op).map_err(|e| Failure::input(format!("{}: {e}", at(line))))?;
-        setup.observe(&op);
+        sim.apply(op).map_err(|e| Failure::input(format!("{}: {e}", at(line))))?;
+        if !op.is_access() {
+            // Accesses describe no part of the machine.
+            setup.observe(op);
+        }
         if let (Some(t), Some(k)) = (ts.as_mut(), sim.kernel()) {
             t.sample(k, &|m| reader.memcg_name(m).to_string()).map_err(Failure::io)?;
         }

@@ -56,13 +56,51 @@ struct Prev {
     end: u64,
 }
 
+/// The (class, task, target) of the last access record that passed
+/// [`Resolver::check_access`](crate::resolve::Resolver::check_access), and
+/// the size of its target: a later record with the same three needs only
+/// its page range checked. Names, sizes and live tasks change only through
+/// text records, which clear it.
+#[derive(Debug, Default, Clone, Copy)]
+struct Checked {
+    valid: bool,
+    region: bool,
+    task: u64,
+    target: u64,
+    pages: u64,
+}
+
 /// Decoder state of a binary trace.
 #[derive(Debug, Default)]
 pub(crate) struct BinState {
     /// Offset of the next byte in the decompressed stream.
     pub offset: u64,
     prev: Prev,
+    checked: Checked,
     ended: bool,
+}
+
+/// The longest access record: its tag and four varints of at most 10
+/// bytes. With this much in the buffer an access record decodes without
+/// asking the input for more.
+const MAX_ACCESS_RECORD: usize = 1 + 4 * 10;
+
+/// A varint at `b[*pos..]`, which holds at least 10 bytes; `None` if it is
+/// longer than 10 bytes or overflows (the slow path reports it).
+#[inline(always)]
+fn varint_at(b: &[u8], pos: &mut usize) -> Option<u64> {
+    let first = b[*pos];
+    if first < 0x80 {
+        *pos += 1;
+        return Some(u64::from(first));
+    }
+    match get_varint(&b[*pos..*pos + 10]) {
+        Ok(Some((v, n))) => {
+            *pos += n;
+            Some(v)
+        }
+        _ => None,
+    }
 }
 
 fn zigzag(v: i64) -> u64 {
@@ -203,6 +241,7 @@ impl TraceReader {
                     return Ok(Some(Op::Sleep { ns }));
                 }
                 TAG_TEXT => {
+                    self.bin.checked.valid = false;
                     if let Some(op) = self.bin_text(start)? {
                         return Ok(Some(op));
                     }
@@ -241,6 +280,90 @@ impl TraceReader {
                 }
             }
         }
+    }
+
+    /// Appends the access records at the front of the input buffer to
+    /// `ops` (and their record numbers to `lines`) until `ops` holds `max`,
+    /// decoding straight from the buffer. Stops, leaving the record for
+    /// [`next_binary`](Self::next_binary), at any other record, at a record
+    /// that might not fit in what is buffered, and at anything that is not
+    /// a valid access (which `next_binary` then reports exactly as it would
+    /// have). Decodes the same ops as `next_binary` would, one by one.
+    pub(crate) fn bin_access_block(&mut self, ops: &mut Vec<Op>, lines: &mut Vec<u64>, max: usize) {
+        if self.bin.ended {
+            return;
+        }
+        let buf = self.input.buffer();
+        let res = &mut self.res;
+        let bin = &mut self.bin;
+        let mut pos = 0;
+        let mut line = self.line;
+        while ops.len() < max && buf.len() - pos >= MAX_ACCESS_RECORD {
+            let tag = buf[pos];
+            if tag & TAG_ACCESS == 0 {
+                break;
+            }
+            let mut p = pos + 1;
+            let kind = kind_of(tag);
+            let region = kind.is_region();
+            let prev = bin.prev;
+            let (task, target, page) = if tag & FLAG_SAME != 0 {
+                if !prev.valid || prev.region != region {
+                    break;
+                }
+                let Some(d) = varint_at(buf, &mut p) else { break };
+                (prev.task, prev.target, prev.end.wrapping_add(unzigzag(d) as u64))
+            } else {
+                let Some(task) = varint_at(buf, &mut p) else { break };
+                let Some(target) = varint_at(buf, &mut p) else { break };
+                let Some(page) = varint_at(buf, &mut p) else { break };
+                (task, target, page)
+            };
+            let count = match tag & COUNT_MASK {
+                0 => {
+                    let Some(c) = varint_at(buf, &mut p) else { break };
+                    c
+                }
+                c => u64::from(c),
+            };
+            let c = bin.checked;
+            let end = page.wrapping_add(count);
+            if !(c.valid && c.region == region && c.task == task && c.target == target && count != 0 && end >= page && end <= c.pages) {
+                // The full check (which also records the end of the setup
+                // section); on failure next_binary repeats it and reports.
+                if res.check_access(kind, task, target, page, count, line + 1).is_err() {
+                    break;
+                }
+                bin.checked = Checked {
+                    valid: true,
+                    region,
+                    task,
+                    target,
+                    pages: res.target_pages(region, target),
+                };
+            }
+            // Both ids index tables shorter than u32::MAX (check_access).
+            let (t, g) = (task as u32, target as u32);
+            bin.prev = Prev {
+                valid: true,
+                region,
+                task,
+                target,
+                end,
+            };
+            ops.push(match kind {
+                AccessKind::Read => Op::Read { task: t, file: g, page, count },
+                AccessKind::Write => Op::Write { task: t, file: g, page, count },
+                AccessKind::Load => Op::Load { task: t, region: g, page, count },
+                AccessKind::Store => Op::Store { task: t, region: g, page, count },
+            });
+            line += 1;
+            lines.push(line);
+            pos = p;
+        }
+        self.input.consume(pos);
+        self.bin.offset += pos as u64;
+        self.line = line;
     }
 
     #[inline]

@@ -216,6 +216,44 @@ impl TraceReader {
         r
     }
 
+    /// Appends the next operations to `ops`, and the line (text) or record
+    /// (binary) of each to `lines`, until `ops` holds `max` of them or the
+    /// trace ends; returns how many it appended, 0 at the end of the trace.
+    ///
+    /// The same operations as [`next_op`](Self::next_op) would return one
+    /// by one, decoded in blocks (access records of a binary trace straight
+    /// from the input buffer). An error after at least one operation of
+    /// the block is held back: this call returns the operations before it,
+    /// the next call the error (as `next_op` would have, in order).
+    pub fn next_ops(&mut self, ops: &mut Vec<Op>, lines: &mut Vec<u64>, max: usize) -> Result<usize, TraceError> {
+        let start = ops.len();
+        while ops.len() < max {
+            if self.failed.is_some() {
+                break;
+            }
+            if self.binary {
+                self.bin_access_block(ops, lines, max);
+                if ops.len() >= max {
+                    break;
+                }
+            }
+            let r = if self.binary { self.next_binary() } else { self.next_text() };
+            match r {
+                Ok(Some(op)) => {
+                    ops.push(op);
+                    lines.push(self.line);
+                }
+                Ok(None) => break,
+                Err(e) => self.failed = Some(e),
+            }
+        }
+        let n = ops.len() - start;
+        match &self.failed {
+            Some(e) if n == 0 => Err(e.clone()),
+            _ => Ok(n),
+        }
+    }
+
     #[inline]
     fn next_text(&mut self) -> Result<Option<Op>, TraceError> {
         loop {

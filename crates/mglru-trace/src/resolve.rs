@@ -303,6 +303,17 @@ impl Resolver {
         Ok((task as u32, target as u32))
     }
 
+    /// The size in pages of a target that `check_access` accepted (a region
+    /// if `region`, else a file).
+    #[inline]
+    pub fn target_pages(&self, region: bool, target: u64) -> u64 {
+        if region {
+            self.regions[target as usize].pages
+        } else {
+            self.files[target as usize].pages
+        }
+    }
+
     /// Records that a statement other than memory/swap/sysctl was seen.
     #[inline]
     pub fn note_statement(&mut self, at: u64, kw: &'static str) {

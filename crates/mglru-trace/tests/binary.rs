@@ -165,3 +165,128 @@ fn bit_flips_never_panic() {
         }
     }
 }
+
+/// Everything `next_op` returns one by one: the ops with their lines, then
+/// the error that ended them, if any.
+fn one_by_one(b: &[u8]) -> (Vec<(Op, u64)>, Option<String>) {
+    let mut r = match TraceReader::from_reader("t.bin", Box::new(Cursor::new(b.to_vec()))) {
+        Ok(r) => r,
+        Err(e) => return (Vec::new(), Some(e.to_string())),
+    };
+    let mut out = Vec::new();
+    loop {
+        match r.next_op() {
+            Ok(Some(op)) => out.push((op, r.line())),
+            Ok(None) => return (out, None),
+            Err(e) => return (out, Some(e.to_string())),
+        }
+    }
+}
+
+/// The same through `next_ops`, `max` at a time.
+fn in_blocks(b: &[u8], max: usize) -> (Vec<(Op, u64)>, Option<String>) {
+    let mut r = match TraceReader::from_reader("t.bin", Box::new(Cursor::new(b.to_vec()))) {
+        Ok(r) => r,
+        Err(e) => return (Vec::new(), Some(e.to_string())),
+    };
+    let (mut ops, mut lines) = (Vec::new(), Vec::new());
+    loop {
+        let before = ops.len();
+        match r.next_ops(&mut ops, &mut lines, before + max) {
+            Ok(0) => break,
+            Ok(n) => assert!(n <= max && ops.len() == before + n && lines.len() == ops.len()),
+            Err(e) => {
+                assert_eq!(ops.len(), before);
+                // The error stays: asking again gives it again.
+                assert_eq!(r.next_ops(&mut ops, &mut lines, before + max).unwrap_err(), e);
+                return (ops.into_iter().zip(lines).collect(), Some(e.to_string()));
+            }
+        }
+    }
+    let m = ops.len() + max;
+    assert_eq!(r.next_ops(&mut ops, &mut lines, m).unwrap(), 0, "the end stays the end");
+    (ops.into_iter().zip(lines).collect(), None)
+}
+
+/// A trace whose accesses take every form of access record: both classes,
+/// the short `same` form forwards and backwards, counts in the tag and in
+/// a varint, large ids and pages, and text and sleep records between them.
+fn mixed_text() -> String {
+    let mut text = String::from("memory 64M\nfile f size=4T\nfile g size=1M\ntask t\ntask u\nanon u a size=1G\n");
+    let mut x: u64 = 12345;
+    for i in 0..3000u64 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let page = (x >> 33) % 200_000;
+        let count = 1 + (x >> 20) % 40;
+        match i % 11 {
+            0 | 1 | 2 => text.push_str(&format!("read t f {}\n", (x >> 34) % 1073741000)),
+            3 => text.push_str(&format!("read t f {page} {count}\n")),
+            4 => text.push_str(&format!("write t g {} 1\n", page % 256)),
+            5 => text.push_str(&format!("load u a {page} {count}\n")),
+            6 => text.push_str(&format!("store u a {} 3\n", page + 1)),
+            7 => text.push_str(&format!("read u f {page}\n")),
+            8 if i % 7 == 0 => text.push_str("sleep 1ms\n"),
+            9 if i % 13 == 0 => text.push_str(&format!("advise u a {}\n", ["random", "normal"][(i % 2) as usize])),
+            _ => text.push_str(&format!("store u a {}\n", page + 2)),
+        }
+    }
+    text.push_str("exit t\nload u a 0 10\n");
+    text
+}
+
+#[test]
+fn blocks_decode_the_same_ops_as_one_by_one() {
+    let text = mixed_text();
+    let bin = to_binary(&text);
+    let want = one_by_one(&bin);
+    assert!(want.1.is_none() && want.0.len() > 3000, "{:?}", want.1);
+    // The same ops, lines included, as the text trace.
+    let mut t = TraceReader::from_str("x", &text);
+    let mut from_text = Vec::new();
+    while let Some(op) = t.next_op().unwrap() {
+        from_text.push(op);
+    }
+    assert_eq!(want.0.iter().map(|(o, _)| o.clone()).collect::<Vec<_>>(), from_text);
+    for max in [1, 2, 7, 64, 256, 100_000] {
+        assert_eq!(in_blocks(&bin, max), want, "max {max}");
+    }
+    // The text form in blocks too.
+    let mut t = TraceReader::from_str("x", &text);
+    let (mut ops, mut lines) = (Vec::new(), Vec::new());
+    loop {
+        let m = ops.len() + 100;
+        if t.next_ops(&mut ops, &mut lines, m).unwrap() == 0 {
+            break;
+        }
+    }
+    assert_eq!(ops, from_text);
+    assert_eq!(*lines.last().unwrap(), text.lines().count() as u64);
+}
+
+#[test]
+fn blocks_report_the_same_errors_as_one_by_one() {
+    let bin = to_binary(&mixed_text());
+    // Damage one byte at a time, anywhere: the ops before the damage and
+    // the error (message, offset) are the same either way.
+    let mut cases = 0;
+    for at in (8..bin.len()).step_by(7) {
+        for flip in [0x01u8, 0x10, 0x80, 0xff] {
+            let mut bad = bin.clone();
+            bad[at] ^= flip;
+            let want = one_by_one(&bad);
+            cases += usize::from(want.1.is_some());
+            assert_eq!(in_blocks(&bad, 64), want, "byte {at} ^ {flip:#x}");
+        }
+    }
+    assert!(cases > 1000, "{cases} damaged traces were rejected");
+    // An access by a task that exited in a text record, after a run of
+    // accesses by it that the decoder had already checked.
+    let text = "file f size=1M\ntask t\ntask u\n".to_string() + &"read t f 1\n".repeat(100) + "exit t\n";
+    let good = to_binary(&text);
+    let n = (3 + 100 + 1) as u8; // records before the end record
+    let mut bad = good[..good.len() - 2].to_vec(); // without `0x00 n`
+    bad.extend_from_slice(&[0x91, 0x00, 0x00, n + 1]); // read, same task and file
+    let want = one_by_one(&bad);
+    assert!(want.1.as_deref().unwrap().contains("exited"), "{want:?}");
+    assert_eq!(in_blocks(&bad, 256), want);
+}
