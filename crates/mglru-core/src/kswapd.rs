@@ -415,6 +415,9 @@ impl Kernel {
     /// Held pages whose time has come become available.
     #[inline]
     pub(crate) fn kswapd_release_due(&mut self) {
+        if self.kswapd.releases.is_empty() {
+            return;
+        }
         while let Some(&(at, n)) = self.kswapd.releases.front() {
             if at > self.now {
                 break;
