@@ -104,8 +104,17 @@ impl Simulator {
 
     /// Build the kernel now if the setup section is over (or the trace
     /// had nothing else).
+    #[inline]
     pub fn boot(&mut self) -> Result<&mut Kernel, SimError> {
         if self.kernel.is_none() {
+            self.build_kernel()?;
+        }
+        Ok(self.kernel.as_mut().unwrap())
+    }
+
+    #[cold]
+    fn build_kernel(&mut self) -> Result<(), SimError> {
+        {
             let mut m = self.machine.clone();
             if let Some(b) = self.opts.memory {
                 m.memory_bytes = b;
@@ -155,7 +164,7 @@ impl Simulator {
             }
             self.kernel = Some(Kernel::new(&m));
         }
-        Ok(self.kernel.as_mut().unwrap())
+        Ok(())
     }
 
     /// Let the simulated clock catch up with `ns` as idle time (what a
@@ -457,6 +466,7 @@ fn prefetch_read(p: *const u8) {
 impl Kernel {
     /// Switch to `task` for an operation; false (and the accesses are
     /// counted as dropped) if it was OOM-killed.
+    #[inline]
     pub fn begin_task_op(&mut self, task: u32, count: u64) -> bool {
         self.psi_switch_to(task);
         // The task runs on its CPU; operations without a task (a write to
