@@ -228,6 +228,28 @@ impl Kernel {
     /// `disk_read` for each synchronous miss (asynchronous readahead does
     /// not block it).
     pub fn filemap_read(&mut self, file: u32, page: u64, count: u64) -> u64 {
+        // Fast path: one page, cached, not a readahead mark. The loop below
+        // would take a batch of that one folio, start no readahead and
+        // mark it accessed unless the previous read ended inside it.
+        if count == 1 && self.tasks[self.current as usize].alive {
+            let f = &self.files[file as usize];
+            if let Some(pfn) = f.folio_at(page) {
+                if !self.folios.get(pfn).test(pg::READAHEAD) {
+                    let last_pos = f.ra.prev_pos;
+                    if ((last_pos - 1) >> 12) != page as i64 {
+                        self.folio_mark_accessed(pfn);
+                    }
+                    self.files[file as usize].ra.prev_pos = ((page + 1) << 12) as i64;
+                    return 0;
+                }
+            }
+        }
+        self.filemap_read_batches(file, page, count)
+    }
+
+    /// `filemap_read`'s loop: batches of cached folios, reading what is
+    /// missing.
+    fn filemap_read_batches(&mut self, file: u32, page: u64, count: u64) -> u64 {
         let end = page + count;
         let mut pos = page;
         let mut last_pos = self.files[file as usize].ra.prev_pos;

@@ -496,11 +496,17 @@ impl Kernel {
 
     /// `mem_cgroup_handle_over_high`, run when the task returns to user
     /// space (end of a trace operation) or mid-charge past a batch.
+    #[inline]
     pub fn mem_cgroup_handle_over_high(&mut self) {
-        let nr_pages = self.nr_pages_over_high;
-        if nr_pages == 0 {
-            return;
+        // Nothing was charged over a memory.high since the last return to
+        // user space (always the case when no memcg has a high limit).
+        if self.nr_pages_over_high != 0 {
+            self.handle_over_high_pages();
         }
+    }
+
+    fn handle_over_high_pages(&mut self) {
+        let nr_pages = self.nr_pages_over_high;
         self.nr_pages_over_high = 0;
         let memcg = self.tasks[self.current as usize].memcg;
         let mut nr_retries = MAX_RECLAIM_RETRIES;
