@@ -366,11 +366,17 @@ impl Kernel {
     /// the previous task stops: one task runs at a time. In parallel
     /// (crate::sched) the other CPUs go on; the caller makes a CPU idle
     /// when its task's operation ends (`psi_task_stop`).
+    #[inline]
     pub fn psi_switch_to(&mut self, task: u32) {
         let c = self.tasks[task as usize].cpu as usize;
         if task == self.current && self.psi.cpus[c].state != PsiState::Idle && self.psi.cpus[c].task == task {
             return;
         }
+        self.psi_switch_cpu(task, c);
+    }
+
+    /// `psi_switch_to` when `task` is not already running on its CPU `c`.
+    fn psi_switch_cpu(&mut self, task: u32, c: usize) {
         if !self.parallel() {
             let prev = self.psi_cur_cpu();
             if prev != c && self.psi.cpus[prev].state != PsiState::Idle {
