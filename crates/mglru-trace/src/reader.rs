@@ -4,7 +4,7 @@
 use crate::binary::{BinState, BINARY_MAGIC};
 use crate::decompress::{decompress, peek, Counting, Input};
 use crate::error::{Pos, TraceError, TraceErrorKind};
-use crate::parse::{parse_access, parse_access_simple, parse_line, PErr};
+use crate::parse::{parse_access, parse_access_simple, parse_line, AccessKind, PErr};
 use crate::resolve::Resolver;
 use crate::Op;
 use std::fmt;
@@ -71,6 +71,87 @@ pub struct TraceReader {
     total: Option<u64>,
     failed: Option<TraceError>,
     pub(crate) bin: BinState,
+    /// The last access line in the simple form, for the next ones.
+    last: LastAccess,
+}
+
+/// The start of the last access line accepted in the simple form (keyword,
+/// task and target, up to the space before PAGE) and what it resolved to.
+/// A line that starts with the same bytes names the same task and target,
+/// so only its PAGE and COUNT need reading and its range checking. Names
+/// keep their meaning from one access to the next; a task stops being
+/// usable only at an `exit` line, and every line that is not such an
+/// access clears this.
+struct LastAccess {
+    valid: bool,
+    prefix: Vec<u8>,
+    kind: AccessKind,
+    task: u32,
+    target: u32,
+    pages: u64,
+}
+
+/// Longest prefix kept in [`LastAccess`].
+const MAX_PREFIX: usize = 128;
+
+impl LastAccess {
+    /// The op of `line` if it starts with the prefix and the rest is
+    /// `PAGE` or `PAGE COUNT` in the simple form, in range; `None` for
+    /// anything else (the full parser then reads the line).
+    #[inline(always)]
+    fn op(&self, line: &[u8]) -> Option<Op> {
+        let n = self.prefix.len();
+        if !self.valid || line.len() <= n || line[..n] != self.prefix[..] {
+            return None;
+        }
+        let b = &line[n..];
+        let (page, i) = decimal(b, 0)?;
+        let count = if i == b.len() {
+            1
+        } else {
+            if b[i] != b' ' {
+                return None;
+            }
+            let (c, j) = decimal(b, i + 1)?;
+            if j != b.len() || c == 0 {
+                return None;
+            }
+            c
+        };
+        let end = page.checked_add(count)?;
+        if end > self.pages {
+            return None;
+        }
+        let (task, t) = (self.task, self.target);
+        Some(match self.kind {
+            AccessKind::Read => Op::Read { task, file: t, page, count },
+            AccessKind::Write => Op::Write { task, file: t, page, count },
+            AccessKind::Load => Op::Load { task, region: t, page, count },
+            AccessKind::Store => Op::Store { task, region: t, page, count },
+        })
+    }
+}
+
+/// A decimal of 1 to 19 digits at `b[i..]` and the index after it.
+#[inline(always)]
+fn decimal(b: &[u8], mut i: usize) -> Option<(u64, usize)> {
+    let start = i;
+    let mut v: u64 = 0;
+    while i < b.len() {
+        let d = b[i].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = v * 10 + u64::from(d);
+        i += 1;
+        if i - start > 19 {
+            return None;
+        }
+    }
+    if i == start {
+        return None;
+    }
+    Some((v, i))
 }
 
 /// 1-based column (in characters) of byte offset `off` in `line`; offsets
@@ -155,6 +236,14 @@ impl TraceReader {
             total,
             failed: None,
             bin,
+            last: LastAccess {
+                valid: false,
+                prefix: Vec::with_capacity(MAX_PREFIX),
+                kind: AccessKind::Read,
+                task: 0,
+                target: 0,
+                pages: 0,
+            },
         }
     }
 
@@ -278,8 +367,13 @@ impl TraceReader {
                 if len > MAX_LINE {
                     return Err(self.long_line_error());
                 }
+                if let Some(op) = self.last.op(&avail[..len]) {
+                    self.input.consume(len + 1);
+                    return Ok(Some(op));
+                }
                 let r = process_line(
                     &mut self.res,
+                    &mut self.last,
                     &self.name,
                     self.line,
                     &avail[..len],
@@ -316,6 +410,7 @@ impl TraceReader {
             let non_ascii = !self.buf[..end].is_ascii();
             match process_line(
                 &mut self.res,
+                &mut self.last,
                 &self.name,
                 self.line,
                 &self.buf[..end],
@@ -539,11 +634,13 @@ fn find_newline(b: &[u8]) -> Option<(usize, bool)> {
 #[inline(always)]
 fn process_line(
     res: &mut Resolver,
+    last: &mut LastAccess,
     name: &str,
     lineno: u64,
     bytes: &[u8],
     non_ascii: bool,
 ) -> Result<Option<Op>, TraceError> {
+    last.valid = false;
     let line: &str = if non_ascii {
         match std::str::from_utf8(bytes) {
             Ok(s) => s,
@@ -555,8 +652,28 @@ fn process_line(
         unsafe { std::str::from_utf8_unchecked(bytes) }
     };
     if let Some(a) = parse_access_simple(line) {
+        let (kind, prefix) = (a.kind, a.page_off);
         return match res.resolve_access(a, lineno) {
-            Ok(op) => Ok(Some(op)),
+            Ok(op) => {
+                if prefix <= MAX_PREFIX {
+                    let (task, target) = match op {
+                        Op::Read { task, file, .. } | Op::Write { task, file, .. } => (task, file),
+                        Op::Load { task, region, .. } | Op::Store { task, region, .. } => (task, region),
+                        _ => unreachable!("an access resolves to an access"),
+                    };
+                    last.prefix.clear();
+                    last.prefix.extend_from_slice(&bytes[..prefix]);
+                    *last = LastAccess {
+                        valid: true,
+                        prefix: std::mem::take(&mut last.prefix),
+                        kind,
+                        task,
+                        target,
+                        pages: res.target_pages(kind.is_region(), u64::from(target)),
+                    };
+                }
+                Ok(Some(op))
+            }
             Err(e) => Err(line_error(name, lineno, line, e)),
         };
     }

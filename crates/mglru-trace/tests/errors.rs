@@ -513,3 +513,46 @@ fn no_panic_on_garbage() {
         }
     }
 }
+
+/// Everything a reader returns: the ops, then the error's text.
+fn outcome(text: &str) -> (Vec<mglru_trace::Op>, Option<String>) {
+    let mut r = TraceReader::from_str("t.trace", text);
+    let mut ops = Vec::new();
+    loop {
+        match r.next_op() {
+            Ok(Some(op)) => ops.push(op),
+            Ok(None) => return (ops, None),
+            Err(e) => return (ops, Some(e.to_string())),
+        }
+    }
+}
+
+/// An access line right after one with the same keyword, task and target
+/// (read by the reader's shortcut, which reads only PAGE and COUNT) is
+/// accepted or rejected exactly as after a line that does not share its
+/// start (a `dump`, which the shortcut does not follow).
+#[test]
+fn repeated_access_prefix_reads_like_any_line() {
+    let setup = "file f size=16K\nfile g size=16K\ntask t\ntask u\nanon t r size=8K\n";
+    let lines = [
+        "read t f 3", "read t f 3 1", "read t f 0 4", "read t f 4", "read t f 3 2", "read t f 0 0", "read t f 2 ",
+        "read t f 2  1", "read t f 2 1 ", "read t f 2 # c", "read t f 18446744073709551615",
+        "read t f 99999999999999999999", "read t f 00000000000000000000", "read t f 0000000000000000003",
+        "read t f 1 18446744073709551615", "read t f x", "read t f 1x", "read t f 1 x", "read t f -1", "read t f ",
+        "read t f", "read t f 1 2 3", "read t g 1", "read u f 1", "write t f 1", "load t r 1", "load t r 2",
+        "load t r 1 1", "store t r 0 2", "read t f 1\u{e9}", "read t f 1\t2",
+    ];
+    for prev in ["read t f 1", "load t r 1", "write t f 1 2", "read t g 0"] {
+        for l in lines {
+            let after_prev = outcome(&format!("{setup}{prev}\n{l}\n"));
+            let fresh = outcome(&format!("{setup}dump\n{l}\n"));
+            assert_eq!(after_prev.1, fresh.1, "`{l}` after `{prev}`");
+            assert_eq!(after_prev.0[6..], fresh.0[6..], "`{l}` after `{prev}`");
+        }
+    }
+    // A task that exited cannot be used, though the line before used it.
+    let e = outcome(&format!("{setup}read u f 1\nexit u\nread u f 1\n")).1.unwrap();
+    assert!(e.contains("t.trace:8:") && e.contains("exited"), "{e}");
+    let e = outcome(&format!("{setup}read u f 1\nread u f 1\nexit u\nread u f 2\n")).1.unwrap();
+    assert!(e.contains("t.trace:9:") && e.contains("exited"), "{e}");
+}
