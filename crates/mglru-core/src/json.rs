@@ -104,6 +104,8 @@ struct SimView {
     /// Microsecond resolution.
     wall_seconds: f64,
     model_bytes: u64,
+    model_bytes_ram: u64,
+    model_bytes_files: u64,
     simulated_pages: u64,
 }
 
@@ -174,6 +176,8 @@ pub fn report_value(r: &Report) -> impl Serialize + '_ {
             task_ns: s.task_ns,
             wall_seconds: round(s.wall_seconds, 6),
             model_bytes: s.model_bytes,
+            model_bytes_ram: s.model_bytes_ram,
+            model_bytes_files: s.model_bytes_files,
             simulated_pages: s.simulated_pages,
         },
         cpu: CpuView { cpus: r.cpu.cpus, schedule: r.cpu.schedule, kswapd_ns: r.cpu.kswapd_ns, tasks: Tasks(&r.cpu.tasks) },
@@ -206,7 +210,7 @@ mod tests {
             vmstat: vec![("nr_free_pages", 7), ("pgpgin", 4)],
             memcg: vec![MemcgReport { name: "app".into(), stat: vec![("anon", 4096)], current: 8192, peak: 12288, swap_current: 0, events: vec![("max", 1)], pressure: Default::default() }],
             oom_kills: vec![OomReport { time_ns: 5, constraint: "global".into(), victim_task: "t\"1".into(), victim_memcg: "app".into(), victim_pages: 3 }],
-            sim: SimReport { operations: 10, access_ops: 4, page_accesses: 9, dropped_accesses: 0, failed_allocations: 0, simulated_ns: 100, task_ns: 3, wall_seconds: 0.1234567, model_bytes: 1, simulated_pages: 2 },
+            sim: SimReport { operations: 10, access_ops: 4, page_accesses: 9, dropped_accesses: 0, failed_allocations: 0, simulated_ns: 100, task_ns: 3, wall_seconds: 0.1234567, model_bytes: 1, model_bytes_ram: 0, model_bytes_files: 0, simulated_pages: 2 },
             cpu: crate::report::CpuReport {
                 cpus: 2,
                 schedule: "parallel",

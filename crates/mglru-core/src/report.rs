@@ -60,6 +60,11 @@ pub struct SimReport {
     /// Filled in by the caller (the model has no wall clock).
     pub wall_seconds: f64,
     pub model_bytes: u64,
+    /// Of `model_bytes`: the folio table (a fixed amount per page of RAM).
+    pub model_bytes_ram: u64,
+    /// Of `model_bytes`: the files' page-cache arrays (per page of the
+    /// files that were touched).
+    pub model_bytes_files: u64,
     pub simulated_pages: u64,
 }
 
@@ -335,10 +340,18 @@ impl Kernel {
     /// and swap arrays, page tables; divided by the pages the trace
     /// defines (RAM folios, file pages, anon pages).
     pub fn model_bytes(&self) -> u64 {
-        let folios = self.folios.nr_pages() * (std::mem::size_of::<crate::folio::Folio>() as u64 + 4);
-        let cache: u64 = self.files.iter().map(|f| f.cache.bytes() + f.dirty_pages.capacity() as u64 * 4).sum();
         let swap = self.swap.as_ref().map_or(0, |s| s.nr_pages() * (8 + 2 + 8));
-        folios + cache + swap + self.pt.bytes()
+        self.model_bytes_ram() + self.model_bytes_files() + swap + self.pt.bytes()
+    }
+
+    /// The folio table's part of [`model_bytes`](Self::model_bytes).
+    pub fn model_bytes_ram(&self) -> u64 {
+        self.folios.nr_pages() * (std::mem::size_of::<crate::folio::Folio>() as u64 + 4)
+    }
+
+    /// The page-cache arrays' part of [`model_bytes`](Self::model_bytes).
+    pub fn model_bytes_files(&self) -> u64 {
+        self.files.iter().map(|f| f.cache.bytes() + f.dirty_pages.capacity() as u64 * 4).sum()
     }
 
     pub fn simulated_pages(&self) -> u64 {
@@ -419,6 +432,8 @@ impl Kernel {
                 task_ns: self.sim.task_ns,
                 wall_seconds: 0.0,
                 model_bytes: self.model_bytes(),
+                model_bytes_ram: self.model_bytes_ram(),
+                model_bytes_files: self.model_bytes_files(),
                 simulated_pages: self.simulated_pages(),
             },
             cpu,
