@@ -298,7 +298,16 @@ impl TraceReader {
         let bin = &mut self.bin;
         let mut pos = 0;
         let mut line = self.line;
-        while ops.len() < max && buf.len() - pos >= MAX_ACCESS_RECORD {
+        // The records are written into the vectors' spare room, their
+        // lengths set once at the end.
+        let room = max.saturating_sub(ops.len());
+        ops.reserve(room);
+        lines.reserve(room);
+        let (o0, l0) = (ops.len(), lines.len());
+        let out_ops = &mut ops.spare_capacity_mut()[..room];
+        let out_lines = &mut lines.spare_capacity_mut()[..room];
+        let mut k = 0;
+        while k < room && buf.len() - pos >= MAX_ACCESS_RECORD {
             let tag = buf[pos];
             if tag & TAG_ACCESS == 0 {
                 break;
@@ -351,15 +360,22 @@ impl TraceReader {
                 target,
                 end,
             };
-            ops.push(match kind {
+            out_ops[k].write(match kind {
                 AccessKind::Read => Op::Read { task: t, file: g, page, count },
                 AccessKind::Write => Op::Write { task: t, file: g, page, count },
                 AccessKind::Load => Op::Load { task: t, region: g, page, count },
                 AccessKind::Store => Op::Store { task: t, region: g, page, count },
             });
             line += 1;
-            lines.push(line);
+            out_lines[k].write(line);
+            k += 1;
             pos = p;
+        }
+        // SAFETY: the first `k` slots of both spare rooms were written
+        // above (each iteration writes slot k, then counts it).
+        unsafe {
+            ops.set_len(o0 + k);
+            lines.set_len(l0 + k);
         }
         self.input.consume(pos);
         self.bin.offset += pos as u64;
