@@ -466,7 +466,7 @@ fn prefetch_read(p: *const u8) {
 impl Kernel {
     /// Switch to `task` for an operation; false (and the accesses are
     /// counted as dropped) if it was OOM-killed.
-    #[inline]
+    #[inline(always)]
     pub fn begin_task_op(&mut self, task: u32, count: u64) -> bool {
         self.psi_switch_to(task);
         // The task runs on its CPU; operations without a task (a write to
