@@ -22,6 +22,26 @@ fn model_is_within_the_thresholds_of_the_kernel_results() {
     assert!(!out.contains("no kernel results for"), "a suite trace lacks kernel results:\n{out}");
 }
 
+/// The parallel replays (validation/results-parallel, mglru-replay
+/// --parallel) against the model in parallel, with that folder's own
+/// thresholds.json, which covers its three traces; a trace it does not
+/// cover is not reported missing.
+#[test]
+fn parallel_replays_are_within_their_thresholds() {
+    let suite = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation");
+    let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
+        .args(["validate", "--suite", suite.to_str().unwrap(), "--results", "results-parallel", "--check"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "validation failed:\n{err}\n{out}");
+    assert!(!out.contains("no kernel results for"), "{out}");
+    for t in ["two-readers-two-cpus", "memcg-high-two-tasks", "writer-beside-reader"] {
+        assert!(out.contains(&format!("{t:<30} mglru ")) && out.contains(&format!("{t:<30} classic ")), "{t} missing:\n{out}");
+    }
+}
+
 /// `--extra` shows more vmstat counters beside the checked ones, with
 /// the kernel's value read from the committed result, and rejects a name
 /// neither side knows.
