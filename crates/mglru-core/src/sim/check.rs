@@ -189,6 +189,13 @@ impl Kernel {
             if (lru as u8 + isolated as u8) + (batched && !lru) as u8 != 1 {
                 return Err(format!("pfn {pfn}: lru={lru} isolated={isolated} batched={batched}"));
             }
+            // Every reclaimer (a task's, kswapd's pass) puts back or frees
+            // what it isolated within the step that isolated it, so no two
+            // reclaimers ever hold the same folio and none is isolated
+            // between operations (docs/FIDELITY.md simplification 2).
+            if isolated {
+                return Err(format!("pfn {pfn} is still isolated between operations"));
+            }
             if batched != in_batch[pfn] {
                 return Err(format!("pfn {pfn}: IN_BATCH flag disagrees with the batches"));
             }
