@@ -235,6 +235,8 @@ impl Kernel {
                     let done = self.balance_pgdat_pass();
                     let dur = self.kswapd.pass_ns;
                     self.kswapd_pass_end(start, dur);
+                    // balance_pgdat runs inside psi_memstall_enter/leave.
+                    self.psi_kswapd_stall(self.kswapd.cpu, dur);
                     self.kswapd.at = start.saturating_add(dur);
                     if done {
                         self.balance_pgdat_end();

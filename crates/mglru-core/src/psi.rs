@@ -17,13 +17,15 @@
 //! with EXP_10s, EXP_60s, EXP_300s); it stops while the group is idle and
 //! is started again, PSI_FREQ later, by the next state change.
 //!
-//! The model follows that arithmetic and timing exactly. What it cannot
-//! follow yet is concurrency: its tasks run one at a time (docs/FIDELITY.md
+//! The model follows that arithmetic and timing exactly, per CPU. Serially
+//! (the default schedule) its tasks run one at a time (docs/FIDELITY.md
 //! simplification 2), so the only non-idle task of a group is the one
-//! running, and "full" equals "some"; kswapd's stall (kswapd is a task of
-//! the root cgroup) is not counted: its reclaim takes no simulated time in
-//! the default mode, and its passes in `--kswapd thread` are applied after
-//! the fact (docs/FIDELITY.md simplification 27).
+//! running, and "full" equals "some"; with `--schedule parallel` tasks on
+//! other CPUs are non-idle at once, and a task waiting for its CPU is
+//! runnable (`psi_runnable_wait`). kswapd's stall (kswapd is a task of the
+//! root cgroup) counts in `--kswapd thread`, pass by pass
+//! (`psi_kswapd_stall`); in the default mode its reclaim takes no
+//! simulated time (docs/FIDELITY.md simplification 27).
 //! Time passes for the running task when its operations cost time (the cost
 //! model) or when the clock follows a guest's; a trace's `sleep` is idle.
 
@@ -468,6 +470,34 @@ impl Kernel {
         }
         if woke {
             self.psi_state_change(task);
+        }
+    }
+
+    /// A pass of kswapd's balance_pgdat (`--kswapd thread`) took `dur` on
+    /// CPU `c`, all of it inside psi_memstall_enter: kswapd is a task of the
+    /// root cgroup, so only the system's pressure sees it. It is "some"; it
+    /// is also "full" unless a task was running there without a stall
+    /// (`PSI_MEM_FULL`: every running task stalled; the stall of a running
+    /// reclaimer is `TSK_MEMSTALL_RUNNING`); an otherwise idle CPU becomes
+    /// non-idle for it. The pass is accounted when it is applied, against
+    /// the state of its CPU then (docs/FIDELITY.md simplification 27).
+    pub fn psi_kswapd_stall(&mut self, c: usize, dur: u64) {
+        if dur == 0 {
+            return;
+        }
+        let state = self.psi.cpus[c].state;
+        let ct = &mut self.psi.groups[ROOT_MEMCG as usize].cpus[c];
+        ct.some += dur;
+        match state {
+            PsiState::Idle => {
+                ct.full += dur;
+                ct.nonidle += dur;
+            }
+            PsiState::Memstall => ct.full += dur,
+            PsiState::Busy => {}
+        }
+        if self.psi.groups[ROOT_MEMCG as usize].work_at.is_none() {
+            self.psi_queue_work(ROOT_MEMCG, self.now.saturating_add(PSI_PERIOD_NS));
         }
     }
 

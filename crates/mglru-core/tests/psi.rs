@@ -71,3 +71,37 @@ fn a_read_that_never_reclaims_is_no_stall() {
     assert!(t.k().now >= 1_000_000_000);
     assert!(t.k().psi_show(0).contains("total=0\nfull"), "{}", t.k().psi_show(0));
 }
+
+#[test]
+fn kswapd_passes_as_a_thread_are_a_system_stall_some_not_full_beside_a_busy_task() {
+    use mglru_core::kswapd::KswapdMode;
+    // One CPU: a task reads 8000 pages of a 64M file one by one on a 16M
+    // machine at 200 µs per page copied while kswapd (a thread, 10 µs per page scanned) keeps up, so
+    // the task never reclaims itself. Every pass of balance_pgdat is a
+    // memory stall of kswapd, a root-cgroup task: "some" for the system,
+    // not "full" (the task was running beside it), and no memcg's.
+    let mut c = CostModel::default();
+    for n in CostModel::NAMES {
+        c.set(n, 0).unwrap();
+    }
+    c.set("page_copy", 200_000).unwrap();
+    c.set("scan", 10_000).unwrap();
+    let mut t = T::with_options(RunOptions { policy: Some(Policy::Classic), cost: Some(c), kswapd: KswapdMode::Thread, ..Default::default() });
+    let mut lines = String::from("memory 16M\nmemcg app\nfile f size=64M readahead=0\ntask a memcg=app\n");
+    for p in 0..8000 {
+        lines += &format!("read a f {p} 1\n");
+    }
+    t.run(&lines);
+    assert_eq!(t.vm("pgscan_direct"), 0, "kswapd keeps up");
+    assert!(t.vm("pgscan_kswapd") > 0);
+    let k = t.k();
+    // No throttling: the passes lasted exactly kswapd's CPU time.
+    let stall_us = k.sim.kswapd_ns / 1000;
+    assert!(stall_us > 0 && k.now < 2_000_000_000, "one psi period: {} ns", k.now);
+    let app = t.memcg_id("app");
+    assert_eq!(
+        t.k().psi_show(0),
+        format!("some avg10=0.00 avg60=0.00 avg300=0.00 total={stall_us}\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n")
+    );
+    assert!(t.k().psi_show(app).contains("total=0\nfull"), "kswapd is not app's");
+}
