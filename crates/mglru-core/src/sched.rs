@@ -136,10 +136,15 @@ impl Kernel {
         self.sched_set_clock(start);
     }
 
-    /// After an operation without a task: later ones start after it.
+    /// After a barrier: later operations start after it. A barrier that
+    /// ran for a task (`advise`, `exit`) leaves it waiting for its next
+    /// operation, idle for psi.
     pub fn sched_barrier_end(&mut self) {
         let now = self.now;
         self.sched.horizon = self.sched.horizon.max(now);
         self.sched.release = self.sched.release.max(now);
+        if !self.tasks.is_empty() {
+            self.psi_task_stop(self.current);
+        }
     }
 }
