@@ -62,6 +62,14 @@ for lib in $(ldd /sbin/mke2fs | awk '/=>/ { print $3 } /ld-linux/ && !/=>/ { pri
 done
 
 cp "$BRD_KO" "$root/brd.ko"
+# zram's modules, loaded in this order when the trace's swap is zram (kernel.env's ZRAM_KOS,
+# written by setup.sh; an older kernel.env without it builds an initramfs without zram).
+mkdir -p "$root/zram"
+n=0
+for ko in ${ZRAM_KOS:-}; do
+    n=$((n + 1))
+    cp "$ko" "$root/zram/$n-$(basename "$ko")"
+done
 cp "$replayer" "$root/mglru-replay"
 chmod 755 "$root/mglru-replay"
 

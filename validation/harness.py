@@ -127,7 +127,7 @@ def trace_setup(path):
     first = stream.read(8)
     stmts = binary_statements(stream, first) if first == b"MGLRUTB1" else text_statements(stream, first)
     memory = 1 << 30
-    swap, swap_sync, swap_ram = 0, "n", "n"
+    swap, swap_sync, swap_ram, swap_zram = 0, "n", "n", "n"
     files = []  # (name, bytes rounded to pages, readahead bytes rounded to pages)
     warnings = []
     for kw, rest in stmts:
@@ -142,6 +142,8 @@ def trace_setup(path):
                     swap_sync = t[5:]
                 elif t.startswith("ram="):
                     swap_ram = t[4:]
+                elif t.startswith("zram="):
+                    swap_zram = t[5:]
         elif kw == "file" and toks:
             opts = dict(t.split("=", 1) for t in toks[1:] if "=" in t)
             size = parse_size(opts.get("size", "0"), where)
@@ -160,21 +162,23 @@ def trace_setup(path):
                 "files differ in readahead (%s): the disk's read_ahead_kb is set to %d; the "
                 "replayer must give the others their own window (readahead=0: POSIX_FADV_RANDOM)"
                 % (", ".join(f"{f[0]}={f[2] >> 10}K" for f in files), readahead >> 10))
-    if swap and swap_sync != "y":
+    # With zram=y the guest swaps to /dev/zram0, the device the trace describes.
+    if swap and swap_zram != "y" and swap_sync != "y":
         warnings.append("the trace's swap is sync=%s, but swap on brd is a synchronous-I/O device "
                         "(SWP_SYNCHRONOUS_IO): compare with a `swap SIZE sync=y` run of the model"
                         % swap_sync)
-    if swap and swap_ram != "y":
+    if swap and swap_zram != "y" and swap_ram != "y":
         warnings.append("the trace's swap is ram=%s, but swap on brd keeps every written slot in guest RAM: "
                         "compare with a `swap SIZE sync=y ram=y` run of the model" % swap_ram)
     # ext4 without a journal, 4 KiB blocks, few inodes: bitmaps, group descriptors and extent
     # blocks stay well under 2 %; 16 MiB more for small files and the root directory.
     data_kb = (data * 102 // 100 >> 10) + (16 << 10)
-    rd_size_kb = max(data_kb, (swap + 1023) >> 10)
+    # brd gives both disks one size; with zram the swap is not a ramdisk.
+    rd_size_kb = data_kb if swap_zram == "y" else max(data_kb, (swap + 1023) >> 10)
     mem_mib = (memory + (1 << 20) - 1) >> 20
     out = {
         "MEMORY_BYTES": memory, "MEMORY_MIB": mem_mib, "SWAP_BYTES": swap,
-        "SWAP_KB": swap >> 10, "SWAP_SYNC": swap_sync, "FILES": len(files),
+        "SWAP_KB": swap >> 10, "SWAP_SYNC": swap_sync, "SWAP_ZRAM": swap_zram, "FILES": len(files),
         "DATA_BYTES": data, "RD_SIZE_KB": rd_size_kb, "READAHEAD_KB": readahead >> 10,
         "TRACE_WARNINGS": " | ".join(warnings),
     }

@@ -47,7 +47,19 @@ else
 fi
 mount -t "$fstype" -o noatime /dev/ram0 /mnt/data || fail "mount /dev/ram0"
 
-if [ "${SWAP_KB:-0}" -gt 0 ]; then
+if [ "${SWAP_KB:-0}" -gt 0 ] && [ "${SWAP_ZRAM:-n}" = y ]; then
+    # zram (`swap SIZE zram=y`): lz4, the kernel's default compressor, on a device of the
+    # trace's size; its memory comes and goes with the stored pages.
+    for ko in /zram/*.ko; do
+        [ -e "$ko" ] || fail "no zram modules in the initramfs (rerun validation/setup.sh)"
+        insmod "$ko" || fail "insmod $ko"
+    done
+    [ -e /sys/block/zram0 ] || fail "no /sys/block/zram0 after insmod zram"
+    echo "$((SWAP_KB * 1024))" > /sys/block/zram0/disksize || fail "zram0 disksize $SWAP_KB KB"
+    mkswap /dev/zram0 >/dev/null || fail "mkswap /dev/zram0"
+    swapon /dev/zram0 || fail "swapon /dev/zram0"
+    tag "swap_kb=$SWAP_KB swap_device=zram0 zram_comp=$(cat /sys/block/zram0/comp_algorithm | tr ' ' ,) swap_device_kb=$(awk '$1 == "/dev/zram0" { print $3 }' /proc/swaps)"
+elif [ "${SWAP_KB:-0}" -gt 0 ]; then
     mkswap /dev/ram1 "$SWAP_KB" >/dev/null || fail "mkswap /dev/ram1 $SWAP_KB"
     swapon /dev/ram1 || fail "swapon /dev/ram1"
     tag "swap_kb=$SWAP_KB swap_device_kb=$(awk '$1 == "/dev/ram1" { print $3 }' /proc/swaps)"

@@ -119,6 +119,27 @@ if [ ! -s "$brd" ]; then
     mv "$brd.tmp" "$brd"
 fi
 
+# zram and what it needs (zsmalloc, the lz4 compressors its backends link), in load order, for
+# traces whose swap is `zram=y`.
+zram_dir="$work/zram-$release"
+zram_kos=""
+mkdir -p "$zram_dir"
+for m in lib/lz4/lz4_compress lib/lz4/lz4hc_compress mm/zsmalloc drivers/block/zram/zram; do
+    src="$(find "$kdir/lib/modules/$release/kernel/$(dirname "$m")" -maxdepth 1 -name "$(basename "$m").ko*" | head -n1)"
+    [ -n "$src" ] || die "$m.ko not found in the package"
+    dst="$zram_dir/$(basename "$m").ko"
+    if [ ! -s "$dst" ]; then
+        case "$src" in
+            *.xz) xz -dc "$src" > "$dst.tmp" ;;
+            *.zst) zstd -qdc "$src" > "$dst.tmp" ;;
+            *.ko) cp "$src" "$dst.tmp" ;;
+            *) die "unknown module compression: $src" ;;
+        esac
+        mv "$dst.tmp" "$dst"
+    fi
+    zram_kos="$zram_kos $dst"
+done
+
 cfg() { local v; v="$(sed -n "s/^$1=//p" "$config")"; printf '%s' "${v:-n}"; }
 ext4="$(cfg CONFIG_EXT4_FS)"
 case "$ext4" in
@@ -138,6 +159,7 @@ KERNEL_PACKAGE_VERSION='$pkg_version'
 KERNEL_PINNED='$pinned'
 VMLINUZ='$vmlinuz'
 BRD_KO='$brd'
+ZRAM_KOS='${zram_kos# }'
 EXT4_BUILTIN='$ext4_builtin'
 LRU_GEN_CONFIG='$lru_gen'
 ENV

@@ -219,6 +219,7 @@ fn counters_table(r: &Report, all: bool) -> String {
         let _ = writeln!(out, "  {:<34} {:>14}", "memory.current", m.current);
         let _ = writeln!(out, "  {:<34} {:>14}", "memory.peak", m.peak);
         let _ = writeln!(out, "  {:<34} {:>14}", "memory.swap.current", m.swap_current);
+        let _ = writeln!(out, "  {:<34} {:>14}", "memory.swap.peak", m.swap_peak);
         for (k, v) in &m.events {
             if all || *v != 0 {
                 let _ = writeln!(out, "  {:<34} {v:>14}", format!("memory.events:{k}"));
@@ -240,6 +241,49 @@ fn counters_table(r: &Report, all: bool) -> String {
             o.victim_memcg,
             o.victim_pages
         );
+    }
+    for (i, p) in r.stats.iter().enumerate() {
+        let _ = writeln!(out, "\nstat {} #{} at {:.3}s", p.memcg, i + 1, p.time_ns as f64 / 1e9);
+        for (k, v) in [
+            ("memory.current", p.current),
+            ("memory.peak", p.peak),
+            ("memory.swap.current", p.swap_current),
+            ("memory.swap.peak", p.swap_peak),
+            ("memory.peak (since reset)", p.peak_since_reset),
+            ("memory.swap.peak (since reset)", p.swap_peak_since_reset),
+        ] {
+            let _ = writeln!(out, "  {k:<34} {v:>14}");
+        }
+        for (k, v) in &p.events {
+            if all || *v != 0 {
+                let _ = writeln!(out, "  {:<34} {v:>14}", format!("memory.events:{k}"));
+            }
+        }
+        for (k, v) in &p.stat {
+            if all || *v != 0 {
+                let _ = writeln!(out, "  {:<34} {v:>14}", format!("memory.stat:{k}"));
+            }
+        }
+    }
+    if !r.reclaims.is_empty() {
+        let _ = writeln!(out, "\nmemory.reclaim writes (result: 0 or -11 = -EAGAIN)");
+        for (i, c) in r.reclaims.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "  #{:<4} {:<20} bytes={:<12} reclaimed_pages={:<10} result={}",
+                i + 1,
+                c.memcg,
+                c.bytes,
+                c.reclaimed_pages,
+                c.result
+            );
+        }
+    }
+    if let Some(z) = &r.zram {
+        let _ = writeln!(out, "\nzram (ratio {}.{:02})", z.ratio / 100, z.ratio % 100);
+        let _ = writeln!(out, "  {:<34} {:>14}", "orig_data_size", z.orig_data_size);
+        let _ = writeln!(out, "  {:<34} {:>14}", "compr_data_size", z.compr_data_size);
+        let _ = writeln!(out, "  {:<34} {:>14}", "mem_used_total", z.mem_used_total);
     }
     let s = &r.sim;
     let _ = writeln!(out, "\nsimulation");

@@ -490,3 +490,66 @@ fn swap_in_that_kills_its_own_task_leaves_no_stray_folio() {
         assert!(v["vmstat"]["oom_kill"].as_u64().unwrap() > 0, "{policy}: the scenario needs an OOM kill");
     }
 }
+
+/// `stat`, `reclaim` and zram in the report, JSON and text. The counts
+/// are worked out in crates/mglru-core/tests/memcg_files.rs
+/// (peak_reset_reads_the_peak_since_the_write): 256 stored pages plus
+/// three page tables charged in batches of 64 make memory.current 320
+/// pages; after a reset and the task's exit the file reads 64, a new open
+/// still 320. A reclaim of 1M from 256 anon pages without swap answers
+/// -EAGAIN (-11) having reclaimed nothing.
+#[test]
+fn stat_and_reclaim_results_in_the_report() {
+    let p = tmp(
+        "stat.trace",
+        "memory 256M\nmemcg cg\ntask a memcg=cg\nanon a buf size=1M\nstore a buf 0 256\nstat cg\n\
+         reclaim cg 1M\nmemcg cg peak=reset\nexit a\nmemcg cg peak=reset\nstat cg\n",
+    );
+    let o = run(&["run", p.to_str().unwrap(), "--json", "-", "--policy", "classic"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let stats = v["stats"].as_array().unwrap();
+    assert_eq!(stats.len(), 2);
+    assert_eq!(stats[0]["memcg"], "cg");
+    assert_eq!(stats[0]["current"], 320 * 4096);
+    assert_eq!(stats[0]["stat"]["anon"], 256 * 4096);
+    assert_eq!(stats[1]["current"], 64 * 4096);
+    assert_eq!(stats[1]["peak"], 320 * 4096);
+    assert_eq!(stats[1]["peak_since_reset"], 64 * 4096);
+    assert_eq!(stats[1]["events"]["oom_kill"], 0);
+    let r = v["reclaims"].as_array().unwrap();
+    assert_eq!(r.len(), 1);
+    assert_eq!((r[0]["memcg"].as_str(), r[0]["bytes"].as_u64(), r[0]["result"].as_i64(), r[0]["reclaimed_pages"].as_u64()), (Some("cg"), Some(1 << 20), Some(-11), Some(0)));
+    assert!(v["zram"].is_null());
+    assert_eq!(v["memcg"]["cg"]["swap_peak"], 0);
+
+    let o = run(&["run", p.to_str().unwrap(), "--policy", "classic"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("\nstat cg #2 at "), "{text}");
+    assert!(text.contains(&format!("  {:<34} {:>14}\n", "memory.peak (since reset)", 64 * 4096)), "{text}");
+    assert!(text.contains("bytes=1048576      reclaimed_pages=0          result=-11"), "{text}");
+    assert!(text.contains("memory.swap.peak"), "{text}");
+}
+
+/// A zram device's memory in the report: ratio 4 stores a page in 1024
+/// bytes, 31 to a zspage of 8 pages.
+#[test]
+fn zram_in_the_report() {
+    let p = tmp(
+        "zram.trace",
+        "memory 256M\nswap 64M zram=y ratio=4\nmemcg cg\ntask a memcg=cg\nanon a buf size=2M\nstore a buf 0 512\nreclaim cg 2M\nstat cg\n",
+    );
+    let o = run(&["run", p.to_str().unwrap(), "--json", "-", "--policy", "mglru", "--check"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let x = v["stats"][0]["swap_current"].as_u64().unwrap() / 4096;
+    assert!(x > 0);
+    assert_eq!(v["zram"]["orig_data_size"].as_u64(), Some(x * 4096));
+    assert_eq!(v["zram"]["compr_data_size"].as_u64(), Some(x * 1024));
+    assert_eq!(v["zram"]["mem_used_total"].as_u64(), Some(x.div_ceil(31) * 8 * 4096));
+    assert_eq!(v["zram"]["ratio"].as_f64(), Some(4.0));
+    let o = run(&["run", p.to_str().unwrap(), "--policy", "mglru"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("zram (ratio 4.00)"), "{text}");
+    assert!(text.contains("zram (compression ratio 4.00)"), "{text}");
+}

@@ -9,7 +9,7 @@
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
-use crate::report::{MemcgReport, OomReport, Report};
+use crate::report::{MemcgReport, OomReport, ReclaimReport, Report, StatReport};
 
 /// The version of the report's shape. Bump it when a key changes meaning
 /// or disappears; adding a key keeps it.
@@ -34,8 +34,67 @@ struct MemcgView<'a> {
     current: u64,
     peak: u64,
     swap_current: u64,
+    swap_peak: u64,
     events: Pairs<'a>,
     pressure: PressureView,
+}
+
+/// One `stat MEMCG` read: `{"memcg", "time_ns", "current", "peak",
+/// "swap_current", "swap_peak", "peak_since_reset",
+/// "swap_peak_since_reset", "events": {...}, "stat": {...}}`.
+#[derive(Serialize)]
+struct StatView<'a> {
+    memcg: &'a str,
+    time_ns: u64,
+    current: u64,
+    peak: u64,
+    swap_current: u64,
+    swap_peak: u64,
+    peak_since_reset: u64,
+    swap_peak_since_reset: u64,
+    events: Pairs<'a>,
+    stat: Pairs<'a>,
+}
+
+impl<'a> From<&'a StatReport> for StatView<'a> {
+    fn from(p: &'a StatReport) -> Self {
+        StatView {
+            memcg: &p.memcg,
+            time_ns: p.time_ns,
+            current: p.current,
+            peak: p.peak,
+            swap_current: p.swap_current,
+            swap_peak: p.swap_peak,
+            peak_since_reset: p.peak_since_reset,
+            swap_peak_since_reset: p.swap_peak_since_reset,
+            events: Pairs(&p.events),
+            stat: Pairs(&p.stat),
+        }
+    }
+}
+
+/// One `reclaim` statement: `{"memcg", "bytes", "reclaimed_pages", "result"}`.
+#[derive(Serialize)]
+struct ReclaimView<'a> {
+    memcg: &'a str,
+    bytes: u64,
+    reclaimed_pages: u64,
+    result: i32,
+}
+
+impl<'a> From<&'a ReclaimReport> for ReclaimView<'a> {
+    fn from(r: &'a ReclaimReport) -> Self {
+        ReclaimView { memcg: &r.memcg, bytes: r.bytes, reclaimed_pages: r.reclaimed_pages, result: r.result }
+    }
+}
+
+/// A zram device's mm_stat figures (bytes) and the trace's ratio.
+#[derive(Serialize)]
+struct ZramView {
+    orig_data_size: u64,
+    compr_data_size: u64,
+    mem_used_total: u64,
+    ratio: f64,
 }
 
 /// `memory.pressure`: `{"some": {"avg10", "avg60", "avg300", "total"}, "full": {...}}`,
@@ -68,7 +127,7 @@ impl Serialize for Memcgs<'_> {
         let mut m = s.serialize_map(Some(self.0.len()))?;
         for c in self.0 {
             let pressure = PressureView { some: (&c.pressure.some).into(), full: (&c.pressure.full).into() };
-            let v = MemcgView { stat: Pairs(&c.stat), current: c.current, peak: c.peak, swap_current: c.swap_current, events: Pairs(&c.events), pressure };
+            let v = MemcgView { stat: Pairs(&c.stat), current: c.current, peak: c.peak, swap_current: c.swap_current, swap_peak: c.swap_peak, events: Pairs(&c.events), pressure };
             m.serialize_entry(&c.name, &v)?;
         }
         m.end()
@@ -117,6 +176,9 @@ struct ReportView<'a> {
     vmstat: Pairs<'a>,
     memcg: Memcgs<'a>,
     oom_kills: Vec<OomView<'a>>,
+    stats: Vec<StatView<'a>>,
+    reclaims: Vec<ReclaimView<'a>>,
+    zram: Option<ZramView>,
     sim: SimView,
     cpu: CpuView<'a>,
 }
@@ -165,6 +227,14 @@ pub fn report_value(r: &Report) -> impl Serialize + '_ {
         vmstat: Pairs(&r.vmstat),
         memcg: Memcgs(&r.memcg),
         oom_kills: r.oom_kills.iter().map(OomView::from).collect(),
+        stats: r.stats.iter().map(StatView::from).collect(),
+        reclaims: r.reclaims.iter().map(ReclaimView::from).collect(),
+        zram: r.zram.map(|z| ZramView {
+            orig_data_size: z.orig_data_size,
+            compr_data_size: z.compr_data_size,
+            mem_used_total: z.mem_used_total,
+            ratio: f64::from(z.ratio) / 100.0,
+        }),
         sim: SimView {
             operations: s.operations,
             access_ops: s.access_ops,
@@ -208,8 +278,11 @@ mod tests {
             policy: "mglru",
             kernel: "6.12",
             vmstat: vec![("nr_free_pages", 7), ("pgpgin", 4)],
-            memcg: vec![MemcgReport { name: "app".into(), stat: vec![("anon", 4096)], current: 8192, peak: 12288, swap_current: 0, events: vec![("max", 1)], pressure: Default::default() }],
+            memcg: vec![MemcgReport { name: "app".into(), stat: vec![("anon", 4096)], current: 8192, peak: 12288, swap_current: 0, swap_peak: 0, events: vec![("max", 1)], pressure: Default::default() }],
             oom_kills: vec![OomReport { time_ns: 5, constraint: "global".into(), victim_task: "t\"1".into(), victim_memcg: "app".into(), victim_pages: 3 }],
+            stats: Vec::new(),
+            reclaims: Vec::new(),
+            zram: None,
             sim: SimReport { operations: 10, access_ops: 4, page_accesses: 9, dropped_accesses: 0, failed_allocations: 0, simulated_ns: 100, task_ns: 3, wall_seconds: 0.1234567, model_bytes: 1, model_bytes_ram: 0, model_bytes_files: 0, simulated_pages: 2 },
             cpu: crate::report::CpuReport {
                 cpus: 2,

@@ -167,6 +167,8 @@ pub struct MachineConfig {
     /// The swap device keeps its data in RAM (brd): each slot written
     /// takes a page of the machine's memory.
     pub swap_ram: bool,
+    /// The swap device is zram with this compression ratio (hundredths).
+    pub swap_zram: Option<u32>,
     pub sysctl: Sysctls,
     pub cost: CostModel,
     pub seed: u64,
@@ -187,6 +189,7 @@ impl Default for MachineConfig {
             swap_bytes: 0,
             swap_sync_io: false,
             swap_ram: false,
+            swap_zram: None,
             sysctl: Sysctls::default(),
             cost: CostModel::default(),
             seed: 0,
@@ -277,6 +280,10 @@ pub struct Kernel {
     /// `LRUVEC_NODE_CONGESTED` on the root lruvec.
     pub node_congested: bool,
     pub oom_kills: Vec<OomKill>,
+    /// What each `reclaim` statement's write returned, and the memcg files
+    /// each `stat` statement read, in trace order.
+    pub reclaim_results: Vec<crate::memcontrol::ReclaimResult>,
+    pub stat_points: Vec<crate::memcontrol::StatPoint>,
     pub sim: SimCounters,
     /// The task on whose behalf the kernel runs now.
     pub current: u32,
@@ -345,7 +352,7 @@ impl Kernel {
             vmas: Vec::new(),
             pt: PageTables::new(),
             swap: if cfg.swap_bytes >= PAGE_SIZE {
-                Some(SwapDevice::new(cfg.swap_bytes >> PAGE_SHIFT, cfg.swap_sync_io, cfg.swap_ram))
+                Some(SwapDevice::new(cfg.swap_bytes >> PAGE_SHIFT, cfg.swap_sync_io, cfg.swap_ram, cfg.swap_zram))
             } else {
                 None
             },
@@ -365,6 +372,8 @@ impl Kernel {
             pgdat_writeback: false,
             node_congested: false,
             oom_kills: Vec::new(),
+            reclaim_results: Vec::new(),
+            stat_points: Vec::new(),
             sim: SimCounters::default(),
             current: 0,
             in_lru_fault: false,

@@ -319,6 +319,17 @@ impl Kernel {
         true
     }
 
+    /// `lru_gen_add_mm`: join the task's memcg's mm list; a walker whose
+    /// tail is the list head will visit it in this round.
+    pub(crate) fn lru_gen_add_mm(&mut self, task: u32) {
+        let memcg = self.tasks[task as usize].memcg as usize;
+        let lv = &mut self.memcgs[memcg].lruvec;
+        if lv.mm_state.tail == MmPos::Fifo {
+            lv.mm_state.tail = MmPos::Mm(task);
+        }
+        self.memcgs[memcg].mm_list.push(task);
+    }
+
     /// `lru_gen_del_mm`: leave the memcg's mm list, moving walk cursors.
     pub(crate) fn lru_gen_del_mm(&mut self, task: u32) {
         let memcg = self.tasks[task as usize].memcg as usize;

@@ -40,10 +40,26 @@ pub struct Memcg {
     pub swap_max: u64,
     /// `memory` page counter usage (pages), hierarchical.
     pub usage: u64,
-    /// `memory.peak` (pages).
+    /// `memory.peak` (pages): the counter's `watermark`, what a file
+    /// nobody wrote to reads.
     pub watermark: u64,
+    /// The counter's `local_watermark`: the peak since the last write to
+    /// memory.peak (`peak_write`), never above `watermark`.
+    pub local_watermark: u64,
+    /// The usage a write to memory.peak saw (the trace's one open file's
+    /// `cgroup_of_peak` value), None before any write: memory.peak then
+    /// reads `max(that, local_watermark)` instead of `watermark`.
+    pub peak_fd: Option<u64>,
     /// `memory.swap` page counter usage (pages), hierarchical.
     pub swap_usage: u64,
+    /// The swap counter's `watermark` and `local_watermark`
+    /// (`memory.swap.peak`), and its file's value like `peak_fd`.
+    pub swap_watermark: u64,
+    pub swap_local_watermark: u64,
+    pub swap_peak_fd: Option<u64>,
+    /// `memory.oom.group`: an OOM kill of a task in this memcg's subtree
+    /// kills every task of the subtree (mem_cgroup_get_oom_group).
+    pub oom_group: bool,
     /// Effective protection computed by `calculate_protection`.
     pub emin: u64,
     pub elow: u64,
@@ -109,6 +125,53 @@ pub struct FlushedStats {
 }
 
 impl Memcg {
+    /// The watermark update of `page_counter_charge` after the usage grew:
+    /// the local watermark first, the global one only when the local one
+    /// moved (it is never above the global one).
+    #[inline]
+    fn raise_watermarks(&mut self) {
+        if self.usage > self.local_watermark {
+            self.local_watermark = self.usage;
+            if self.usage > self.watermark {
+                self.watermark = self.usage;
+            }
+        }
+    }
+
+    /// What the trace's `memory.peak` reads now, in pages (`peak_show`):
+    /// the global watermark until the file was written to, then the
+    /// larger of the usage at the write and the local watermark.
+    pub fn peak_read(&self) -> u64 {
+        match self.peak_fd {
+            None => self.watermark,
+            Some(v) => v.max(self.local_watermark),
+        }
+    }
+
+    /// `memory.swap.peak` read the same way.
+    pub fn swap_peak_read(&self) -> u64 {
+        match self.swap_peak_fd {
+            None => self.swap_watermark,
+            Some(v) => v.max(self.swap_local_watermark),
+        }
+    }
+
+    /// A write to `memory.peak` (`peak_write`): the local watermark drops
+    /// to the usage, and the writer's file remembers it. Simplification
+    /// (docs/FIDELITY.md): a trace has one open file per memcg and peak
+    /// file, which every reset and every `stat` uses; the kernel's other
+    /// watchers of the same file (`memcg->memory_peaks`) do not exist.
+    pub fn peak_reset(&mut self) {
+        self.local_watermark = self.usage;
+        self.peak_fd = Some(self.usage);
+    }
+
+    /// A write to `memory.swap.peak`.
+    pub fn swap_peak_reset(&mut self) {
+        self.swap_local_watermark = self.swap_usage;
+        self.swap_peak_fd = Some(self.swap_usage);
+    }
+
     pub fn new(name: &str, parent: u16) -> Memcg {
         Memcg {
             name: name.to_string(),
@@ -121,7 +184,13 @@ impl Memcg {
             swap_max: PAGE_COUNTER_MAX,
             usage: 0,
             watermark: 0,
+            local_watermark: 0,
+            peak_fd: None,
             swap_usage: 0,
+            swap_watermark: 0,
+            swap_local_watermark: 0,
+            swap_peak_fd: None,
+            oom_group: false,
             emin: 0,
             elow: 0,
             mem_events: [0; 6],
@@ -194,9 +263,7 @@ impl Kernel {
             }
             let c = &mut self.memcgs[m as usize];
             c.usage += nr;
-            if c.usage > c.watermark {
-                c.watermark = c.usage;
-            }
+            c.raise_watermarks();
             if m == ROOT_MEMCG {
                 return Ok(());
             }
@@ -426,9 +493,7 @@ impl Kernel {
         loop {
             let c = &mut self.memcgs[m as usize];
             c.usage += nr;
-            if c.usage > c.watermark {
-                c.watermark = c.usage;
-            }
+            c.raise_watermarks();
             if m == ROOT_MEMCG {
                 return true;
             }
@@ -638,7 +703,13 @@ impl Kernel {
         self.memcgs[memcg as usize].st.add(St::Swap, n as i64);
         let mut m = memcg;
         loop {
-            self.memcgs[m as usize].swap_usage += n;
+            let c = &mut self.memcgs[m as usize];
+            c.swap_usage += n;
+            // page_counter_try_charge's watermarks on the swap counter.
+            if c.swap_usage > c.swap_local_watermark {
+                c.swap_local_watermark = c.swap_usage;
+                c.swap_watermark = c.swap_watermark.max(c.swap_usage);
+            }
             if m == ROOT_MEMCG {
                 return;
             }
@@ -705,5 +776,103 @@ impl Kernel {
         }
         let c = &self.memcgs[memcg as usize];
         (c.emin, c.elow)
+    }
+}
+
+// ---- moving a task (cgroup.procs), memory.reclaim's answer, stat reads ----
+
+/// What one write to `memory.reclaim` returned, in trace order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReclaimResult {
+    pub memcg: u16,
+    /// Bytes asked for.
+    pub bytes: u64,
+    /// Pages reclaimed (what the loop counted; may pass the request).
+    pub reclaimed: u64,
+    /// The write's return: 0 for success (the kernel returns the bytes
+    /// written) or -EAGAIN (-11) when reclaim gave up short of the goal.
+    pub result: i32,
+}
+
+/// `EAGAIN`.
+pub const EAGAIN: i32 = 11;
+
+/// A memcg's files as a `stat MEMCG` statement read them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StatPoint {
+    pub memcg: u16,
+    /// Simulated time of the read (ns).
+    pub time_ns: u64,
+    /// memory.current, memory.peak, memory.swap.current, memory.swap.peak
+    /// in bytes; the peaks as a newly opened file reads them (the global
+    /// watermarks), and as the trace's file that `peak=reset` /
+    /// `swap.peak=reset` wrote to reads them (the same until a reset).
+    pub current: u64,
+    pub peak: u64,
+    pub swap_current: u64,
+    pub swap_peak: u64,
+    pub peak_since_reset: u64,
+    pub swap_peak_since_reset: u64,
+    /// memory.events (hierarchical), in MEMCG_EVENT_NAMES order.
+    pub events: [u64; 6],
+    /// memory.events.local.
+    pub events_local: [u64; 6],
+    /// memory.stat, in 6.12's order and units.
+    pub stat: Vec<(&'static str, u64)>,
+}
+
+impl Kernel {
+    /// Writing a task's pid to another memcg's `cgroup.procs` in cgroup
+    /// v2 (`cgroup_attach_task` → `mem_cgroup_attach`): nothing charged
+    /// moves — its folios, swap entries and page tables stay charged to
+    /// the memcg they were charged to (v2 has no move_charge_at_immigrate)
+    /// — but from now on its mm's charges go to the new memcg
+    /// (`get_mem_cgroup_from_mm`), its mm joins the new memcg's mm list
+    /// for MGLRU's page-table walks (`lru_gen_migrate_mm`), its time goes
+    /// to the new memcg's pressure, and an OOM in the new memcg may pick it.
+    pub fn mem_cgroup_attach(&mut self, task: u32, to: u16) {
+        let t = &self.tasks[task as usize];
+        if !t.alive || t.memcg == to {
+            return;
+        }
+        // cgroup_move_task → psi_cgroup_change: the running task's time so
+        // far belongs to its old groups.
+        self.psi_task_move_begin(task);
+        // lru_gen_migrate_mm: leave the old list, join the new one.
+        self.lru_gen_del_mm(task);
+        self.tasks[task as usize].memcg = to;
+        self.lru_gen_add_mm(task);
+        self.psi_task_move_end(task);
+    }
+
+    /// A write to `memory.reclaim` as a trace statement: reclaim and
+    /// record what the write returned.
+    pub fn memory_reclaim_write(&mut self, memcg: u16, bytes: u64) {
+        let (reclaimed, eagain) = self.memory_reclaim(memcg, bytes.div_ceil(crate::kernel::PAGE_SIZE), None);
+        self.reclaim_results.push(ReclaimResult { memcg, bytes, reclaimed, result: if eagain { -EAGAIN } else { 0 } });
+    }
+
+    /// Read a memcg's files now (`stat MEMCG`). Simplification
+    /// (docs/FIDELITY.md): reading memory.stat does not flush the
+    /// model's reclaim-side statistics (the kernel flushes when enough
+    /// updates are pending, a count the model does not keep); the values
+    /// read are exact, as after a flush.
+    pub fn memcg_stat_point(&mut self, memcg: u16) {
+        let page = crate::kernel::PAGE_SIZE;
+        let c = &self.memcgs[memcg as usize];
+        let p = StatPoint {
+            memcg,
+            time_ns: self.now,
+            current: c.usage * page,
+            peak: c.watermark * page,
+            swap_current: c.swap_usage * page,
+            swap_peak: c.swap_watermark * page,
+            peak_since_reset: c.peak_read() * page,
+            swap_peak_since_reset: c.swap_peak_read() * page,
+            events: c.mem_events,
+            events_local: c.mem_events_local,
+            stat: self.memory_stat(memcg),
+        };
+        self.stat_points.push(p);
     }
 }

@@ -100,6 +100,10 @@ impl Kernel {
             pfns.into_iter().for_each(|p| self.free_pgtable_page(p));
             return false;
         }
+        // The tables stay charged to this memcg if the task moves on.
+        for &p in &pfns {
+            self.folios.get_mut(p).memcg = memcg;
+        }
         self.tasks[task as usize].pgtable_pfns.extend(pfns);
         let (_, allocated) = self.pt.get_mut_alloc(pgd, va);
         debug_assert_eq!(allocated as u64, need);

@@ -348,7 +348,13 @@ pub struct Task {
     /// CPU time from the cost model, user and system (`utime`, `stime`).
     pub utime_ns: u64,
     pub stime_ns: u64,
+    /// `oom_score_adj` (`signal->oom_score_adj`): -1000 (never chosen,
+    /// spared by an oom.group kill) to 1000.
+    pub oom_score_adj: i16,
 }
+
+/// `OOM_SCORE_ADJ_MIN`: a task the OOM killer never picks.
+pub const OOM_SCORE_ADJ_MIN: i16 = -1000;
 
 /// Top of the user address space where mmap starts placing mappings.
 pub const MMAP_TOP: u64 = 0x7f00_0000_0000;
@@ -372,6 +378,7 @@ impl Task {
             cpu: 0,
             utime_ns: 0,
             stime_ns: 0,
+            oom_score_adj: 0,
         }
     }
     /// Place a new mapping of `pages` below the previous one (top-down mmap),
@@ -390,9 +397,20 @@ impl Task {
             0
         }
     }
-    /// OOM badness (`oom_badness` without oom_score_adj): rss + swap + page tables.
+    /// What `oom_badness` starts from: rss + swap + page tables, in pages.
     pub fn badness(&self) -> u64 {
         self.rss_anon + self.rss_file + self.swapents + self.pgtables()
+    }
+
+    /// `oom_badness(p, totalpages)`: the pages above plus `oom_score_adj`
+    /// thousandths of `totalpages`; None for `OOM_SCORE_ADJ_MIN` (never
+    /// chosen, the kernel's LONG_MIN).
+    pub fn oom_points(&self, totalpages: u64) -> Option<i64> {
+        if self.oom_score_adj == OOM_SCORE_ADJ_MIN {
+            return None;
+        }
+        let adj = i64::from(self.oom_score_adj) * (totalpages / 1000) as i64;
+        Some(self.badness() as i64 + adj)
     }
 }
 

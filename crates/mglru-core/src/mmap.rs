@@ -18,13 +18,7 @@ impl Kernel {
         // idle CPUs; the caller has checked a pinned CPU exists.
         t.cpu = cpu.unwrap_or(id % self.cpus.len() as u32);
         self.tasks.push(t);
-        // lru_gen_add_mm: join the memcg's mm list; a walker whose tail is
-        // the list head will visit it in this round.
-        let lv = &mut self.memcgs[memcg as usize].lruvec;
-        if lv.mm_state.tail == crate::lru_gen_walk::MmPos::Fifo {
-            lv.mm_state.tail = crate::lru_gen_walk::MmPos::Mm(id);
-        }
-        self.memcgs[memcg as usize].mm_list.push(id);
+        self.lru_gen_add_mm(id);
     }
 
     /// `mmap(MAP_ANONYMOUS|MAP_PRIVATE)` of `pages`.
@@ -116,11 +110,25 @@ impl Kernel {
         let pgd = t.pgd;
         self.pt.free_all(pgd);
         let t = &mut self.tasks[task as usize];
-        let tmemcg = t.memcg;
         let pfns = std::mem::take(&mut t.pgtable_pfns);
-        let freed = pfns.len() as u64;
-        pfns.into_iter().for_each(|p| self.free_pgtable_page(p));
-        self.memcg_pgtable_uncharge(tmemcg, freed);
+        // Each table is uncharged from the memcg it was charged to (the
+        // task may have moved since), in runs of the same memcg.
+        let mut run: Option<(u16, u64)> = None;
+        for p in pfns {
+            let m = self.folios.get(p).memcg;
+            self.free_pgtable_page(p);
+            match run {
+                Some((rm, n)) if rm == m => run = Some((rm, n + 1)),
+                Some((rm, n)) => {
+                    self.memcg_pgtable_uncharge(rm, n);
+                    run = Some((m, 1));
+                }
+                None => run = Some((m, 1)),
+            }
+        }
+        if let Some((m, n)) = run {
+            self.memcg_pgtable_uncharge(m, n);
+        }
         let t = &self.tasks[task as usize];
         debug_assert_eq!((t.rss_anon, t.rss_file, t.swapents), (0, 0, 0));
     }

@@ -102,6 +102,7 @@ impl Kernel {
     /// stays the device's. False if no page could be had (-ENOMEM: the write fails).
     pub(crate) fn swap_device_store(&mut self, slot: u32) -> bool {
         match &self.swap {
+            Some(s) if s.zram.is_some() => return self.zram_write_page(slot),
             Some(s) if s.ram && !s.stored[slot as usize] => {}
             _ => return true,
         }
@@ -116,6 +117,77 @@ impl Kernel {
         s.stored[slot as usize] = true;
         s.nr_stored += 1;
         true
+    }
+
+    /// `zram_write_page` of slot `slot`: the compressed page goes into the
+    /// zsmalloc pool, which takes a new zspage (all its pages at once,
+    /// `alloc_zspage`) when the stored objects no longer fit. The pages
+    /// come like brd's, in reclaim's context (`__GFP_KSWAPD_RECLAIM`, no
+    /// direct reclaim: the low watermark, then min, then the reserves),
+    /// and belong to no memcg. A slot written again (its folio redirtied
+    /// and reclaimed anew) replaces its object by one of the same size.
+    /// False if a zspage could not be had (-ENOMEM: the write fails).
+    pub(crate) fn zram_write_page(&mut self, slot: u32) -> bool {
+        let s = self.swap.as_ref().expect("zram device");
+        if s.stored[slot as usize] {
+            return true;
+        }
+        let z = s.zram.as_ref().expect("zram device");
+        let need = z.pages_for(s.nr_stored + 1);
+        let have = z.pfns.len() as u64;
+        if need > have {
+            debug_assert_eq!(need - have, u64::from(z.pages_per_zspage));
+            let mut got = Vec::with_capacity((need - have) as usize);
+            while (got.len() as u64) < need - have {
+                match self.alloc_page(Gfp::NoRetry) {
+                    Some(pfn) => {
+                        self.count_pgalloc(pfn);
+                        let f = self.folios.get_mut(pfn);
+                        f.set(pg::DEVICE);
+                        f.memcg = NO_MEMCG;
+                        got.push(pfn);
+                    }
+                    None => {
+                        // alloc_zspage fails whole: its pages go back.
+                        for pfn in got {
+                            self.free_device_page(pfn);
+                        }
+                        return false;
+                    }
+                }
+            }
+            self.swap.as_mut().unwrap().zram.as_mut().unwrap().pfns.extend(got);
+        }
+        let s = self.swap.as_mut().unwrap();
+        s.stored[slot as usize] = true;
+        s.nr_stored += 1;
+        true
+    }
+
+    /// `zram_free_page` of a freed slot: its object leaves the pool, and a
+    /// zspage no object needs any more goes back to the zones.
+    pub(crate) fn zram_free_page(&mut self, slot: u32) {
+        let s = self.swap.as_mut().unwrap();
+        debug_assert!(s.stored[slot as usize]);
+        s.stored[slot as usize] = false;
+        s.nr_stored -= 1;
+        let z = s.zram.as_ref().unwrap();
+        let keep = z.pages_for(s.nr_stored) as usize;
+        let freed: Vec<u32> = s.zram.as_mut().unwrap().pfns.split_off(keep);
+        for pfn in freed {
+            self.free_device_page(pfn);
+        }
+    }
+
+    /// A swap device's page back to the zones.
+    fn free_device_page(&mut self, pfn: u32) {
+        debug_assert!(self.folios.get(pfn).test(pg::DEVICE));
+        self.ev.add(Ev::Pgfree, 1);
+        if self.in_kswapd {
+            let z = self.folios.zone_of(pfn);
+            self.kswapd_freed(z);
+        }
+        self.folios.free(pfn);
     }
 
     /// `get_page_from_freelist` at watermark `mark` (0 min, 1 low): the

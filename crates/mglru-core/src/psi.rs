@@ -510,6 +510,30 @@ impl Kernel {
         }
     }
 
+    /// The CPU `task` is on for psi, if it is not idle there.
+    fn psi_cpu_of(&self, task: u32) -> Option<usize> {
+        let c = self.tasks[task as usize].cpu as usize;
+        let pc = self.psi.cpus[c];
+        (pc.state != PsiState::Idle && pc.task == task).then_some(c)
+    }
+
+    /// A task about to move to another memcg (`cgroup_move_task`): if it
+    /// is not idle, its time so far goes to its old groups, which see it
+    /// leave.
+    pub(crate) fn psi_task_move_begin(&mut self, task: u32) {
+        if let Some(c) = self.psi_cpu_of(task) {
+            self.psi_settle_cpu(c);
+            self.psi_state_change(task);
+        }
+    }
+
+    /// The task moved: its new groups see it arrive.
+    pub(crate) fn psi_task_move_end(&mut self, task: u32) {
+        if self.psi_cpu_of(task).is_some() {
+            self.psi_state_change(task);
+        }
+    }
+
     /// `psi_memstall_enter`.
     pub fn psi_memstall_enter(&mut self) {
         let c = self.psi_cur_cpu();

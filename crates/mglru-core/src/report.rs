@@ -12,10 +12,13 @@ use crate::stat::{Ev, Events, St, States};
 pub struct MemcgReport {
     pub name: String,
     pub stat: Vec<(&'static str, u64)>,
-    /// Bytes.
+    /// Bytes. The peaks are what a newly opened memory.peak and
+    /// memory.swap.peak read: the global watermarks, which a reset (a
+    /// write to the file) does not lower.
     pub current: u64,
     pub peak: u64,
     pub swap_current: u64,
+    pub swap_peak: u64,
     pub events: Vec<(&'static str, u64)>,
     /// `memory.pressure` (the root's is `/proc/pressure/memory`).
     pub pressure: PressureReport,
@@ -36,6 +39,54 @@ pub struct PressureLine {
 pub struct PressureReport {
     pub some: PressureLine,
     pub full: PressureLine,
+}
+
+/// A memcg's files as one `stat MEMCG` statement read them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StatReport {
+    pub memcg: String,
+    pub time_ns: u64,
+    /// Bytes, like MemcgReport's; and the peaks as the trace's file that
+    /// `peak=reset` / `swap.peak=reset` wrote to reads them (the peak
+    /// since the last reset; the global one before any).
+    pub current: u64,
+    pub peak: u64,
+    pub swap_current: u64,
+    pub swap_peak: u64,
+    pub peak_since_reset: u64,
+    pub swap_peak_since_reset: u64,
+    pub events: Vec<(&'static str, u64)>,
+    pub stat: Vec<(&'static str, u64)>,
+}
+
+impl StatReport {
+    pub fn stat(&self, name: &str) -> Option<u64> {
+        self.stat.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
+    }
+    pub fn event(&self, name: &str) -> Option<u64> {
+        self.events.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
+    }
+}
+
+/// What one `reclaim` statement's write to memory.reclaim returned.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReclaimReport {
+    pub memcg: String,
+    pub bytes: u64,
+    pub reclaimed_pages: u64,
+    /// 0 or -11 (-EAGAIN).
+    pub result: i32,
+}
+
+/// A zram swap device's `mm_stat` (bytes) at the end.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ZramReport {
+    /// Uncompressed bytes stored, compressed bytes, the pool's memory.
+    pub orig_data_size: u64,
+    pub compr_data_size: u64,
+    pub mem_used_total: u64,
+    /// Compression ratio of the trace (hundredths).
+    pub ratio: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -75,6 +126,12 @@ pub struct Report {
     pub vmstat: Vec<(&'static str, u64)>,
     pub memcg: Vec<MemcgReport>,
     pub oom_kills: Vec<OomReport>,
+    /// `stat` statements' reads and `reclaim` statements' results, in
+    /// trace order.
+    pub stats: Vec<StatReport>,
+    pub reclaims: Vec<ReclaimReport>,
+    /// The swap device's memory if it is zram.
+    pub zram: Option<ZramReport>,
     pub sim: SimReport,
     /// CPU time from the cost model, per task and for kswapd.
     pub cpu: CpuReport,
@@ -255,11 +312,17 @@ impl Kernel {
         let st = self.sum_states(&sub);
         let ev = self.sum_events(&sub);
         let b = |s: St| st.get(s).max(0) as u64 * PAGE_SIZE;
+        // NR_PAGETABLE: each table where it was charged (a moved task's
+        // stay behind); the pgd, allocated before the task joined a memcg
+        // and not charged, with the task's memcg.
         let pgtables: u64 = self
             .tasks
             .iter()
-            .filter(|t| t.alive && sub.contains(&t.memcg))
-            .map(|t| t.pgtables())
+            .filter(|t| t.alive)
+            .map(|t| {
+                u64::from(sub.contains(&t.memcg))
+                    + t.pgtable_pfns.iter().filter(|&&p| sub.contains(&self.folios.get(p).memcg)).count() as u64
+            })
             .sum::<u64>()
             * PAGE_SIZE;
         let slab: u64 = sub.iter().map(|&m| self.memcgs[m as usize].slab_bytes).sum();
@@ -383,6 +446,7 @@ impl Kernel {
                 current: c.usage * PAGE_SIZE,
                 peak: c.watermark * PAGE_SIZE,
                 swap_current: c.swap_usage * PAGE_SIZE,
+                swap_peak: c.swap_watermark * PAGE_SIZE,
                 events: MEMCG_EVENT_NAMES.iter().zip(c.mem_events.iter()).map(|(&n, &v)| (n, v)).collect(),
                 pressure: self.pressure_report(id),
             });
@@ -402,6 +466,36 @@ impl Kernel {
             })
             .collect();
         let _ = ROOT_MEMCG;
+        let stats = self
+            .stat_points
+            .iter()
+            .map(|p| StatReport {
+                memcg: names.memcg(p.memcg),
+                time_ns: p.time_ns,
+                current: p.current,
+                peak: p.peak,
+                swap_current: p.swap_current,
+                swap_peak: p.swap_peak,
+                peak_since_reset: p.peak_since_reset,
+                swap_peak_since_reset: p.swap_peak_since_reset,
+                events: MEMCG_EVENT_NAMES.iter().zip(p.events.iter()).map(|(&n, &v)| (n, v)).collect(),
+                stat: p.stat.clone(),
+            })
+            .collect();
+        let reclaims = self
+            .reclaim_results
+            .iter()
+            .map(|r| ReclaimReport { memcg: names.memcg(r.memcg), bytes: r.bytes, reclaimed_pages: r.reclaimed, result: r.result })
+            .collect();
+        let zram = self.swap.as_ref().and_then(|s| {
+            let z = s.zram.as_ref()?;
+            Some(ZramReport {
+                orig_data_size: s.nr_stored * PAGE_SIZE,
+                compr_data_size: s.nr_stored * u64::from(z.comp_len),
+                mem_used_total: z.pfns.len() as u64 * PAGE_SIZE,
+                ratio: z.ratio,
+            })
+        });
         let cpu = CpuReport {
             cpus: self.cpus.len() as u32,
             schedule: if self.parallel() { "parallel" } else { "serial" },
@@ -422,6 +516,9 @@ impl Kernel {
             vmstat: self.vmstat(),
             memcg,
             oom_kills,
+            stats,
+            reclaims,
+            zram,
             sim: SimReport {
                 operations: self.sim.operations,
                 access_ops: self.sim.access_ops,

@@ -40,31 +40,141 @@ pub struct SwapDevice {
     /// (brd: `brd_insert_page` on the first write of a sector, freed only
     /// by a discard, which swap without `swapon --discard` never sends).
     /// Simplification (docs/FIDELITY.md): the mkswap header page is not
-    /// counted, and zram (compression, memory freed with the slot) is not
-    /// modelled.
+    /// counted.
     pub ram: bool,
-    /// Slots whose RAM page exists (only with `ram`), and their count.
+    /// Slots whose data the device holds in RAM (with `ram` or `zram`),
+    /// and their count.
     pub stored: Vec<bool>,
     pub nr_stored: u64,
+    /// A zram device: its compressed store (crate::swapfile::Zram).
+    pub zram: Option<Zram>,
+}
+
+/// A zram device's memory (drivers/block/zram/zram_drv.c on mm/zsmalloc.c).
+///
+/// zram compresses each page written to it and keeps the result in a
+/// zsmalloc pool: objects of one size class are packed into "zspages" of
+/// 1..=8 physical pages allocated together, and the pool's pages come from
+/// RAM — unmovable kernel memory of the zone, charged to no memcg. A slot's
+/// object goes when the slot is freed (`swap_slot_free_notify` →
+/// `zram_free_page`), and with it, eventually, the zspage.
+///
+/// The model knows no page contents, so every page compresses by the
+/// device's one ratio: an object of `ceil(4096 / ratio)` bytes (a whole
+/// page when that reaches zsmalloc's huge class, as `zram_write_page`
+/// stores incompressible pages), in the size class `zs_malloc` picks for
+/// it with the handle's bytes added. Simplifications (docs/FIDELITY.md):
+/// no same-filled pages (they take no memory in the kernel); the pool is
+/// always packed (`ceil(objects / objs_per_zspage)` zspages, as after
+/// compaction: the kernel frees a zspage only when its last object goes,
+/// so after scattered frees it holds more until `zs_compact`); zram's
+/// per-slot table (allocated once at `disksize`) is not counted.
+#[derive(Clone, Debug)]
+pub struct Zram {
+    /// Compression ratio in hundredths.
+    pub ratio: u32,
+    /// Bytes stored per page (`comp_len`).
+    pub comp_len: u32,
+    /// The size class's object size, pages per zspage, objects per zspage.
+    pub class_size: u32,
+    pub pages_per_zspage: u32,
+    pub objs_per_zspage: u32,
+    /// The pool's pages, in allocation order.
+    pub pfns: Vec<u32>,
+}
+
+/// `PAGE_SIZE` as zsmalloc's arithmetic uses it.
+const ZS_PAGE: u32 = 4096;
+/// `CONFIG_ZSMALLOC_CHAIN_SIZE` (the default, and Debian's 6.12).
+pub const ZS_MAX_PAGES_PER_ZSPAGE: u32 = 8;
+/// `ZS_MIN_ALLOC_SIZE` on x86-64 (32 bytes).
+const ZS_MIN_ALLOC_SIZE: u32 = 32;
+/// `ZS_SIZE_CLASS_DELTA` (`PAGE_SIZE >> CLASS_BITS`).
+const ZS_SIZE_CLASS_DELTA: u32 = ZS_PAGE >> 8;
+/// `ZS_HANDLE_SIZE`: zs_malloc adds it to every object.
+const ZS_HANDLE_SIZE: u32 = 8;
+
+/// `calculate_zspage_chain_size`: the pages per zspage (1..=8) that waste
+/// the least of the last page, the first such count on ties.
+pub fn zspage_chain_size(class_size: u32) -> u32 {
+    if class_size.is_power_of_two() {
+        return 1;
+    }
+    let mut best = (u32::MAX, 1);
+    for i in 1..=ZS_MAX_PAGES_PER_ZSPAGE {
+        let waste = (i * ZS_PAGE) % class_size;
+        if waste < best.0 {
+            best = (waste, i);
+        }
+    }
+    best.1
+}
+
+/// The size of zsmalloc's first huge class less the handle's bytes
+/// (`zs_huge_class_size`): from the largest class down, the first with
+/// more than one page per zspage and more than one object per zspage.
+/// A compressed page this long or longer is stored whole.
+pub fn zs_huge_class_size() -> u32 {
+    let nr_classes = (ZS_PAGE - ZS_MIN_ALLOC_SIZE).div_ceil(ZS_SIZE_CLASS_DELTA) + 1;
+    for i in (0..nr_classes).rev() {
+        let size = (ZS_MIN_ALLOC_SIZE + i * ZS_SIZE_CLASS_DELTA).min(ZS_PAGE);
+        let pages = zspage_chain_size(size);
+        if pages != 1 && pages * ZS_PAGE / size != 1 {
+            return size - (ZS_HANDLE_SIZE - 1);
+        }
+    }
+    ZS_PAGE
+}
+
+impl Zram {
+    pub fn new(ratio: u32) -> Zram {
+        debug_assert!(ratio >= 100);
+        let mut comp_len = (u64::from(ZS_PAGE) * 100).div_ceil(u64::from(ratio)) as u32;
+        if comp_len >= zs_huge_class_size() {
+            comp_len = ZS_PAGE;
+        }
+        // zs_malloc: the handle's bytes, then the class (get_size_class_index).
+        let size = comp_len + ZS_HANDLE_SIZE;
+        let idx = if size > ZS_MIN_ALLOC_SIZE { (size - ZS_MIN_ALLOC_SIZE).div_ceil(ZS_SIZE_CLASS_DELTA) } else { 0 };
+        let class_size = (ZS_MIN_ALLOC_SIZE + idx * ZS_SIZE_CLASS_DELTA).min(ZS_PAGE);
+        let pages_per_zspage = zspage_chain_size(class_size);
+        let objs_per_zspage = pages_per_zspage * ZS_PAGE / class_size;
+        Zram { ratio, comp_len, class_size, pages_per_zspage, objs_per_zspage, pfns: Vec::new() }
+    }
+
+    /// Pool pages needed for `objects` stored pages, packed.
+    pub fn pages_for(&self, objects: u64) -> u64 {
+        objects.div_ceil(u64::from(self.objs_per_zspage)) * u64::from(self.pages_per_zspage)
+    }
 }
 
 impl SwapDevice {
-    pub fn new(pages: u64, sync_io: bool, ram: bool) -> SwapDevice {
+    pub fn new(pages: u64, sync_io: bool, ram: bool, zram: Option<u32>) -> SwapDevice {
+        let stores = ram || zram.is_some();
         SwapDevice {
             slots: vec![0; pages as usize],
             memcg: vec![0; pages as usize],
             owner: vec![(0, 0); pages as usize],
             nr_free: pages,
             cursor: 0,
-            sync_io,
+            // zram is always SWP_SYNCHRONOUS_IO.
+            sync_io: sync_io || zram.is_some(),
             xa: crate::shadow::XaNodes::new(pages),
             ram,
-            stored: if ram { vec![false; pages as usize] } else { Vec::new() },
+            stored: if stores { vec![false; pages as usize] } else { Vec::new() },
             nr_stored: 0,
+            zram: zram.map(Zram::new),
         }
     }
     pub fn nr_pages(&self) -> u64 {
         self.slots.len() as u64
+    }
+    /// Pages of RAM the device holds (brd's pages, zram's pool).
+    pub fn device_pages(&self) -> u64 {
+        match &self.zram {
+            Some(z) => z.pfns.len() as u64,
+            None => self.nr_stored,
+        }
     }
     /// `folio_alloc_swap`: a free slot, or None when the device is full.
     pub fn alloc(&mut self, memcg: u16) -> Option<u32> {
@@ -128,6 +238,11 @@ impl Kernel {
         let sw = self.swap.as_mut().unwrap();
         let memcg = sw.memcg[slot as usize];
         sw.free(slot);
+        // swap_range_free → swap_slot_free_notify: zram drops the slot's
+        // object (zram_free_page).
+        if sw.zram.is_some() && sw.stored[slot as usize] {
+            self.zram_free_page(slot);
+        }
         self.swap_uncharge(memcg, 1);
     }
 
@@ -174,5 +289,38 @@ pub(crate) fn slot_kind(e: u64) -> crate::shadow::Slot {
         crate::shadow::Slot::Shadow
     } else {
         crate::shadow::Slot::Empty
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zsmalloc_classes() {
+        // A power of two fills its pages exactly: one page per zspage.
+        assert_eq!(zspage_chain_size(32), 1);
+        assert_eq!(zspage_chain_size(2048), 1);
+        // 48 bytes: 4096 mod 48 = 16, 8192 mod 48 = 32, 12288 mod 48 = 0.
+        assert_eq!(zspage_chain_size(48), 3);
+        // From 4096 down, sizes above 3632 waste least with one page (one
+        // object); 3632 takes 8 pages for 9 objects (32768 - 9 * 3632 =
+        // 80 bytes of waste): the first class that is not huge. Less the
+        // handle's 8 bytes plus one: 3625.
+        assert_eq!(zspage_chain_size(3632), 8);
+        assert_eq!(zs_huge_class_size(), 3625);
+        // Ratio 1.13: ceil(4096 / 1.13) = 3625 bytes reaches the huge
+        // class and is stored as a whole page, one per 4096-byte class.
+        let z = Zram::new(113);
+        assert_eq!((z.comp_len, z.class_size, z.pages_per_zspage, z.objs_per_zspage), (4096, 4096, 1, 1));
+        // Ratio 1.14: 3593 bytes, 3601 with the handle: class 3616 (32 +
+        // 224 * 16); 8 pages hold 9 such objects (waste 224), less than
+        // any other count.
+        let z = Zram::new(114);
+        assert_eq!((z.comp_len, z.class_size), (3593, 3616));
+        assert_eq!((z.pages_per_zspage, z.objs_per_zspage), (8, 9));
+        assert_eq!(z.pages_for(9), 8);
+        assert_eq!(z.pages_for(10), 16);
+        assert_eq!(z.pages_for(0), 0);
     }
 }

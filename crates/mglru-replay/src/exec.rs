@@ -178,6 +178,30 @@ struct MemcgInfo {
     cg_path: String,
     kernel_id: Option<u32>,
     start: Option<MemcgSnap>,
+    /// The open `memory.peak` / `memory.swap.peak` files a `peak=reset`
+    /// wrote to: the kernel keeps the reset per open file, so `stat`
+    /// reads through the same one.
+    peak_files: Vec<(&'static str, std::fs::File)>,
+}
+
+/// What a `stat MEMCG` statement read.
+struct StatRec {
+    line: u64,
+    memcg: String,
+    snap: MemcgSnap,
+    /// `memory.swap.peak` as a new open file reads it, and both peaks as
+    /// the files a reset wrote to read them.
+    swap_peak: Option<u64>,
+    peak_since_reset: Option<u64>,
+    swap_peak_since_reset: Option<u64>,
+}
+
+/// What a `reclaim` statement's write returned (0 or -errno).
+struct ReclaimRec {
+    line: u64,
+    memcg: String,
+    bytes: u64,
+    result: i64,
 }
 
 struct FileInfo {
@@ -475,6 +499,8 @@ struct Exec {
     killed: Vec<Killed>,
     skipped: u64,
     dumps: u64,
+    stats: Vec<StatRec>,
+    reclaims: Vec<ReclaimRec>,
     ra_path: Option<PathBuf>,
     ra_kb: Option<u64>,
     memory_reported: bool,
@@ -554,6 +580,8 @@ impl Exec {
             killed: Vec::new(),
             skipped: 0,
             dumps: 0,
+            stats: Vec::new(),
+            reclaims: Vec::new(),
             ra_path: None,
             ra_kb: None,
             memory_reported: false,
@@ -676,6 +704,7 @@ impl Exec {
             cg_path,
             kernel_id: None,
             start: None,
+            peak_files: Vec::new(),
         });
         let msg = format!(
             "replayer pid {} in cgroup {}",
@@ -830,7 +859,17 @@ impl Exec {
                 pages,
                 readahead_pages,
             } => self.create_file(p, id, pages, readahead_pages),
-            Action::Spawn { task, memcg, cpu } => self.spawn(p, task, memcg, cpu),
+            Action::Spawn { task, memcg, cpu, oom_score_adj } => self.spawn(p, task, memcg, cpu, oom_score_adj),
+            Action::ResetPeaks { id, limits, files } => {
+                let dir = self.memcg(id)?.dir.clone();
+                self.write_limits(&dir, &limits)?;
+                for f in files {
+                    self.reset_peak(id, f)?;
+                }
+                Ok(())
+            }
+            Action::TaskSet { task, memcg, oom_score_adj } => self.task_set(p, task, memcg, oom_score_adj),
+            Action::Stat { memcg } => self.stat_memcg(p, line, memcg),
             Action::MapAnon {
                 task,
                 region,
@@ -1010,7 +1049,14 @@ impl Exec {
             }
             Action::Reclaim { memcg, bytes } => {
                 let path = self.memcg(memcg)?.dir.join("memory.reclaim");
-                match self.sys.write(&path, &bytes.to_string()) {
+                let res = self.sys.write(&path, &bytes.to_string());
+                let result = match &res {
+                    Ok(()) => 0,
+                    Err(e) => -i64::from(e.raw_os_error().unwrap_or(0)),
+                };
+                let name = self.memcg(memcg)?.name.clone();
+                self.reclaims.push(ReclaimRec { line, memcg: name, bytes, result });
+                match res {
                     Ok(()) => {
                         let msg = format!(
                             "{}: reclaim {bytes} bytes from {}: ok",
@@ -1217,6 +1263,7 @@ impl Exec {
             cg_path,
             kernel_id: None,
             start: None,
+            peak_files: Vec::new(),
         });
         Ok(())
     }
@@ -1353,7 +1400,92 @@ impl Exec {
         Ok(())
     }
 
-    fn spawn(&mut self, p: &Planner, task: u32, memcg: u16, cpu: Option<u32>) -> Result<(), ReplayError> {
+    /// `peak=reset` / `swap.peak=reset`: write to the memcg's one open
+    /// peak file (opened at the first reset and kept).
+    fn reset_peak(&mut self, id: u16, file: &'static str) -> Result<(), ReplayError> {
+        let dir = self.memcg(id)?.dir.clone();
+        let path = dir.join(file);
+        if !self.memcgs[usize::from(id)].peak_files.iter().any(|(f, _)| *f == file) {
+            // A fake system's files are created on first use.
+            let fake = self.sys.is_fake();
+            let f = OpenOptions::new().read(true).write(true).create(fake).truncate(false).open(&path).map_err(|e| sys_err(format!("open {}", path.display()), &e))?;
+            self.memcgs[usize::from(id)].peak_files.push((file, f));
+        }
+        let m = &self.memcgs[usize::from(id)];
+        let f = &m.peak_files.iter().find(|(n, _)| *n == file).expect("opened above").1;
+        f.write_at(b"reset\n", 0).map_err(|e| sys_err(format!("write reset to {}", path.display()), &e))?;
+        Ok(())
+    }
+
+    /// A peak file's value: through the file a reset wrote to (if
+    /// `kept`), else a fresh read (the global peak). None where the file
+    /// does not exist.
+    fn read_peak(&self, id: u16, file: &'static str, kept: bool) -> Result<Option<u64>, ReplayError> {
+        let m = self.memcg(id)?;
+        if let Some((_, f)) = m.peak_files.iter().find(|(n, _)| kept && *n == file) {
+            let mut buf = [0u8; 64];
+            let n = f.read_at(&mut buf, 0).map_err(|e| sys_err(format!("read {}", m.dir.join(file).display()), &e))?;
+            return Ok(sysfs::parse_num(&String::from_utf8_lossy(&buf[..n])));
+        }
+        Ok(sysfs::read_opt(&m.dir.join(file))?.as_deref().and_then(sysfs::parse_num))
+    }
+
+    /// `stat MEMCG`: the memcg's files now, kept for the result and
+    /// printed between markers.
+    fn stat_memcg(&mut self, p: &Planner, line: u64, memcg: u16) -> Result<(), ReplayError> {
+        let dir = self.memcg(memcg)?.dir.clone();
+        let snap = sysfs::memcg_snapshot(&dir)?;
+        let swap_peak = self.read_peak(memcg, "memory.swap.peak", false)?;
+        let peak_since_reset = self.read_peak(memcg, "memory.peak", true)?;
+        let swap_peak_since_reset = self.read_peak(memcg, "memory.swap.peak", true)?;
+        let name = self.memcg(memcg)?.name.clone();
+        let n = self.stats.len() + 1;
+        let loc = self.loc(p);
+        let _ = writeln!(self.out, "MGLRU-REPLAY-STAT-BEGIN {n} {name} {loc}");
+        for (k, v) in [
+            ("memory.current", snap.current),
+            ("memory.peak", snap.peak),
+            ("memory.swap.current", snap.swap_current),
+            ("memory.swap.peak", swap_peak),
+            ("memory.peak.since_reset", peak_since_reset),
+            ("memory.swap.peak.since_reset", swap_peak_since_reset),
+        ] {
+            if let Some(v) = v {
+                let _ = writeln!(self.out, "{k} {v}");
+            }
+        }
+        let _ = writeln!(self.out, "MGLRU-REPLAY-STAT-END {n}");
+        let _ = self.out.flush();
+        self.stats.push(StatRec { line, memcg: name, snap, swap_peak, peak_since_reset, swap_peak_since_reset });
+        Ok(())
+    }
+
+    /// A later `task` statement: the worker's pid goes to the new memcg's
+    /// `cgroup.procs`, and its `oom_score_adj` is written.
+    fn task_set(&mut self, p: &Planner, task: u32, memcg: Option<u16>, oom_score_adj: Option<i16>) -> Result<(), ReplayError> {
+        if !matches!(self.tasks.get(task as usize), Some(TaskState::Alive(_))) {
+            return self.skip(p, task);
+        }
+        let pid = self.pid(task);
+        if let Some(m) = memcg {
+            let procs = self.memcg(m)?.dir.join("cgroup.procs");
+            self.sys.write_or_err(&procs, &pid.to_string())?;
+        }
+        if let Some(a) = oom_score_adj {
+            let path = self.sys.path(&format!("/proc/{pid}/oom_score_adj"));
+            if self.sys.is_fake() {
+                if let Some(d) = path.parent() {
+                    let _ = std::fs::create_dir_all(d);
+                }
+            }
+            self.sys.write_or_err(&path, &a.to_string())?;
+        }
+        let msg = format!("{}: task {} (pid {pid}) updated", self.loc(p), p.reader().task_name(task));
+        self.info(&msg);
+        Ok(())
+    }
+
+    fn spawn(&mut self, p: &Planner, task: u32, memcg: u16, cpu: Option<u32>, oom_score_adj: i16) -> Result<(), ReplayError> {
         if task as usize != self.tasks.len() {
             return Err(ReplayError::system(format!(
                 "internal: task id {task} out of order"
@@ -1391,6 +1523,7 @@ impl Exec {
             close,
             procs: Some(procs),
             oom_score_adj: Some(oom),
+            oom_score_adj_value: oom_score_adj.to_string().into_bytes(),
             mlock: !self.sys.is_fake(),
             prefault: (self.buf.ptr as u64, self.buf.filled),
             cpu,
@@ -2189,6 +2322,50 @@ impl Exec {
             j.int("line", s.line);
             j.str("op", &s.op);
             j.str("error", &s.error);
+            j.end_obj();
+        }
+        j.end_arr();
+        // A zram swap device's mm_stat at the end (orig_data_size,
+        // compr_data_size, mem_used_total, mem_limit, mem_used_max,
+        // same_pages, pages_compacted, huge_pages, huge_pages_since).
+        if let Some(t) = sysfs::read_opt(&self.sys.path("/sys/block/zram0/mm_stat"))? {
+            let v: Vec<u64> = t.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+            j.int_arr("zram_mm_stat", v);
+        }
+        // `stat` statements' reads and `reclaim` statements' results.
+        j.begin_arr("stats");
+        for s in &self.stats {
+            j.begin_obj(None);
+            j.int("line", s.line);
+            j.str("memcg", &s.memcg);
+            for (k, v) in [
+                ("current", s.snap.current),
+                ("peak", s.snap.peak),
+                ("swap_current", s.snap.swap_current),
+                ("swap_peak", s.swap_peak),
+                ("peak_since_reset", s.peak_since_reset),
+                ("swap_peak_since_reset", s.swap_peak_since_reset),
+            ] {
+                if let Some(v) = v {
+                    j.int(k, v);
+                }
+            }
+            if let Some(ev) = &s.snap.events {
+                j.counters("events", ev);
+            }
+            if let Some(st) = &s.snap.stat {
+                j.counters("stat", st);
+            }
+            j.end_obj();
+        }
+        j.end_arr();
+        j.begin_arr("reclaims");
+        for r in &self.reclaims {
+            j.begin_obj(None);
+            j.int("line", r.line);
+            j.str("memcg", &r.memcg);
+            j.int("bytes", r.bytes);
+            j.int("result", r.result);
             j.end_obj();
         }
         j.end_arr();

@@ -71,14 +71,38 @@ pub enum Action {
     },
     /// Limits of an existing memcg.
     SetLimits { id: u16, limits: Vec<LimitWrite> },
+    /// The limits of an existing memcg, then resets of its peak files
+    /// (`memory.peak`, `memory.swap.peak`) written through the replayer's
+    /// one open file for each, which later `stat` reads use too (the
+    /// kernel keeps a reset per open file).
+    ResetPeaks {
+        id: u16,
+        limits: Vec<LimitWrite>,
+        files: Vec<&'static str>,
+    },
+    /// A later `task` statement: move the worker to another memcg
+    /// (`cgroup.procs`) and/or write its `oom_score_adj`.
+    TaskSet {
+        task: u32,
+        memcg: Option<u16>,
+        oom_score_adj: Option<i16>,
+    },
+    /// `stat MEMCG`: read the memcg's files and print them.
+    Stat { memcg: u16 },
     /// Create a file of `pages` pages filled with non-zero data.
     CreateFile {
         id: u32,
         pages: u64,
         readahead_pages: u64,
     },
-    /// Fork a worker for `task` in `memcg`, pinned to `cpu` if given.
-    Spawn { task: u32, memcg: u16, cpu: Option<u32> },
+    /// Fork a worker for `task` in `memcg`, pinned to `cpu` if given,
+    /// with `oom_score_adj`.
+    Spawn {
+        task: u32,
+        memcg: u16,
+        cpu: Option<u32>,
+        oom_score_adj: i16,
+    },
     /// `mmap(MAP_PRIVATE|MAP_ANONYMOUS)` of `pages` pages.
     MapAnon { task: u32, region: u32, pages: u64, populate: bool },
     /// `mmap(MAP_SHARED)` of the whole file (`pages` pages).
@@ -374,8 +398,22 @@ impl Planner {
                 low,
                 min,
                 swap_max,
+                oom_group,
+                reset_peak,
+                reset_swap_peak,
             } => {
-                let limits = limit_writes(max, high, low, min, swap_max);
+                let mut limits = limit_writes(max, high, low, min, swap_max);
+                if let Some(g) = oom_group {
+                    limits.push(("memory.oom.group", if g { "1" } else { "0" }.to_string()));
+                }
+                let files: Vec<&'static str> = [(reset_peak, "memory.peak"), (reset_swap_peak, "memory.swap.peak")]
+                    .into_iter()
+                    .filter_map(|(on, f)| on.then_some(f))
+                    .collect();
+                if !files.is_empty() {
+                    // The resolver allows resets only on an existing memcg.
+                    return Action::ResetPeaks { id, limits, files };
+                }
                 if new {
                     let name = self.reader.memcg_name(id);
                     let pdir = self.memcg_dir(parent);
@@ -427,7 +465,9 @@ impl Planner {
                     readahead_pages,
                 }
             }
-            Op::Task { id, memcg, cpu } => Action::Spawn { task: id, memcg, cpu },
+            Op::Task { id, memcg, cpu, oom_score_adj } => Action::Spawn { task: id, memcg, cpu, oom_score_adj },
+            Op::TaskSet { id, memcg, oom_score_adj } => Action::TaskSet { task: id, memcg, oom_score_adj },
+            Op::Stat { memcg } => Action::Stat { memcg },
             // The harness gives the guest its CPUs (`-smp`); only reported.
             Op::Cpus { .. } => Action::Machine,
             Op::Anon {
@@ -705,5 +745,40 @@ mod tests {
         assert_eq!(data_file_name(0, ".."), "f000000-..");
         let long = "x".repeat(1000);
         assert!(data_file_name(1, &long).len() <= 240);
+    }
+
+    #[test]
+    fn memcg_files_tasks_and_stat() {
+        let a = actions(
+            "memcg a max=1M oom.group=1
+memcg b
+task t memcg=a oom_score_adj=-500
+             memcg a peak=reset swap.peak=reset oom.group=0
+task t memcg=b
+task t oom_score_adj=7
+stat a
+",
+        );
+        assert_eq!(
+            a[0],
+            Action::CreateMemcg {
+                id: 1,
+                parent: 0,
+                rel: "a".into(),
+                limits: vec![("memory.max", "1048576".into()), ("memory.oom.group", "1".into())]
+            }
+        );
+        assert_eq!(a[2], Action::Spawn { task: 0, memcg: 1, cpu: None, oom_score_adj: -500 });
+        assert_eq!(
+            a[3],
+            Action::ResetPeaks {
+                id: 1,
+                limits: vec![("memory.oom.group", "0".into())],
+                files: vec!["memory.peak", "memory.swap.peak"]
+            }
+        );
+        assert_eq!(a[4], Action::TaskSet { task: 0, memcg: Some(2), oom_score_adj: None });
+        assert_eq!(a[5], Action::TaskSet { task: 0, memcg: None, oom_score_adj: Some(7) });
+        assert_eq!(a[6], Action::Stat { memcg: 1 });
     }
 }

@@ -486,3 +486,38 @@ exit a
     assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stdout.contains(r#""skipped_operations":0"#), "{stdout}");
 }
+
+/// The memcg files of issue 16 on a fake kernel: memory.oom.group written
+/// with the limits, each worker writes its trace's oom_score_adj, a later
+/// `task` statement writes the worker's pid to the new memcg's
+/// cgroup.procs and its /proc/PID/oom_score_adj, `peak=reset` writes to a
+/// kept open memory.peak, `stat` reads the files into the result line, and
+/// each `reclaim` leaves its result there.
+#[test]
+fn memcg_files_task_moves_and_stat() {
+    let f = Fake::new("memcg16");
+    // The worker opens its oom_score_adj without creating it (a real
+    // kernel file): the fake needs it to exist.
+    fs::write(f.sys.join("proc/self/oom_score_adj"), "0\n").unwrap();
+    let out = f.run(
+        "memcg app max=32M oom.group=1\nmemcg web\ntask a memcg=app oom_score_adj=-17\nanon a heap size=8K\n\
+         store a heap 0 2\nmemcg app peak=reset\ntask a memcg=web oom_score_adj=250\nreclaim web 4K\nstat web\n",
+        &[],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let app = f.cg.join("mglru-replay").join("app");
+    let app = if app.exists() { app } else { f.cg.join("app") };
+    assert_eq!(f.read(&app.join("memory.oom.group")), "1\n");
+    assert_eq!(f.read(&app.join("memory.peak")), "reset\n");
+    // The worker wrote -17 as its own oom_score_adj when it started.
+    let own = f.read(&f.sys.join("proc/self/oom_score_adj"));
+    assert!(own.starts_with("-17"), "{own:?}");
+    let web = app.parent().unwrap().join("web");
+    let pid: i32 = f.read(&web.join("cgroup.procs")).trim().parse().expect("a pid in web's cgroup.procs");
+    assert_eq!(f.read(&f.sys.join(format!("proc/{pid}/oom_score_adj"))), "250\n");
+    let r = stdout.lines().find(|l| l.starts_with("MGLRU-REPLAY-RESULT ")).expect("result line");
+    assert!(r.contains(r#""stats":[{"line":9,"memcg":"web""#), "{r}");
+    assert!(r.contains(r#""reclaims":[{"line":8,"memcg":"web","bytes":4096,"result":0}]"#), "{r}");
+    assert!(stdout.contains("MGLRU-REPLAY-STAT-BEGIN 1 web "), "{stdout}");
+}

@@ -19,6 +19,8 @@ pub struct Setup {
     sysctls: Vec<(Sysctl, u64)>,
     /// (id, parent, max, high, low, min, swap.max) of each defined memcg.
     memcgs: Vec<(u16, u16, [Option<u64>; 5])>,
+    /// zram's compression ratio (hundredths) when the swap device is zram.
+    zram: Option<u32>,
 }
 
 fn limit(b: u64) -> String {
@@ -35,9 +37,12 @@ impl Setup {
         match *op {
             Op::Memory { bytes } => self.memory = Some(bytes),
             Op::Cpus { n } => self.cpus = Some(n),
-            Op::Swap { bytes, sync_io, ram } => self.swap = Some((bytes, sync_io, ram)),
+            Op::Swap { bytes, sync_io, ram, zram } => {
+                self.swap = Some((bytes, sync_io, ram));
+                self.zram = zram;
+            }
             Op::Sysctl { name, value } if self.memcgs.is_empty() => self.sysctls.push((name, value)),
-            Op::Memcg { id, parent, new: true, max, high, low, min, swap_max } => self.memcgs.push((id, parent, [max, high, low, min, swap_max])),
+            Op::Memcg { id, parent, new: true, max, high, low, min, swap_max, .. } => self.memcgs.push((id, parent, [max, high, low, min, swap_max])),
             _ => {}
         }
     }
@@ -63,10 +68,11 @@ impl Setup {
             (Some(b), _) => format!("{} (--swap)", fmt_size(b)),
             (None, Some((0, _, _))) => "none".to_string(),
             (None, Some((b, sync, ram))) => {
-                let kind = match (sync, ram) {
-                    (true, true) => ", RAM-backed (brd)",
-                    (true, false) => ", synchronous (zram-like)",
-                    _ => "",
+                let kind = match (sync, ram, self.zram) {
+                    (_, _, Some(r)) => format!(", zram (compression ratio {}.{:02})", r / 100, r % 100),
+                    (true, true, None) => ", RAM-backed (brd)".to_string(),
+                    (true, false, None) => ", synchronous (zram-like)".to_string(),
+                    _ => String::new(),
                 };
                 format!("{}{kind} (the trace)", fmt_size(b))
             }

@@ -17,11 +17,12 @@
 //!
 //! ```text
 //! memory SIZE                         total RAM (default 1G)
-//! swap SIZE [sync=y|n]                a swap device (default none)
+//! swap SIZE [sync=y|n] [ram=y|n] [zram=y [ratio=R]]   a swap device (default none)
 //! sysctl NAME=VALUE                   see parse_sysctl
 //! memcg NAME [parent=NAME] [max=SIZE|max] [high=SIZE|max] [low=SIZE|max] [min=SIZE|max] [swap.max=SIZE|max]
+//!            [oom.group=0|1] [peak=reset] [swap.peak=reset]
 //! file NAME size=SIZE [readahead=SIZE]
-//! task ID [memcg=NAME]
+//! task ID [memcg=NAME] [cpu=K] [oom_score_adj=N]
 //! anon ID REGION size=SIZE [populate=y|n]
 //! mmap ID REGION file=NAME [populate=y|n]
 //! read ID FILE PAGE [COUNT]
@@ -30,6 +31,7 @@
 //! store ID REGION PAGE [COUNT]
 //! advise ID FILE|REGION normal|random|sequential|dontneed|willneed|noreuse
 //! reclaim MEMCG SIZE
+//! stat MEMCG
 //! sleep DURATION
 //! exit ID
 //! munmap ID REGION
@@ -50,7 +52,7 @@
 //! use mglru_trace::{Op, TraceReader};
 //! let mut r = TraceReader::from_str("example", "file f size=1M\ntask 1\nread 1 f 0 4\n");
 //! assert_eq!(r.next_op().unwrap(), Some(Op::File { id: 0, pages: 256, readahead_pages: 32 }));
-//! assert_eq!(r.next_op().unwrap(), Some(Op::Task { id: 0, memcg: 0, cpu: None }));
+//! assert_eq!(r.next_op().unwrap(), Some(Op::Task { id: 0, memcg: 0, cpu: None, oom_score_adj: 0 }));
 //! assert_eq!(r.next_op().unwrap(), Some(Op::Read { task: 0, file: 0, page: 0, count: 4 }));
 //! assert_eq!(r.next_op().unwrap(), None);
 //! ```
@@ -72,7 +74,7 @@ pub use error::{TraceError, TraceErrorKind};
 pub use limits::{
     MAX_FILE_SIZE, MAX_MEMORY, MAX_PAGES, MAX_REGION_SIZE, MAX_SLEEP_NS, MAX_SWAP, MAX_TOTAL_FILE_SIZE, MIN_MEMORY,
 };
-pub use parse::MAX_CPUS;
+pub use parse::{DEFAULT_ZRAM_RATIO, MAX_CPUS, OOM_SCORE_ADJ_MAX, OOM_SCORE_ADJ_MIN, ZRAM_RATIO_MAX, ZRAM_RATIO_MIN};
 pub use reader::{Compression, Location, TraceReader};
 pub use size::{parse_duration_ns, parse_size};
 pub use sysctl::{parse_sysctl, Sysctl};
@@ -174,12 +176,14 @@ pub enum Op {
     /// `memory SIZE`: total RAM in bytes (at most once, before any op other
     /// than `Memory`, `Swap` and `Sysctl`). See [`DEFAULT_MEMORY`].
     Memory { bytes: u64 },
-    /// `swap SIZE [sync=y|n] [ram=y|n]`: a swap device of `bytes` bytes;
-    /// `sync_io` means a synchronous device like zram or brd, `ram` a
-    /// device that keeps what is written to it in RAM (brd: one page of
-    /// memory per slot ever written). At most once, in the setup section
-    /// like `Memory`.
-    Swap { bytes: u64, sync_io: bool, ram: bool },
+    /// `swap SIZE [sync=y|n] [ram=y|n] [zram=y [ratio=R]]`: a swap device
+    /// of `bytes` bytes; `sync_io` means a synchronous device like zram or
+    /// brd, `ram` a device that keeps what is written to it in RAM (brd:
+    /// one page of memory per slot ever written). `zram` is a zram device
+    /// (always `sync_io`) whose stored pages compress by the ratio given in
+    /// hundredths (`ratio=2.5` is `Some(250)`); its memory comes and goes
+    /// with the slots. At most once, in the setup section like `Memory`.
+    Swap { bytes: u64, sync_io: bool, ram: bool, zram: Option<u32> },
     /// `sysctl NAME=VALUE` with the value normalised by [`parse_sysctl`].
     /// May appear anywhere in the trace (a run-time change).
     Sysctl { name: Sysctl, value: u64 },
@@ -188,6 +192,9 @@ pub enum Op {
     /// only the limits that are `Some` (like writing `memory.max` at run
     /// time). `parent` is the parent's id in both cases. Limits are in
     /// bytes as written (not rounded); `u64::MAX` means `max`.
+    /// `oom_group` writes `memory.oom.group`; `reset_peak` and
+    /// `reset_swap_peak` write to `memory.peak` / `memory.swap.peak`
+    /// (`peak=reset`, `swap.peak=reset`: only on an existing memcg).
     Memcg {
         id: u16,
         parent: u16,
@@ -197,6 +204,9 @@ pub enum Op {
         low: Option<u64>,
         min: Option<u64>,
         swap_max: Option<u64>,
+        oom_group: Option<bool>,
+        reset_peak: bool,
+        reset_swap_peak: bool,
     },
     /// `file NAME size=SIZE [readahead=SIZE]`: size rounded up to whole
     /// pages (at least 1), readahead rounded down (0 = readahead off).
@@ -205,10 +215,19 @@ pub enum Op {
         pages: u64,
         readahead_pages: u64,
     },
-    /// `task ID [memcg=NAME] [cpu=K]`: a new task in memcg `memcg` (root
-    /// if not given), pinned to CPU `cpu` if given (else the model's
-    /// default placement).
-    Task { id: u32, memcg: u16, cpu: Option<u32> },
+    /// `task ID [memcg=NAME] [cpu=K] [oom_score_adj=N]`: a new task in
+    /// memcg `memcg` (root if not given), pinned to CPU `cpu` if given
+    /// (else the model's default placement), with `oom_score_adj` (-1000..=1000,
+    /// default 0).
+    Task { id: u32, memcg: u16, cpu: Option<u32>, oom_score_adj: i16 },
+    /// `task ID [memcg=NAME] [oom_score_adj=N]` on a live task: moves it
+    /// to memcg `memcg` (writing its pid to `cgroup.procs`: new charges go
+    /// to the new memcg, old ones stay) and/or sets its `oom_score_adj`.
+    TaskSet { id: u32, memcg: Option<u16>, oom_score_adj: Option<i16> },
+    /// `stat MEMCG`: record the memcg's files (memory.current, memory.peak,
+    /// memory.swap.current, memory.swap.peak, memory.events, memory.stat)
+    /// at this point into the report.
+    Stat { memcg: u16 },
     /// `cpus N`: the machine's number of CPUs (setup section; default 1).
     Cpus { n: u32 },
     /// `anon ID REGION size=SIZE [populate=y]`: an anonymous mapping of

@@ -294,6 +294,8 @@ pub(crate) enum Stmt<'a> {
         bytes: u64,
         sync_io: bool,
         ram: bool,
+        /// zram's compression ratio in hundredths.
+        zram: Option<u32>,
     },
     Sysctl {
         name: Sysctl,
@@ -303,6 +305,10 @@ pub(crate) enum Stmt<'a> {
         name: Tok<'a>,
         parent: Option<Tok<'a>>,
         limits: Limits,
+        oom_group: Option<bool>,
+        /// Offsets of `peak=reset` and `swap.peak=reset` if given.
+        reset_peak: Option<usize>,
+        reset_swap_peak: Option<usize>,
     },
     File {
         name: Tok<'a>,
@@ -312,7 +318,12 @@ pub(crate) enum Stmt<'a> {
     Task {
         id: Tok<'a>,
         memcg: Option<Tok<'a>>,
-        cpu: Option<u32>,
+        /// The CPU and the offset of `cpu=`.
+        cpu: Option<(u32, usize)>,
+        oom_score_adj: Option<i16>,
+    },
+    Stat {
+        memcg: Tok<'a>,
     },
     Cpus {
         n: u32,
@@ -376,11 +387,19 @@ pub(crate) enum Stmt<'a> {
 }
 
 /// All statement keywords, in documentation order.
-pub(crate) const KEYWORDS: [&str; 24] = [
+pub(crate) const KEYWORDS: [&str; 25] = [
     "memory", "swap", "sysctl", "memcg", "file", "task", "anon", "mmap", "read", "write", "load",
     "store", "advise", "reclaim", "sleep", "exit", "dump", "lru_gen", "cpus", "munmap", "unlink",
-    "truncate", "mlock", "munlock",
+    "truncate", "mlock", "munlock", "stat",
 ];
+
+/// `oom_score_adj`'s range (`OOM_SCORE_ADJ_MIN`, `OOM_SCORE_ADJ_MAX`).
+pub const OOM_SCORE_ADJ_MIN: i16 = -1000;
+pub const OOM_SCORE_ADJ_MAX: i16 = 1000;
+
+/// The range of zram's compression ratio (`ratio=`), in hundredths.
+pub const ZRAM_RATIO_MIN: u32 = 100;
+pub const ZRAM_RATIO_MAX: u32 = 100_000;
 
 /// Most CPUs a machine may have (`cpus N`, `task ... cpu=K`): the model
 /// keeps per-CPU folio batches and a charge stock for each.
@@ -390,11 +409,12 @@ pub const MAX_CPUS: u32 = 1024;
 pub(crate) fn usage(kw: &str) -> &'static str {
     match kw {
         "memory" => "memory SIZE",
-        "swap" => "swap SIZE [sync=y|n]",
+        "swap" => "swap SIZE [sync=y|n] [ram=y|n] [zram=y [ratio=R]]",
         "sysctl" => "sysctl NAME=VALUE",
-        "memcg" => "memcg NAME [parent=NAME] [max=SIZE|max] [high=SIZE|max] [low=SIZE|max] [min=SIZE|max] [swap.max=SIZE|max]",
+        "memcg" => "memcg NAME [parent=NAME] [max=SIZE|max] [high=SIZE|max] [low=SIZE|max] [min=SIZE|max] [swap.max=SIZE|max] [oom.group=0|1] [peak=reset] [swap.peak=reset]",
         "file" => "file NAME size=SIZE [readahead=SIZE]",
-        "task" => "task ID [memcg=NAME] [cpu=K]",
+        "task" => "task ID [memcg=NAME] [cpu=K] [oom_score_adj=N]",
+        "stat" => "stat MEMCG",
         "cpus" => "cpus N",
         "anon" => "anon ID REGION size=SIZE [populate=y|n]",
         "mmap" => "mmap ID REGION file=NAME [populate=y|n]",
@@ -444,6 +464,11 @@ pub(crate) fn parse_line(line: &str) -> PResult<Option<(Tok<'_>, Stmt<'_>)>> {
         "mmap" => p.mmap()?,
         "advise" => p.advise()?,
         "reclaim" => p.reclaim()?,
+        "stat" => {
+            let memcg = p.name_arg("MEMCG")?;
+            p.end()?;
+            Stmt::Stat { memcg }
+        }
         "exit" => p.exit()?,
         "munmap" => p.munmap()?,
         "mlock" => p.mlock(true)?,
@@ -694,9 +719,14 @@ impl<'a> P<'a> {
                 ),
             );
         }
-        let (mut sync_io, mut ram) = (false, false);
-        self.options(&["sync", "ram"], |k, v| {
-            let name = ["sync", "ram"][k];
+        let (mut sync, mut ram, mut zram) = (None, None, None);
+        let mut ratio: Option<(u32, usize)> = None;
+        self.options(&["sync", "ram", "zram", "ratio"], |k, v| {
+            if k == 3 {
+                ratio = Some((zram_ratio(v)?, v.off - "ratio=".len()));
+                return Ok(());
+            }
+            let name = ["sync", "ram", "zram"][k];
             let on = match v.s {
                 "y" => true,
                 "n" => false,
@@ -707,14 +737,41 @@ impl<'a> P<'a> {
                     )
                 }
             };
-            if k == 0 {
-                sync_io = on;
-            } else {
-                ram = on;
+            // Errors about a combination point at the option itself.
+            let at = v.off - name.len() - 1;
+            match k {
+                0 => sync = Some((on, at)),
+                1 => ram = Some((on, at)),
+                _ => zram = Some((on, at)),
             }
             Ok(())
         })?;
-        Ok(Stmt::Swap { bytes, sync_io, ram })
+        let is_zram = matches!(zram, Some((true, _)));
+        if is_zram {
+            if let Some((false, off)) = sync {
+                return perr(
+                    off,
+                    "zram is always a synchronous device (SWP_SYNCHRONOUS_IO): leave out sync=n (or write sync=y)".to_string(),
+                );
+            }
+            if let Some((true, off)) = ram {
+                return perr(
+                    off,
+                    "ram=y is a brd RAM disk and zram=y a zram device: choose one".to_string(),
+                );
+            }
+        } else if let Some((_, off)) = ratio {
+            return perr(
+                off,
+                "ratio= is zram's compression ratio: it needs zram=y".to_string(),
+            );
+        }
+        Ok(Stmt::Swap {
+            bytes,
+            sync_io: is_zram || matches!(sync, Some((true, _))),
+            ram: matches!(ram, Some((true, _))),
+            zram: is_zram.then(|| ratio.map_or(DEFAULT_ZRAM_RATIO, |r| r.0)),
+        })
     }
 
     fn sysctl(&mut self) -> PResult<Stmt<'a>> {
@@ -760,11 +817,43 @@ impl<'a> P<'a> {
         check_name(name, "memcg name", false)?;
         let mut parent = None;
         let mut l = Limits::default();
+        let mut oom_group = None;
+        let (mut reset_peak, mut reset_swap_peak) = (None, None);
         self.options(
-            &["parent", "max", "high", "low", "min", "swap.max"],
+            &["parent", "max", "high", "low", "min", "swap.max", "oom.group", "peak", "swap.peak"],
             |i, v| {
                 if i == 0 {
                     parent = Some(v);
+                    return Ok(());
+                }
+                if i == 6 {
+                    oom_group = Some(match v.s {
+                        "1" => true,
+                        "0" => false,
+                        _ => {
+                            return perr(
+                                v.off,
+                                format!("expected oom.group=0 or oom.group=1, found oom.group={}", v.s),
+                            )
+                        }
+                    });
+                    return Ok(());
+                }
+                if i >= 7 {
+                    let what = if i == 7 { "peak" } else { "swap.peak" };
+                    if v.s != "reset" {
+                        return perr(
+                            v.off,
+                            format!("expected {what}=reset (a write to memory.{what} resets it), found {what}={}", v.s),
+                        );
+                    }
+                    // The offset of the option itself, for errors.
+                    let off = v.off - what.len() - 1;
+                    if i == 7 {
+                        reset_peak = Some(off);
+                    } else {
+                        reset_swap_peak = Some(off);
+                    }
                     return Ok(());
                 }
                 let what = ["", "max", "high", "low", "min", "swap.max"][i];
@@ -791,6 +880,9 @@ impl<'a> P<'a> {
             name,
             parent,
             limits: l,
+            oom_group,
+            reset_peak,
+            reset_swap_peak,
         })
     }
 
@@ -843,15 +935,33 @@ impl<'a> P<'a> {
         check_name(id, "task ID", false)?;
         let mut memcg = None;
         let mut cpu = None;
-        self.options(&["memcg", "cpu"], |k, v| {
-            if k == 1 {
-                cpu = Some(cpu_number(v, "cpu=", MAX_CPUS - 1)?);
-            } else {
-                memcg = Some(v);
+        let mut oom_score_adj = None;
+        self.options(&["memcg", "cpu", "oom_score_adj"], |k, v| {
+            match k {
+                0 => memcg = Some(v),
+                1 => cpu = Some((cpu_number(v, "cpu=", MAX_CPUS - 1)?, v.off - 4)),
+                _ => {
+                    let n = v.s.parse::<i64>().map_err(|_| PErr {
+                        off: v.off,
+                        msg: format!(
+                            "oom_score_adj= expects a whole number from {OOM_SCORE_ADJ_MIN} to {OOM_SCORE_ADJ_MAX}, found `{}`",
+                            v.s
+                        ),
+                    })?;
+                    if !(i64::from(OOM_SCORE_ADJ_MIN)..=i64::from(OOM_SCORE_ADJ_MAX)).contains(&n) {
+                        return perr(
+                            v.off,
+                            format!(
+                                "oom_score_adj={n} is out of range: the kernel accepts {OOM_SCORE_ADJ_MIN} (never kill) to {OOM_SCORE_ADJ_MAX} (kill first)"
+                            ),
+                        );
+                    }
+                    oom_score_adj = Some(n as i16);
+                }
             }
             Ok(())
         })?;
-        Ok(Stmt::Task { id, memcg, cpu })
+        Ok(Stmt::Task { id, memcg, cpu, oom_score_adj })
     }
 
     fn cpus(&mut self) -> PResult<Stmt<'a>> {
@@ -1216,6 +1326,48 @@ mod tests {
         assert_eq!(e.off, 9);
         assert!(e.msg.contains("missing PAGE"));
     }
+}
+
+/// zram's compression ratio when `ratio=` is not given (2.00): see
+/// docs/TRACE_FORMAT.md `swap`.
+pub const DEFAULT_ZRAM_RATIO: u32 = 200;
+
+/// `ratio=R`: a decimal number with at most two decimals, in hundredths.
+fn zram_ratio(v: Tok<'_>) -> PResult<u32> {
+    let bad = || PErr {
+        off: v.off,
+        msg: format!(
+            "ratio= expects zram's compression ratio, a number like 2 or 2.5 (at most two decimals) from 1 to {}, found `{}`",
+            ZRAM_RATIO_MAX / 100,
+            v.s
+        ),
+    };
+    let (int, frac) = match v.s.split_once('.') {
+        Some((i, f)) => (i, f),
+        None => (v.s, ""),
+    };
+    if int.is_empty() || int.len() > 6 || frac.len() > 2 || !int.bytes().all(|c| c.is_ascii_digit()) || !frac.bytes().all(|c| c.is_ascii_digit()) {
+        return Err(bad());
+    }
+    if v.s.ends_with('.') {
+        return Err(bad());
+    }
+    let mut h: u32 = int.parse::<u32>().map_err(|_| bad())? * 100;
+    if !frac.is_empty() {
+        let f: u32 = frac.parse().map_err(|_| bad())?;
+        h += if frac.len() == 1 { f * 10 } else { f };
+    }
+    if !(ZRAM_RATIO_MIN..=ZRAM_RATIO_MAX).contains(&h) {
+        return perr(
+            v.off,
+            format!(
+                "ratio={} is out of range: a compression ratio is at least 1 (incompressible) and at most {}",
+                v.s,
+                ZRAM_RATIO_MAX / 100
+            ),
+        );
+    }
+    Ok(h)
 }
 
 /// A CPU count or number: a decimal integer at most `max`.

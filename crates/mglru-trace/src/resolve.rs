@@ -639,9 +639,9 @@ impl Resolver {
                 self.setup_stmt(kw, at, true)?;
                 Ok(Op::Memory { bytes })
             }
-            Stmt::Swap { bytes, sync_io, ram } => {
+            Stmt::Swap { bytes, sync_io, ram, zram } => {
                 self.setup_stmt(kw, at, false)?;
-                Ok(Op::Swap { bytes, sync_io, ram })
+                Ok(Op::Swap { bytes, sync_io, ram, zram })
             }
             Stmt::Cpus { n } => {
                 if let Some((end_at, end_kw)) = self.setup_end {
@@ -660,6 +660,9 @@ impl Resolver {
                 name,
                 parent,
                 limits: l,
+                oom_group,
+                reset_peak,
+                reset_swap_peak,
             } => {
                 if name.s == ROOT_MEMCG {
                     return perr(
@@ -702,7 +705,20 @@ impl Resolver {
                         low: l.low,
                         min: l.min,
                         swap_max: l.swap_max,
+                        oom_group,
+                        reset_peak: reset_peak.is_some(),
+                        reset_swap_peak: reset_swap_peak.is_some(),
                     });
+                }
+                if let Some(off) = reset_peak.or(reset_swap_peak) {
+                    let what = if reset_peak == Some(off) { "peak" } else { "swap.peak" };
+                    return perr(
+                        off,
+                        format!(
+                            "{what}=reset on the definition of memcg `{}`: a new memcg's peak starts at 0; reset it in a later `memcg {} {what}=reset`",
+                            name.s, name.s
+                        ),
+                    );
                 }
                 if self.memcgs.len() > usize::from(u16::MAX) {
                     return perr(
@@ -730,6 +746,9 @@ impl Resolver {
                     low: l.low,
                     min: l.min,
                     swap_max: l.swap_max,
+                    oom_group,
+                    reset_peak: false,
+                    reset_swap_peak: false,
                 })
             }
             Stmt::File {
@@ -778,26 +797,53 @@ impl Resolver {
                     readahead_pages,
                 })
             }
-            Stmt::Task { id, memcg, cpu } => {
+            Stmt::Task { id, memcg, cpu, oom_score_adj } => {
                 let mid = match memcg {
-                    Some(m) => self.memcg(m)?,
-                    None => 0,
+                    Some(m) => Some(self.memcg(m)?),
+                    None => None,
                 };
                 if let Some(old) = self.lookup_task(id.s) {
                     let t = &self.tasks[old as usize];
-                    let msg = if t.exited != 0 {
-                        format!(
-                            "task `{}` exited at {} {}; task IDs cannot be reused: use a new ID",
-                            id.s, self.unit, t.exited
-                        )
-                    } else {
-                        format!(
-                            "duplicate task: `{}` is already defined at {} {}",
-                            id.s, self.unit, t.at
-                        )
-                    };
-                    return perr(id.off, msg);
+                    if t.exited != 0 {
+                        return perr(
+                            id.off,
+                            format!(
+                                "task `{}` exited at {} {}; task IDs cannot be reused: use a new ID",
+                                id.s, self.unit, t.exited
+                            ),
+                        );
+                    }
+                    // A later statement on a live task changes it: a move
+                    // to another memcg and/or a new oom_score_adj.
+                    if let Some((_, off)) = cpu {
+                        return perr(
+                            off,
+                            format!(
+                                "task `{}` is already defined at {} {} and its cpu= cannot change (the model does not migrate tasks); a later `task {}` statement takes memcg= and oom_score_adj= only",
+                                id.s, self.unit, t.at, id.s
+                            ),
+                        );
+                    }
+                    if mid.is_none() && oom_score_adj.is_none() {
+                        return perr(
+                            id.off,
+                            format!(
+                                "duplicate task: `{}` is already defined at {} {}; to move it or change its oom_score_adj, give memcg=NAME and/or oom_score_adj=N",
+                                id.s, self.unit, t.at
+                            ),
+                        );
+                    }
+                    if let Some(m) = mid {
+                        self.tasks[old as usize].memcg = m;
+                    }
+                    return Ok(Op::TaskSet {
+                        id: old,
+                        memcg: mid,
+                        oom_score_adj,
+                    });
                 }
+                let mid = mid.unwrap_or(0);
+                let cpu = cpu.map(|c| c.0);
                 if self.tasks.len() >= u32::MAX as usize {
                     return perr(id.off, "too many tasks".to_string());
                 }
@@ -813,6 +859,7 @@ impl Resolver {
                     id: tid,
                     memcg: mid,
                     cpu,
+                    oom_score_adj: oom_score_adj.unwrap_or(0),
                 })
             }
             Stmt::Anon {
@@ -877,6 +924,9 @@ impl Resolver {
                     advice,
                 })
             }
+            Stmt::Stat { memcg } => Ok(Op::Stat {
+                memcg: self.memcg(memcg)?,
+            }),
             Stmt::Reclaim { memcg, bytes } => Ok(Op::Reclaim {
                 memcg: self.memcg(memcg)?,
                 bytes,
@@ -1006,9 +1056,10 @@ impl Resolver {
         };
         let _ = match op {
             Op::Memory { bytes } => write!(s, "memory {bytes}"),
-            Op::Swap { bytes, sync_io, ram } => {
-                write!(s, "swap {bytes} sync={}{}", if *sync_io { "y" } else { "n" }, if *ram { " ram=y" } else { "" })
-            }
+            Op::Swap { bytes, sync_io, ram, zram } => match zram {
+                Some(r) => write!(s, "swap {bytes} zram=y ratio={}.{:02}", r / 100, r % 100),
+                None => write!(s, "swap {bytes} sync={}{}", if *sync_io { "y" } else { "n" }, if *ram { " ram=y" } else { "" }),
+            },
             Op::Sysctl { name, value } => write!(s, "sysctl {name}={value}"),
             Op::Memcg {
                 id,
@@ -1019,6 +1070,9 @@ impl Resolver {
                 low,
                 min,
                 swap_max,
+                oom_group,
+                reset_peak,
+                reset_swap_peak,
             } => {
                 let _ = write!(s, "memcg {}", memcg(*id));
                 if *new {
@@ -1035,6 +1089,15 @@ impl Resolver {
                         let _ = write!(s, " {k}={}", limit(*v));
                     }
                 }
+                if let Some(g) = oom_group {
+                    let _ = write!(s, " oom.group={}", u8::from(*g));
+                }
+                if *reset_peak {
+                    let _ = write!(s, " peak=reset");
+                }
+                if *reset_swap_peak {
+                    let _ = write!(s, " swap.peak=reset");
+                }
                 Ok(())
             }
             Op::File {
@@ -1048,13 +1111,27 @@ impl Resolver {
                 pages_to_size(*pages),
                 pages_to_size(*readahead_pages)
             ),
-            Op::Task { id, memcg: m, cpu } => {
+            Op::Task { id, memcg: m, cpu, oom_score_adj } => {
                 let _ = write!(s, "task {} memcg={}", task(*id), memcg(*m));
-                match cpu {
-                    Some(c) => write!(s, " cpu={c}"),
-                    None => Ok(()),
+                if let Some(c) = cpu {
+                    let _ = write!(s, " cpu={c}");
                 }
+                if *oom_score_adj != 0 {
+                    let _ = write!(s, " oom_score_adj={oom_score_adj}");
+                }
+                Ok(())
             }
+            Op::TaskSet { id, memcg: m, oom_score_adj } => {
+                let _ = write!(s, "task {}", task(*id));
+                if let Some(m) = m {
+                    let _ = write!(s, " memcg={}", memcg(*m));
+                }
+                if let Some(a) = oom_score_adj {
+                    let _ = write!(s, " oom_score_adj={a}");
+                }
+                Ok(())
+            }
+            Op::Stat { memcg: m } => write!(s, "stat {}", memcg(*m)),
             Op::Cpus { n } => write!(s, "cpus {n}"),
             Op::Anon {
                 task: t,

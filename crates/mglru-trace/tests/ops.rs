@@ -59,7 +59,7 @@ fn every_statement_kind() {
 fn iterator_and_line_numbers() {
     let mut r = TraceReader::from_str("x", "\n# c\n  task a # t\n\n\tdump\n");
     assert_eq!(r.line(), 0);
-    assert_eq!(r.next().unwrap().unwrap(), Op::Task { id: 0, memcg: 0, cpu: None });
+    assert_eq!(r.next().unwrap().unwrap(), Op::Task { id: 0, memcg: 0, cpu: None, oom_score_adj: 0 });
     assert_eq!(r.line(), 3);
     assert_eq!(r.location().to_string(), "x:3");
     assert_eq!(r.next().unwrap().unwrap(), Op::Dump);
@@ -168,7 +168,10 @@ fn memcg_redefinition() {
             high: Some(1 << 20),
             low: None,
             min: None,
-            swap_max: None
+            swap_max: None,
+            oom_group: None,
+            reset_peak: false,
+            reset_swap_peak: false
         }
     );
     assert_eq!(
@@ -181,7 +184,10 @@ fn memcg_redefinition() {
             high: None,
             low: None,
             min: None,
-            swap_max: None
+            swap_max: None,
+            oom_group: None,
+            reset_peak: false,
+            reset_swap_peak: false
         }
     );
     assert_eq!(
@@ -194,7 +200,10 @@ fn memcg_redefinition() {
             high: None,
             low: Some(u64::MAX),
             min: None,
-            swap_max: None
+            swap_max: None,
+            oom_group: None,
+            reset_peak: false,
+            reset_swap_peak: false
         }
     );
 }
@@ -251,11 +260,11 @@ fn op_to_text_reparses() {
 fn swap_ram_option() {
     let mut r = TraceReader::from_str("x", "swap 8M ram=y sync=y\n");
     let op = r.next_op().unwrap().unwrap();
-    assert_eq!(op, Op::Swap { bytes: 8 << 20, sync_io: true, ram: true });
+    assert_eq!(op, Op::Swap { bytes: 8 << 20, sync_io: true, ram: true, zram: None });
     assert_eq!(r.op_to_text(&op), "swap 8388608 sync=y ram=y");
     let mut r = TraceReader::from_str("x", "swap 8M ram=n\n");
     let op = r.next_op().unwrap().unwrap();
-    assert_eq!(op, Op::Swap { bytes: 8 << 20, sync_io: false, ram: false });
+    assert_eq!(op, Op::Swap { bytes: 8 << 20, sync_io: false, ram: false, zram: None });
     assert_eq!(r.op_to_text(&op), "swap 8388608 sync=n", "the canonical form leaves out ram=n");
 }
 

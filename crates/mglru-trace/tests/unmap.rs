@@ -31,7 +31,7 @@ fn expected() -> Vec<Op> {
     vec![
         Op::File { id: 0, pages: 256, readahead_pages: 32 },
         Op::File { id: 1, pages: 16, readahead_pages: 32 },
-        Op::Task { id: 0, memcg: 0, cpu: None },
+        Op::Task { id: 0, memcg: 0, cpu: None, oom_score_adj: 0 },
         Op::Anon { task: 0, region: 0, pages: 2, populate: false },
         Op::Mmap { task: 0, region: 1, file: 0, populate: false },
         Op::Munmap { task: 0, region: 0 },

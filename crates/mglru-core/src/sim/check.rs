@@ -230,9 +230,20 @@ impl Kernel {
                 }
             }
         }
-        let stored = self.swap.as_ref().map_or(0, |s| s.nr_stored);
-        if nr_device != stored || self.swap.as_ref().is_some_and(|s| s.ram && s.stored.iter().filter(|&&x| x).count() as u64 != stored) {
+        let stored = self.swap.as_ref().map_or(0, |s| s.device_pages());
+        if nr_device != stored || self.swap.as_ref().is_some_and(|s| !s.stored.is_empty() && s.stored.iter().filter(|&&x| x).count() as u64 != s.nr_stored) {
             return Err(format!("{nr_device} device pages but the swap device stores {stored}"));
+        }
+        if let Some(s) = &self.swap {
+            if let Some(z) = &s.zram {
+                // The pool is packed, and a stored slot is a used one.
+                if z.pfns.len() as u64 != z.pages_for(s.nr_stored) {
+                    return Err(format!("zram pool of {} pages for {} objects", z.pfns.len(), s.nr_stored));
+                }
+                if let Some(slot) = (0..s.stored.len()).find(|&i| s.stored[i] && s.slots[i] & crate::swapfile::SLOT_USED == 0) {
+                    return Err(format!("zram holds free slot {slot}"));
+                }
+            }
         }
         let tasks_tables: u64 = self.tasks.iter().map(|t| t.pgtable_pfns.len() as u64).sum();
         if nr_pgtable != tasks_tables {
@@ -320,7 +331,14 @@ impl Kernel {
         };
         for m in 1..self.memcgs.len() as u16 {
             // Every table but the pgd (allocated before the task joined).
-            let tables: u64 = self.tasks.iter().filter(|t| t.alive && t.memcg == m).map(|t| t.pgtable_pfns.len() as u64).sum();
+            // Each table counts where it was charged (tasks may have moved).
+            let tables: u64 = self
+                .tasks
+                .iter()
+                .filter(|t| t.alive)
+                .flat_map(|t| t.pgtable_pfns.iter())
+                .filter(|&&p| self.folios.get(p).memcg == m)
+                .count() as u64;
             if tables != self.memcgs[m as usize].pgtable_pages {
                 return Err(format!("memcg {m}: {} page-table pages charged but its tasks have {tables}", self.memcgs[m as usize].pgtable_pages));
             }

@@ -15,7 +15,7 @@ pub mod rng;
 use mglru_trace::{Op, Sysctl, Target};
 
 use crate::sim::cost::CostModel;
-use crate::kernel::{Kernel, MachineConfig, Policy, PAGE_SHIFT, PAGE_SIZE};
+use crate::kernel::{Kernel, MachineConfig, Policy, PAGE_SHIFT};
 use crate::memcontrol::{Memcg, PAGE_COUNTER_MAX};
 use crate::madvise::Advice;
 use crate::stat::Ev;
@@ -212,10 +212,11 @@ impl Simulator {
                     self.machine.memory_bytes = bytes;
                     return Ok(());
                 }
-                Op::Swap { bytes, sync_io, ram } => {
+                Op::Swap { bytes, sync_io, ram, zram } => {
                     self.machine.swap_bytes = bytes;
                     self.machine.swap_sync_io = sync_io;
                     self.machine.swap_ram = ram;
+                    self.machine.swap_zram = zram;
                     return Ok(());
                 }
                 Op::Sysctl { name, value } => {
@@ -265,7 +266,7 @@ impl Simulator {
                     k.setup_per_zone_wmarks();
                 }
             }
-            Op::Memcg { id, parent, new, max, high, low, min, swap_max } => {
+            Op::Memcg { id, parent, new, max, high, low, min, swap_max, oom_group, reset_peak, reset_swap_peak } => {
                 if new {
                     debug_assert_eq!(id as usize, k.memcgs.len());
                     k.memcgs.push(Memcg::new("", parent));
@@ -288,12 +289,22 @@ impl Simulator {
                 if let Some(v) = max {
                     k.memory_max_write(id, bytes_to_limit(v));
                 }
+                if let Some(g) = oom_group {
+                    k.memcgs[id as usize].oom_group = g;
+                }
+                // After the limits, in the order the options are listed.
+                if reset_peak {
+                    k.memcgs[id as usize].peak_reset();
+                }
+                if reset_swap_peak {
+                    k.memcgs[id as usize].swap_peak_reset();
+                }
             }
             Op::File { id, pages, readahead_pages } => {
                 debug_assert_eq!(id as usize, k.files.len());
                 k.files.push(crate::file::File::new(pages, readahead_pages));
             }
-            Op::Task { id, memcg, cpu } => {
+            Op::Task { id, memcg, cpu, oom_score_adj } => {
                 if let Some(c) = cpu {
                     if c as usize >= k.cpus.len() {
                         return Err(SimError(format!(
@@ -303,8 +314,20 @@ impl Simulator {
                         )));
                     }
                 }
-                k.task_create(id, memcg, cpu)
+                k.task_create(id, memcg, cpu);
+                k.tasks[id as usize].oom_score_adj = oom_score_adj;
             }
+            Op::TaskSet { id, memcg, oom_score_adj } => {
+                // Written from outside the task (cgroup.procs, /proc/PID/
+                // oom_score_adj): the task does not run for it.
+                if let Some(m) = memcg {
+                    k.mem_cgroup_attach(id, m);
+                }
+                if let Some(a) = oom_score_adj {
+                    k.tasks[id as usize].oom_score_adj = a;
+                }
+            }
+            Op::Stat { memcg } => k.memcg_stat_point(memcg),
             Op::Anon { task, region, pages, populate } => {
                 k.anon_create(task, region, pages);
                 if populate && k.begin_task_op(task, 0) {
@@ -373,9 +396,7 @@ impl Simulator {
                     }
                 }
             }
-            Op::Reclaim { memcg, bytes } => {
-                let (_done, _eagain) = k.memory_reclaim(memcg, bytes.div_ceil(PAGE_SIZE), None);
-            }
+            Op::Reclaim { memcg, bytes } => k.memory_reclaim_write(memcg, bytes),
             Op::Sleep { ns } => {
                 k.psi_set_state(crate::psi::PsiState::Idle);
                 let t = k.now.saturating_add(ns);

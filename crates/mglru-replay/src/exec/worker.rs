@@ -101,6 +101,8 @@ pub struct Setup {
     /// `/proc/self/oom_score_adj`, reset to 0 (the controller runs at
     /// -1000, which a fork inherits).
     pub oom_score_adj: Option<std::ffi::CString>,
+    /// What is written there: the trace's `oom_score_adj` (0 unless given).
+    pub oom_score_adj_value: Vec<u8>,
     /// `mlockall(MCL_CURRENT | MCL_ONFAULT)`: the worker's own few pages
     /// (stack, copies of the controller's data) are kept off the LRU, so
     /// reclaim only ever sees the trace's pages of this memcg.
@@ -460,7 +462,7 @@ pub fn main(s: &Setup) -> ! {
         }
     }
     if let Some(p) = &s.oom_score_adj {
-        write_file(p, b"0");
+        write_file(p, &s.oom_score_adj_value);
     }
     if s.mlock {
         // SAFETY: plain system call.

@@ -41,6 +41,7 @@ pub fn all_trace_ops() -> Vec<Op> {
             bytes: 512 * M,
             sync_io: true,
             ram: false,
+            zram: None,
         },
         Op::Sysctl {
             name: Sysctl::Swappiness,
@@ -59,6 +60,9 @@ pub fn all_trace_ops() -> Vec<Op> {
             low: None,
             min: None,
             swap_max: None,
+            oom_group: None,
+            reset_peak: false,
+            reset_swap_peak: false,
         },
         Op::Memcg {
             id: 2,
@@ -69,6 +73,9 @@ pub fn all_trace_ops() -> Vec<Op> {
             low: Some(64 * M),
             min: Some(16 * M),
             swap_max: Some(u64::MAX),
+            oom_group: None,
+            reset_peak: false,
+            reset_swap_peak: false,
         },
         Op::Memcg {
             id: 1,
@@ -79,6 +86,9 @@ pub fn all_trace_ops() -> Vec<Op> {
             low: None,
             min: None,
             swap_max: None,
+            oom_group: None,
+            reset_peak: false,
+            reset_swap_peak: false,
         },
         Op::File {
             id: 0,
@@ -90,8 +100,8 @@ pub fn all_trace_ops() -> Vec<Op> {
             pages: 512,
             readahead_pages: 32,
         },
-        Op::Task { id: 0, memcg: 2, cpu: None },
-        Op::Task { id: 1, memcg: 0, cpu: None },
+        Op::Task { id: 0, memcg: 2, cpu: None, oom_score_adj: 0 },
+        Op::Task { id: 1, memcg: 0, cpu: None, oom_score_adj: 0 },
         Op::Anon {
             task: 0,
             region: 0,

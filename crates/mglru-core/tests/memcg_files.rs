@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The memcg v2 files of issue 16 (memory.oom.group, oom_score_adj,
+//! memory.peak and memory.swap.peak with their resets, memory.reclaim's
+//! answer, `stat`), moving a task to another memcg, and zram as the swap
+//! device. Each scenario runs under both policies with the accounting
+//! invariants checked; the expected counters are worked out from 6.12's
+//! rules in the comments.
+//!
+//! Four scenarios are the kernel's own cgroup selftests
+//! (tools/testing/selftests/cgroup/test_memcontrol.c) written as traces,
+//! held to the assertions those tests make.
+
+use mglru_core::report::{Report, StatReport};
+use mglru_core::{Policy, RunOptions, Simulator};
+use mglru_trace::TraceReader;
+
+const MB: u64 = 1 << 20;
+const PAGE: u64 = 4096;
+
+/// Runs a whole trace, checking the invariants after every operation.
+fn run(policy: Policy, text: &str) -> (Report, Simulator) {
+    let mut r = TraceReader::from_str("t", text);
+    let mut sim = Simulator::new(RunOptions { policy: Some(policy), ..Default::default() });
+    while let Some(op) = r.next_op().unwrap_or_else(|e| panic!("trace error: {e}")) {
+        sim.apply(&op).unwrap_or_else(|e| panic!("sim error: {e}"));
+        if let Some(k) = sim.kernel() {
+            k.check_invariants().unwrap_or_else(|e| panic!("{policy:?}: invariant after {op:?}: {e}"));
+        }
+    }
+    let k = sim.finish().unwrap();
+    k.check_invariants().unwrap_or_else(|e| panic!("{policy:?}: invariant at the end: {e}"));
+    let rep = k.report(&r);
+    (rep, sim)
+}
+
+fn both(f: impl Fn(Policy)) {
+    for p in [Policy::Classic, Policy::Mglru] {
+        f(p);
+    }
+}
+
+fn alive(sim: &Simulator, task: u32) -> bool {
+    sim.kernel().unwrap().tasks[task as usize].alive
+}
+
+/// `values_close` of the selftests' cgroup_util.h: |a - b| within `err`
+/// percent of a + b (integer arithmetic, as there).
+fn values_close(a: i64, b: i64, err: i64) -> bool {
+    (a - b).abs() <= (a + b) / 100 * err
+}
+
+// ---- the kernel's selftests ------------------------------------------------
+
+/// test_memcg_oom_group_score_events: a memcg of 50M without swap and
+/// with memory.oom.group; a 1M task at oom_score_adj -1000, another 1M
+/// task, and a task allocating 100M. The allocator is the OOM victim; the
+/// group kill then counts it again (its mm is still there), kills the
+/// other 1M task and spares the -1000 one: memory.events oom_kill is 3,
+/// and the safe task can still be signalled (is alive).
+#[test]
+fn selftest_oom_group_score_events() {
+    both(|p| {
+        let (rep, sim) = run(
+            p,
+            "memory 1G\n\
+             memcg cg max=50M swap.max=0 oom.group=1\n\
+             task safe memcg=cg oom_score_adj=-1000\n\
+             anon safe buf size=1M\n\
+             store safe buf 0 256\n\
+             task other memcg=cg\n\
+             anon other buf size=1M\n\
+             store other buf 0 256\n\
+             task alloc memcg=cg\n\
+             anon alloc buf size=100M\n\
+             store alloc buf 0 25600\n",
+        );
+        let cg = rep.memcg("cg").unwrap();
+        // cg_read_key_long(memcg, "memory.events", "oom_kill ") != 3 fails the test.
+        assert_eq!(cg.event("oom_kill"), Some(3), "{p:?}");
+        // kill(safe_pid, SIGKILL) must succeed: the safe task lives.
+        assert!(alive(&sim, 0), "{p:?}");
+        // !cg_run(memcg, alloc_anon, 100M) fails the test: the allocator died.
+        assert!(!alive(&sim, 2) && !alive(&sim, 1), "{p:?}");
+        // One group kill, one OOM; the machine counts every __oom_kill_process.
+        assert_eq!(cg.event("oom_group_kill"), Some(1), "{p:?}");
+        assert_eq!(cg.event("oom"), Some(1), "{p:?}");
+        assert_eq!(rep.vmstat("oom_kill"), Some(3), "{p:?}");
+        // Two tasks were killed (the report lists tasks, not the recount).
+        assert_eq!(rep.oom_kills.len(), 2, "{p:?}");
+        assert_eq!(rep.oom_kills[0].victim_task, "alloc");
+        assert_eq!(rep.oom_kills[1].victim_task, "other");
+    });
+}
+
+/// test_memcg_oom_group_leaf_events: the leaf (50M, no swap, oom.group)
+/// holds two 1M tasks and the 100M allocator; its parent a 60M task. The
+/// leaf's tasks all die (cg_test_proc_killed), the leaf's memory.events
+/// oom_kill is positive, and so is the parent's (memory.events is
+/// hierarchical without memory_localevents). The parent's task, outside
+/// the group, lives.
+#[test]
+fn selftest_oom_group_leaf_events() {
+    both(|p| {
+        let (rep, sim) = run(
+            p,
+            "memory 1G\n\
+             memcg parent\n\
+             memcg child parent=parent max=50M swap.max=0 oom.group=1\n\
+             task big memcg=parent\n\
+             anon big buf size=60M\n\
+             store big buf 0 15360\n\
+             task c1 memcg=child\n\
+             anon c1 buf size=1M\n\
+             store c1 buf 0 256\n\
+             task c2 memcg=child\n\
+             anon c2 buf size=1M\n\
+             store c2 buf 0 256\n\
+             task alloc memcg=child\n\
+             anon alloc buf size=100M\n\
+             store alloc buf 0 25600\n",
+        );
+        assert!(!alive(&sim, 1) && !alive(&sim, 2) && !alive(&sim, 3), "{p:?}: the child's tasks are killed");
+        assert!(rep.memcg("child").unwrap().event("oom_kill").unwrap() > 0, "{p:?}");
+        assert!(rep.memcg("parent").unwrap().event("oom_kill").unwrap() > 0, "{p:?}");
+        assert!(alive(&sim, 0), "{p:?}: the parent's own task is outside the group");
+        // victim + its recount + c1 + c2.
+        assert_eq!(rep.memcg("child").unwrap().event("oom_kill"), Some(4), "{p:?}");
+        assert_eq!(rep.memcg("parent").unwrap().event("oom_group_kill"), Some(1), "{p:?}");
+    });
+}
+
+/// test_memcg_oom_group_parent_events: oom.group on the parent (80M, no
+/// swap); the OOM is the parent's (its limit fails first: 60M + 2M + the
+/// allocator) and the whole parent subtree dies, the parent's 60M task
+/// included.
+#[test]
+fn selftest_oom_group_parent_events() {
+    both(|p| {
+        let (rep, sim) = run(
+            p,
+            "memory 1G\n\
+             memcg parent max=80M swap.max=0 oom.group=1\n\
+             memcg child parent=parent\n\
+             task big memcg=parent\n\
+             anon big buf size=60M\n\
+             store big buf 0 15360\n\
+             task c1 memcg=child\n\
+             anon c1 buf size=1M\n\
+             store c1 buf 0 256\n\
+             task c2 memcg=child\n\
+             anon c2 buf size=1M\n\
+             store c2 buf 0 256\n\
+             task alloc memcg=child\n\
+             anon alloc buf size=100M\n\
+             store alloc buf 0 25600\n",
+        );
+        // cg_test_proc_killed(child) and cg_test_proc_killed(parent).
+        for t in 0..4 {
+            assert!(!alive(&sim, t), "{p:?}: task {t} lives");
+        }
+        assert_eq!(rep.memcg("parent").unwrap().event("oom_group_kill"), Some(1), "{p:?}");
+    });
+}
+
+/// test_memcg_swap_max_peak, step by step: the peaks start at 0; the
+/// trace's files are reset; with memory.max = swap.max = 30M a 100M
+/// allocation is OOM-killed (one oom, one oom_kill) after both peaks
+/// passed 29M; after resetting the files of the now empty memcg they read
+/// at most 1M (memory) and 10M (swap) while new opens still read >= 29M;
+/// a 50M allocation then fits (a second passes after each task's death, for
+/// the swap device to finish the writes of its folios, as it does on a
+/// real machine while the test reads the files) (memory.current close to 30M, with swap the
+/// rest, within 3 %), memory.events max is positive and the files' peaks
+/// are >= 29M and >= 19M. The swap device is synchronous (like zram or
+/// brd): with the model's slow asynchronous device the allocation runs
+/// ahead of the writes, and the killed task's folios still under
+/// writeback would stay in the swap cache, charged, after its death (as
+/// the kernel keeps a zapped folio under writeback), which the selftest's
+/// "at most 1M" after the kill does not expect.
+#[test]
+fn selftest_swap_max_peak() {
+    both(|p| {
+        let (rep, _) = run(
+            p,
+            "memory 1G\n\
+             swap 1G sync=y\n\
+             memcg cg\n\
+             stat cg\n\
+             memcg cg swap.peak=reset\n\
+             stat cg\n\
+             memcg cg peak=reset\n\
+             stat cg\n\
+             memcg cg swap.max=30M max=30M\n\
+             task a memcg=cg\n\
+             anon a buf size=100M\n\
+             store a buf 0 25600\n\
+             sleep 1s\n\
+             stat cg\n\
+             memcg cg swap.peak=reset peak=reset\n\
+             stat cg\n\
+             task b memcg=cg\n\
+             anon b buf size=50M\n\
+             store b buf 0 12800\n\
+             stat cg\n\
+             exit b\n\
+             sleep 1s\n\
+             stat cg\n",
+        );
+        let s: &[StatReport] = &rep.stats;
+        assert_eq!(s.len(), 7);
+        // cg_read_long(memcg, "memory.swap.peak") and the fd read: 0.
+        assert_eq!((s[0].swap_peak, s[1].swap_peak_since_reset), (0, 0), "{p:?}");
+        assert_eq!((s[1].peak, s[2].peak_since_reset), (0, 0), "{p:?}");
+        // After the OOM kill of the 100M allocation.
+        let after_oom = &s[3];
+        assert_eq!(after_oom.event("oom"), Some(1), "{p:?}");
+        assert_eq!(after_oom.event("oom_kill"), Some(1), "{p:?}");
+        for v in [after_oom.peak, after_oom.swap_peak, after_oom.peak_since_reset, after_oom.swap_peak_since_reset] {
+            assert!(v >= 29 * MB, "{p:?}: {after_oom:?}");
+        }
+        // The files reset on the empty memcg; new opens keep the peaks.
+        let reset = &s[4];
+        assert!(reset.swap_peak_since_reset <= 10 * MB, "{p:?}: {reset:?}");
+        assert!(reset.peak_since_reset <= MB, "{p:?}: {reset:?}");
+        assert!(reset.peak >= 29 * MB && reset.swap_peak >= 29 * MB, "{p:?}: {reset:?}");
+        // alloc_anon_50M_check_swap's own checks, while the task holds 50M.
+        let inside = &s[5];
+        assert!(inside.current > 0 && values_close(inside.current as i64, (30 * MB) as i64, 3), "{p:?}: {inside:?}");
+        assert!(inside.swap_current > 0 && values_close((inside.current + inside.swap_current) as i64, (50 * MB) as i64, 3), "{p:?}: {inside:?}");
+        let end = &s[6];
+        assert!(end.event("max").unwrap() > 0, "{p:?}");
+        assert!(end.peak >= 29 * MB && end.swap_peak >= 29 * MB, "{p:?}: {end:?}");
+        assert!(end.peak_since_reset >= 29 * MB, "{p:?}: {end:?}");
+        assert!(end.swap_peak_since_reset >= 19 * MB, "{p:?}: {end:?}");
+    });
+}
+
+// ---- hand-derived counters -------------------------------------------------
+
+/// memory.peak with its resets, counted with the per-CPU charge stock.
+/// Task a stores 256 pages into a new region: three page-table pages
+/// (pud, pmd, pte below the pgd) are charged first — a batch of 64, 61
+/// left in the stock — then 256 folios: 61 from the stock, then three
+/// more batches (64 + 64 + 64 = 192 > 195? no: 61 + 3 * 64 = 253 < 256,
+/// so four batches): 5 batches in all, usage 320 pages, stock 320 - 259 = 61.
+/// The reset makes the file read 320. Exit: 256 folios uncharged, the
+/// three tables return through the stock (61 + 3 = 64, not above the
+/// batch, so it stays): usage 64. A second reset reads 64; task b then
+/// stores 100 pages in a new region: 3 tables and 61 folios from the
+/// stock (64), then 39 folios need one batch: usage 128, the file reads
+/// 128, while a new open still reads the global 320.
+#[test]
+fn peak_reset_reads_the_peak_since_the_write() {
+    both(|p| {
+        let (rep, _) = run(
+            p,
+            "memory 256M\n\
+             memcg cg\n\
+             task a memcg=cg\n\
+             anon a buf size=1M\n\
+             store a buf 0 256\n\
+             stat cg\n\
+             memcg cg peak=reset\n\
+             stat cg\n\
+             exit a\n\
+             stat cg\n\
+             memcg cg peak=reset\n\
+             stat cg\n\
+             task b memcg=cg\n\
+             anon b buf size=1M\n\
+             store b buf 0 100\n\
+             stat cg\n",
+        );
+        let s = &rep.stats;
+        let pages = |v: u64| v / PAGE;
+        assert_eq!((pages(s[0].current), pages(s[0].peak), pages(s[0].peak_since_reset)), (320, 320, 320), "{p:?}");
+        assert_eq!((pages(s[1].current), pages(s[1].peak), pages(s[1].peak_since_reset)), (320, 320, 320), "{p:?}");
+        assert_eq!((pages(s[2].current), pages(s[2].peak), pages(s[2].peak_since_reset)), (64, 320, 320), "{p:?}");
+        assert_eq!((pages(s[3].current), pages(s[3].peak), pages(s[3].peak_since_reset)), (64, 320, 64), "{p:?}");
+        assert_eq!((pages(s[4].current), pages(s[4].peak), pages(s[4].peak_since_reset)), (128, 320, 128), "{p:?}");
+        // The end-of-run report shows what a new open reads: the global peak.
+        assert_eq!(rep.memcg("cg").unwrap().peak, 320 * PAGE);
+        // memory.stat at the first read: 256 anon pages, 3 tables + pgd.
+        assert_eq!(s[0].stat("anon"), Some(256 * PAGE));
+        assert_eq!(s[0].stat("pagetables"), Some(4 * PAGE));
+    });
+}
+
+/// memory.swap.peak follows the swap counter: after a proactive reclaim
+/// of the memcg swapped X pages out, swap.current = swap.peak = X; once
+/// the task exits its slots are freed (swap.current 0) while the peak
+/// stays X; a reset then reads 0 through the written file. (The sleeps
+/// let the swap device finish its writes: a slot under writeback stays
+/// until the write completes.)
+#[test]
+fn swap_peak_and_its_reset() {
+    both(|p| {
+        let (rep, _) = run(
+            p,
+            "memory 256M\n\
+             swap 64M\n\
+             memcg cg\n\
+             task a memcg=cg\n\
+             anon a buf size=1M\n\
+             store a buf 0 256\n\
+             reclaim cg 1M\n\
+             sleep 1s\n\
+             stat cg\n\
+             exit a\n\
+             sleep 1s\n\
+             stat cg\n\
+             memcg cg swap.peak=reset\n\
+             stat cg\n",
+        );
+        let s = &rep.stats;
+        let x = s[0].swap_current;
+        assert!(x > 0, "{p:?}: reclaim swapped nothing");
+        assert_eq!(x, rep.vmstat("pswpout").unwrap() * PAGE, "{p:?}: every page written out is still in swap");
+        assert_eq!((s[0].swap_peak, s[0].swap_peak_since_reset), (x, x), "{p:?}");
+        assert_eq!((s[1].swap_current, s[1].swap_peak, s[1].swap_peak_since_reset), (0, x, x), "{p:?}");
+        assert_eq!((s[2].swap_current, s[2].swap_peak, s[2].swap_peak_since_reset), (0, x, 0), "{p:?}");
+        assert_eq!(rep.memcg("cg").unwrap().swap_peak, x);
+    });
+}
+
+/// Each write to memory.reclaim answers in order: 256 anon pages without
+/// a swap device cannot be reclaimed (16 retries reclaim nothing:
+/// -EAGAIN); of 256 clean file pages a request for 128 gets them (0: at
+/// least 128, as reclaim works in batches of at least SWAP_CLUSTER_MAX
+/// and may pass the goal); a request for 256 then finds only the rest,
+/// fewer than 256 (-EAGAIN), and one more request finds nothing (-EAGAIN).
+#[test]
+fn reclaim_results_in_order() {
+    both(|p| {
+        let (rep, _) = run(
+            p,
+            "memory 256M\n\
+             memcg anon\n\
+             memcg files\n\
+             file f size=1M\n\
+             task a memcg=anon\n\
+             anon a buf size=1M\n\
+             store a buf 0 256\n\
+             task r memcg=files\n\
+             read r f 0 256\n\
+             reclaim anon 1M\n\
+             reclaim files 512K\n\
+             reclaim files 1M\n\
+             reclaim files 4K\n",
+        );
+        let r = &rep.reclaims;
+        assert_eq!(r.len(), 4);
+        assert_eq!((r[0].memcg.as_str(), r[0].bytes, r[0].reclaimed_pages, r[0].result), ("anon", MB, 0, -11), "{p:?}");
+        assert_eq!((r[1].memcg.as_str(), r[1].result), ("files", 0), "{p:?}");
+        assert!(r[1].reclaimed_pages >= 128, "{p:?}: {:?}", r[1]);
+        assert_eq!((r[2].reclaimed_pages, r[2].result), (256 - r[1].reclaimed_pages, -11), "{p:?}: {:?}", r[2]);
+        assert_eq!((r[3].reclaimed_pages, r[3].result), (0, -11), "{p:?}: {:?}", r[3]);
+        assert_eq!(rep.memcg("files").unwrap().stat("file"), Some(0), "{p:?}: all reclaimed");
+    });
+}
+
+/// oom_score_adj in the choice of the victim. In a memcg of 4M (1024
+/// pages) without swap, totalpages is 1024, so each point of adj is 1024
+/// / 1000 = 1 page. The small task holds 100 pages and 3 tables; the
+/// large one wants 1000 pages and 3 tables, which fit alone (1003 <=
+/// 1024) but not beside the small one's 103: the OOM comes when the
+/// large task holds about 918 pages (badness ~922 with its pgd). At adj
+/// 1000 the small task scores 100 + 4 + 1000 = 1104 and dies, and the
+/// large one then gets all its pages; at adj 0 the small task's 104 lose
+/// to the large one's ~922 and the large task dies. With every task at
+/// -1000 nothing can be killed: the charge fails, the access is dropped,
+/// and memory.events counts the oom without an oom_kill.
+#[test]
+fn oom_score_adj_picks_the_victim() {
+    both(|p| {
+        let trace = |adj: i32| {
+            format!(
+                "memory 256M\n\
+                 memcg cg max=4M\n\
+                 task small memcg=cg oom_score_adj={adj}\n\
+                 anon small buf size=400K\n\
+                 store small buf 0 100\n\
+                 task large memcg=cg\n\
+                 anon large buf size=4M\n\
+                 store large buf 0 1000\n"
+            )
+        };
+        let (rep, sim) = run(p, &trace(1000));
+        assert!(!alive(&sim, 0) && alive(&sim, 1), "{p:?}");
+        assert_eq!(rep.oom_kills.len(), 1);
+        assert_eq!(rep.oom_kills[0].victim_task, "small");
+        assert_eq!(rep.memcg("cg").unwrap().event("oom_kill"), Some(1));
+        assert_eq!(rep.memcg("cg").unwrap().stat("anon"), Some(1000 * PAGE), "{p:?}");
+        let (rep, sim) = run(p, &trace(0));
+        assert!(alive(&sim, 0) && !alive(&sim, 1), "{p:?}");
+        assert_eq!(rep.oom_kills[0].victim_task, "large");
+
+        let (rep, sim) = run(
+            p,
+            "memory 256M\n\
+             memcg cg max=1M\n\
+             task a memcg=cg oom_score_adj=-1000\n\
+             anon a buf size=2M\n\
+             task b memcg=cg\n\
+             task b oom_score_adj=-1000\n\
+             store a buf 0 512\n",
+        );
+        assert!(alive(&sim, 0) && alive(&sim, 1), "{p:?}");
+        assert!(rep.oom_kills.is_empty());
+        assert!(rep.memcg("cg").unwrap().event("oom").unwrap() > 0);
+        assert_eq!(rep.memcg("cg").unwrap().event("oom_kill"), Some(0));
+        assert!(rep.sim.failed_allocations > 0 && rep.sim.dropped_accesses > 0);
+    });
+}
+
+/// Moving a task (cgroup v2): its 100 pages and the three page-table
+/// pages under its region stay charged to A; the 50 pages it stores after
+/// the move (same region, same page table: no new table) are B's. A's
+/// memory.stat keeps the tables (3 pages), B's counts the task's pgd (1
+/// page, never charged, shown with the task's memcg). Charges: A took
+/// 103 pages in two batches (128, 25 left in the CPU's stock); B's first
+/// charge misses the stock, charges a batch of 64 and refills the stock
+/// with the 63 it does not use — and refill_stock, finding A's pages
+/// there, drains them back to A first: A 103, B 64. At exit each memcg
+/// gets its own back: no anon left anywhere.
+#[test]
+fn a_moved_task_charges_its_new_memcg() {
+    both(|p| {
+        let (rep, sim) = run(
+            p,
+            "memory 256M\n\
+             memcg A\n\
+             memcg B\n\
+             task t memcg=A\n\
+             anon t buf size=1M\n\
+             store t buf 0 100\n\
+             task t memcg=B\n\
+             store t buf 100 50\n\
+             stat A\n\
+             stat B\n\
+             exit t\n\
+             stat A\n\
+             stat B\n",
+        );
+        let s = &rep.stats;
+        assert_eq!(s[0].stat("anon"), Some(100 * PAGE), "{p:?}");
+        assert_eq!(s[1].stat("anon"), Some(50 * PAGE), "{p:?}");
+        assert_eq!(s[0].stat("pagetables"), Some(3 * PAGE), "{p:?}");
+        assert_eq!(s[1].stat("pagetables"), Some(PAGE), "{p:?}");
+        assert_eq!((s[0].current / PAGE, s[1].current / PAGE), (103, 64), "{p:?}");
+        assert_eq!((s[2].stat("anon"), s[3].stat("anon")), (Some(0), Some(0)), "{p:?}");
+        assert_eq!((s[2].stat("pagetables"), s[3].stat("pagetables")), (Some(0), Some(0)), "{p:?}");
+        let k = sim.kernel().unwrap();
+        assert_eq!(k.tasks[0].memcg, 2);
+        assert!(k.memcgs[1].mm_list.is_empty() && k.memcgs[2].mm_list.is_empty());
+    });
+}
+
+/// memory.oom.group set later, and cleared: a group kill needs it at the
+/// time of the OOM.
+#[test]
+fn oom_group_is_read_at_the_oom() {
+    both(|p| {
+        let trace = |group: &str| {
+            format!(
+                "memory 256M\n\
+                 memcg cg max=4M\n\
+                 memcg cg oom.group=1\n\
+                 memcg cg oom.group={group}\n\
+                 task small memcg=cg\n\
+                 anon small buf size=400K\n\
+                 store small buf 0 100\n\
+                 task large memcg=cg\n\
+                 anon large buf size=8M\n\
+                 store large buf 0 2048\n"
+            )
+        };
+        let (rep, sim) = run(p, &trace("0"));
+        assert!(alive(&sim, 0) && !alive(&sim, 1), "{p:?}");
+        assert_eq!(rep.memcg("cg").unwrap().event("oom_group_kill"), Some(0));
+        let (rep, sim) = run(p, &trace("1"));
+        assert!(!alive(&sim, 0) && !alive(&sim, 1), "{p:?}");
+        assert_eq!(rep.memcg("cg").unwrap().event("oom_group_kill"), Some(1));
+    });
+}
+
+// ---- zram ----------------------------------------------------------------
+
+/// zram at ratio 4: a page compresses to 1024 bytes, 1032 with the
+/// handle, zsmalloc's class of 1040 bytes (32 + 63 * 16), whose zspages
+/// are 8 pages (the chain size wasting least: 8 * 4096 mod 1040 = 528)
+/// holding 31 objects. X pages swapped out by a proactive reclaim take
+/// ceil(X / 31) * 8 pages of RAM, outside every memcg; they come back as
+/// the slots are freed: swapping every page in again (zram is
+/// synchronous, so a swap-in frees the slot at once) leaves the pool
+/// empty.
+#[test]
+fn zram_pool_grows_and_shrinks_with_its_slots() {
+    both(|p| {
+        let (rep, sim) = run(
+            p,
+            "memory 256M\n\
+             swap 64M zram=y ratio=4\n\
+             memcg cg\n\
+             task a memcg=cg\n\
+             anon a buf size=2M\n\
+             store a buf 0 512\n\
+             reclaim cg 2M\n\
+             stat cg\n",
+        );
+        let x = rep.stats[0].swap_current / PAGE;
+        assert!(x > 0);
+        let z = rep.zram.unwrap();
+        assert_eq!(z.orig_data_size, x * PAGE, "{p:?}");
+        assert_eq!(z.compr_data_size, x * 1024, "{p:?}");
+        assert_eq!(z.mem_used_total, x.div_ceil(31) * 8 * PAGE, "{p:?}");
+        // The pool is no memcg's: cg's usage holds its folios only.
+        let zr = sim.kernel().unwrap().swap.as_ref().unwrap().zram.as_ref().unwrap().clone();
+        assert_eq!((zr.class_size, zr.pages_per_zspage, zr.objs_per_zspage), (1040, 8, 31));
+
+        let (rep, _) = run(
+            p,
+            "memory 256M\n\
+             swap 64M zram=y ratio=4\n\
+             memcg cg\n\
+             task a memcg=cg\n\
+             anon a buf size=2M\n\
+             store a buf 0 512\n\
+             reclaim cg 2M\n\
+             load a buf 0 512\n\
+             stat cg\n",
+        );
+        assert_eq!(rep.stats[0].swap_current, 0, "{p:?}");
+        assert_eq!(rep.zram.unwrap().mem_used_total, 0, "{p:?}");
+        assert!(rep.vmstat("pswpin").unwrap() > 0);
+        // Exit frees whatever is left.
+        let (rep, _) = run(
+            p,
+            "memory 256M\n\
+             swap 64M zram=y ratio=1.5\n\
+             memcg cg\n\
+             task a memcg=cg\n\
+             anon a buf size=2M\n\
+             store a buf 0 512\n\
+             reclaim cg 2M\n\
+             exit a\n",
+        );
+        assert_eq!(rep.zram.unwrap().mem_used_total, 0, "{p:?}");
+    });
+}
+
+/// The pool's pages are RAM the zones no longer have: with the same
+/// trace on zram and on a plain synchronous device, the free pages differ
+/// by exactly the pool.
+#[test]
+fn zram_pages_come_out_of_free_memory() {
+    both(|p| {
+        let trace = |swap: &str| {
+            format!(
+                "memory 256M\n\
+                 {swap}\n\
+                 memcg cg\n\
+                 task a memcg=cg\n\
+                 anon a buf size=2M\n\
+                 store a buf 0 512\n\
+                 reclaim cg 1M\n"
+            )
+        };
+        let (plain, _) = run(p, &trace("swap 64M sync=y"));
+        let (zram, _) = run(p, &trace("swap 64M zram=y ratio=2"));
+        assert_eq!(plain.vmstat("pswpout"), zram.vmstat("pswpout"), "{p:?}: the same pages went out");
+        let pool = zram.zram.unwrap().mem_used_total / PAGE;
+        assert!(pool > 0);
+        assert_eq!(plain.vmstat("nr_free_pages").unwrap() - zram.vmstat("nr_free_pages").unwrap(), pool, "{p:?}");
+    });
+}
