@@ -341,6 +341,37 @@ def writer_beside_reader(seed=21):
           "of another (memcg r, CPU 1), both under a 64 MiB parent")
 
 
+def mlock_under_pressure(seed=22):
+    """A locked 16 MiB anon region and a locked 16 MiB file mapping beside
+    a swapping heap and zipf file reads in a 64 MiB memcg; the file
+    mapping is unlocked at 60% of the run and becomes reclaimable."""
+    rng = random.Random(seed)
+    L = []
+    header(L, swap="256M")
+    L += ["memcg app max=64M", "file data size=128M readahead=0", "file lib size=16M readahead=0",
+          "task t memcg=app", "anon t locked size=16M", "anon t heap size=32M", "mmap t libm file=lib",
+          "store t locked 0 4096", "mlock t locked", "mlock t libm", "store t heap 0 8192"]
+    zf = Zipf(32768, 0.9, rng)
+    za = Zipf(8192, 0.9, rng)
+
+    def burst(n):
+        for _ in range(n):
+            r = rng.random()
+            if r < 0.45:
+                L.append(f"read t data {zf.sample()}")
+            elif r < 0.9:
+                L.append(f"{'store' if rng.random() < 0.3 else 'load'} t heap {za.sample()}")
+            elif r < 0.95:
+                L.append(f"store t locked {rng.randrange(4096)}")
+            else:
+                L.append(f"load t libm {rng.randrange(4096)}")
+    burst(60_000)
+    L.append("munlock t libm")
+    burst(40_000)
+    write("mlock-under-pressure", L, "16 MiB of locked anon and a locked 16 MiB file mapping beside a 32 MiB "
+          "swapping heap and zipf(0.9) reads of a 128 MiB file in a 64 MiB memcg; the file mapping is unlocked at 60%")
+
+
 def main():
     zipf_file("file-zipf-0.8", 0.8, seed=11)
     zipf_file("file-zipf-1.2", 1.2, seed=12)
@@ -363,6 +394,7 @@ def main():
     two_readers()
     memcg_high()
     writer_beside_reader()
+    mlock_under_pressure()
 
 
 if __name__ == "__main__":
