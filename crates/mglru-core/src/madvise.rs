@@ -37,6 +37,9 @@ impl Kernel {
                 v.seq_read = true;
                 v.rand_read = false;
             }
+            // madvise_dontneed_free_valid_vma: a VM_LOCKED mapping gets
+            // EINVAL and keeps its pages.
+            Advice::DontNeed if self.vmas[region as usize].locked => {}
             Advice::DontNeed => self.zap_range(region, 0, pages),
             Advice::WillNeed => match self.vmas[region as usize].file {
                 Some(f) => {

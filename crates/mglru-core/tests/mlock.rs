@@ -185,3 +185,21 @@ fn mlock_populates_only_up_to_the_end_of_the_file() {
         assert_eq!(t.k().files[0].nrpages, 8, "{policy:?}");
     }
 }
+
+/// MADV_DONTNEED of a locked region is refused (EINVAL: nothing is
+/// zapped); after munlock it zaps as usual.
+#[test]
+fn dontneed_of_a_locked_region_does_nothing() {
+    for policy in POLICIES {
+        let mut t = T::new(policy);
+        t.run("memory 256M\nmemcg app\ntask t memcg=app\nanon t heap size=64K\nmlock t heap\nadvise t heap dontneed\n");
+        t.check();
+        assert_eq!(stat(&mut t, "app", "anon"), 16 * 4096, "{policy:?}");
+        assert_eq!(t.vm("nr_unevictable"), 16, "{policy:?}");
+        t.run("munlock t heap\nadvise t heap dontneed\n");
+        t.drain();
+        t.check();
+        assert_eq!(stat(&mut t, "app", "anon"), 0, "{policy:?}");
+        assert_eq!(unev(&mut t), [16, 0, 16, 16, 16, 0, 0], "{policy:?}");
+    }
+}

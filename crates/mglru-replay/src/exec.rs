@@ -216,6 +216,8 @@ struct RegionInfo {
     task: u32,
     addr: u64,
     pages: u64,
+    /// mlocked (`mlock` without a later `munlock`).
+    locked: bool,
 }
 
 /// The shared anonymous buffer of `pread`/`pwrite`.
@@ -1024,6 +1026,12 @@ impl Exec {
                 if r.addr == 0 {
                     return self.skip(p, task);
                 }
+                if r.locked && advice == Advice::DontNeed {
+                    // madvise_dontneed_free_valid_vma: EINVAL on a VM_LOCKED
+                    // mapping, nothing done (the model does nothing either).
+                    self.soft_error(p, line, op, "MADV_DONTNEED of a locked mapping: EINVAL (not sent)");
+                    return Ok(());
+                }
                 let cmd = Cmd {
                     op: worker::CMD_MADVISE,
                     a: r.addr,
@@ -1104,7 +1112,11 @@ impl Exec {
                     b: pages_bytes(r.pages)?,
                     ..Cmd::default()
                 };
-                self.call(p, task, line, cmd, None, if lock { "mlock" } else { "munlock" }).map(|_| ())
+                let done = self.call(p, task, line, cmd, None, if lock { "mlock" } else { "munlock" })?;
+                if done.is_some() {
+                    self.regions[region as usize].locked = lock;
+                }
+                Ok(())
             }
             Action::Truncate { file, pages } => {
                 let f = self.file(file)?;
@@ -1193,7 +1205,7 @@ impl Exec {
                 "internal: region id {id} out of order"
             )));
         }
-        self.regions.push(RegionInfo { task, addr, pages });
+        self.regions.push(RegionInfo { task, addr, pages, locked: false });
         Ok(())
     }
 

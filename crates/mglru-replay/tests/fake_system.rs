@@ -474,6 +474,7 @@ anon a heap size=8K populate=y
 mmap a m file=f populate=y
 mlock a heap
 mlock a m
+advise a heap dontneed
 store a heap 1
 load a m 3
 munlock a heap
@@ -485,6 +486,8 @@ exit a
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stdout.contains(r#""skipped_operations":0"#), "{stdout}");
+    // MADV_DONTNEED of the locked region is EINVAL: recorded, not sent.
+    assert!(stdout.contains(r#""soft_error_count":1"#), "{stdout}");
 }
 
 /// The memcg files of issue 16 on a fake kernel: memory.oom.group written
