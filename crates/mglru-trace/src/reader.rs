@@ -142,11 +142,13 @@ fn decimal(b: &[u8], mut i: usize) -> Option<(u64, usize)> {
         if d > 9 {
             break;
         }
-        v = v * 10 + u64::from(d);
-        i += 1;
-        if i - start > 19 {
+        if i - start == 19 {
+            // A 20th digit: left to the full parser (19 digits cannot
+            // overflow a u64; a 20th could, before a check after it).
             return None;
         }
+        v = v * 10 + u64::from(d);
+        i += 1;
     }
     if i == start {
         return None;

@@ -160,3 +160,16 @@ fn mlock_munlock_and_populate() {
     check("task t\nmlock t r\n", 2, 9, &["task `t` has no region `r`"]);
     check("task t\nanon t r size=4K\nmunmap t r\nmlock t r\n", 4, 9, &["was unmapped at line 3"]);
 }
+
+/// A repeated access line (the reader's fast path for the same keyword,
+/// task and target) with a 20-digit or larger page is an error naming the
+/// place, not an arithmetic overflow (fuzz finding).
+#[test]
+fn a_huge_page_number_on_a_repeated_access_line_is_an_error() {
+    for page in ["99999999999999999999", "340282366920938463463374607431768211456", "18446744073709551616"] {
+        let t = format!("task t\nanon t r size=8K\nload t r 0\nload t r {page} 7\n");
+        let e = err(&t);
+        assert_eq!(e.line(), Some(4), "{e}");
+        assert_eq!(e.kind(), TraceErrorKind::Invalid, "{e}");
+    }
+}
