@@ -538,7 +538,8 @@ fn repeated_access_prefix_reads_like_any_line() {
         "read t f 3", "read t f 3 1", "read t f 0 4", "read t f 4", "read t f 3 2", "read t f 0 0", "read t f 2 ",
         "read t f 2  1", "read t f 2 1 ", "read t f 2 # c", "read t f 18446744073709551615",
         "read t f 99999999999999999999", "read t f 00000000000000000000", "read t f 0000000000000000003",
-        "read t f 1 18446744073709551615", "read t f x", "read t f 1x", "read t f 1 x", "read t f -1", "read t f ",
+        "read t f 1 18446744073709551615", "read t f 340282366920938463463374607431768211456 7",
+        "read t f 1 340282366920938463463374607431768211456", "read t f x", "read t f 1x", "read t f 1 x", "read t f -1", "read t f ",
         "read t f", "read t f 1 2 3", "read t g 1", "read u f 1", "write t f 1", "load t r 1", "load t r 2",
         "load t r 1 1", "store t r 0 2", "read t f 1\u{e9}", "read t f 1\t2",
     ];
