@@ -372,6 +372,24 @@ def mlock_under_pressure(seed=22):
           "swapping heap and zipf(0.9) reads of a 128 MiB file in a 64 MiB memcg; the file mapping is unlocked at 60%")
 
 
+def anon_zram(seed=20):
+    """zram as the swap device (issue 16): the anon working set of
+    anon-zipf-swap scaled down (48 MiB in a 32 MiB memcg), swapping to the
+    guest's /dev/zram0 (lz4). The ratio is a property of the data: the
+    replayer stores one 8-byte word per page into zeroed pages, and lz4 on
+    the guest made 5,263 such pages 178,973 bytes (mm_stat after a smoke
+    run of 2026-11-25, validation/run-kernel.sh, mglru mode): 4096 / 34.0 =
+    120.45."""
+    rng = random.Random(seed)
+    L = ["memory 512M", "swap 128M zram=y ratio=120.45", "sysctl vm.page-cluster=0"]
+    L += ["memcg app max=32M", "task t memcg=app", "anon t heap size=48M", "store t heap 0 12288"]
+    z = Zipf(12288, 1.0, rng)
+    for _ in range(60_000):
+        L.append(f"{'store' if rng.random() < 0.3 else 'load'} t heap {z.sample()}")
+    L.append("stat app")
+    write("anon-zipf-zram", L, "anon working set of 48 MiB in a 32 MiB memcg, zipf accesses (30% stores), swap on zram (lz4; ratio 120.45 measured on the replayer's data)")
+
+
 def main():
     zipf_file("file-zipf-0.8", 0.8, seed=11)
     zipf_file("file-zipf-1.2", 1.2, seed=12)
@@ -395,6 +413,7 @@ def main():
     memcg_high()
     writer_beside_reader()
     mlock_under_pressure()
+    anon_zram()
 
 
 if __name__ == "__main__":
