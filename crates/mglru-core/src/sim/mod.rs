@@ -173,32 +173,25 @@ impl Simulator {
     /// real guest's (the replayer's time profile).
     pub fn clock_at_least(&mut self, ns: u64) -> Result<(), SimError> {
         let k = self.boot()?;
+        // In parallel the guest's clock at a line is when the replayer
+        // released it (`mglru-replay --parallel`): the line may not start
+        // earlier; its task and CPU may hold it later. Serially the clock
+        // itself catches up.
+        let from = if k.parallel() { k.sched.release } else { k.now };
+        // A busy stretch runs psi's averaging every 2 s, as the kernel
+        // does: bound a jump as a trace bounds idle time.
+        if ns > from && ns - from > mglru_trace::MAX_SLEEP_NS {
+            return Err(SimError(format!(
+                "the clock would jump by {} ns, more than 365 days ({} ns): a time profile cannot move the clock that far at once",
+                ns - from,
+                mglru_trace::MAX_SLEEP_NS
+            )));
+        }
         if k.parallel() {
-            // In parallel the guest's clock at a line is when the replayer
-            // released it (`mglru-replay --parallel`): the line may not
-            // start earlier; its task and CPU may hold it later.
-            if ns > k.sched.release {
-                if ns - k.sched.release > mglru_trace::MAX_SLEEP_NS {
-                    return Err(SimError(format!(
-                        "the clock would jump by {} ns, more than 365 days ({} ns): a time profile cannot move the clock that far at once",
-                        ns - k.sched.release,
-                        mglru_trace::MAX_SLEEP_NS
-                    )));
-                }
-                k.sched.release = ns;
-            }
+            k.sched.release = k.sched.release.max(ns);
             return Ok(());
         }
         if k.now < ns {
-            // A busy stretch runs psi's averaging every 2 s, as the kernel
-            // does: bound a jump as a trace bounds idle time.
-            if ns - k.now > mglru_trace::MAX_SLEEP_NS {
-                return Err(SimError(format!(
-                    "the clock would jump by {} ns, more than 365 days ({} ns): a time profile cannot move the clock that far at once",
-                    ns - k.now,
-                    mglru_trace::MAX_SLEEP_NS
-                )));
-            }
             k.wait_until(ns);
         }
         Ok(())
