@@ -12,7 +12,7 @@
 //! and drops the page cache, so the files start uncached, and takes the
 //! start snapshot of the counters.
 
-use mglru_trace::{Advice, Op, Sysctl, Target, TraceError, TraceReader, PAGE_SIZE};
+use mglru_trace::{Advice, MemcgOp, Op, Sysctl, Target, TraceError, TraceReader, PAGE_SIZE};
 
 /// One memcg limit write: the cgroup file and the value to write.
 pub type LimitWrite = (&'static str, String);
@@ -263,7 +263,7 @@ pub fn is_definition(op: &Op) -> bool {
             | Op::Swap { .. }
             | Op::Cpus { .. }
             | Op::Sysctl { .. }
-            | Op::Memcg { .. }
+            | Op::Memcg(_)
             | Op::File { .. }
             | Op::Task { .. }
             | Op::Anon { .. }
@@ -389,19 +389,8 @@ impl Planner {
                 path: knob_path(name),
                 value: knob_value(name, value),
             },
-            Op::Memcg {
-                id,
-                parent,
-                new,
-                max,
-                high,
-                low,
-                min,
-                swap_max,
-                oom_group,
-                reset_peak,
-                reset_swap_peak,
-            } => {
+            Op::Memcg(ref m) => {
+                let MemcgOp { id, parent, new, max, high, low, min, swap_max, oom_group, reset_peak, reset_swap_peak } = **m;
                 let mut limits = limit_writes(max, high, low, min, swap_max);
                 if let Some(g) = oom_group {
                     limits.push(("memory.oom.group", if g { "1" } else { "0" }.to_string()));

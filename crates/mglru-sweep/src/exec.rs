@@ -57,13 +57,17 @@ pub const TICK_OPS: u64 = 1 << 16;
 
 /// A memcg definition with the sweep's limits in place of the trace's.
 fn with_limits(op: &Op, limits: &[(u16, MemcgKnob, u64)]) -> Option<Op> {
-    let Op::Memcg { id, new: true, .. } = op else { return None };
-    let mine: Vec<_> = limits.iter().filter(|l| l.0 == *id).collect();
+    let Op::Memcg(m) = op else { return None };
+    if !m.new {
+        return None;
+    }
+    let mine: Vec<_> = limits.iter().filter(|l| l.0 == m.id).collect();
     if mine.is_empty() {
         return None;
     }
     let mut op = op.clone();
-    if let Op::Memcg { max, high, low, min, swap_max, .. } = &mut op {
+    if let Op::Memcg(m) = &mut op {
+        let mglru_trace::MemcgOp { max, high, low, min, swap_max, .. } = &mut **m;
         for &&(_, k, v) in &mine {
             let slot = match k {
                 MemcgKnob::Max => &mut *max,

@@ -42,7 +42,7 @@ impl Setup {
                 self.zram = zram;
             }
             Op::Sysctl { name, value } if self.memcgs.is_empty() => self.sysctls.push((name, value)),
-            Op::Memcg { id, parent, new: true, max, high, low, min, swap_max, .. } => self.memcgs.push((id, parent, [max, high, low, min, swap_max])),
+            Op::Memcg(ref m) if m.new => self.memcgs.push((m.id, m.parent, [m.max, m.high, m.low, m.min, m.swap_max])),
             _ => {}
         }
     }

@@ -5,7 +5,7 @@
 use crate::hash::{hash_scoped, hash_str, same, Index};
 use crate::limits::{idle_too_long, size_text, MAX_SLEEP_NS, MAX_TOTAL_FILE_SIZE};
 use crate::parse::{perr, Access, AccessKind, PErr, PResult, Stmt, Tok};
-use crate::{Advice, Op, Target, ROOT_MEMCG, SWAPPINESS_ANON_ONLY};
+use crate::{Advice, MemcgOp, Op, Target, ROOT_MEMCG, SWAPPINESS_ANON_ONLY};
 use std::fmt::Write as _;
 
 /// Marks a region that is an anonymous mapping (no file).
@@ -696,7 +696,7 @@ impl Resolver {
                             );
                         }
                     }
-                    return Ok(Op::Memcg {
+                    return Ok(Op::Memcg(Box::new(MemcgOp {
                         id,
                         parent: m.parent,
                         new: false,
@@ -708,7 +708,7 @@ impl Resolver {
                         oom_group,
                         reset_peak: reset_peak.is_some(),
                         reset_swap_peak: reset_swap_peak.is_some(),
-                    });
+                    })));
                 }
                 if let Some(off) = reset_peak.or(reset_swap_peak) {
                     let what = if reset_peak == Some(off) { "peak" } else { "swap.peak" };
@@ -737,7 +737,7 @@ impl Resolver {
                     at,
                 });
                 self.memcg_idx.insert(hash_str(name.s), u32::from(id));
-                Ok(Op::Memcg {
+                Ok(Op::Memcg(Box::new(MemcgOp {
                     id,
                     parent,
                     new: true,
@@ -749,7 +749,7 @@ impl Resolver {
                     oom_group,
                     reset_peak: false,
                     reset_swap_peak: false,
-                })
+                })))
             }
             Stmt::File {
                 name,
@@ -1061,19 +1061,8 @@ impl Resolver {
                 None => write!(s, "swap {bytes} sync={}{}", if *sync_io { "y" } else { "n" }, if *ram { " ram=y" } else { "" }),
             },
             Op::Sysctl { name, value } => write!(s, "sysctl {name}={value}"),
-            Op::Memcg {
-                id,
-                parent,
-                new,
-                max,
-                high,
-                low,
-                min,
-                swap_max,
-                oom_group,
-                reset_peak,
-                reset_swap_peak,
-            } => {
+            Op::Memcg(m) => {
+                let MemcgOp { id, parent, new, max, high, low, min, swap_max, oom_group, reset_peak, reset_swap_peak } = &**m;
                 let _ = write!(s, "memcg {}", memcg(*id));
                 if *new {
                     let _ = write!(s, " parent={}", memcg(*parent));

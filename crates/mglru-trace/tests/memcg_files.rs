@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use mglru_trace::{write_binary, Op, TraceErrorKind, TraceReader};
+use mglru_trace::{write_binary, MemcgOp, Op, TraceErrorKind, TraceReader};
 use std::io::Cursor;
 
 const TRACE: &str = "\
@@ -28,7 +28,7 @@ stat root
 ";
 
 fn memcg(id: u16, parent: u16, new: bool) -> Op {
-    Op::Memcg {
+    Op::Memcg(Box::new(MemcgOp {
         id,
         parent,
         new,
@@ -40,22 +40,25 @@ fn memcg(id: u16, parent: u16, new: bool) -> Op {
         oom_group: None,
         reset_peak: false,
         reset_swap_peak: false,
-    }
+    }))
 }
 
 fn expected() -> Vec<Op> {
     let mut a = memcg(1, 0, true);
-    if let Op::Memcg { max, oom_group, .. } = &mut a {
+    if let Op::Memcg(m) = &mut a {
+        let MemcgOp { max, oom_group, .. } = &mut **m;
         *max = Some(50 << 20);
         *oom_group = Some(true);
     }
     let mut a2 = memcg(1, 0, false);
-    if let Op::Memcg { oom_group, reset_peak, .. } = &mut a2 {
+    if let Op::Memcg(m) = &mut a2 {
+        let MemcgOp { oom_group, reset_peak, .. } = &mut **m;
         *oom_group = Some(false);
         *reset_peak = true;
     }
     let mut b2 = memcg(2, 1, false);
-    if let Op::Memcg { max, reset_swap_peak, .. } = &mut b2 {
+    if let Op::Memcg(m) = &mut b2 {
+        let MemcgOp { max, reset_swap_peak, .. } = &mut **m;
         *max = Some(u64::MAX);
         *reset_swap_peak = true;
     }

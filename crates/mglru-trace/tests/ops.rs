@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use mglru_trace::{Advice, Compression, Op, Target, TraceReader};
+use mglru_trace::{Advice, Compression, MemcgOp, Op, Target, TraceReader};
 
 #[test]
 fn every_statement_kind() {
@@ -160,7 +160,7 @@ fn memcg_redefinition() {
     let ops = collect(&mut r).unwrap();
     assert_eq!(
         ops[2],
-        Op::Memcg {
+        Op::Memcg(Box::new(MemcgOp {
             id: 2,
             parent: 1,
             new: false,
@@ -172,11 +172,11 @@ fn memcg_redefinition() {
             oom_group: None,
             reset_peak: false,
             reset_swap_peak: false
-        }
+        }))
     );
     assert_eq!(
         ops[3],
-        Op::Memcg {
+        Op::Memcg(Box::new(MemcgOp {
             id: 2,
             parent: 1,
             new: false,
@@ -188,11 +188,11 @@ fn memcg_redefinition() {
             oom_group: None,
             reset_peak: false,
             reset_swap_peak: false
-        }
+        }))
     );
     assert_eq!(
         ops[4],
-        Op::Memcg {
+        Op::Memcg(Box::new(MemcgOp {
             id: 1,
             parent: 0,
             new: false,
@@ -204,7 +204,7 @@ fn memcg_redefinition() {
             oom_group: None,
             reset_peak: false,
             reset_swap_peak: false
-        }
+        }))
     );
 }
 

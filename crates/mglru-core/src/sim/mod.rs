@@ -259,7 +259,8 @@ impl Simulator {
                     k.setup_per_zone_wmarks();
                 }
             }
-            Op::Memcg { id, parent, new, max, high, low, min, swap_max, oom_group, reset_peak, reset_swap_peak } => {
+            Op::Memcg(ref m) => {
+                let mglru_trace::MemcgOp { id, parent, new, max, high, low, min, swap_max, oom_group, reset_peak, reset_swap_peak } = **m;
                 if new {
                     debug_assert_eq!(id as usize, k.memcgs.len());
                     k.memcgs.push(Memcg::new("", parent));

@@ -2,7 +2,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use mglru_trace::{Advice, Op, Sysctl, Target, TraceError, TraceReader};
+use mglru_trace::{Advice, MemcgOp, Op, Sysctl, Target, TraceError, TraceReader};
 use std::path::PathBuf;
 
 pub fn data(name: &str) -> PathBuf {
@@ -51,7 +51,7 @@ pub fn all_trace_ops() -> Vec<Op> {
             name: Sysctl::LruGenEnabled,
             value: 7,
         },
-        Op::Memcg {
+        Op::Memcg(Box::new(MemcgOp {
             id: 1,
             parent: 0,
             new: true,
@@ -63,8 +63,8 @@ pub fn all_trace_ops() -> Vec<Op> {
             oom_group: None,
             reset_peak: false,
             reset_swap_peak: false,
-        },
-        Op::Memcg {
+        })),
+        Op::Memcg(Box::new(MemcgOp {
             id: 2,
             parent: 1,
             new: true,
@@ -76,8 +76,8 @@ pub fn all_trace_ops() -> Vec<Op> {
             oom_group: None,
             reset_peak: false,
             reset_swap_peak: false,
-        },
-        Op::Memcg {
+        })),
+        Op::Memcg(Box::new(MemcgOp {
             id: 1,
             parent: 0,
             new: false,
@@ -89,7 +89,7 @@ pub fn all_trace_ops() -> Vec<Op> {
             oom_group: None,
             reset_peak: false,
             reset_swap_peak: false,
-        },
+        })),
         Op::File {
             id: 0,
             pages: 2560,
