@@ -5,12 +5,15 @@
 #
 #   validation/run-kernel.sh TRACE --mode mglru|classic|y|n|0x0001|0x0003|... --out RESULT.json
 #                            [--timeout SECONDS] [--replayer PATH] [--memory SIZE]
-#                            [--replay-arg ARG]... [--keep] [--verbose]
+#                            [--replay-arg ARG]... [--icount SHIFT] [--keep] [--verbose]
 #
 #   --mode       mglru = y (0x0007), classic = n (0x0000), or a mask written as is
 #   --timeout    kill QEMU after this many seconds of wall time (default 600) and fail
 #   --replayer   the static replayer (default target/x86_64-unknown-linux-gnu/release/mglru-replay)
 #   --memory     guest RAM (default: the trace's `memory`, else 1G), e.g. 768M
+#   --icount     run TCG with QEMU's instruction counter (-icount shift=SHIFT,sleep=off): the guest's
+#                clock advances 2^SHIFT ns per guest instruction whatever the host's load, so guest
+#                times measure instructions (validation/calibrate_steps.py); single-threaded TCG
 #   --keep       keep the run's folder (initramfs, console.log, result.log) under validation/work/runs
 #   --verbose    echo the serial console while it runs
 #   (environment MGLRU_KERNEL_ARGS: extra kernel command-line arguments, for experiments)
@@ -23,7 +26,8 @@ repo="$(cd "$here/.." && pwd)"
 die() { printf 'run-kernel: error: %s\n' "$*" >&2; exit 1; }
 usage="usage: run-kernel.sh TRACE --mode mglru|classic|0xMASK --out RESULT.json [--timeout S] [--replayer PATH] [--memory SIZE] [--replay-arg ARG]... [--keep] [--verbose]"
 
-trace=""; mode=""; out=""; timeout=600; memory=""; keep=0; verbose=0; replay_args=()
+trace=""; mode=""; out=""; timeout=600; memory=""; keep=0; verbose=0; replay_args=(); icount=""
+
 replayer="$repo/target/x86_64-unknown-linux-gnu/release/mglru-replay"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -33,9 +37,11 @@ while [ $# -gt 0 ]; do
         --replayer) replayer="${2:?}"; shift 2 ;;
         --memory) memory="${2:?}"; shift 2 ;;
         --replay-arg) replay_args+=(--replay-arg "${2:?}"); shift 2 ;;
+        --icount) icount="${2:?}"; shift 2
+                  [[ "$icount" =~ ^[0-9]$|^10$ ]] || die "--icount takes a shift from 0 to 10 (ns per instruction = 2^SHIFT), not '$icount'" ;;
         --keep) keep=1; shift ;;
         --verbose) verbose=1; shift ;;
-        -h|--help) sed -n '3,17p' "$0"; exit 0 ;;
+        -h|--help) sed -n '3,20p' "$0"; exit 0 ;;
         -*) die "unknown option $1; $usage" ;;
         *) [ -z "$trace" ] || die "one TRACE only; $usage"; trace="$1"; shift ;;
     esac
@@ -77,9 +83,15 @@ accel="tcg,thread=multi"; cpu="max"; accel_name=tcg
 if grep -qwE 'vmx|svm' /proc/cpuinfo && [ -w /dev/kvm ] && [ ! -d /sys/module/kvm_pvm ]; then
     accel="kvm"; cpu="host"; accel_name=kvm
 fi
+icount_args=()
+if [ -n "$icount" ]; then
+    [ "$accel_name" = tcg ] || die "--icount needs TCG (this host would use $accel_name)"
+    accel="tcg,thread=single"; accel_name="tcg-icount$icount"
+    icount_args=(-icount "shift=$icount,sleep=off")
+fi
 qemu_version="$(qemu-system-x86_64 --version | head -n1)"
 
-qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m "$mem_mib" -smp 2
+qemu=(qemu-system-x86_64 -accel "$accel" "${icount_args[@]}" -cpu "$cpu" -m "$mem_mib" -smp 2
       -nographic -no-reboot -monitor none -nic none
       -serial stdio -serial "file:$run_dir/result.log"
       -kernel "$VMLINUZ" -initrd "$run_dir/initrd.cpio.gz"

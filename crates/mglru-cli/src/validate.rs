@@ -284,6 +284,14 @@ pub fn load_platform(dir: &Path) -> Result<Option<CostModel>, String> {
             .ok_or_else(|| format!("{}: cost \"{name}\" must be a whole number of ns", p.display()))?;
         c.set(name, ns as u64).map_err(|e| format!("{}: {e}", p.display()))?;
     }
+    if let Some(missing) = CostModel::NAMES.iter().find(|n| !costs.contains_key(**n)) {
+        // A default cost is a native CPU's figure, not the platform's:
+        // running the guest's model with it would mix the two.
+        return Err(format!(
+            "{}: no cost \"{missing}\" (every cost of the model must be measured on the platform: rerun validation/calibrate.py)",
+            p.display()
+        ));
+    }
     Ok(Some(c))
 }
 

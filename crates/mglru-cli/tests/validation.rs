@@ -186,6 +186,13 @@ fn validate_runs_the_model_with_the_platform_costs() {
     let o = validate_in(&dir, &[]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("unknown cost 'warp'"), "{err}");
+    // A cost the platform file leaves out is not taken from the defaults
+    // (a native CPU's figures): the file must be measured again.
+    std::fs::write(dir.join("platform.json"), r#"{"cost": {"op": 3}}"#).unwrap();
+    let o = validate_in(&dir, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("no cost \"mem_access\"") && err.contains("calibrate"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

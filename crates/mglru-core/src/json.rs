@@ -190,6 +190,16 @@ struct CpuView<'a> {
     schedule: &'a str,
     kswapd_ns: u64,
     tasks: Tasks<'a>,
+    reclaim_work: WorkView,
+}
+
+/// `cpu.reclaim_work`: the reclaim steps the cost model charged.
+#[derive(Serialize)]
+struct WorkView {
+    scanned: u64,
+    rmap: u64,
+    pte: u64,
+    pageout: u64,
 }
 
 /// The tasks as one object keyed by name: `{"cpu", "utime_ns", "stime_ns"}`.
@@ -250,7 +260,18 @@ pub fn report_value(r: &Report) -> impl Serialize + '_ {
             model_bytes_files: s.model_bytes_files,
             simulated_pages: s.simulated_pages,
         },
-        cpu: CpuView { cpus: r.cpu.cpus, schedule: r.cpu.schedule, kswapd_ns: r.cpu.kswapd_ns, tasks: Tasks(&r.cpu.tasks) },
+        cpu: CpuView {
+            cpus: r.cpu.cpus,
+            schedule: r.cpu.schedule,
+            kswapd_ns: r.cpu.kswapd_ns,
+            tasks: Tasks(&r.cpu.tasks),
+            reclaim_work: WorkView {
+                scanned: r.cpu.reclaim_work.scanned,
+                rmap: r.cpu.reclaim_work.rmap,
+                pte: r.cpu.reclaim_work.pte,
+                pageout: r.cpu.reclaim_work.pageout,
+            },
+        },
     }
 }
 
@@ -289,6 +310,7 @@ mod tests {
                 schedule: "parallel",
                 kswapd_ns: 5,
                 tasks: vec![crate::report::TaskCpuReport { name: "t\"1".into(), cpu: 1, utime_ns: 6, stime_ns: 7 }],
+                reclaim_work: crate::kernel::ReclaimWork { scanned: 11, rmap: 12, pte: 13, pageout: 14 },
             },
         };
         let j = report_json(&r);
@@ -304,6 +326,8 @@ mod tests {
         assert_eq!(v["cpu"]["kswapd_ns"], 5);
         assert_eq!(v["cpu"]["schedule"], "parallel");
         assert_eq!(v["cpu"]["tasks"]["t\"1"]["stime_ns"], 7);
+        assert_eq!(v["cpu"]["reclaim_work"]["rmap"], 12);
+        assert_eq!(v["cpu"]["reclaim_work"]["pageout"], 14);
         assert_eq!(v["memcg"]["app"]["pressure"]["some"]["total"], 0);
         // The kernel's order, not alphabetical.
         assert!(j.find("nr_free_pages").unwrap() < j.find("pgpgin").unwrap());

@@ -241,6 +241,20 @@ pub struct SimCounters {
     /// Statistics flushes that did work (`flush_memcg_stats_dwork` runs
     /// whose result could differ from the previous one's).
     pub stats_flushes: u64,
+    /// The steps of reclaim the cost model charges, counted over the run
+    /// (what the reclaimers' CPU time is made of: docs/COST_MODEL.md).
+    pub reclaim_work: ReclaimWork,
+}
+
+/// Counts of the reclaim steps that cost CPU time apart from the folios
+/// scanned: mappings visited by rmap walks, page-table entries examined
+/// by the multi-gen LRU, folios written out by reclaim.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReclaimWork {
+    pub scanned: u64,
+    pub rmap: u64,
+    pub pte: u64,
+    pub pageout: u64,
 }
 
 pub struct Kernel {
@@ -285,6 +299,9 @@ pub struct Kernel {
     pub reclaim_results: Vec<crate::memcontrol::ReclaimResult>,
     pub stat_points: Vec<crate::memcontrol::StatPoint>,
     pub sim: SimCounters,
+    /// Reclaim steps done but not yet charged as CPU time: charged at
+    /// the end of the batch or walk that did them (`spend_reclaim`).
+    pub(crate) pending_work: ReclaimWork,
     /// The task on whose behalf the kernel runs now.
     pub current: u32,
     /// `current->in_lru_fault`.
@@ -375,6 +392,7 @@ impl Kernel {
             reclaim_results: Vec::new(),
             stat_points: Vec::new(),
             sim: SimCounters::default(),
+            pending_work: ReclaimWork::default(),
             current: 0,
             in_lru_fault: false,
             in_kswapd: false,

@@ -45,6 +45,6 @@ pub mod writeback;
 pub const MGLRU_IMPLEMENTED: bool = true;
 
 pub use cost::CostModel;
-pub use kernel::{Kernel, Policy};
+pub use kernel::{Kernel, Policy, ReclaimWork};
 pub use report::Report;
 pub use sim::{RunOptions, SimError, Simulator};

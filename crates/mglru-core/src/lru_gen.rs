@@ -503,6 +503,8 @@ impl Kernel {
                     None => break,
                 }
             }
+            // The page-table entries the walk examined.
+            self.spend_reclaim(0);
             last
         };
         if success {
@@ -1084,6 +1086,8 @@ impl Kernel {
             list = clean;
             skip_retry = true;
         }
+        // The rmap walks, look-around and pageouts of shrink_folio_list.
+        self.spend_reclaim(0);
         scanned
     }
 

@@ -234,6 +234,7 @@ impl Kernel {
                 self.promote_size(walk.memcg, f.lru_type(), old, new_gen);
             }
         }
+        self.pending_work.pte += total;
         // suitable_to_scan: 8 PTEs per cache line.
         young * 8 >= total
     }
@@ -313,6 +314,7 @@ impl Kernel {
                 self.folio_activate(p);
             }
         }
+        self.pending_work.pte += n;
         if young * 8 >= n {
             self.update_bloom_filter(memcg, max_seq, pmd_tbl, slot);
         }

@@ -155,6 +155,10 @@ pub struct CpuReport {
     /// kswapd0's CPU time (system time).
     pub kswapd_ns: u64,
     pub tasks: Vec<TaskCpuReport>,
+    /// The reclaim steps the cost model charged, over the run (every
+    /// reclaimer together): folios scanned, mappings visited by rmap
+    /// walks, page-table entries examined, folios written out.
+    pub reclaim_work: crate::kernel::ReclaimWork,
 }
 
 impl Report {
@@ -506,6 +510,7 @@ impl Kernel {
                 .enumerate()
                 .map(|(i, t)| TaskCpuReport { name: names.task(i as u32), cpu: t.cpu, utime_ns: t.utime_ns, stime_ns: t.stime_ns })
                 .collect(),
+            reclaim_work: self.sim.reclaim_work,
         };
         Report {
             policy: match self.policy() {

@@ -333,6 +333,7 @@ impl Kernel {
         self.folio_clear_dirty_for_io(pfn);
         self.folios.get_mut(pfn).set(pg::RECLAIM);
         self.ev.add(Ev::NrVmscanWrite, 1);
+        self.pending_work.pageout += 1;
         self.folio_start_writeback(pfn);
         if !self.folios.get(pfn).test(pg::WRITEBACK) {
             self.folios.get_mut(pfn).clear(pg::RECLAIM);
@@ -445,6 +446,8 @@ impl Kernel {
         let mut stat = ReclaimStat::default();
         let nr_reclaimed = self.shrink_folio_list(&mut list, sc, &mut stat);
         self.move_folios_to_lru(&list);
+        // The rmap walks and pageouts of shrink_folio_list.
+        self.spend_reclaim(0);
         self.count_reclaim_event(memcg, Ev::PgstealKswapd, Ev::PgstealDirect, sc, nr_reclaimed);
         self.ev.add(if file { Ev::PgstealFile } else { Ev::PgstealAnon }, nr_reclaimed);
         self.lru_note_cost(memcg, file as usize, stat.nr_pageout, nr_scanned - nr_reclaimed);
@@ -489,6 +492,8 @@ impl Kernel {
             f.clear(pg::ACTIVE);
             f.set(pg::WORKINGSET);
         }
+        // The rmap walks of folio_referenced above.
+        self.spend_reclaim(0);
         let nr_deactivate = self.move_folios_to_lru(&hold);
         self.ev.add(Ev::Pgdeactivate, nr_deactivate);
         self.count_memcg(memcg, Ev::Pgdeactivate, nr_deactivate);
@@ -851,14 +856,23 @@ impl Kernel {
         }
     }
 
-    /// Reclaim CPU time for `scanned` pages: system time of the task that
-    /// reclaims, whose clock it moves; kswapd's is its own CPU time, on its
-    /// own timeline (crate::kswapd).
+    /// Reclaim CPU time for `scanned` pages and the steps done since the
+    /// last charge (rmap walks, page-table entries, pageouts): system
+    /// time of the task that reclaims, whose clock it moves; kswapd's is
+    /// its own CPU time, on its own timeline (crate::kswapd). Each batch
+    /// or walk is charged when it ends, as one stretch of CPU time.
     pub(crate) fn spend_reclaim(&mut self, scanned: u64) {
-        if scanned == 0 {
+        let w = std::mem::take(&mut self.pending_work);
+        let c = &self.cost;
+        let ns = scanned * c.scan + w.rmap * c.rmap + w.pte * c.pte + w.pageout * c.pageout;
+        let total = &mut self.sim.reclaim_work;
+        total.scanned += scanned;
+        total.rmap += w.rmap;
+        total.pte += w.pte;
+        total.pageout += w.pageout;
+        if scanned == 0 && ns == 0 {
             return;
         }
-        let ns = scanned * self.cost.scan;
         if self.in_kswapd {
             self.kswapd_spend(ns);
         } else if !self.cost.tasks_on_external_clock {

@@ -25,8 +25,20 @@ pub struct CostModel {
     /// Writing one page to swap (time until writeback completes).
     pub swap_write: u64,
     /// Reclaim CPU work per page scanned (charged to the task doing
-    /// direct or limit reclaim, or to kswapd).
+    /// direct or limit reclaim, or to kswapd): isolating it, sorting it,
+    /// and freeing a clean unmapped folio.
     pub scan: u64,
+    /// Reclaim CPU work per mapping an rmap walk visits
+    /// (`folio_referenced_one`, `try_to_unmap_one`: finding the PTE,
+    /// testing or clearing it, the TLB flush).
+    pub rmap: u64,
+    /// Reclaim CPU work per page-table entry the multi-gen LRU examines,
+    /// in the aging's page-table walk (`walk_pte_range`) and in
+    /// look-around (`lru_gen_look_around`).
+    pub pte: u64,
+    /// Reclaim CPU work per folio that reclaim writes out (`pageout`:
+    /// `add_to_swap` for anon, submitting the write).
+    pub pageout: u64,
     /// The tasks' time comes from an outside clock (`mglru validate`
     /// following a guest's time profile): reclaim by a task does not move
     /// the clock, kswapd's scanning still takes its time (kswapd's time is
@@ -46,6 +58,9 @@ impl Default for CostModel {
             swap_read: 100_000,
             swap_write: 10_000,
             scan: 50,
+            rmap: 0,
+            pte: 0,
+            pageout: 0,
             tasks_on_external_clock: false,
         }
     }
@@ -57,8 +72,20 @@ impl Default for CostModel {
 pub const MAX_COST_NS: u64 = 1_000_000_000;
 
 impl CostModel {
-    pub const NAMES: [&'static str; 9] =
-        ["op", "mem_access", "page_copy", "minor_fault", "disk_read", "disk_write", "swap_read", "swap_write", "scan"];
+    pub const NAMES: [&'static str; 12] = [
+        "op",
+        "mem_access",
+        "page_copy",
+        "minor_fault",
+        "disk_read",
+        "disk_write",
+        "swap_read",
+        "swap_write",
+        "scan",
+        "rmap",
+        "pte",
+        "pageout",
+    ];
 
     /// Set one value by name; the error names the valid ones.
     pub fn set(&mut self, name: &str, ns: u64) -> Result<(), String> {
@@ -72,6 +99,9 @@ impl CostModel {
             "swap_read" => &mut self.swap_read,
             "swap_write" => &mut self.swap_write,
             "scan" => &mut self.scan,
+            "rmap" => &mut self.rmap,
+            "pte" => &mut self.pte,
+            "pageout" => &mut self.pageout,
             _ => {
                 return Err(format!("unknown cost '{}': expected one of {}", name, Self::NAMES.join(", ")));
             }
@@ -95,6 +125,9 @@ impl CostModel {
             "swap_read" => self.swap_read,
             "swap_write" => self.swap_write,
             "scan" => self.scan,
+            "rmap" => self.rmap,
+            "pte" => self.pte,
+            "pageout" => self.pageout,
             _ => return None,
         })
     }

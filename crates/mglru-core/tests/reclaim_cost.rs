@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Reclaim's CPU time by step (docs/COST_MODEL.md): each test gives one
+//! step a cost and every other cost 0, so the reclaimer's CPU time is
+//! that step's count times its cost, and the count follows from the
+//! kernel's counters and the trace by hand.
+
+mod common;
+use common::T;
+use mglru_core::stat::Ev;
+use mglru_core::{CostModel, Policy, RunOptions};
+
+/// Every cost 0 but `name`, which is 1 µs.
+fn only(name: &str) -> CostModel {
+    let mut c = CostModel::default();
+    for n in CostModel::NAMES {
+        c.set(n, 0).unwrap();
+    }
+    c.set(name, 1_000).unwrap();
+    c
+}
+
+fn with(policy: Policy, cost: &str) -> T {
+    T::with_options(RunOptions { policy: Some(policy), cost: Some(only(cost)), ..Default::default() })
+}
+
+#[test]
+fn unmapping_a_mapped_file_folio_costs_one_rmap_step() {
+    for policy in [Policy::Classic, Policy::Mglru] {
+        let mut t = with(policy, "rmap");
+        // MADV_RANDOM: folio_referenced skips the mapping (no recency), so
+        // each folio reclaim frees was visited once, by try_to_unmap. The
+        // loads leave the folios clean: each one unmapped is freed.
+        t.run("memory 256M\nmemcg app max=1M\nfile f size=4M readahead=0\ntask a memcg=app\nmmap a m file=f\nadvise a m random");
+        for p in 0..600 {
+            t.run(&format!("load a m {p} 1"));
+        }
+        let app = t.memcg_id("app") as usize;
+        let stolen = t.k().memcgs[app].ev.get(Ev::PgstealDirect);
+        assert!(stolen > 300, "{policy:?}: 600 pages through a 256-page memcg: {stolen} reclaimed");
+        let k = t.k();
+        assert_eq!(k.sim.reclaim_work.rmap, stolen, "{policy:?}");
+        assert_eq!(k.tasks[0].stime_ns, stolen * 1_000, "{policy:?}: the reclaimer's system time");
+        assert_eq!(k.now, stolen * 1_000, "{policy:?}: nothing else took time");
+        assert_eq!(k.sim.reclaim_work.pte, 0, "{policy:?}: no page-table walk, no look-around");
+        t.check();
+    }
+}
+
+#[test]
+fn each_folio_written_to_swap_costs_one_pageout_step() {
+    for policy in [Policy::Classic, Policy::Mglru] {
+        let mut t = with(policy, "pageout");
+        t.run("memory 256M\nswap 64M sync=y\nmemcg app max=1M\ntask a memcg=app\nanon a h size=4M");
+        for p in 0..600 {
+            t.run(&format!("store a h {p} 1"));
+        }
+        let (pswpout, written) = (t.ev(Ev::Pswpout), t.ev(Ev::NrVmscanWrite));
+        assert!(pswpout > 300, "{policy:?}: {pswpout}");
+        // A synchronous device: every folio reclaim writes is swapped out.
+        assert_eq!(written, pswpout, "{policy:?}");
+        let k = t.k();
+        assert_eq!(k.sim.reclaim_work.pageout, pswpout, "{policy:?}");
+        assert_eq!(k.tasks[0].stime_ns, pswpout * 1_000, "{policy:?}");
+        t.check();
+    }
+}
+
+#[test]
+fn an_aging_walk_costs_one_pte_step_per_entry_of_the_mapping() {
+    let mut t = with(Policy::Mglru, "pte");
+    // A 1 MiB heap is 256 PTEs in one page table; the aging command with
+    // FORCE_SCAN walks the memcg's one mm whatever its Bloom filters say.
+    t.run("memory 256M\nswap 64M sync=y\nmemcg app\ntask a memcg=app\nanon a h size=1M\nstore a h 0 256");
+    let before = t.k().now;
+    t.run("lru_gen + app 0 3 60 1");
+    assert_eq!(t.k().sim.reclaim_work.pte, 256);
+    assert_eq!(t.k().now - before, 256 * 1_000, "the walk's 256 entries at 1 µs");
+    // The second walk finds the same 256 entries, none young any more.
+    t.run("lru_gen + app 0 4 60 1");
+    assert_eq!(t.k().sim.reclaim_work.pte, 512);
+    assert_eq!(t.k().now - before, 512 * 1_000);
+    assert_eq!(t.k().sim.reclaim_work.scanned, 0, "aging scans no LRU list");
+    t.check();
+}
+
+#[test]
+fn classic_deactivation_walks_the_rmap_of_each_mapped_folio_it_takes_off_the_active_list() {
+    let mut t = with(Policy::Classic, "rmap");
+    // Without MADV_RANDOM the mapping has recency. Two reads make each
+    // page active (folio_mark_accessed), a load maps it; memory.reclaim
+    // then finds the inactive list empty: shrink_active_list walks the
+    // one mapping of each folio it takes (pgrefill) and deactivates it;
+    // shrink_folio_list walks it again in folio_check_references (every
+    // folio it is handed is still mapped), and once more in try_to_unmap
+    // for each folio it frees.
+    t.run("memory 256M\nmemcg app\nfile f size=2M readahead=0\ntask a memcg=app\nread a f 0 512\nread a f 0 512");
+    t.run("mmap a m file=f\nload a m 0 512\nreclaim app 1M");
+    let app = t.memcg_id("app") as usize;
+    let k = t.k();
+    let (stolen, refill, activated) =
+        (k.memcgs[app].ev.get(Ev::PgstealDirect), k.memcgs[app].ev.get(Ev::Pgrefill), k.memcgs[app].ev.get(Ev::Pgactivate));
+    let scanned = k.memcgs[app].ev.get(Ev::PgscanDirect);
+    assert!(stolen > 0 && refill > 0 && activated > 0, "stolen {stolen} refill {refill} activated {activated}");
+    assert_eq!(k.sim.reclaim_work.rmap, scanned + stolen + refill, "stolen {stolen} activated {activated}");
+    assert_eq!(k.tasks[0].stime_ns, k.sim.reclaim_work.rmap * 1_000);
+    t.check();
+}
