@@ -58,6 +58,10 @@ pub mod pg {
     /// `PG_mlocked`: mapped by a `VM_LOCKED` mapping (counted in
     /// `NR_MLOCK`); the folio is not evictable.
     pub const MLOCKED: u32 = 1 << 28;
+    /// `PageAnonExclusive`: the anon page is mapped by one process only
+    /// and may be written without a copy. Fork clears it on every page
+    /// it shares; so does unmapping for swap (the swap PTE keeps it).
+    pub const ANON_EXCLUSIVE: u32 = 1 << 29;
 }
 
 /// One simulated 4 KiB folio. 28 bytes.

@@ -323,6 +323,8 @@ pub struct Kernel {
     /// `folio->mlock_count` of the folios on the unevictable list that
     /// have one (the kernel keeps it in the folio while it is there).
     pub mlock_count: std::collections::BTreeMap<u32, u32>,
+    /// The anon_vma links forks made (crate::fork).
+    pub anon_vmas: crate::fork::AnonVmas,
     pub nr_writeback: u64,
     /// Folios on each zone's LRU lists by type, anon and file
     /// (`NR_ZONE_{IN,}ACTIVE_{ANON,FILE}` summed over active and
@@ -402,6 +404,7 @@ impl Kernel {
             nr_dirty: 0,
             nr_mlock: 0,
             mlock_count: Default::default(),
+            anon_vmas: Default::default(),
             nr_writeback: 0,
             zone_lru: [[0; 2]; NR_ZONES],
             flusher_armed: false,

@@ -8,6 +8,7 @@
 pub mod file;
 pub mod filemap;
 pub mod folio;
+pub mod fork;
 pub mod json;
 pub mod kernel;
 pub mod kswapd;

@@ -64,7 +64,7 @@ impl Kernel {
         let pgd = self.tasks[task as usize].pgd;
         for idx in 0..pages {
             let e = self.pt.get(pgd, start + (idx << 12));
-            if e & pte::SWAP == 0 {
+            if !pte::is_swap(e) {
                 continue;
             }
             let s = e & pte::VALUE;

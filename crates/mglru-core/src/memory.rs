@@ -26,16 +26,21 @@ impl Kernel {
         if e & pte::PRESENT != 0 {
             let val = e & pte::VALUE;
             if val != pte::ZERO_PFN {
-                if !write || e & pte::DIRTY != 0 || self.vmas[region as usize].file.is_none() {
+                if !write || (e & pte::WRPROT == 0 && (e & pte::DIRTY != 0 || self.vmas[region as usize].file.is_none())) {
                     // The CPU sets the accessed bits (PMD and PTE) and, for
                     // an anon store, the dirty bit.
                     self.pt.hw_access(pgd, va, write);
                     self.spend_cpu(self.cost.mem_access, false);
                     return;
                 }
-                // A store through a clean (write-protected) shared file PTE.
                 self.fault_begin(region);
-                self.wp_page_shared(region, page, val);
+                if e & pte::WRPROT != 0 {
+                    // A store to an anon page a fork shared.
+                    self.do_wp_page(region, page, val);
+                } else {
+                    // A store through a clean (write-protected) shared file PTE.
+                    self.wp_page_shared(region, page, val);
+                }
                 self.fault_end();
                 return;
             }
@@ -58,7 +63,7 @@ impl Kernel {
             return;
         }
         if e & pte::SWAP != 0 {
-            self.do_swap_page(region, page, e & pte::VALUE, write);
+            self.do_swap_page(region, page, e, write);
         } else if self.vmas[region as usize].file.is_none() {
             self.do_anonymous_page(region, page, write);
         } else if write {
@@ -76,7 +81,7 @@ impl Kernel {
     /// (`__GFP_ACCOUNT`, charged once the allocator has the page; the
     /// charge may reclaim too). False when a page or a charge could not
     /// be had, or the task died meanwhile.
-    fn pte_alloc(&mut self, region: u32, page: u64) -> bool {
+    pub(crate) fn pte_alloc(&mut self, region: u32, page: u64) -> bool {
         let v = &self.vmas[region as usize];
         let (task, va) = (v.task, v.va(page));
         let pgd = self.tasks[task as usize].pgd;
@@ -172,7 +177,10 @@ impl Kernel {
             }
         } else {
             t.rss_anon += 1;
-            self.memcgs[memcg as usize].st.add(St::Anon, 1);
+            // NR_ANON_MAPPED counts folios mapped at all, not PTEs.
+            if f.mapcount == 1 {
+                self.memcgs[memcg as usize].st.add(St::Anon, 1);
+            }
         }
     }
 
@@ -204,7 +212,7 @@ impl Kernel {
         }
         {
             let f = self.folios.get_mut(pfn);
-            f.set(pg::ANON | pg::SWAPBACKED | pg::UPTODATE);
+            f.set(pg::ANON | pg::SWAPBACKED | pg::UPTODATE | pg::ANON_EXCLUSIVE);
             f.mapping = region;
             f.index = page as u32;
         }
@@ -290,11 +298,15 @@ impl Kernel {
         mapped_self
     }
 
-    /// `do_swap_page`.
-    fn do_swap_page(&mut self, region: u32, page: u64, slot: u32, write: bool) {
+    /// `do_swap_page` for the swap PTE `orig`.
+    fn do_swap_page(&mut self, region: u32, page: u64, orig: u32, write: bool) {
         let task = self.vmas[region as usize].task;
+        let slot = orig & pte::VALUE;
         let entry = self.swap.as_ref().unwrap().entry(slot);
         let mut major = false;
+        // A folio read for this fault alone, never in the swap cache:
+        // certainly exclusive.
+        let mut fresh = false;
         let pfn = if entry & crate::swapfile::SLOT_CACHED != 0 {
             // swap_cache_get_folio: a readahead hit counts, and the hit
             // becomes the VMA's previous fault for the next window.
@@ -306,9 +318,12 @@ impl Kernel {
             }
             self.vma_swap_ra_hit(region, page, readahead);
             pfn
-        } else if self.swap.as_ref().unwrap().sync_io {
-            // SWP_SYNCHRONOUS_IO: read straight into a new folio, no swap cache.
+        } else if self.swap.as_ref().unwrap().sync_io && self.swap_count(slot) == 1 {
+            // SWP_SYNCHRONOUS_IO with one reference: read straight into a
+            // new folio, no swap cache. A slot a fork shared goes through
+            // the swap cache like any device's.
             major = true;
+            fresh = true;
             let Some(pfn) = self.swapin_new_folio(slot, false) else {
                 self.sim.dropped_accesses += 1;
                 return;
@@ -334,15 +349,174 @@ impl Kernel {
             let ws = self.folios.get(pfn).test(pg::WORKINGSET);
             self.wait_for_read(self.cost.swap_read, ws);
         }
-        // The PTE's reference on the slot goes (swap_free_nr).
+        // The PTE's reference on the slot goes (swap_free_nr); the slot
+        // itself when nothing refers to it any more.
         let in_cache = self.folios.get(pfn).test(pg::SWAPCACHE);
+        let others = self.folios.get(pfn).mapcount;
         self.tasks[task as usize].swapents -= 1;
-        if !in_cache {
+        if self.swap_put_ref(slot) == 0 && !in_cache {
             self.swap_slot_free(slot);
         }
-        self.map_folio(region, page, pfn, write);
-        if in_cache && (self.mem_cgroup_swap_full(self.folios.get(pfn).memcg) || write) {
+        // should_try_to_free_swap: swap full, or a write that may make the
+        // folio ours alone (no other mapping). Simplification: a per-CPU
+        // batch's reference is not counted here (docs/FIDELITY.md).
+        let try_free = in_cache && (self.mem_cgroup_swap_full(self.folios.get(pfn).memcg) || (write && others == 0));
+        if fresh || orig & pte::SWP_EXCLUSIVE != 0 {
+            // Exclusive: mapped writable (RMAP_EXCLUSIVE).
+            self.map_folio(region, page, pfn, write);
+            self.folios.get_mut(pfn).set(pg::ANON_EXCLUSIVE);
+            if try_free {
+                self.folio_free_swap(pfn);
+            }
+            return;
+        }
+        // Shared by a fork at some point: writable only if no one else
+        // holds the folio (folio_ref_count == 1), else read-only, and a
+        // write goes on to do_wp_page.
+        if try_free {
             self.folio_free_swap(pfn);
+        }
+        let reuse = self.folio_ref_count(pfn) == 0;
+        self.map_folio(region, page, pfn, write && reuse);
+        if reuse {
+            self.folios.get_mut(pfn).set(pg::ANON_EXCLUSIVE);
+            return;
+        }
+        if self.vmas[region as usize].dead {
+            return;
+        }
+        let v = &self.vmas[region as usize];
+        let pgd = self.tasks[task as usize].pgd;
+        let va = v.va(page);
+        if let Some(p) = self.pt.get_mut(pgd, va) {
+            *p |= pte::WRPROT;
+        }
+        if write {
+            self.do_wp_page(region, page, pfn);
+        }
+    }
+
+    /// The references on an anon folio besides a fault's own: its
+    /// mappings, the swap cache, a per-CPU batch, an isolation, a pin
+    /// (`folio_ref_count` less the caller's).
+    pub(crate) fn folio_ref_count(&self, pfn: u32) -> u32 {
+        let f = self.folios.get(pfn);
+        u32::from(f.mapcount)
+            + f.test(pg::SWAPCACHE) as u32
+            + f.test(pg::IN_BATCH) as u32
+            + f.test(pg::ISOLATED) as u32
+            + f.test(pg::PINNED) as u32
+    }
+
+    // ---- copy-on-write ---------------------------------------------------------
+
+    /// `do_wp_page` of a private anon page (a store through a PTE a fork
+    /// write-protected): reuse the page if it is exclusive or this mapping
+    /// turns out to be its only user, else copy it.
+    fn do_wp_page(&mut self, region: u32, page: u64, pfn: u32) {
+        debug_assert!(self.folios.get(pfn).test(pg::ANON));
+        if self.folios.get(pfn).test(pg::ANON_EXCLUSIVE) || self.wp_can_reuse_anon_folio(pfn, region) {
+            self.folios.get_mut(pfn).set(pg::ANON_EXCLUSIVE);
+            // wp_page_reuse: writable, young and dirty.
+            let v = &self.vmas[region as usize];
+            let (pgd, va) = (self.tasks[v.task as usize].pgd, v.va(page));
+            if let Some(p) = self.pt.get_mut(pgd, va) {
+                *p &= !pte::WRPROT;
+            }
+            self.pt.hw_access(pgd, va, true);
+            self.ev.add(Ev::Pgreuse, 1);
+            return;
+        }
+        self.wp_page_copy(region, page, pfn);
+    }
+
+    /// `wp_can_reuse_anon_folio`: the folio's only reference is this
+    /// mapping's, once this CPU's batches are drained (if the folio is not
+    /// on the LRU) and its swap copy is dropped (if no other process's
+    /// swap PTE refers to it). The folio then moves to the region's own
+    /// anon_vma (`folio_move_anon_rmap`).
+    fn wp_can_reuse_anon_folio(&mut self, pfn: u32, region: u32) -> bool {
+        if self.folio_ref_count(pfn) > 3 {
+            return false;
+        }
+        if !self.folios.get(pfn).test(pg::LRU) {
+            self.lru_add_drain();
+        }
+        let swapcache = self.folios.get(pfn).test(pg::SWAPCACHE);
+        if self.folio_ref_count(pfn) > 1 + swapcache as u32 {
+            return false;
+        }
+        if swapcache {
+            self.folio_free_swap(pfn);
+        }
+        if self.folio_ref_count(pfn) != 1 {
+            return false;
+        }
+        self.folios.get_mut(pfn).mapping = region;
+        true
+    }
+
+    /// `wp_page_copy`: a new page (charged to the storing task's memcg)
+    /// takes the shared one's place in this PTE, writable and dirty; the
+    /// old page loses this mapping and, if that was its last, its swap
+    /// copy (unless another process's swap PTE still refers to it) and
+    /// then itself.
+    fn wp_page_copy(&mut self, region: u32, page: u64, old: u32) {
+        let task = self.vmas[region as usize].task;
+        let memcg = self.tasks[task as usize].memcg;
+        let Some(pfn) = self.alloc_folio(memcg, Gfp::Normal) else {
+            self.sim.dropped_accesses += 1;
+            return;
+        };
+        if !self.tasks[task as usize].alive || self.vmas[region as usize].dead {
+            self.free_unmapped_folio(pfn);
+            return;
+        }
+        let v = &self.vmas[region as usize];
+        let (pgd, va, locked) = (self.tasks[task as usize].pgd, v.va(page), v.locked);
+        let e = self.pt.get(pgd, va);
+        if e & pte::PRESENT == 0 || e & pte::VALUE != old || e & pte::WRPROT == 0 {
+            // !pte_same: reclaim took the page while this fault allocated.
+            // The new page goes back and the CPU retries the store.
+            self.free_unmapped_folio(pfn);
+            self.fault_end();
+            self.access(region, page, true);
+            return;
+        }
+        self.spend_cpu(self.cost.page_copy, true);
+        {
+            let f = self.folios.get_mut(pfn);
+            f.set(pg::ANON | pg::SWAPBACKED | pg::UPTODATE | pg::ANON_EXCLUSIVE);
+            f.mapping = region;
+            f.index = page as u32;
+            f.mapcount = 1;
+        }
+        self.memcgs[memcg as usize].st.add(St::Anon, 1);
+        *self.pt.get_mut(pgd, va).unwrap() = pte::PRESENT | pfn;
+        self.pt.hw_access(pgd, va, true);
+        if locked {
+            self.mlock_new_folio(pfn);
+        } else {
+            self.folio_add_lru(pfn);
+        }
+        // folio_remove_rmap_pte of the old page (rss stays: anon for anon).
+        let f = self.folios.get_mut(old);
+        f.mapcount -= 1;
+        let (left, om) = (f.mapcount, f.memcg);
+        if left == 0 {
+            self.memcgs[om as usize].st.add(St::Anon, -1);
+        }
+        if locked {
+            self.munlock_folio(old);
+        }
+        if left == 0 {
+            // free_swap_cache, then the last folio_put.
+            if self.folios.get(old).test(pg::SWAPCACHE) {
+                self.folio_free_swap(old);
+            }
+            if !self.folios.get(old).test(pg::SWAPCACHE) {
+                self.free_unmapped_folio(old);
+            }
         }
     }
 
@@ -373,7 +547,8 @@ impl Kernel {
                     if young && recency {
                         self.folio_mark_accessed(pfn);
                     }
-                } else {
+                } else if self.folios.get(pfn).mapcount == 0 {
+                    // The last mapping (a fork's other side may still map it).
                     self.free_anon_folio(pfn);
                 }
             } else if e & pte::SWAP != 0 {
@@ -385,10 +560,15 @@ impl Kernel {
     }
 
     /// An anon folio lost its last mapping: drop it from the swap cache
-    /// (freeing the slot) and from the LRU, and free it.
+    /// (freeing the slot) and from the LRU, and free it. While another
+    /// process's swap PTE refers to its slot, it stays in the swap cache
+    /// instead (`free_swap_cache`: `folio_free_swap` fails).
     fn free_anon_folio(&mut self, pfn: u32) {
         if self.folios.get(pfn).test(pg::SWAPCACHE) {
             let slot = self.folios.get(pfn).swap - 1;
+            if self.swap_count(slot) > 0 {
+                return;
+            }
             self.delete_from_swap_cache(pfn, 0);
             self.swap_slot_free(slot);
         }

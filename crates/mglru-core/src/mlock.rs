@@ -282,7 +282,10 @@ impl Kernel {
             }
             let va = self.vmas[region as usize].va(idx);
             let e = self.pt.get(pgd, va);
-            if e & pte::PRESENT != 0 {
+            // A page a fork left write-protected takes a write fault (gup's
+            // FOLL_WRITE on a read-only PTE: do_wp_page, a copy or a reuse).
+            let cow = write && e & pte::PRESENT != 0 && e & pte::WRPROT != 0;
+            if e & pte::PRESENT != 0 && !cow {
                 let pfn = e & pte::VALUE;
                 if pfn != pte::ZERO_PFN {
                     if write && e & pte::DIRTY == 0 {

@@ -19,11 +19,24 @@ pub mod pte {
     pub const DIRTY: u32 = 1 << 29;
     /// A swap entry (not present; value is the slot).
     pub const SWAP: u32 = 1 << 28;
+    /// On a present anon PTE (the bit a swap entry uses): write-protected
+    /// (`!pte_write`), as fork leaves a private anon page in both
+    /// processes; a store takes a write-protect fault (`do_wp_page`).
+    pub const WRPROT: u32 = SWAP;
+    /// On a swap entry (the bit a present PTE uses for young): the page
+    /// was exclusive to this mapping when it was unmapped
+    /// (`pte_swp_exclusive`).
+    pub const SWP_EXCLUSIVE: u32 = YOUNG;
     pub const VALUE: u32 = (1 << 28) - 1;
     /// The shared zero page, mapped read-only by a read fault on anon memory.
     pub const ZERO_PFN: u32 = VALUE;
     /// Largest pfn or slot a PTE can hold.
     pub const MAX_VALUE: u32 = VALUE - 1;
+    /// A swap entry (not a present PTE that is write-protected).
+    #[inline]
+    pub fn is_swap(e: u32) -> bool {
+        e & (PRESENT | SWAP) == SWAP
+    }
 }
 
 /// PMD entries carry the non-leaf accessed bit here (`pmd_young` on a table).
@@ -345,6 +358,9 @@ pub struct Task {
     /// The CPU the task runs on (pinned with `task ... cpu=K`, else the
     /// default placement: task ids round-robin over the CPUs).
     pub cpu: u32,
+    /// Pinned to `cpu` (`task ... cpu=K`, or the child of a pinned task:
+    /// fork inherits the affinity).
+    pub pinned: bool,
     /// CPU time from the cost model, user and system (`utime`, `stime`).
     pub utime_ns: u64,
     pub stime_ns: u64,
@@ -376,6 +392,7 @@ impl Task {
             pgtable_pfns: Vec::new(),
             used: true,
             cpu: 0,
+            pinned: false,
             utime_ns: 0,
             stime_ns: 0,
             oom_score_adj: 0,

@@ -17,6 +17,7 @@ impl Kernel {
         // round-robin over the CPUs, as a scheduler spreads new tasks over
         // idle CPUs; the caller has checked a pinned CPU exists.
         t.cpu = cpu.unwrap_or(id % self.cpus.len() as u32);
+        t.pinned = cpu.is_some();
         self.tasks.push(t);
         self.lru_gen_add_mm(id);
     }

@@ -21,7 +21,15 @@ impl Kernel {
         }
         let mut referenced = 0;
         if f.test(pg::ANON) {
-            referenced += self.referenced_one(f.mapping, f.index as u64, pfn, target) as u32;
+            // rmap_walk_anon: every region linked to the folio's anon_vma
+            // (after a fork, the parent's and the children's).
+            for i in 0..self.anon_vmas.users_len(f.mapping) {
+                let r = self.anon_vmas.user(f.mapping, i);
+                if self.rmap_locked_abort(r, f.index as u64, pfn) {
+                    break;
+                }
+                referenced += self.referenced_one(r, f.index as u64, pfn, target) as u32;
+            }
         } else {
             let n = self.files[f.mapping as usize].i_mmap.len();
             for i in 0..n {
@@ -92,11 +100,25 @@ impl Kernel {
             return;
         }
         if f.test(pg::ANON) {
-            if self.rmap_locked_abort(f.mapping, f.index as u64, pfn) {
-                return;
+            // Each PTE becomes a swap entry (one more reference on the
+            // slot each), marked exclusive if the page was; the page is no
+            // longer exclusive (folio_try_share_anon_rmap_pte).
+            let exclusive = if f.test(pg::ANON_EXCLUSIVE) { pte::SWP_EXCLUSIVE } else { 0 };
+            let entry = pte::SWAP | exclusive | (f.swap - 1);
+            for i in 0..self.anon_vmas.users_len(f.mapping) {
+                if self.folios.get(pfn).mapcount == 0 {
+                    break;
+                }
+                let r = self.anon_vmas.user(f.mapping, i);
+                if self.rmap_locked_abort(r, f.index as u64, pfn) {
+                    return;
+                }
+                let before = self.folios.get(pfn).mapcount;
+                self.unmap_one(r, f.index as u64, pfn, entry);
+                if self.folios.get(pfn).mapcount < before {
+                    self.folios.get_mut(pfn).clear(pg::ANON_EXCLUSIVE);
+                }
             }
-            let slot = f.swap - 1;
-            self.unmap_one(f.mapping, f.index as u64, pfn, pte::SWAP | slot);
         } else {
             let n = self.files[f.mapping as usize].i_mmap.len();
             for i in 0..n {
@@ -143,10 +165,14 @@ impl Kernel {
             }
         } else {
             t.rss_anon -= 1;
+            // NR_ANON_MAPPED counts folios mapped at all, not PTEs.
+            if left == 0 {
+                self.memcgs[memcg as usize].st.add(St::Anon, -1);
+            }
             if new & pte::SWAP != 0 {
                 t.swapents += 1;
+                self.swap_duplicate(new & pte::VALUE);
             }
-            self.memcgs[memcg as usize].st.add(St::Anon, -1);
         }
         // __folio_remove_rmap ends with munlock_vma_folio.
         if locked {

@@ -80,6 +80,7 @@ events! {
     SwapRa = "swap_ra",
     SwapRaHit = "swap_ra_hit",
     SlabsScanned = "slabs_scanned",
+    Pgreuse = "pgreuse",
 }
 
 /// Per-memcg state counted in pages (`memcg_page_state`), kept exactly.

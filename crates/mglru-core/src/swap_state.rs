@@ -132,7 +132,7 @@ impl Kernel {
             let pgd = self.tasks[task as usize].pgd;
             for p in start..end {
                 let e = self.pt.get(pgd, vstart + (p << 12));
-                if e & pte::SWAP == 0 {
+                if !pte::is_swap(e) {
                     continue;
                 }
                 let s = e & pte::VALUE;

@@ -2,10 +2,11 @@
 //! One swap device and its slots (mm/swapfile.c): the slot map, which also
 //! holds the swap cache's entries and their shadows.
 //!
-//! A slot entry is a `u64`: `USED` while the slot holds data (the kernel's
-//! `swap_map` count, here at most one mapping since tasks never fork),
-//! `CACHED` with a pfn while a folio for it is in the swap cache, or
-//! `SHADOW` with a shadow entry once that folio was reclaimed.
+//! A slot entry is a `u64`: `USED` while the slot holds data, `CACHED`
+//! with a pfn while a folio for it is in the swap cache (the kernel's
+//! `SWAP_HAS_CACHE`), or `SHADOW` with a shadow entry once that folio was
+//! reclaimed. Beside it, `count` is the kernel's `swap_map` count: how many
+//! swap PTEs refer to the slot (more than one after a fork shared it).
 
 use crate::folio::pg;
 use crate::kernel::Kernel;
@@ -22,6 +23,8 @@ pub const SLOT_VALUE: u64 = SLOT_ORPHAN - 1;
 
 pub struct SwapDevice {
     pub slots: Vec<u64>,
+    /// Swap PTEs referring to each slot (`swap_count(swap_map[slot])`).
+    pub count: Vec<u16>,
     /// The memcg each used slot is charged to (`swap_cgroup`).
     pub memcg: Vec<u16>,
     /// The anon page each used slot holds: (region, page index), the
@@ -153,6 +156,7 @@ impl SwapDevice {
         let stores = ram || zram.is_some();
         SwapDevice {
             slots: vec![0; pages as usize],
+            count: vec![0; pages as usize],
             memcg: vec![0; pages as usize],
             owner: vec![(0, 0); pages as usize],
             nr_free: pages,
@@ -199,6 +203,7 @@ impl SwapDevice {
         let e = &mut self.slots[slot as usize];
         debug_assert!(*e & SLOT_USED != 0);
         debug_assert!(*e & SLOT_CACHED == 0);
+        debug_assert_eq!(self.count[slot as usize], 0, "freeing swap slot {slot} that PTEs still refer to");
         *e = 0;
         self.nr_free += 1;
     }
@@ -220,6 +225,34 @@ impl Kernel {
     /// Which (region, page) a slot's data belongs to.
     pub fn swap_owner(&self, slot: u32) -> (u32, u32) {
         self.swap.as_ref().unwrap().owner[slot as usize]
+    }
+
+    /// How many swap PTEs refer to `slot` (`__swap_count`).
+    #[inline]
+    pub fn swap_count(&self, slot: u32) -> u16 {
+        self.swap.as_ref().unwrap().count[slot as usize]
+    }
+
+    /// `swap_duplicate`: one more swap PTE refers to `slot` (an unmap for
+    /// swap, or a fork copying a swap PTE). A slot no PTE referred to
+    /// while its folio sat in the swap cache is referred to again.
+    pub fn swap_duplicate(&mut self, slot: u32) {
+        let sw = self.swap.as_mut().unwrap();
+        let c = &mut sw.count[slot as usize];
+        *c = c.checked_add(1).expect("swap count overflow (the caller bounds the mappings)");
+        let e = sw.entry(slot);
+        if e & SLOT_ORPHAN != 0 {
+            sw.set_entry(slot, e & !SLOT_ORPHAN);
+        }
+    }
+
+    /// `swap_free` of one PTE's reference (a swap-in, or a zap): the count
+    /// left.
+    pub fn swap_put_ref(&mut self, slot: u32) -> u16 {
+        let c = &mut self.swap.as_mut().unwrap().count[slot as usize];
+        debug_assert!(*c > 0, "swap slot {slot} dropped by a PTE that did not refer to it");
+        *c -= 1;
+        *c
     }
 
     /// Set a slot's entry, keeping the swap cache's node accounting.
@@ -253,6 +286,10 @@ impl Kernel {
         if !f.test(pg::SWAPCACHE) || f.test(pg::WRITEBACK) {
             return false;
         }
+        // folio_swapped: another process still has a swap PTE for it.
+        if self.swap_count(f.swap - 1) > 0 {
+            return false;
+        }
         let slot = f.swap - 1;
         self.delete_from_swap_cache(pfn, 0);
         self.swap_slot_free(slot);
@@ -260,8 +297,12 @@ impl Kernel {
         true
     }
 
-    /// `free_swap_and_cache`: a swap PTE is zapped.
+    /// `free_swap_and_cache`: a swap PTE is zapped. The slot and its
+    /// swap-cache folio stay while other swap PTEs refer to it.
     pub fn free_swap_and_cache(&mut self, slot: u32) {
+        if self.swap_put_ref(slot) > 0 {
+            return;
+        }
         let e = self.swap.as_ref().unwrap().entry(slot);
         if e & SLOT_CACHED != 0 {
             let pfn = (e & SLOT_VALUE) as u32;

@@ -228,15 +228,10 @@ impl Kernel {
     }
 
     /// Whether no PTE references the folio's swap slot any more (the
-    /// kernel's `!folio_swapped`): the folio is mapped (its PTE points to
-    /// it, not to the slot) or its owner is gone.
+    /// kernel's `!folio_swapped`: a swap count of 0): every mapping's PTE
+    /// points to the folio, not to the slot, or the mappings are gone.
     pub fn folio_swap_unreferenced(&self, pfn: u32) -> bool {
-        let f = self.folios.get(pfn);
-        if f.mapcount > 0 {
-            return true;
-        }
-        let slot = f.swap - 1;
-        self.swap.as_ref().unwrap().entry(slot) & crate::swapfile::SLOT_ORPHAN != 0
+        self.swap_count(self.folios.get(pfn).swap - 1) == 0
     }
 
     fn shrink_one_folio(&mut self, pfn: u32, sc: &mut ScanControl, stat: &mut ReclaimStat) -> Fate {

@@ -1099,6 +1099,10 @@ impl Exec {
                 };
                 self.call(p, task, line, cmd, None, "munmap").map(|_| ())
             }
+            Action::Fork { .. } => Err(ReplayError::system(format!(
+                "{}: `fork` is not replayed yet: the replayer cannot run this trace on the kernel",
+                self.loc(p)
+            ))),
             Action::Unlink { file } => self.unlink_file(p, file, line),
             Action::Mlock { task, region } | Action::Munlock { task, region } => {
                 let lock = matches!(op, Op::Mlock { .. });

@@ -165,6 +165,9 @@ pub enum Action {
     Munlock { task: u32, region: u32 },
     /// `munmap` of the whole region by its worker.
     Munmap { task: u32, region: u32 },
+    /// `fork`: the parent's worker forks a worker for `child`, whose
+    /// regions `first_region..` are the parent's at the same addresses.
+    Fork { task: u32, child: u32, first_region: u32 },
     /// `unlink` the data file and close every descriptor of it (the
     /// controller's and the workers'), so that the inode goes with its
     /// last mapping, as the trace's `unlink` says.
@@ -539,6 +542,7 @@ impl Planner {
             Op::Sleep { ns } => Action::Sleep { ns },
             Op::Exit { task } => Action::Exit { task },
             Op::Munmap { task, region } => Action::Munmap { task, region },
+            Op::Fork { task, child, first_region } => Action::Fork { task, child, first_region },
             Op::Unlink { file } => Action::Unlink { file },
             Op::Truncate { file, pages } => Action::Truncate { file, pages },
             Op::Dump => Action::Dump,

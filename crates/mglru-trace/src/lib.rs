@@ -288,6 +288,13 @@ pub enum Op {
     /// `munmap ID REGION`: the task unmaps the whole region (`munmap(2)`);
     /// the region id is never used again (its name may be defined anew).
     Munmap { task: u32, region: u32 },
+    /// `fork ID CHILD`: task `task` forks a new task `child` (`fork(2)`),
+    /// in the parent's memcg with the parent's `oom_score_adj`. The child
+    /// gets a copy of each mapping the parent has, under the same name and
+    /// size: regions `first_region`, `first_region + 1`, ... in the order
+    /// of the parent's region ids. Private anonymous pages are shared
+    /// copy-on-write; shared file mappings map the same file.
+    Fork { task: u32, child: u32, first_region: u32 },
     /// `mlock ID REGION`: the whole region becomes `VM_LOCKED` and is
     /// populated (`mlock(2)`): its pages go to the unevictable LRU.
     Mlock { task: u32, region: u32 },

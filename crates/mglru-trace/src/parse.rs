@@ -362,6 +362,10 @@ pub(crate) enum Stmt<'a> {
         task: Tok<'a>,
         region: Tok<'a>,
     },
+    Fork {
+        task: Tok<'a>,
+        child: Tok<'a>,
+    },
     Mlock {
         task: Tok<'a>,
         region: Tok<'a>,
@@ -387,10 +391,10 @@ pub(crate) enum Stmt<'a> {
 }
 
 /// All statement keywords, in documentation order.
-pub(crate) const KEYWORDS: [&str; 25] = [
+pub(crate) const KEYWORDS: [&str; 26] = [
     "memory", "swap", "sysctl", "memcg", "file", "task", "anon", "mmap", "read", "write", "load",
     "store", "advise", "reclaim", "sleep", "exit", "dump", "lru_gen", "cpus", "munmap", "unlink",
-    "truncate", "mlock", "munlock", "stat",
+    "truncate", "mlock", "munlock", "stat", "fork",
 ];
 
 /// `oom_score_adj`'s range (`OOM_SCORE_ADJ_MIN`, `OOM_SCORE_ADJ_MAX`).
@@ -427,6 +431,7 @@ pub(crate) fn usage(kw: &str) -> &'static str {
         "sleep" => "sleep DURATION",
         "exit" => "exit ID",
         "munmap" => "munmap ID REGION",
+        "fork" => "fork ID CHILD",
         "mlock" => "mlock ID REGION",
         "munlock" => "munlock ID REGION",
         "unlink" => "unlink FILE",
@@ -471,6 +476,7 @@ pub(crate) fn parse_line(line: &str) -> PResult<Option<(Tok<'_>, Stmt<'_>)>> {
         }
         "exit" => p.exit()?,
         "munmap" => p.munmap()?,
+        "fork" => p.fork()?,
         "mlock" => p.mlock(true)?,
         "munlock" => p.mlock(false)?,
         "unlink" => p.unlink()?,
@@ -1136,6 +1142,14 @@ impl<'a> P<'a> {
         let region = self.name_arg("REGION")?;
         self.end()?;
         Ok(Stmt::Munmap { task, region })
+    }
+
+    fn fork(&mut self) -> PResult<Stmt<'a>> {
+        let task = self.name_arg("task ID")?;
+        let child = self.name_arg("CHILD task ID")?;
+        check_name(child, "task ID", false)?;
+        self.end()?;
+        Ok(Stmt::Fork { task, child })
     }
 
     fn mlock(&mut self, lock: bool) -> PResult<Stmt<'a>> {

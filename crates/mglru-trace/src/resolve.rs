@@ -946,6 +946,7 @@ impl Resolver {
                 self.regions[rid as usize].unmapped = at.max(1);
                 Ok(Op::Munmap { task: tid, region: rid })
             }
+            Stmt::Fork { task, child } => self.resolve_fork(task, child, at),
             Stmt::Mlock { task, region, lock } => {
                 let tid = self.live_task(task)?;
                 let rid = self.region(tid, region)?;
@@ -1002,6 +1003,67 @@ impl Resolver {
                 })
             }
         }
+    }
+
+    /// `fork ID CHILD`: a new task in the parent's memcg with a copy of
+    /// each of the parent's live regions (same name, size and file), given
+    /// consecutive ids in the order of the parent's region ids.
+    fn resolve_fork(&mut self, task: Tok<'_>, child: Tok<'_>, at: u64) -> PResult<Op> {
+        let pid = self.live_task(task)?;
+        if let Some(old) = self.lookup_task(child.s) {
+            let t = &self.tasks[old as usize];
+            return perr(
+                child.off,
+                if t.exited != 0 {
+                    format!(
+                        "task `{}` exited at {} {}; task IDs cannot be reused: give the child of the fork a new ID",
+                        child.s, self.unit, t.exited
+                    )
+                } else {
+                    format!(
+                        "the child `{}` of a fork must be a new task, but `{}` is already defined at {} {}: give the child a new ID",
+                        child.s, child.s, self.unit, t.at
+                    )
+                },
+            );
+        }
+        if self.tasks.len() >= u32::MAX as usize {
+            return perr(child.off, "too many tasks".to_string());
+        }
+        let copies: Vec<usize> = (0..self.regions.len())
+            .filter(|&r| self.regions[r].task == pid && self.regions[r].unmapped == 0)
+            .collect();
+        if self.regions.len() + copies.len() > u32::MAX as usize {
+            return perr(child.off, "too many regions".to_string());
+        }
+        let cid = self.tasks.len() as u32;
+        let memcg = self.tasks[pid as usize].memcg;
+        self.tasks.push(TaskEnt {
+            name: child.s.into(),
+            memcg,
+            at,
+            exited: 0,
+        });
+        self.task_idx.insert(hash_str(child.s), cid);
+        let first_region = self.regions.len() as u32;
+        for r in copies {
+            let p = &self.regions[r];
+            let copy = RegionEnt {
+                task: cid,
+                name: p.name.clone(),
+                pages: p.pages,
+                file: p.file,
+                unmapped: 0,
+            };
+            let rid = self.regions.len() as u32;
+            self.region_idx.insert(hash_scoped(cid, &copy.name), rid);
+            self.regions.push(copy);
+        }
+        Ok(Op::Fork {
+            task: pid,
+            child: cid,
+            first_region,
+        })
     }
 
     fn new_region(&mut self, tid: u32, region: Tok<'_>, pages: u64, file: u32) -> PResult<u32> {
@@ -1197,6 +1259,7 @@ impl Resolver {
             Op::Sleep { ns } => write!(s, "sleep {ns}ns"),
             Op::Exit { task: t } => write!(s, "exit {}", task(*t)),
             Op::Munmap { task: t, region: r } => write!(s, "munmap {} {}", task(*t), region(*r)),
+            Op::Fork { task: t, child, .. } => write!(s, "fork {} {}", task(*t), task(*child)),
             Op::Unlink { file: f } => write!(s, "unlink {}", file(*f)),
             Op::Truncate { file: f, pages } => write!(s, "truncate {} {}", file(*f), pages_to_size(*pages)),
             Op::Dump => write!(s, "dump"),

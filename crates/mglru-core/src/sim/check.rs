@@ -292,8 +292,13 @@ impl Kernel {
                 return Err(format!("file {i}: nrpages {} but {cnt} folios", fl.nrpages));
             }
         }
-        // Mapcounts from the page tables.
+        // Mapcounts and swap counts from the page tables. An anon folio is
+        // mapped only by regions its anon_vma's rmap walk visits; a PTE a
+        // fork write-protected maps an anon folio; a swap entry refers to
+        // a used slot, and each slot's count is its swap PTEs.
         let mut maps = vec![0u32; n];
+        let mut swap_refs = vec![0u32; self.swap.as_ref().map_or(0, |s| s.nr_pages() as usize)];
+        let mut task_ptes = vec![(0u64, 0u64); self.tasks.len()];
         for (r, v) in self.vmas.iter().enumerate() {
             if v.dead {
                 continue;
@@ -306,18 +311,50 @@ impl Kernel {
                     maps[pfn] += 1;
                     let f = self.folios.get(pfn as u32);
                     let ok = match v.file {
-                        Some(fi) => !f.test(pg::ANON) && f.mapping == fi && f.index as u64 == idx,
-                        None => f.test(pg::ANON) && f.mapping == r as u32 && f.index as u64 == idx,
+                        Some(fi) => !f.test(pg::ANON) && f.mapping == fi && f.index as u64 == idx && e & pte::WRPROT == 0,
+                        None => f.test(pg::ANON) && self.anon_vmas.covers(f.mapping, r as u32) && f.index as u64 == idx,
                     };
                     if !ok {
                         return Err(format!("region {r} page {idx} maps an unrelated folio {pfn}"));
                     }
+                    if v.file.is_none() {
+                        task_ptes[v.task as usize].0 += 1;
+                    }
+                } else if pte::is_swap(e) {
+                    let slot = (e & pte::VALUE) as usize;
+                    match self.swap.as_ref() {
+                        Some(sw) if slot < swap_refs.len() && sw.entry(slot as u32) & crate::swapfile::SLOT_USED != 0 => swap_refs[slot] += 1,
+                        _ => return Err(format!("region {r} page {idx}: swap entry for slot {slot}, which is not in use")),
+                    }
+                    task_ptes[v.task as usize].1 += 1;
                 }
             }
         }
         for pfn in 0..n {
-            if maps[pfn] != self.folios.get(pfn as u32).mapcount as u32 {
-                return Err(format!("pfn {pfn}: mapcount {} but {} PTEs", self.folios.get(pfn as u32).mapcount, maps[pfn]));
+            let f = self.folios.get(pfn as u32);
+            if maps[pfn] != f.mapcount as u32 {
+                return Err(format!("pfn {pfn}: mapcount {} but {} PTEs", f.mapcount, maps[pfn]));
+            }
+            if f.test(pg::ANON_EXCLUSIVE) && f.mapcount > 1 {
+                return Err(format!("pfn {pfn}: exclusive but mapped {} times", f.mapcount));
+            }
+        }
+        if let Some(sw) = &self.swap {
+            for (slot, &refs) in swap_refs.iter().enumerate() {
+                if u32::from(sw.count[slot]) != refs {
+                    return Err(format!("swap slot {slot}: swap count {} but {refs} swap PTEs", sw.count[slot]));
+                }
+                if sw.slots[slot] & crate::swapfile::SLOT_ORPHAN != 0 && refs > 0 {
+                    return Err(format!("swap slot {slot}: marked unreferenced but {refs} swap PTEs refer to it"));
+                }
+            }
+        }
+        for (t, task) in self.tasks.iter().enumerate() {
+            if task.alive && (task.rss_anon, task.swapents) != task_ptes[t] {
+                return Err(format!(
+                    "task {t}: rss_anon {} and swapents {} but its PTEs say {} and {}",
+                    task.rss_anon, task.swapents, task_ptes[t].0, task_ptes[t].1
+                ));
             }
         }
         // Charges: each memcg's usage is its subtree's folios, slab pages

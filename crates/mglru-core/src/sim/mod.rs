@@ -402,6 +402,12 @@ impl Simulator {
                     k.munmap(task, region);
                 }
             }
+            Op::Fork { task, child, first_region } => {
+                // The parent runs fork(); an OOM-killed parent's fork makes
+                // a child that never runs (Kernel::fork).
+                k.begin_task_op(task, 0);
+                k.fork(task, child, first_region).map_err(SimError)?;
+            }
             Op::Unlink { file } => k.unlink_file(file),
             Op::Truncate { file, pages } => k.truncate_file(file, pages),
             Op::Dump => k.lru_gen_dump_point(),
