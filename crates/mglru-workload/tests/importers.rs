@@ -326,6 +326,55 @@ fn strace_mlock_and_map_populate() {
 }
 
 #[test]
+fn strace_fork_threads_and_exec() {
+    // 1 maps d, then forks 2 (clone without CLONE_VM): the child is made by
+    // `fork`, not `task`, and inherits fd 3 and the mapping m0 (its munmap
+    // of it is whole). A clone with CLONE_VM is a thread (3): its read is
+    // its process's. 4 is forked by vfork and its first line comes before
+    // the vfork returns (strace -f can print it so): the fork goes out at
+    // that line. 2's execve drops its mappings: m0 only (m1, which 1 maps
+    // after the fork, is not 2's). The thread's exit ends nothing, 1's
+    // does.
+    let text = r#"1 10:00:00.000000 openat(AT_FDCWD, "d", O_RDONLY) = 3
+1 10:00:00.000001 mmap(NULL, 8192, PROT_READ, MAP_SHARED, 3, 0) = 0x7f0000000000
+1 10:00:00.000002 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f1) = 2
+2 10:00:00.000003 read(3, "a", 4096) = 4096
+1 10:00:00.000004 clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM, child_tid=0x7f2}, 88) = 3
+3 10:00:00.000005 pread64(3, "b", 4096, 4096) = 4096
+4 10:00:00.000006 read(3, "c", 4096) = 4096
+1 10:00:00.000007 vfork() = 4
+1 10:00:00.000008 mmap(NULL, 4096, PROT_READ, MAP_SHARED, 3, 0) = 0x7f0000100000
+2 10:00:00.000009 execve("/bin/true", ["true"], 0x7ff /* 1 var */) = 0
+3 10:00:00.000010 +++ exited with 0 +++
+2 10:00:00.000011 +++ exited with 0 +++
+4 10:00:00.000012 munmap(0x7f0000000000, 8192) = 0
+1 10:00:00.000013 +++ exited with 0 +++
+"#;
+    let p = tmp("strace-fork.txt", text.as_bytes());
+    let want = lines(
+        "
+        memory 1G
+        task pid1
+        file d size=8K
+        mmap pid1 m0 file=d
+        fork pid1 pid2
+        read pid2 d 0
+        read pid1 d 1
+        fork pid1 pid4
+        read pid4 d 0
+        mmap pid1 m1 file=d
+        munmap pid2 m0
+        exit pid2
+        munmap pid4 m0
+        exit pid1
+        ",
+    );
+    let got = imp("strace", &p);
+    assert_eq!(got, want);
+    common::must_parse("strace-fork", &got);
+}
+
+#[test]
 fn strace_errors() {
     let p = tmp("strace-bad.txt", b"1 10:00:00.000000 openat(AT_FDCWD, \"f\", O_RDONLY) = 3\n1 10:00:00.000001 read(3, \"a\", 1) = 1\n1 10:00:00.000002 this is not a syscall\n");
     let (ok, e) = until_err(import("strace", &p, &ImportOptions::default()).unwrap());

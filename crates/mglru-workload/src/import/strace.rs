@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! strace output (`strace -f -tt -e trace=read,pread64,write,pwrite64,
-//! mmap,munmap,openat,lseek,close,ftruncate,truncate,unlink,unlinkat`):
-//! file I/O by file descriptor, per process, and what removes pages from
-//! the page cache or a process (munmap of a whole file mapping, truncate,
-//! unlink). See docs/WORKLOADS.md, section "strace".
+//! mmap,munmap,openat,lseek,close,ftruncate,truncate,unlink,unlinkat,
+//! clone,clone3,fork,vfork,execve`): file I/O by file descriptor, per
+//! process, what removes pages from the page cache or a process (munmap of
+//! a whole file mapping, truncate, unlink), and the processes themselves
+//! (fork, threads, exec). See docs/WORKLOADS.md, section "strace".
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
 
 use super::{access, file_lines, note_block_size, parse_secs, setup, LineReader, Timer};
@@ -26,6 +27,22 @@ enum Event {
     Truncate { file: String, size: u64 },
     /// `unlink`/`unlinkat` of a file's path.
     Unlink { file: String },
+    /// `fork`/`vfork`/`clone` without `CLONE_VM` (or with `CLONE_VFORK`):
+    /// a new process with a copy of the parent's.
+    Fork { parent: String, child: String },
+    /// A successful `execve`: the process's mappings go (a new program).
+    Exec { task: String, regions: Vec<String> },
+}
+
+/// Where a PID that a clone made comes from (found in the first pass, so
+/// that the second can apply it at the child's first line, which strace
+/// may print before the parent's clone returns).
+#[derive(Clone, Copy)]
+enum Origin {
+    /// A new process, forked from this PID (its process's).
+    Fork { parent: u64 },
+    /// A thread of this PID's process: same mm, same task.
+    Thread { leader: u64 },
 }
 
 /// A complete system call: name, top-level arguments, return value.
@@ -161,6 +178,19 @@ struct State {
     /// How many times each path was unlinked: a path opened again after
     /// an unlink is a new file, named `PATH.genN`.
     unlinks: HashMap<String, u32>,
+    /// The PIDs clones made, by (PID, generation): what each is.
+    origins: HashMap<(u64, u32), Origin>,
+    /// The origins already applied in this pass.
+    applied: HashSet<(u64, u32)>,
+    /// A thread's PID -> its process's PID (whose task it is).
+    leader: HashMap<u64, u64>,
+    /// Events that go before the current line's own (a fork found at the
+    /// child's first line).
+    pre: Vec<Event>,
+    /// The task names of forked children and threads: not defined by
+    /// `task` statements (a fork makes the first; the second is its
+    /// process's).
+    spawned: HashSet<String>,
 }
 
 impl State {
@@ -177,6 +207,47 @@ impl State {
             partial_munmaps: 0,
             partial_mlocks: 0,
             unlinks: HashMap::new(),
+            origins: HashMap::new(),
+            applied: HashSet::new(),
+            leader: HashMap::new(),
+            pre: Vec::new(),
+            spawned: HashSet::new(),
+        }
+    }
+
+    fn gen(&self, pid: u64) -> u32 {
+        self.generation.get(&pid).copied().unwrap_or(0)
+    }
+
+    /// Applies what a clone made `pid` (once per PID generation): a thread
+    /// joins its process's task; a forked child gets copies of its
+    /// parent's descriptors and mappings, and a `fork` goes out first.
+    fn apply_origin(&mut self, pid: u64) {
+        let key = (pid, self.gen(pid));
+        let Some(&origin) = self.origins.get(&key) else { return };
+        if !self.applied.insert(key) {
+            return;
+        }
+        match origin {
+            Origin::Thread { leader } => {
+                self.spawned.insert(self.task(pid));
+                self.leader.insert(pid, leader);
+            }
+            Origin::Fork { parent } => {
+                let fds: Vec<(i64, (String, u64))> =
+                    self.fds.iter().filter(|((p, _), _)| *p == parent).map(|((_, fd), e)| (*fd, e.clone())).collect();
+                for (fd, e) in fds {
+                    self.fds.insert((pid, fd), e);
+                }
+                let maps: Vec<(u64, (String, u64))> =
+                    self.maps.iter().filter(|((p, _), _)| *p == parent).map(|((_, a), e)| (*a, e.clone())).collect();
+                for (a, e) in maps {
+                    self.maps.insert((pid, a), e);
+                }
+                let child = self.task(pid);
+                self.spawned.insert(child.clone());
+                self.pre.push(Event::Fork { parent: self.task(parent), child });
+            }
         }
     }
 
@@ -231,6 +302,11 @@ impl State {
                 rest = r.trim_start();
             }
         }
+        // What a clone made this PID, if this is its first line; then a
+        // thread's lines are its process's.
+        self.apply_origin(pid);
+        let raw = pid;
+        let pid = self.leader.get(&raw).copied().unwrap_or(raw);
         let mut ts = None;
         if let Some((first, r)) = rest.split_once(char::is_whitespace) {
             if first.starts_with(|c: char| c.is_ascii_digit()) {
@@ -242,6 +318,12 @@ impl State {
         }
         if rest.starts_with("+++") {
             if rest.contains("exited with") || rest.contains("killed by") {
+                if self.leader.remove(&raw).is_some() {
+                    // A thread ends; its process goes on.
+                    *self.generation.entry(raw).or_insert(0) += 1;
+                    return Ok((ts, None));
+                }
+                self.leader.retain(|_, l| *l != pid);
                 let task = self.task(pid);
                 *self.generation.entry(pid).or_insert(0) += 1;
                 self.fds.retain(|(p, _), _| *p != pid);
@@ -410,6 +492,26 @@ impl State {
                     }
                 }
             }
+            "clone" | "clone3" | "fork" | "vfork" if ret > 0 => {
+                // clone with CLONE_VM shares the mm: a thread, unless it is
+                // CLONE_VFORK (posix_spawn), whose child execs.
+                let flags = call.args.join(",");
+                let thread = call.name.starts_with("clone") && flags.contains("CLONE_VM") && !flags.contains("CLONE_VFORK");
+                let child = ret as u64;
+                let origin = if thread { Origin::Thread { leader: pid } } else { Origin::Fork { parent: pid } };
+                self.origins.entry((child, self.gen(child))).or_insert(origin);
+                self.apply_origin(child);
+                None
+            }
+            "execve" | "execveat" if ret == 0 => {
+                let mut regions: Vec<(u64, String)> =
+                    self.maps.iter().filter(|((p, _), _)| *p == pid).map(|((_, a), (r, _))| (*a, r.clone())).collect();
+                regions.sort();
+                self.maps.retain(|(p, _), _| *p != pid);
+                // The other threads of the process are gone.
+                self.leader.retain(|_, l| *l != pid);
+                Some(Event::Exec { task: self.task(pid), regions: regions.into_iter().map(|(_, r)| r).collect() })
+            }
             "ftruncate" | "truncate" => {
                 let a = arg(1)?;
                 let size = int_arg(a).filter(|v| *v >= 0).ok_or_else(|| {
@@ -469,12 +571,22 @@ impl Source for Gen {
             Some(r) => r?,
         };
         let (ts, ev) = self.state.line(lineno, &line)?;
-        if ev.is_some() {
+        let pre = std::mem::take(&mut self.state.pre);
+        if ev.is_some() || !pre.is_empty() {
             if let Some(t) = ts {
                 self.timer.at(t, out).map_err(|e| format!("{}:{}: {}", self.reader.name, lineno, e))?;
             }
         }
-        match ev {
+        for ev in pre.into_iter().chain(ev) {
+            self.event(lineno, ev, out)?;
+        }
+        Ok(true)
+    }
+}
+
+impl Gen {
+    fn event(&mut self, lineno: u64, ev: Event, out: &mut VecDeque<String>) -> Result<(), String> {
+        match Some(ev) {
             None => {}
             Some(Event::Access { task, file, off, len, write }) => {
                 let (p, c) = super::span(off, len)?;
@@ -513,8 +625,14 @@ impl Source for Gen {
                     out.push_back(format!("unlink {}", file));
                 }
             }
+            Some(Event::Fork { parent, child }) => out.push_back(format!("fork {} {}", parent, child)),
+            Some(Event::Exec { task, regions }) => {
+                for r in regions {
+                    out.push_back(format!("munmap {} {}", task, r));
+                }
+            }
         }
-        Ok(true)
+        Ok(())
     }
 }
 
@@ -530,10 +648,16 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
     let mut fidx: HashMap<String, usize> = HashMap::new();
     let mut mmaps = 0u64;
     let mut accesses = 0u64;
+    let mut forks = 0u64;
     // The largest size each file is truncated to (a truncate may grow it).
     let mut truncated: HashMap<String, u64> = HashMap::new();
+    let mut events = Vec::new();
     while let Some(Ok((lineno, line))) = r.next_line() {
-        let Ok((_, Some(ev))) = st.line(lineno, &line) else { continue };
+        let own = st.line(lineno, &line).ok().and_then(|(_, ev)| ev);
+        events.clear();
+        events.append(&mut st.pre);
+        events.extend(own);
+      for ev in events.drain(..) {
         let (task, file, end) = match &ev {
             Event::Access { task, file, off, len, .. } => {
                 accesses += 1;
@@ -550,7 +674,11 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
                 *t = (*t).max(*size);
                 continue;
             }
-            Event::Munmap { .. } | Event::Unlink { .. } | Event::Mlock { .. } => continue,
+            Event::Fork { parent, .. } => {
+                forks += 1;
+                (parent.clone(), None, 0)
+            }
+            Event::Munmap { .. } | Event::Unlink { .. } | Event::Mlock { .. } | Event::Exec { .. } => continue,
         };
         if task_seen.insert(task.clone()) {
             tasks.push(task);
@@ -564,7 +692,11 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
                 }
             }
         }
+      }
     }
+    // Forked children are made by their `fork`, threads are their
+    // process's task: neither has a `task` statement.
+    tasks.retain(|t| !st.spawned.contains(t));
     for (f, size) in files.iter_mut() {
         if let Some(&t) = truncated.get(f) {
             *size = (*size).max(t);
@@ -573,11 +705,12 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
     super::check_files(&r.name, &files)?;
     let mut out = VecDeque::new();
     out.push_back(format!(
-        "# mglru-workload import strace: {}; {} read/write calls, {} file mappings, {} task(s) (one per PID), {} file(s) sized to the largest offset seen",
+        "# mglru-workload import strace: {}; {} read/write calls, {} file mappings, {} task(s) (one per process), {} fork(s), {} file(s) sized to the largest offset seen",
         r.name,
         accesses,
         mmaps,
-        tasks.len(),
+        tasks.len() + forks as usize,
+        forks,
         files.len()
     ));
     if st.unknown_fd > 0 {
@@ -604,7 +737,10 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
     note_block_size(opts, &mut out);
     setup(opts, &tasks, &mut out);
     file_lines(&files, &mut out);
-    let state = State::new(&r.name);
+    let mut state = State::new(&r.name);
+    // What the first pass learnt of the clones, for children whose lines
+    // come before their parent's clone returns.
+    state.origins = std::mem::take(&mut st.origins);
     // The sizes file_lines defines the files with.
     let size = files.iter().map(|(f, b)| (f.clone(), (*b).max(4096))).collect();
     Ok(lines(out, Gen { reader: LineReader::open(path)?, state, timer: Timer::new(timing), size }))
