@@ -218,6 +218,8 @@ struct RegionInfo {
     pages: u64,
     /// mlocked (`mlock` without a later `munlock`).
     locked: bool,
+    /// Gone with the trace's `munmap` (a fork does not copy it).
+    unmapped: bool,
 }
 
 /// The shared anonymous buffer of `pread`/`pwrite`.
@@ -1097,12 +1099,10 @@ impl Exec {
                     b: pages_bytes(r.pages)?,
                     ..Cmd::default()
                 };
+                self.regions[region as usize].unmapped = true;
                 self.call(p, task, line, cmd, None, "munmap").map(|_| ())
             }
-            Action::Fork { .. } => Err(ReplayError::system(format!(
-                "{}: `fork` is not replayed yet: the replayer cannot run this trace on the kernel",
-                self.loc(p)
-            ))),
+            Action::Fork { task, child, first_region } => self.fork_task(p, task, child, first_region, line),
             Action::Unlink { file } => self.unlink_file(p, file, line),
             Action::Mlock { task, region } | Action::Munlock { task, region } => {
                 let lock = matches!(op, Op::Mlock { .. });
@@ -1209,7 +1209,7 @@ impl Exec {
                 "internal: region id {id} out of order"
             )));
         }
-        self.regions.push(RegionInfo { task, addr, pages, locked: false });
+        self.regions.push(RegionInfo { task, addr, pages, locked: false, unmapped: false });
         Ok(())
     }
 
@@ -1607,6 +1607,81 @@ impl Exec {
         );
         self.info(&msg);
         self.tasks.push(TaskState::Alive(w));
+        Ok(())
+    }
+
+    /// The trace's `fork`: the parent's worker forks (a real `fork()`, so
+    /// the child shares its anon pages copy-on-write, in its cgroup, with
+    /// its affinity and oom_score_adj) and the child serves the controller
+    /// on a socket of its own. The child's regions are the parent's live
+    /// ones at the same addresses, in the parent's order, as the trace
+    /// numbers them. The child's own pages (its stack) are not mlocked:
+    /// mlockall is not inherited, and locking them again would lock the
+    /// trace's pages the child shares.
+    fn fork_task(&mut self, p: &Planner, task: u32, child: u32, first_region: u32, line: u64) -> Result<(), ReplayError> {
+        if child as usize != self.tasks.len() {
+            return Err(ReplayError::system(format!("internal: task id {child} out of order")));
+        }
+        let copies: Vec<(u64, u64)> = self
+            .regions
+            .iter()
+            .filter(|r| r.task == task && !r.unmapped)
+            .map(|r| (r.addr, r.pages))
+            .collect();
+        let alive = matches!(self.tasks.get(task as usize), Some(TaskState::Alive(_)));
+        let mut pid = None;
+        if alive {
+            let mut sv = [-1i32; 2];
+            // SAFETY: sv is a valid array of two ints.
+            if unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC, 0, sv.as_mut_ptr()) } != 0 {
+                return Err(sys_err("socketpair(AF_UNIX, SOCK_SEQPACKET)", &last_err()));
+            }
+            // SAFETY: both descriptors were just created and are owned here.
+            let (mine, theirs) = unsafe { (OwnedFd::from_raw_fd(sv[0]), OwnedFd::from_raw_fd(sv[1])) };
+            let started = match &self.board {
+                Some(b) => b.slot(child)?,
+                None => 0,
+            };
+            let cmd = Cmd { op: worker::CMD_FORK, a: started, ..Cmd::default() };
+            let got = self.call(p, task, line, cmd, Some(theirs.as_raw_fd()), "fork")?;
+            drop(theirs);
+            if let Some(cpid) = got {
+                match recv_ack(&mine) {
+                    Ok(Some(a)) if a.res == 0 => {}
+                    _ => {
+                        return Err(ReplayError::system(format!(
+                            "the forked worker of task {} (pid {cpid}) died while starting",
+                            p.reader().task_name(child)
+                        )))
+                    }
+                }
+                let fds = match self.tasks.get(task as usize) {
+                    Some(TaskState::Alive(w)) => w.fds.clone(),
+                    _ => Vec::new(),
+                };
+                self.tasks.push(TaskState::Alive(Worker {
+                    pid: cpid as i32,
+                    sock: mine,
+                    fds,
+                    inflight: VecDeque::new(),
+                    sent: 0,
+                    cpu_start: None,
+                }));
+                pid = Some(cpid);
+            }
+        }
+        if pid.is_none() {
+            // The parent is dead: so is the child the trace forks from it.
+            self.tasks.push(TaskState::Killed);
+        }
+        for (i, (addr, pages)) in copies.into_iter().enumerate() {
+            self.add_region(first_region + i as u32, child, if pid.is_some() { addr } else { 0 }, pages)?;
+        }
+        let msg = match pid {
+            Some(cpid) => format!("{}: task {} = pid {cpid}, forked by task {}", self.loc(p), p.reader().task_name(child), p.reader().task_name(task)),
+            None => format!("{}: task {} is not forked: its parent {} is dead", self.loc(p), p.reader().task_name(child), p.reader().task_name(task)),
+        };
+        self.info(&msg);
         Ok(())
     }
 
@@ -2464,6 +2539,24 @@ fn sleep_ns(ns: u64) {
 }
 
 /// Waits for a child and describes how it ended.
+/// Waits for a process that is not our child to exit (`pidfd_open` and
+/// `poll`).
+fn wait_exit(pid: i32) -> String {
+    // SAFETY: plain system call.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as i32;
+    if fd < 0 {
+        // ESRCH: already gone.
+        return "exited".to_string();
+    }
+    let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    // SAFETY: pfd is valid for the call; fd is ours and closed after.
+    unsafe {
+        while libc::poll(&mut pfd, 1, -1) < 0 && last_err().raw_os_error() == Some(libc::EINTR) {}
+        libc::close(fd);
+    }
+    "exited".to_string()
+}
+
 fn reap(pid: i32) -> String {
     let mut status = 0;
     loop {
@@ -2474,6 +2567,12 @@ fn reap(pid: i32) -> String {
         }
         if r < 0 && last_err().raw_os_error() == Some(libc::EINTR) {
             continue;
+        }
+        if r < 0 && last_err().raw_os_error() == Some(libc::ECHILD) {
+            // A worker a worker forked: not ours to wait for (its parent
+            // ignores SIGCHLD, so the kernel reaps it). Its pidfd becomes
+            // readable when it has exited, after its memory is gone.
+            return wait_exit(pid);
         }
         return "could not be waited for".to_string();
     }

@@ -524,3 +524,45 @@ fn memcg_files_task_moves_and_stat() {
     assert!(r.contains(r#""reclaims":[{"line":8,"memcg":"web","bytes":4096,"result":0}]"#), "{r}");
     assert!(stdout.contains("MGLRU-REPLAY-STAT-BEGIN 1 web "), "{stdout}");
 }
+
+/// `fork`: the parent's worker forks the child's (a real fork, so the
+/// child has the parent's mappings at the same addresses): the child's
+/// stores through its copy of the shared file mapping land in the file,
+/// its private anon copy can be loaded, stored and unmapped, and it goes
+/// on after its parent exits (the controller waits for a worker it did
+/// not fork through a pidfd). Serially and in parallel.
+#[test]
+fn fork_makes_a_worker_with_the_parents_mappings() {
+    let f = Fake::new("fork");
+    let trace = "\
+memory 64M
+cpus 2
+file f size=16K
+task a
+anon a heap size=8K
+mmap a m file=f
+anon a gone size=4K
+store a heap 0 2
+munmap a gone
+fork a c
+store c m 1
+load c heap 0 2
+store c heap 1
+munmap c heap
+store a heap 1
+exit a
+store c m 2
+exit c
+";
+    for flags in [&[][..], &["--parallel"][..]] {
+        let out = f.run(trace, flags);
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{flags:?} stdout:\n{stdout}\nstderr:\n{stderr}");
+        assert!(stdout.contains(r#""skipped_operations":0"#), "{flags:?} {stdout}");
+        assert!(stdout.contains("forked by task a"), "{flags:?} {stdout}");
+        let data = fs::read(f.data.join("f000000-f")).expect("f");
+        let store = |page: u64| (0x6d67_6c72_0000_0000u64 | (page << 1)) | 1;
+        assert_eq!((page_word(&data, 1), page_word(&data, 2)), (store(1), store(2)), "{flags:?}: stored by c");
+    }
+}

@@ -51,6 +51,12 @@ pub const CMD_CLOSE: u64 = 12;
 pub const CMD_MLOCK: u64 = 13;
 /// `munlock(a, b)`.
 pub const CMD_MUNLOCK: u64 = 14;
+/// `fork()` (the trace's `fork`): the descriptor sent with the command is
+/// the child's socket, `a` the address of the child's start counter (0:
+/// none). The child answers on its socket first (`Ack::val` its pid) and
+/// then serves commands there; the parent answers with the child's pid.
+/// The worker's children are reaped by the kernel (`SIGCHLD` ignored).
+pub const CMD_FORK: u64 = 15;
 
 /// `Ack::val` of a failed start: joining the cgroup failed.
 pub const STAGE_CGROUP: u64 = 1;
@@ -484,19 +490,54 @@ pub fn main(s: &Setup) -> ! {
     if !send_ack(s.sock, &Ack { res: 0, val: pid }) {
         exit(1);
     }
+    // A forked child serves its own socket and start counter.
+    let (mut sock, mut started) = (s.sock, s.started);
     loop {
-        let Some((cmd, fd, whole)) = recv_cmd(s.sock) else {
+        let Some((cmd, fd, whole)) = recv_cmd(sock) else {
             exit(0);
         };
-        if s.started != 0 {
+        if started != 0 {
             // SAFETY: started is this worker's u32 in the shared start
             // board, mapped before the fork and never unmapped by it; the
             // futex wakes the controller waiting for this start.
             unsafe {
-                let at = &*(s.started as *const std::sync::atomic::AtomicU32);
+                let at = &*(started as *const std::sync::atomic::AtomicU32);
                 at.fetch_add(1, std::sync::atomic::Ordering::Release);
-                libc::syscall(libc::SYS_futex, s.started as *const u32, libc::FUTEX_WAKE, 1);
+                libc::syscall(libc::SYS_futex, started as *const u32, libc::FUTEX_WAKE, 1);
             }
+        }
+        if whole && cmd.op == CMD_FORK {
+            if fd < 0 {
+                if !send_ack(sock, &Ack { res: -i64::from(libc::EBADF), val: 0 }) {
+                    exit(1);
+                }
+                continue;
+            }
+            // SAFETY: plain system calls; the child only makes system
+            // calls, as this process does.
+            let child = unsafe {
+                libc::signal(libc::SIGCHLD, libc::SIG_IGN);
+                libc::fork()
+            };
+            if child == 0 {
+                // SAFETY: the parent's socket is the parent's business.
+                unsafe { libc::close(sock) };
+                sock = fd;
+                started = cmd.a;
+                // SAFETY: getpid has no preconditions.
+                let me = unsafe { libc::getpid() } as u64;
+                if !send_ack(sock, &Ack { res: 0, val: me }) {
+                    exit(1);
+                }
+                continue;
+            }
+            let ack = if child < 0 { Ack { res: -errno(), val: 0 } } else { Ack { res: 0, val: child as u64 } };
+            // SAFETY: the child's end, now the child's alone.
+            unsafe { libc::close(fd) };
+            if !send_ack(sock, &ack) {
+                exit(1);
+            }
+            continue;
         }
         let ack = if !whole {
             Ack {
@@ -510,7 +551,7 @@ pub fn main(s: &Setup) -> ! {
             // SAFETY: an unexpected descriptor received with the command.
             unsafe { libc::close(fd) };
         }
-        if !send_ack(s.sock, &ack) {
+        if !send_ack(sock, &ack) {
             exit(1);
         }
         if cmd.op == CMD_EXIT {
