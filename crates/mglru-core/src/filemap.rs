@@ -231,20 +231,30 @@ impl Kernel {
         // Fast path: one page, cached, not a readahead mark. The loop below
         // would take a batch of that one folio, start no readahead and
         // mark it accessed unless the previous read ended inside it.
-        if count == 1 && self.tasks[self.current as usize].alive {
-            let f = &self.files[file as usize];
-            if let Some(pfn) = f.folio_at(page) {
-                if !self.folios.get(pfn).test(pg::READAHEAD) {
-                    let last_pos = f.ra.prev_pos;
-                    if ((last_pos - 1) >> 12) != page as i64 {
-                        self.folio_mark_accessed(pfn);
-                    }
-                    self.files[file as usize].ra.prev_pos = ((page + 1) << 12) as i64;
-                    return 0;
-                }
-            }
+        if count == 1 && self.tasks[self.current as usize].alive && self.filemap_read_one_cached(file, page) {
+            return 0;
         }
         self.filemap_read_batches(file, page, count)
+    }
+
+    /// `filemap_read` of the one page `page` by a live task when it is
+    /// cached and not a readahead mark: the batch would be that one folio,
+    /// no readahead starts, and the folio is marked accessed unless the
+    /// previous read ended inside it. Returns false, having changed
+    /// nothing, when the page is not such a folio. Reads no clock.
+    #[inline]
+    pub fn filemap_read_one_cached(&mut self, file: u32, page: u64) -> bool {
+        let f = &self.files[file as usize];
+        let Some(pfn) = f.folio_at(page) else { return false };
+        if self.folios.get(pfn).test(pg::READAHEAD) {
+            return false;
+        }
+        let last_pos = f.ra.prev_pos;
+        if ((last_pos - 1) >> 12) != page as i64 {
+            self.folio_mark_accessed(pfn);
+        }
+        self.files[file as usize].ra.prev_pos = ((page + 1) << 12) as i64;
+        true
     }
 
     /// `filemap_read`'s loop: batches of cached folios, reading what is

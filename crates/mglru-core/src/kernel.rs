@@ -502,10 +502,9 @@ impl Kernel {
     /// time order (ties in the order they were armed).
     #[inline]
     pub fn advance_to(&mut self, t: u64) {
-        // Fast path: no timer, statistics flush or psi work falls due by
-        // `t` (each is strictly later), so the loop below would fire
-        // nothing; only the clock moves.
-        if t < self.next_stats_flush && t < self.psi.next_work && self.timers.peek().map_or(true, |r| r.0 .0 > t) {
+        // Fast path: nothing falls due by `t`, so the loop below would
+        // fire nothing; only the clock moves.
+        if self.no_event_by(t) {
             if t > self.now {
                 self.now = t;
             }
@@ -513,6 +512,13 @@ impl Kernel {
             return;
         }
         self.advance_to_events(t);
+    }
+
+    /// True if no timer, statistics flush or psi work falls due by `t`
+    /// (each is strictly later).
+    #[inline]
+    pub fn no_event_by(&self, t: u64) -> bool {
+        t < self.next_stats_flush && t < self.psi.next_work && self.timers.peek().map_or(true, |r| r.0 .0 > t)
     }
 
     /// `advance_to` when something may fall due on the way.

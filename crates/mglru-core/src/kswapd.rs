@@ -431,6 +431,12 @@ impl Kernel {
         }
     }
 
+    /// True if pages kswapd holds back are released at or before `t`.
+    #[inline]
+    pub(crate) fn kswapd_release_by(&self, t: u64) -> bool {
+        self.kswapd.releases.front().is_some_and(|r| r.0 <= t)
+    }
+
     /// Every held page becomes available (the end of a run: a reader of
     /// /proc/vmstat a moment later sees them free).
     pub fn kswapd_release_all(&mut self) {
