@@ -145,14 +145,16 @@ fn simulate(reader: &mut TraceReader, opts: &RunOptions, mut x: Extras<'_>) -> R
             }
         }
         sim.apply(op).map_err(|e| Failure::input(format!("{}: {e}", at(line))))?;
-        if !op.is_access() {
+        let access = op.is_access();
+        if !access {
             // Accesses describe no part of the machine.
             setup.observe(op);
         }
         if let (Some(t), Some(k)) = (ts.as_mut(), sim.kernel()) {
             t.sample(k, &|m| reader.memcg_name(m).to_string()).map_err(Failure::io)?;
         }
-        if let Some(k) = sim.kernel() {
+        // Only a `dump` statement asks for a dump; accesses cannot.
+        if let (false, Some(k)) = (access, sim.kernel()) {
             if k.dump_requests != dumped {
                 dumped = k.dump_requests;
                 if x.dumps {

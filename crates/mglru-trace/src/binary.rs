@@ -94,7 +94,8 @@ fn varint_at(b: &[u8], pos: &mut usize) -> Option<u64> {
         *pos += 1;
         return Some(u64::from(first));
     }
-    match get_varint(&b[*pos..*pos + 10]) {
+    let s = &b[*pos..*pos + 10];
+    match get_varint(s) {
         Ok(Some((v, n))) => {
             *pos += n;
             Some(v)
@@ -307,6 +308,10 @@ impl TraceReader {
         let out_ops = &mut ops.spare_capacity_mut()[..room];
         let out_lines = &mut lines.spare_capacity_mut()[..room];
         let mut k = 0;
+        // The previous and the checked access stay in locals while the
+        // block decodes; stored back once after it.
+        let mut prev = bin.prev;
+        let mut checked = bin.checked;
         while k < room && buf.len() - pos >= MAX_ACCESS_RECORD {
             let tag = buf[pos];
             if tag & TAG_ACCESS == 0 {
@@ -315,7 +320,6 @@ impl TraceReader {
             let mut p = pos + 1;
             let kind = kind_of(tag);
             let region = kind.is_region();
-            let prev = bin.prev;
             let (task, target, page) = if tag & FLAG_SAME != 0 {
                 if !prev.valid || prev.region != region {
                     break;
@@ -335,7 +339,7 @@ impl TraceReader {
                 }
                 c => u64::from(c),
             };
-            let c = bin.checked;
+            let c = checked;
             let end = page.wrapping_add(count);
             if !(c.valid && c.region == region && c.task == task && c.target == target && count != 0 && end >= page && end <= c.pages) {
                 // The full check (which also records the end of the setup
@@ -343,7 +347,7 @@ impl TraceReader {
                 if res.check_access(kind, task, target, page, count, line + 1).is_err() {
                     break;
                 }
-                bin.checked = Checked {
+                checked = Checked {
                     valid: true,
                     region,
                     task,
@@ -353,7 +357,7 @@ impl TraceReader {
             }
             // Both ids index tables shorter than u32::MAX (check_access).
             let (t, g) = (task as u32, target as u32);
-            bin.prev = Prev {
+            prev = Prev {
                 valid: true,
                 region,
                 task,
@@ -371,6 +375,8 @@ impl TraceReader {
             k += 1;
             pos = p;
         }
+        bin.prev = prev;
+        bin.checked = checked;
         // SAFETY: the first `k` slots of both spare rooms were written
         // above (each iteration writes slot k, then counts it).
         unsafe {
