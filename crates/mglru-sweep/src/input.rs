@@ -15,7 +15,6 @@ use mglru_core::report::Names;
 use mglru_trace::{Location, Op, TraceReader};
 
 use crate::default_workload::default_trace;
-use crate::lines::LinesReader;
 
 /// An error with the exit status it deserves: 1 for bad input or options,
 /// 2 for I/O.
@@ -82,10 +81,11 @@ impl Source {
             }
             Source::Trace(p) => TraceReader::open(p).map_err(|e| Failure::io(e.to_string())),
             Source::Workload(spec) => {
-                let lines = mglru_workload::workload(spec)
+                // Statements: the generator's accesses reach the model
+                // without being formatted and parsed again.
+                let stmts = mglru_workload::workload_statements(spec)
                     .map_err(|e| Failure::input(format!("--workload {spec}: {e}{}", fio_hint(spec))))?;
-                TraceReader::from_reader(&format!("<workload {spec}>"), Box::new(LinesReader::new(lines)))
-                    .map_err(|e| Failure::input(e.to_string()))
+                Ok(TraceReader::from_statements(&format!("<workload {spec}>"), stmts))
             }
         }
     }

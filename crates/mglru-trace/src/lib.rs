@@ -67,6 +67,7 @@ mod reader;
 mod resolve;
 mod size;
 mod suggest;
+mod statement;
 mod sysctl;
 
 pub use binary::{write_binary, BINARY_MAGIC};
@@ -74,9 +75,10 @@ pub use error::{TraceError, TraceErrorKind};
 pub use limits::{
     MAX_FILE_SIZE, MAX_MEMORY, MAX_PAGES, MAX_REGION_SIZE, MAX_SLEEP_NS, MAX_SWAP, MAX_TOTAL_FILE_SIZE, MIN_MEMORY,
 };
-pub use parse::{DEFAULT_ZRAM_RATIO, MAX_CPUS, OOM_SCORE_ADJ_MAX, OOM_SCORE_ADJ_MIN, ZRAM_RATIO_MAX, ZRAM_RATIO_MIN};
+pub use parse::{AccessKind, DEFAULT_ZRAM_RATIO, MAX_CPUS, OOM_SCORE_ADJ_MAX, OOM_SCORE_ADJ_MIN, ZRAM_RATIO_MAX, ZRAM_RATIO_MIN};
 pub use reader::{Compression, Location, TraceReader};
 pub use size::{parse_duration_ns, parse_size};
+pub use statement::{Statement, Statements};
 pub use sysctl::{parse_sysctl, Sysctl};
 
 /// The page size of the simulated machine in bytes. `PAGE` and `COUNT`

@@ -112,7 +112,7 @@ impl<'a> Iterator for Tokens<'a> {
 
 /// The kind of a page-access statement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum AccessKind {
+pub enum AccessKind {
     Read,
     Write,
     Load,
@@ -123,6 +123,16 @@ impl AccessKind {
     /// True for `load`/`store` (a region), false for `read`/`write` (a file).
     pub fn is_region(self) -> bool {
         matches!(self, AccessKind::Load | AccessKind::Store)
+    }
+
+    /// The statement's keyword.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            AccessKind::Read => "read",
+            AccessKind::Write => "write",
+            AccessKind::Load => "load",
+            AccessKind::Store => "store",
+        }
     }
 }
 

@@ -69,10 +69,12 @@ pub struct TraceReader {
     pub(crate) res: Resolver,
     count: Arc<AtomicU64>,
     total: Option<u64>,
-    failed: Option<TraceError>,
+    pub(crate) failed: Option<TraceError>,
     pub(crate) bin: BinState,
     /// The last access line in the simple form, for the next ones.
     last: LastAccess,
+    /// A statement stream in place of input ([`TraceReader::from_statements`]).
+    pub(crate) stmts: Option<crate::statement::StmtState>,
 }
 
 /// The start of the last access line accepted in the simple form (keyword,
@@ -246,7 +248,20 @@ impl TraceReader {
                 target: 0,
                 pages: 0,
             },
+            stmts: None,
         }
+    }
+
+    /// A reader over statements a program hands over instead of text (a
+    /// workload generator: [`Statement`](crate::Statement)); it reads them
+    /// exactly as the text trace they stand for, line numbers included.
+    /// An access whose names and kind were resolved since the last line of
+    /// text becomes its op without formatting or parsing.
+    pub fn from_statements(name: &str, src: crate::Statements) -> TraceReader {
+        let mut r = TraceReader::from_str(name, "");
+        r.total = None;
+        r.stmts = Some(crate::statement::StmtState::new(src));
+        r
     }
 
     fn build(name: String, raw: Input, total: Option<u64>) -> Result<TraceReader, TraceError> {
@@ -298,6 +313,8 @@ impl TraceReader {
         }
         let r = if self.binary {
             self.next_binary()
+        } else if self.stmts.is_some() {
+            self.next_statement_op()
         } else {
             self.next_text()
         };
@@ -317,6 +334,9 @@ impl TraceReader {
     /// the block is held back: this call returns the operations before it,
     /// the next call the error (as `next_op` would have, in order).
     pub fn next_ops(&mut self, ops: &mut Vec<Op>, lines: &mut Vec<u64>, max: usize) -> Result<usize, TraceError> {
+        if self.stmts.is_some() {
+            return self.next_statement_ops(ops, lines, max);
+        }
         let start = ops.len();
         while ops.len() < max {
             if self.failed.is_some() {
@@ -424,8 +444,14 @@ impl TraceReader {
         }
     }
 
+    /// One line of text (no newline) at line `self.line`, as a text
+    /// trace reads it.
+    pub(crate) fn process_text_line(&mut self, bytes: &[u8], non_ascii: bool) -> Result<Option<Op>, TraceError> {
+        process_line(&mut self.res, &mut self.last, &self.name, self.line, bytes, non_ascii)
+    }
+
     #[cold]
-    fn long_line_error(&self) -> TraceError {
+    pub(crate) fn long_line_error(&self) -> TraceError {
         self.error(
             Pos::Text {
                 line: self.line,

@@ -5,12 +5,13 @@
 use std::collections::{HashSet, VecDeque};
 
 use crate::rng::{derive, Pareto, Perm, Rng, Zipf};
-use crate::stream::{lines, Source};
+use crate::stream::{lines, statements, Emit, Out, Source};
 use crate::util::{
     check_tasks, fmt_secs, fmt_size, page_span, parse_bool, parse_fio_size, parse_fio_time, sanitize,
     shell_split, Machine, Params, NS_PER_SEC,
 };
-use crate::Lines;
+use crate::{Lines, Statements};
+use mglru_trace::AccessKind;
 
 /// One job section with its options (global options already merged in).
 #[derive(Clone, Debug)]
@@ -392,11 +393,11 @@ impl JobRun {
         }
     }
 
-    fn invalidate_file(&self, idx: usize, out: &mut VecDeque<String>) {
+    fn invalidate_file(&self, idx: usize, out: &mut impl Emit) {
         if self.invalidate {
             let f = &self.files[idx];
             let target = f.region.as_deref().unwrap_or(&f.name);
-            out.push_back(format!("advise {} {} dontneed", self.task, target));
+            out.line(format!("advise {} {} dontneed", self.task, target));
         }
     }
 
@@ -411,7 +412,7 @@ impl JobRun {
     }
 
     /// Emits the next I/O (and any invalidation or `exit`) into `out`.
-    pub fn next_io(&mut self, out: &mut VecDeque<String>) {
+    pub fn next_io(&mut self, out: &mut impl Emit) {
         if self.finished {
             return;
         }
@@ -490,16 +491,12 @@ impl JobRun {
         let (page, count) = page_span(off, len);
         let f = &self.files[fi];
         let (verb, target) = match (&f.region, dir) {
-            (Some(r), READ) => ("load", r.as_str()),
-            (Some(r), _) => ("store", r.as_str()),
-            (None, READ) => ("read", f.name.as_str()),
-            (None, _) => ("write", f.name.as_str()),
+            (Some(r), READ) => (AccessKind::Load, r.as_str()),
+            (Some(r), _) => (AccessKind::Store, r.as_str()),
+            (None, READ) => (AccessKind::Read, f.name.as_str()),
+            (None, _) => (AccessKind::Write, f.name.as_str()),
         };
-        if count == 1 {
-            out.push_back(format!("{} {} {} {}", verb, self.task, target, page));
-        } else {
-            out.push_back(format!("{} {} {} {} {}", verb, self.task, target, page, count));
-        }
+        out.access(verb, &self.task, target, page, count);
         self.issued += 1;
         self.loop_bytes += len;
         self.files[fi].loop_bytes += len;
@@ -535,7 +532,7 @@ impl JobRun {
             }
         }
         if self.finished {
-            out.push_back(format!("exit {}", self.task));
+            out.line(format!("exit {}", self.task));
         }
     }
 }
@@ -1124,18 +1121,27 @@ struct RoundRobin {
     next: usize,
 }
 
-impl Source for RoundRobin {
-    fn step(&mut self, out: &mut VecDeque<String>) -> Result<bool, String> {
+impl RoundRobin {
+    fn next(&mut self, out: &mut impl Emit) -> bool {
         let n = self.jobs.len();
         for _ in 0..n {
             let i = self.next;
             self.next = (self.next + 1) % n;
             if !self.jobs[i].finished {
                 self.jobs[i].next_io(out);
-                return Ok(true);
+                return true;
             }
         }
-        Ok(false)
+        false
+    }
+}
+
+impl Source for RoundRobin {
+    fn step(&mut self, out: &mut VecDeque<String>) -> Result<bool, String> {
+        Ok(self.next(out))
+    }
+    fn step_statements(&mut self, out: &mut Out) -> Result<bool, String> {
+        Ok(self.next(out))
     }
 }
 
@@ -1150,6 +1156,18 @@ pub(crate) fn split_args_params(rest: &str) -> (&str, &str) {
 
 /// `fio:ARGS[;PARAMS]` and `fio-job:PATH[;PARAMS]`.
 pub(crate) fn generator(kind: &str, rest: &str) -> Result<Lines, String> {
+    let (header, src) = build(kind, rest)?;
+    Ok(lines(header, src))
+}
+
+/// [`generator`] as statements: the I/Os as accesses without text.
+pub(crate) fn generator_statements(kind: &str, rest: &str) -> Result<Statements, String> {
+    let (header, src) = build(kind, rest)?;
+    Ok(statements(header, src))
+}
+
+/// The setup lines and the I/O source of a fio generator.
+fn build(kind: &str, rest: &str) -> Result<(VecDeque<String>, RoundRobin), String> {
     let (body, params) = split_args_params(rest);
     let mut p = Params::parse(kind, params)?;
     let (sections, what) = if kind == "fio-job" {
@@ -1193,5 +1211,5 @@ pub(crate) fn generator(kind: &str, rest: &str) -> Result<Lines, String> {
     for j in &plan.jobs {
         j.start_lines(&mut out);
     }
-    Ok(lines(out, RoundRobin { jobs: plan.jobs, next: 0 }))
+    Ok((out, RoundRobin { jobs: plan.jobs, next: 0 }))
 }

@@ -34,6 +34,11 @@ use std::path::Path;
 /// lazily: O(1) memory in the number of operations.
 pub type Lines = Box<dyn Iterator<Item = Result<String, String>> + Send>;
 
+/// The same stream as statements for `mglru_trace::TraceReader::from_statements`:
+/// the lines of [`Lines`], the accesses of the generators that can
+/// without text (fio) as `Statement::Access`.
+pub use mglru_trace::Statements;
+
 /// Settings for the importers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImportOptions {
@@ -131,6 +136,21 @@ pub fn workload(spec: &str) -> Result<Lines, String> {
             suggest(other, NAMES.iter().map(|(n, _)| *n)),
             NAMES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
         )),
+    }
+}
+
+/// [`workload`] as statements (see [`Statements`]): for feeding the model
+/// directly, without formatting and parsing text. The statements stand
+/// for exactly the lines [`workload`] gives.
+pub fn workload_statements(spec: &str) -> Result<Statements, String> {
+    let trimmed = spec.trim();
+    let (name, rest) = match trimmed.split_once(':') {
+        Some((n, r)) => (n.trim(), r),
+        None => (trimmed, ""),
+    };
+    match name {
+        "fio" | "fio-job" => fio::generator_statements(name, rest),
+        _ => Ok(Box::new(workload(spec)?.map(|l| l.map(mglru_trace::Statement::Text)))),
     }
 }
 

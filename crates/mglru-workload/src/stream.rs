@@ -5,7 +5,9 @@
 
 use std::collections::VecDeque;
 
-use crate::Lines;
+use mglru_trace::{AccessKind, Statement};
+
+use crate::{Lines, Statements};
 
 /// A step-wise producer of trace lines.
 pub(crate) trait Source: Send {
@@ -13,6 +15,79 @@ pub(crate) trait Source: Send {
     /// (lines pushed by that last call are still emitted). An `Err` ends
     /// the stream after the lines already pushed.
     fn step(&mut self, out: &mut VecDeque<String>) -> Result<bool, String>;
+
+    /// [`step`](Source::step) as statements: the same lines, in the same
+    /// order, accesses possibly as [`Statement::Access`]. By default the
+    /// lines of `step` as text.
+    fn step_statements(&mut self, out: &mut Out) -> Result<bool, String> {
+        let mut lines = VecDeque::new();
+        let r = self.step(&mut lines);
+        out.q.extend(lines.into_iter().map(Statement::Text));
+        r
+    }
+}
+
+/// Where a generator puts its lines: text lines, or accesses given by
+/// their parts.
+pub(crate) trait Emit {
+    fn line(&mut self, l: String);
+    /// `KIND TASK TARGET PAGE [COUNT]` (COUNT written when not 1).
+    fn access(&mut self, kind: AccessKind, task: &str, target: &str, page: u64, count: u64);
+}
+
+impl Emit for VecDeque<String> {
+    fn line(&mut self, l: String) {
+        self.push_back(l);
+    }
+    fn access(&mut self, kind: AccessKind, task: &str, target: &str, page: u64, count: u64) {
+        self.push_back(Statement::access_text(kind, task, target, page, count));
+    }
+}
+
+/// Statements of one step: a text line as it is, an access as a
+/// [`Statement::Access`] of the names it uses (defined once each).
+pub(crate) struct Out {
+    q: VecDeque<Statement>,
+    names: Vec<(String, String)>,
+    /// The names id of the last access, a guess for the next.
+    last: usize,
+}
+
+impl Out {
+    fn new(header: VecDeque<String>) -> Out {
+        Out { q: header.into_iter().map(Statement::Text).collect(), names: Vec::new(), last: 0 }
+    }
+
+    /// The names id of (task, target), defining it if new.
+    #[inline]
+    fn names(&mut self, task: &str, target: &str) -> u32 {
+        let hit = |n: &(String, String)| n.0 == task && n.1 == target;
+        if self.names.get(self.last).is_some_and(hit) {
+            return self.last as u32;
+        }
+        let id = match self.names.iter().position(hit) {
+            Some(i) => i,
+            None => {
+                let id = self.names.len();
+                self.names.push((task.to_string(), target.to_string()));
+                self.q.push_back(Statement::Names { id: id as u32, task: task.to_string(), target: target.to_string() });
+                id
+            }
+        };
+        self.last = id;
+        id as u32
+    }
+}
+
+impl Emit for Out {
+    fn line(&mut self, l: String) {
+        self.q.push_back(Statement::Text(l));
+    }
+    #[inline]
+    fn access(&mut self, kind: AccessKind, task: &str, target: &str, page: u64, count: u64) {
+        let names = self.names(task, target);
+        self.q.push_back(Statement::Access { kind, names, page, count });
+    }
 }
 
 struct Stream<S: Source> {
@@ -46,6 +121,44 @@ impl<S: Source> Iterator for Stream<S> {
             }
         }
     }
+}
+
+struct StatementStream<S: Source> {
+    src: S,
+    out: Out,
+    done: bool,
+    err: Option<String>,
+}
+
+impl<S: Source> Iterator for StatementStream<S> {
+    type Item = Result<Statement, String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(s) = self.out.q.pop_front() {
+                return Some(Ok(s));
+            }
+            if let Some(e) = self.err.take() {
+                self.done = true;
+                return Some(Err(e));
+            }
+            if self.done {
+                return None;
+            }
+            match self.src.step_statements(&mut self.out) {
+                Ok(true) => {}
+                Ok(false) => self.done = true,
+                Err(e) => {
+                    self.err = Some(e);
+                }
+            }
+        }
+    }
+}
+
+/// Wraps `src` into [`Statements`], emitting `header` first.
+pub(crate) fn statements<S: Source + 'static>(header: VecDeque<String>, src: S) -> Statements {
+    Box::new(StatementStream { src, out: Out::new(header), done: false, err: None })
 }
 
 /// Wraps `src` into [`Lines`], emitting `header` first.

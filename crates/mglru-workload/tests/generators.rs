@@ -7,7 +7,7 @@ mod common;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use common::{gen, gen_err, lines, statements, tmp};
+use common::{all, gen, gen_err, lines, statements, tmp};
 
 // ---------------------------------------------------------------- fio ---
 
@@ -1344,4 +1344,64 @@ fn ycsb_hashed_index_reads_only_the_leaves_on_disk() {
         e,
         "ycsb: records=67108864 + operations=1 (workload d inserts) is more than the 67108864 records the generator tracks: use fewer, or scale="
     );
+}
+
+// ------------------------------------------------ statements (issue 14) ---
+
+/// `workload_statements` stands for exactly the lines of `workload`: the
+/// same text once accesses are written out with their names, and the
+/// same ops at the same lines through the trace reader. Returns the
+/// number of accesses handed over without text.
+fn statements_match_lines(spec: &str) -> usize {
+    use mglru_trace::{Statement, TraceReader};
+    let text = all(mglru_workload::workload(spec).unwrap());
+    let mut names: Vec<(String, String)> = Vec::new();
+    let mut got = Vec::new();
+    let mut direct = 0;
+    for s in mglru_workload::workload_statements(spec).unwrap() {
+        match s.unwrap() {
+            Statement::Text(l) => got.push(l),
+            Statement::Names { id, task, target } => {
+                assert_eq!(id as usize, names.len(), "{spec}: names in order");
+                names.push((task, target));
+            }
+            Statement::Access { kind, names: n, page, count } => {
+                let (t, g) = &names[n as usize];
+                got.push(Statement::access_text(kind, t, g, page, count));
+                direct += 1;
+            }
+        }
+    }
+    assert_eq!(got, text, "{spec}");
+    let mut joined = text.join("\n");
+    joined.push('\n');
+    let mut a = TraceReader::from_str("w", &joined);
+    let mut b = TraceReader::from_statements("w", mglru_workload::workload_statements(spec).unwrap());
+    loop {
+        let (x, y) = (a.next_op().unwrap(), b.next_op().unwrap());
+        assert_eq!(x, y, "{spec}");
+        assert_eq!(a.line(), b.line(), "{spec}");
+        if x.is_none() {
+            break;
+        }
+    }
+    direct
+}
+
+#[test]
+fn fio_statements_stand_for_its_lines() {
+    for spec in [
+        // Loops with invalidation between them, sequential blocks of 2 pages.
+        "fio:--name=seq --size=16k --bs=8k --rw=read --loops=2;memory=64M",
+        // mmap: loads and stores on the region, wrap-around invalidation.
+        "fio:--name=w --rw=randrw --bs=6k --size=18k --time_based --runtime=1 --ioengine=mmap;rate_iops=40",
+        // Two jobs round-robin, reads and writes of each (names and kinds alternate).
+        "fio:--name=m --numjobs=2 --size=1m --rw=randrw --rwmixread=70 --norandommap --io_size=1g --number_ios=3000",
+        // The benchmark's shape: zipf random reads, one page each, in a memcg.
+        "fio:--name=z --size=4m --rw=randread --random_distribution=zipf:1.2 --norandommap --number_ios=5000;memory=64M,memcg_max=32M",
+    ] {
+        assert!(statements_match_lines(spec) > 0, "{spec}: accesses handed over as statements");
+    }
+    // Other generators hand over their lines as text.
+    assert_eq!(statements_match_lines("ebizzy:seq=16,loops=1"), 0);
 }
