@@ -569,8 +569,7 @@ impl Kernel {
             if self.swap_count(slot) > 0 {
                 return;
             }
-            self.delete_from_swap_cache(pfn, 0);
-            self.swap_slot_free(slot);
+            self.swap_cache_drop(pfn);
         }
         self.free_unmapped_folio(pfn);
     }

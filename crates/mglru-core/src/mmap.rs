@@ -72,9 +72,9 @@ impl Kernel {
             let t = &mut self.tasks[task as usize];
             let keep = t.pgtable_pfns.len() - freed as usize;
             let pfns = t.pgtable_pfns.split_off(keep);
-            let memcg = t.memcg;
-            pfns.into_iter().for_each(|p| self.free_pgtable_page(p));
-            self.memcg_pgtable_uncharge(memcg, freed);
+            // Each table is uncharged from the memcg it was charged to
+            // (the task may have moved since), as at exit.
+            self.free_pgtable_pfns(pfns);
         }
         if let Some(f) = file {
             self.mapping_unmapped(f, region);
@@ -112,8 +112,15 @@ impl Kernel {
         self.pt.free_all(pgd);
         let t = &mut self.tasks[task as usize];
         let pfns = std::mem::take(&mut t.pgtable_pfns);
-        // Each table is uncharged from the memcg it was charged to (the
-        // task may have moved since), in runs of the same memcg.
+        self.free_pgtable_pfns(pfns);
+        let t = &self.tasks[task as usize];
+        debug_assert_eq!((t.rss_anon, t.rss_file, t.swapents), (0, 0, 0));
+    }
+
+    /// Free page-table pages, each uncharged from the memcg it was
+    /// charged to (the task may have moved since), in runs of the same
+    /// memcg.
+    fn free_pgtable_pfns(&mut self, pfns: Vec<u32>) {
         let mut run: Option<(u16, u64)> = None;
         for p in pfns {
             let m = self.folios.get(p).memcg;
@@ -130,7 +137,5 @@ impl Kernel {
         if let Some((m, n)) = run {
             self.memcg_pgtable_uncharge(m, n);
         }
-        let t = &self.tasks[task as usize];
-        debug_assert_eq!((t.rss_anon, t.rss_file, t.swapents), (0, 0, 0));
     }
 }

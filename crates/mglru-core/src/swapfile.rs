@@ -290,11 +290,22 @@ impl Kernel {
         if self.swap_count(f.swap - 1) > 0 {
             return false;
         }
-        let slot = f.swap - 1;
-        self.delete_from_swap_cache(pfn, 0);
-        self.swap_slot_free(slot);
+        self.swap_cache_drop(pfn);
         self.folios.get_mut(pfn).set(pg::DIRTY);
         true
+    }
+
+    /// Take a folio out of the swap cache and free its slot, which no PTE
+    /// refers to any more (a slot marked `SLOT_ORPHAN` is freed by the
+    /// removal itself).
+    pub(crate) fn swap_cache_drop(&mut self, pfn: u32) {
+        let slot = self.folios.get(pfn).swap - 1;
+        debug_assert_eq!(self.swap_count(slot), 0);
+        let orphan = self.swap.as_ref().unwrap().entry(slot) & SLOT_ORPHAN != 0;
+        self.delete_from_swap_cache(pfn, 0);
+        if !orphan {
+            self.swap_slot_free(slot);
+        }
     }
 
     /// `free_swap_and_cache`: a swap PTE is zapped. The slot and its

@@ -273,3 +273,95 @@ fn the_child_inherits_memcg_adj_and_affinity() {
     assert_eq!((c.memcg, c.oom_score_adj, c.cpu, c.pinned), (app, 300, 0, true));
     assert_eq!((d.memcg, d.oom_score_adj, d.cpu, d.pinned), (0, 0, 1, false));
 }
+
+/// Random traces of forks, stores, loads, reclaim, munmap, dontneed,
+/// mlock, task moves and exits over a small machine with each kind of
+/// swap device: the accounting invariants (mapcounts, swap counts,
+/// rss and swap entries per task, charges) hold after every line, under
+/// both policies, and a run repeats bit for bit.
+#[test]
+fn random_fork_traces_keep_the_invariants() {
+    struct Rng(mglru_core::rng::Rng);
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0.next_u64() % n
+        }
+    }
+    for seed in 1..=12u64 {
+        let mut r = Rng(mglru_core::rng::Rng::from_state(seed * 7919));
+        let mut t = String::from("memory 32M\n");
+        t.push_str(["", "swap 16M\n", "swap 16M sync=y\n", "swap 16M zram=y ratio=3\n"][r.below(4) as usize]);
+        t.push_str(&format!("sysctl vm.page-cluster={}\n", r.below(4)));
+        t.push_str(&format!("memcg a max={}M\nmemcg b max={}M\n", 2 + r.below(6), 2 + r.below(6)));
+        // Per task: alive, heap pages (0: unmapped).
+        let mut tasks: Vec<(bool, u64)> = vec![(true, 256 + r.below(1024))];
+        t.push_str(&format!("task t0 memcg=a\nanon t0 heap size={}K\n", tasks[0].1 * 4));
+        for _ in 0..250 {
+            let k = r.below(tasks.len() as u64) as usize;
+            if !tasks[k].0 {
+                continue;
+            }
+            let pages = tasks[k].1;
+            let range = |r: &mut Rng| {
+                let p = r.below(pages);
+                (p, 1 + r.below((pages - p).min(256)))
+            };
+            match r.below(100) {
+                0..=34 if pages > 0 => {
+                    let (p, c) = range(&mut r);
+                    t.push_str(&format!("store t{k} heap {p} {c}\n"));
+                }
+                35..=59 if pages > 0 => {
+                    let (p, c) = range(&mut r);
+                    t.push_str(&format!("load t{k} heap {p} {c}\n"));
+                }
+                60..=69 if tasks.len() < 12 => {
+                    let c = tasks.len();
+                    t.push_str(&format!("fork t{k} t{c}\n"));
+                    tasks.push((true, pages));
+                }
+                70..=74 => t.push_str(&format!("reclaim {} {}K\n", ["a", "b", "root"][r.below(3) as usize], 4 * (1 + r.below(512)))),
+                75..=77 => {
+                    t.push_str(&format!("exit t{k}\n"));
+                    tasks[k].0 = false;
+                }
+                78..=79 if pages > 0 => {
+                    t.push_str(&format!("munmap t{k} heap\n"));
+                    tasks[k].1 = 0;
+                }
+                80..=81 if pages == 0 => {
+                    let n = 64 + r.below(512);
+                    t.push_str(&format!("anon t{k} heap size={}K\n", n * 4));
+                    tasks[k].1 = n;
+                }
+                82..=84 if pages > 0 => t.push_str(&format!("advise t{k} heap dontneed\n")),
+                85..=86 if pages > 0 => t.push_str(&format!("mlock t{k} heap\n")),
+                87..=89 if pages > 0 => t.push_str(&format!("munlock t{k} heap\n")),
+                90..=92 => t.push_str(&format!("task t{k} memcg={}\n", ["a", "b", "root"][r.below(3) as usize])),
+                _ => {}
+            }
+        }
+        for policy in POLICIES {
+            let mut runs = Vec::new();
+            for _ in 0..2 {
+                let mut sim = mglru_core::Simulator::new(mglru_core::RunOptions { policy: Some(policy), ..Default::default() });
+                let mut rd = mglru_trace::TraceReader::from_str("fork-prop", &t);
+                let mut line = 0;
+                while let Some(op) = rd.next_op().unwrap_or_else(|e| panic!("seed {seed}: {e}\n{t}")) {
+                    line += 1;
+                    sim.apply(&op).unwrap_or_else(|e| panic!("seed {seed} {policy:?} op {line}: {e}"));
+                    if op.is_setup() {
+                        continue;
+                    }
+                    if let Ok(k) = sim.boot() {
+                        k.check_invariants().unwrap_or_else(|e| panic!("seed {seed} {policy:?} after op {line} ({op:?}): {e}\n{}", t.lines().take(line + 4).collect::<Vec<_>>().join("\n")));
+                    }
+                }
+                let k = sim.finish().unwrap();
+                k.check_invariants().unwrap();
+                runs.push(k.vmstat());
+            }
+            assert_eq!(runs[0], runs[1], "seed {seed} {policy:?}: not deterministic");
+        }
+    }
+}
