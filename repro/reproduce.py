@@ -32,7 +32,9 @@ import svgplot  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN_REL = "target/release/mglru"
-BIN = os.path.join(ROOT, BIN_REL)
+# MGLRU_BIN runs a copy of the binary (so target/release can be rebuilt
+# meanwhile); the document still names target/release/mglru.
+BIN = os.environ.get("MGLRU_BIN") or os.path.join(ROOT, BIN_REL)
 
 KIB = 1024
 MIB = 1024 * KIB

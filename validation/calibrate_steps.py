@@ -7,24 +7,28 @@ The model charges reclaim's CPU time by step (docs/COST_MODEL.md): `scan` per fo
 `pageout` per folio reclaim writes out. validation/calibrate.py measures `scan` on an idle host;
 this script measures the other three with pairs of micro-traces on the 6.12 guest, each pair
 differing only in one phase (as calibrate.py does), and takes each as a ratio to `scan` measured
-in the same batch of runs, so that a host busier than at calibrate.py's run inflates both alike:
+in the same batch. The guests run with QEMU's instruction counter (run-kernel.sh --icount 0: the
+guest's clock advances 1 ns per guest instruction), so a loaded host does not inflate them: the
+ratios are ratios of guest instructions.
 
     A  miss        vs miss-reclaim    clean unmapped file folios reclaimed by memcg limit: scan
     B  mmiss       vs mmiss-reclaim   the same folios mapped (mmap + load, MADV_RANDOM): scan + rmap
     B8 mmiss8      vs mmiss8-reclaim  the same with eight tasks mapping each folio: scan + 8 rmap;
                                       rmap = (B8 - B) per folio / 7 (same reclaim context)
-    C  age-base    vs age             lru_gen aging commands walking 16,384 young PTEs: pte
+    C  age-base    vs age             480 lru_gen aging commands (FORCE_SCAN), each examining the
+                                      16,384 entries of a heap whose folios are another memcg's: pte
     D  swapout-base vs swapout        anon folios written to swap by memcg limit reclaim:
-                                      scan + rmap + pageout (the brd write is synchronous, so
-                                      its copy is part of `pageout` on this platform)
+                                      scan + rmap + pte + pageout (the brd write is synchronous,
+                                      so its copy is part of `pageout` on this platform)
 
-For each pair, delta wall time (guest clock, the replayer's `wall_seconds`) = sum over steps of
-delta count x cost. Folios scanned and written come from the kernel's own counters of the two
-runs (pgscan_file + pgscan_anon + pgrefill; nr_vmscan_write); the kernel has no counter of rmap
-walks or PTEs examined, so those come from the model's run of the same trace (`mglru run --json`,
-`cpu.reclaim_work`) scaled to the kernel's scanned folios. Solved in the order A, C, B, D.
+For each pair, delta guest time (the replayer's `wall_seconds`) = sum over steps of delta count x
+cost. Folios scanned and written come from the kernel's own counters of the two runs
+(pgscan_file + pgscan_anon + pgrefill; nr_vmscan_write); the kernel has no counter of rmap walks
+or PTEs examined, so those come from the model's run of the same trace (`mglru run --json`,
+`cpu.reclaim_work`) scaled to the kernel's scanned folios. Solved in the order A, C, B/B8, D.
+Medians over --repeats runs of each trace; --reuse counts earlier runs of unchanged traces.
 
-    python3 validation/calibrate_steps.py [--jobs 2] [--repeats 2] [--write]
+    python3 validation/calibrate_steps.py [--jobs 2] [--repeats 2] [--reuse] [--write]
 
 --write stores rmap, pte and pageout (ratio x platform.json's scan) in validation/platform.json,
 with the ratios, counts and wall times under "steps". Needs validation/setup.sh done and the
@@ -49,7 +53,7 @@ import calibrate  # noqa: E402  (its trace helpers and guest runner)
 WORK = os.path.join(HERE, "work", "calibration-steps")
 N = 40000       # single-page operations in a measured phase
 HEAP = 16384    # pages of the anon heap walked by each aging command
-ROUNDS = 48     # aging commands
+ROUNDS = 480    # aging commands
 
 
 def shuffled(seed, n):
@@ -176,6 +180,7 @@ def main():
             walls.setdefault(n, []).append(res["wall_seconds"] * 1e9)
             vm.setdefault(n, []).append(res["vmstat"])
     jobs = [(n, r) for n in ts for r in range(a.repeats) if r not in done[n]]
+    jobs.sort(key=lambda j: len(ts[j[0]]))  # the short traces first
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
         futs = [ex.submit(guest, n, r, a.replayer) for n, r in jobs]
         for fu in concurrent.futures.as_completed(futs):

@@ -835,7 +835,7 @@ pub fn render(cmp: &Comparison, th: Option<&Thresholds>) -> String {
         let _ = writeln!(o, "{t:<30} {p:<8} {k:>12.2} {s:>12.2}");
     }
     if !cmp.kswapd.is_empty() {
-        let _ = writeln!(o, "\nkswapd CPU time, guest (kswapd_cpu_seconds) vs model (pages scanned x scan), s (shown, not checked):");
+        let _ = writeln!(o, "\nkswapd CPU time, guest (kswapd_cpu_seconds) vs model (its reclaim steps x their costs), s (shown, not checked):");
         for (t, p, k, s) in &cmp.kswapd {
             let _ = writeln!(o, "{t:<30} {p:<8} {k:>12.2} {s:>12.2}");
         }

@@ -77,7 +77,7 @@ fn validate_shows_kswapd_cpu_time_beside_the_guests() {
     let o = validate_in(&root, &["--trace", "two-memcgs-global-pressure"]);
     assert!(o.status.success());
     let out = String::from_utf8_lossy(&o.stdout);
-    let head = "kswapd CPU time, guest (kswapd_cpu_seconds) vs model (pages scanned x scan), s (shown, not checked):";
+    let head = "kswapd CPU time, guest (kswapd_cpu_seconds) vs model (its reclaim steps x their costs), s (shown, not checked):";
     let at = out.find(head).expect("the kswapd section");
     let text = std::fs::read_to_string(root.join("results/two-memcgs-global-pressure.mglru.json")).unwrap();
     let k = text.find("\"kswapd_cpu_seconds\": ").unwrap() + 22;

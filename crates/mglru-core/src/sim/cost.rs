@@ -58,6 +58,9 @@ impl Default for CostModel {
             swap_read: 100_000,
             swap_write: 10_000,
             scan: 50,
+            // 0 until the seeds' reproductions are regenerated with the
+            // measured ratios (4, 3 and 139 ns: docs/COST_MODEL.md); the
+            // platform's are in validation/platform.json.
             rmap: 0,
             pte: 0,
             pageout: 0,
