@@ -14,6 +14,9 @@ const CHUNK: usize = 1 << CHUNK_SHIFT;
 pub const ENT_FOLIO: u64 = 1 << 63;
 pub const ENT_SHADOW: u64 = 1 << 62;
 pub const ENT_VALUE: u64 = ENT_SHADOW - 1;
+/// A shmem file's swap entry (the slot in the low bits): its page was
+/// swapped out (crate::shmem). Shadows fit below this bit.
+pub const ENT_SWAP: u64 = 1 << 61;
 
 /// Sparse array of page-cache (or swap-cache) entries.
 #[derive(Default)]
@@ -97,6 +100,11 @@ pub struct File {
     pub i_mmap: Vec<u32>,
     /// Dirty page offsets awaiting writeback, possibly stale (checked on use).
     pub dirty_pages: Vec<u32>,
+    /// A shmem file (tmpfs, memfd, shared anonymous): swap-backed page
+    /// cache (crate::shmem).
+    pub shmem: bool,
+    /// A shmem file's swapped-out pages (`info->swapped`): its swap entries.
+    pub swapped: u64,
     /// When the inode was first dirtied (`dirtied_when`), if dirty.
     pub dirtied_when: Option<u64>,
     /// Position on the flusher's dirty-inode list (`b_dirty`), NIL if clean.
@@ -117,6 +125,8 @@ impl File {
             unlinked: false,
             i_mmap: Vec::new(),
             dirty_pages: Vec::new(),
+            shmem: false,
+            swapped: 0,
             dirtied_when: None,
             dirty_seq: NIL as u64,
         }

@@ -78,6 +78,11 @@ impl Kernel {
         let now = if shadow != 0 { Slot::Shadow } else { Slot::Empty };
         self.xa_slot_changed(f.mapping, f.index as u64, Slot::Page, now, f.memcg);
         self.memcgs[f.memcg as usize].st.add(St::FilePages, -1);
+        if f.is_shmem() {
+            // shmem_update_stats on the way out (truncation, or a clean
+            // folio dropped by reclaim: a hole again).
+            self.memcgs[f.memcg as usize].st.add(St::Shmem, -1);
+        }
         if f.test(pg::DIRTY) {
             self.account_folio_cleaned(pfn);
         }
@@ -234,6 +239,9 @@ impl Kernel {
         if count == 1 && self.tasks[self.current as usize].alive && self.filemap_read_one_cached(file, page) {
             return 0;
         }
+        if self.files[file as usize].shmem {
+            return self.shmem_file_read(file, page, count);
+        }
         self.filemap_read_batches(file, page, count)
     }
 
@@ -246,6 +254,12 @@ impl Kernel {
     pub fn filemap_read_one_cached(&mut self, file: u32, page: u64) -> bool {
         let f = &self.files[file as usize];
         let Some(pfn) = f.folio_at(page) else { return false };
+        if f.shmem {
+            // shmem_file_read_iter of a cached page: marked accessed, as
+            // every whole-page read starts at the page's beginning.
+            self.folio_mark_accessed(pfn);
+            return true;
+        }
         if self.folios.get(pfn).test(pg::READAHEAD) {
             return false;
         }
@@ -341,6 +355,9 @@ impl Kernel {
     /// writes), the copy dirties it. ext4's write path does not mark
     /// the folio accessed.
     pub fn filemap_write(&mut self, file: u32, page: u64, count: u64) -> u64 {
+        if self.files[file as usize].shmem {
+            return self.shmem_file_write(file, page, count);
+        }
         let memcg = self.tasks[self.current as usize].memcg;
         let mut written = 0;
         for idx in page..page + count {
@@ -367,7 +384,9 @@ impl Kernel {
             return;
         }
         self.folios.get_mut(pfn).set(pg::DIRTY);
-        if f.test(pg::ANON) {
+        // Anon folios, and shmem's (`noop_dirty_folio`: a mapping that
+        // cannot write back accounts nothing), only get the flag.
+        if f.test(pg::ANON) || f.is_shmem() {
             return;
         }
         self.nr_dirty += 1;
@@ -388,7 +407,7 @@ impl Kernel {
     pub fn account_folio_cleaned(&mut self, pfn: u32) {
         let f = *self.folios.get(pfn);
         self.folios.get_mut(pfn).clear(pg::DIRTY);
-        if !f.test(pg::ANON) && f.test(pg::DIRTY) {
+        if !f.test(pg::ANON) && !f.is_shmem() && f.test(pg::DIRTY) {
             self.nr_dirty -= 1;
             self.memcgs[f.memcg as usize].st.add(St::FileDirty, -1);
         }
@@ -399,6 +418,11 @@ impl Kernel {
     /// `posix_fadvise` on the whole file (`generic_fadvise`).
     pub fn fadvise(&mut self, file: u32, advice: crate::madvise::Advice) {
         use crate::madvise::Advice;
+        if self.files[file as usize].shmem {
+            // generic_fadvise on a file of noop_backing_dev_info (tmpfs):
+            // every advice is accepted and ignored.
+            return;
+        }
         let pages = self.files[file as usize].pages;
         match advice {
             Advice::Normal => {
@@ -451,6 +475,9 @@ impl Kernel {
     /// `filemap_fault`: find or read the page; readahead as 6.12 does.
     pub(crate) fn filemap_fault(&mut self, region: u32, page: u64) -> Option<u32> {
         let file = self.vmas[region as usize].file.unwrap();
+        if self.files[file as usize].shmem {
+            return self.shmem_fault(file, page);
+        }
         if let Some(pfn) = self.files[file as usize].folio_at(page) {
             // The fault holds the folio while readahead allocates.
             self.folios.get_mut(pfn).set(pg::PINNED);

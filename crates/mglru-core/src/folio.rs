@@ -110,6 +110,12 @@ impl Folio {
     pub fn is_file_lru(&self) -> bool {
         !self.test(pg::SWAPBACKED)
     }
+    /// A shmem folio (tmpfs, memfd, shared anonymous): swap-backed page
+    /// cache, `folio_test_swapbacked && !folio_test_anon`.
+    #[inline]
+    pub fn is_shmem(&self) -> bool {
+        self.flags & (pg::SWAPBACKED | pg::ANON) == pg::SWAPBACKED
+    }
     /// 0 = anon, 1 = file, the index the kernel uses for per-type arrays.
     #[inline]
     pub fn lru_type(&self) -> usize {

@@ -28,6 +28,7 @@ pub mod report;
 pub mod rmap;
 pub mod sched;
 pub mod shadow;
+pub mod shmem;
 pub mod sim;
 /// The simulator's own machinery under its old paths (the CLI and tests use them).
 pub use sim::{check, cost, rng};

@@ -42,6 +42,10 @@ impl Kernel {
             Advice::DontNeed if self.vmas[region as usize].locked => {}
             Advice::DontNeed => self.zap_range(region, 0, pages),
             Advice::WillNeed => match self.vmas[region as usize].file {
+                Some(f) if self.files[f as usize].shmem => {
+                    let n = self.files[f as usize].pages.min(pages);
+                    self.shmem_swapin_range(f, n);
+                }
                 Some(f) => {
                     let n = self.files[f as usize].pages;
                     self.force_page_cache_ra(f, 0, n);

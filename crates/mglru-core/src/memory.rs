@@ -26,7 +26,13 @@ impl Kernel {
         if e & pte::PRESENT != 0 {
             let val = e & pte::VALUE;
             if val != pte::ZERO_PFN {
-                if !write || (e & pte::WRPROT == 0 && (e & pte::DIRTY != 0 || self.vmas[region as usize].file.is_none())) {
+                // A shmem mapping needs no write notification (nothing to
+                // account or write back): its PTEs are writable from the
+                // start, and a store only sets the dirty bit.
+                if !write
+                    || (e & pte::WRPROT == 0
+                        && (e & pte::DIRTY != 0 || self.vmas[region as usize].file.map_or(true, |f| self.files[f as usize].shmem)))
+                {
                     // The CPU sets the accessed bits (PMD and PTE) and, for
                     // an anon store, the dirty bit.
                     self.pt.hw_access(pgd, va, write);
@@ -243,10 +249,17 @@ impl Kernel {
             if self.vmas[region as usize].dead {
                 return;
             }
-            self.folio_create_buffers(pfn);
+            let shmem = self.folios.get(pfn).is_shmem();
+            if !shmem {
+                self.folio_create_buffers(pfn);
+            }
             self.folio_mark_dirty(pfn);
             self.map_folio(region, page, pfn, true);
-            self.balance_dirty_pages_ratelimited();
+            // fault_dirty_shared_page: no dirty throttling for a mapping
+            // that cannot write back (shmem).
+            if !shmem {
+                self.balance_dirty_pages_ratelimited();
+            }
         }
     }
 

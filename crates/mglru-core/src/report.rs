@@ -280,7 +280,7 @@ impl Kernel {
             ("nr_file_pages", g(St::FilePages)),
             ("nr_dirty", self.nr_dirty),
             ("nr_writeback", self.nr_writeback),
-            ("nr_shmem", 0),
+            ("nr_shmem", g(St::Shmem)),
             ("nr_swapcached", g(St::SwapCached)),
         ]);
         for x in [Ev::NrVmscanWrite, Ev::NrVmscanImmediateReclaim, Ev::NrDirtied, Ev::NrWritten] {
@@ -341,7 +341,7 @@ impl Kernel {
             ("percpu", 0),
             ("sock", 0),
             ("vmalloc", 0),
-            ("shmem", 0),
+            ("shmem", b(St::Shmem)),
             ("file_mapped", b(St::FileMapped)),
             ("file_dirty", b(St::FileDirty)),
             ("file_writeback", b(St::FileWriteback) + b(St::AnonWriteback)),

@@ -92,16 +92,19 @@ impl Kernel {
             self.free_folio(pfn);
             return None;
         }
+        // The folio needs its owner (region, page) for rmap, from the
+        // slot's owner table; a shmem page's owner is its file
+        // (crate::shmem), and its folio is not anon.
+        let (owner, index) = self.swap_owner(slot);
         {
             let f = self.folios.get_mut(pfn);
-            f.set(pg::ANON | pg::SWAPBACKED | pg::UPTODATE);
-        }
-        // The folio needs its owner (region, page) for rmap; recorded below
-        // by the caller through the slot's owner table.
-        let (region, index) = self.swap_owner(slot);
-        {
-            let f = self.folios.get_mut(pfn);
-            f.mapping = region;
+            if owner & crate::shmem::OWNER_SHMEM != 0 {
+                f.set(pg::SWAPBACKED | pg::UPTODATE);
+                f.mapping = owner & !crate::shmem::OWNER_SHMEM;
+            } else {
+                f.set(pg::ANON | pg::SWAPBACKED | pg::UPTODATE);
+                f.mapping = owner;
+            }
             f.index = index;
         }
         if to_cache {

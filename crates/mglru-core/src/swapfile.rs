@@ -27,8 +27,9 @@ pub struct SwapDevice {
     pub count: Vec<u16>,
     /// The memcg each used slot is charged to (`swap_cgroup`).
     pub memcg: Vec<u16>,
-    /// The anon page each used slot holds: (region, page index), the
-    /// model's stand-in for the anon_vma the swapped-in folio rejoins.
+    /// The page each used slot holds: (region, page index), the model's
+    /// stand-in for the anon_vma the swapped-in folio rejoins; for a
+    /// shmem page (file | `shmem::OWNER_SHMEM`, page index).
     pub owner: Vec<(u32, u32)>,
     pub nr_free: u64,
     /// Next-fit cursor: the kernel's per-CPU cluster allocator hands out
@@ -51,6 +52,19 @@ pub struct SwapDevice {
     pub nr_stored: u64,
     /// A zram device: its compressed store (crate::swapfile::Zram).
     pub zram: Option<Zram>,
+    /// The cluster readahead's state (`swapin_nr_pages`' statics and
+    /// `swapin_readahead_hits`), used by shmem's swap-in.
+    pub cluster_ra: ClusterRa,
+}
+
+/// `swapin_nr_pages`' state: the previous offset, the previous window,
+/// and the readahead hits since (mm/swap_state.c, global there; one
+/// device here).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ClusterRa {
+    pub prev_offset: u64,
+    pub last_pages: u64,
+    pub hits: u32,
 }
 
 /// A zram device's memory (drivers/block/zram/zram_drv.c on mm/zsmalloc.c).
@@ -168,6 +182,7 @@ impl SwapDevice {
             stored: if stores { vec![false; pages as usize] } else { Vec::new() },
             nr_stored: 0,
             zram: zram.map(Zram::new),
+            cluster_ra: ClusterRa::default(),
         }
     }
     pub fn nr_pages(&self) -> u64 {

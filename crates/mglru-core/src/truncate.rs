@@ -12,7 +12,7 @@
 //! heads and xarray nodes charged as slab, and `workingset_nodes` when a
 //! shadow-only node empties.
 
-use crate::file::{ENT_FOLIO, ENT_SHADOW};
+use crate::file::{ENT_FOLIO, ENT_SHADOW, ENT_SWAP};
 use crate::kernel::Kernel;
 use crate::shadow::Slot;
 
@@ -53,7 +53,7 @@ impl Kernel {
     /// under writeback to finish (`folio_wait_writeback`); the model ends
     /// its writeback at once and the truncating task does not wait.
     pub fn truncate_inode_pages_range(&mut self, file: u32, from: u64, to: u64) {
-        if self.files[file as usize].nrpages == 0 && !self.file_has_shadows(file) {
+        if self.files[file as usize].nrpages == 0 && self.files[file as usize].swapped == 0 && !self.file_has_shadows(file) {
             return; // mapping_empty
         }
         for idx in from..to {
@@ -65,6 +65,9 @@ impl Kernel {
                 // the buffers; no shadow: the data is gone.
                 self.filemap_remove_folio(pfn, 0);
                 self.free_unmapped_folio(pfn);
+            } else if e & ENT_SWAP != 0 {
+                // shmem_undo_range: a swapped-out page frees its slot.
+                self.shmem_free_swap(file, idx);
             } else if e & ENT_SHADOW != 0 {
                 self.files[file as usize].cache.set(idx, 0);
                 self.xa_slot_changed(file, idx, Slot::Shadow, Slot::Empty, crate::memcontrol::ROOT_MEMCG);

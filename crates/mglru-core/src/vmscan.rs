@@ -247,7 +247,12 @@ impl Kernel {
         if self.policy() == Policy::Mglru && mapped && f.test(pg::REFERENCED) {
             return Fate::Keep;
         }
-        let dirty = f.test(pg::DIRTY);
+        // folio_check_dirty_writeback leaves folios off the file LRU out of
+        // these stats; the model counts their writeback (an anon folio is
+        // rarely PG_dirty here), and a shmem folio, dirty from the write
+        // that made it, counts the same way: its writeback only
+        // (docs/FIDELITY.md).
+        let dirty = f.test(pg::DIRTY) && !f.is_shmem();
         let writeback = f.test(pg::WRITEBACK);
         if dirty || writeback {
             stat.nr_dirty += 1;
@@ -258,7 +263,7 @@ impl Kernel {
         if writeback && f.test(pg::RECLAIM) {
             stat.nr_congested += 1;
         }
-        if writeback {
+        if f.test(pg::WRITEBACK) {
             if self.in_kswapd && f.test(pg::RECLAIM) && self.pgdat_writeback {
                 stat.nr_immediate += 1;
                 return Fate::Activate;
@@ -301,8 +306,14 @@ impl Kernel {
             if !sc.may_writepage {
                 return Fate::Keep;
             }
-            // pageout()
-            self.pageout(pfn);
+            // pageout(); a shmem folio's writepage moves it to swap (shmem.rs).
+            if f.is_shmem() && !f.test(pg::SWAPCACHE) {
+                if !self.shmem_pageout(pfn) {
+                    return Fate::Activate;
+                }
+            } else {
+                self.pageout(pfn);
+            }
             stat.nr_pageout += 1;
             let f = self.folios.get(pfn);
             if f.test(pg::WRITEBACK) || f.test(pg::DIRTY) {

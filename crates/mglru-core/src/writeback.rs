@@ -40,7 +40,7 @@ impl Kernel {
         debug_assert!(!f.test(pg::WRITEBACK));
         self.folios.get_mut(pfn).set(pg::WRITEBACK);
         self.nr_writeback += 1;
-        self.memcgs[f.memcg as usize].st.add(if f.test(pg::ANON) { St::AnonWriteback } else { St::FileWriteback }, 1);
+        self.memcgs[f.memcg as usize].st.add(if f.test(pg::ANON) || f.test(pg::SWAPCACHE) { St::AnonWriteback } else { St::FileWriteback }, 1);
         self.ev.add(Ev::Pgpgout, 4);
         let service = if f.test(pg::SWAPCACHE) {
             self.ev.add(Ev::Pswpout, 1);
@@ -82,7 +82,7 @@ impl Kernel {
         }
         self.folios.get_mut(pfn).clear(pg::WRITEBACK);
         self.nr_writeback -= 1;
-        self.memcgs[f.memcg as usize].st.add(if f.test(pg::ANON) { St::AnonWriteback } else { St::FileWriteback }, -1);
+        self.memcgs[f.memcg as usize].st.add(if f.test(pg::ANON) || f.test(pg::SWAPCACHE) { St::AnonWriteback } else { St::FileWriteback }, -1);
         self.ev.add(Ev::NrWritten, 1);
     }
 

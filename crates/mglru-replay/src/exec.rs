@@ -89,6 +89,8 @@ pub struct Config {
     /// Give each file its own readahead window by setting the device's
     /// `read_ahead_kb` while the file is opened.
     pub per_file_readahead: bool,
+    /// Where `file ... tmpfs=y` files are created (a tmpfs mount).
+    pub tmpfs_dir: PathBuf,
     /// Wait this long before each snapshot (memcg statistics are flushed
     /// at least every 2 s; 2100 gives exact `memory.stat` values).
     pub settle_ms: u64,
@@ -210,6 +212,8 @@ struct FileInfo {
     pages: u64,
     readahead_pages: u64,
     mmap_noted: bool,
+    /// On disk, in `--tmpfs-dir`, or a memfd.
+    kind: mglru_trace::FileKind,
 }
 
 struct RegionInfo {
@@ -862,7 +866,14 @@ impl Exec {
                 id,
                 pages,
                 readahead_pages,
-            } => self.create_file(p, id, pages, readahead_pages),
+                kind,
+            } => {
+                if kind.is_shmem() {
+                    self.create_shmem_file(p, id, pages, kind)
+                } else {
+                    self.create_file(p, id, pages, readahead_pages)
+                }
+            }
             Action::Spawn { task, memcg, cpu, oom_score_adj } => self.spawn(p, task, memcg, cpu, oom_score_adj),
             Action::ResetPeaks { id, limits, files } => {
                 let dir = self.memcg(id)?.dir.clone();
@@ -879,16 +890,24 @@ impl Exec {
                 region,
                 pages,
                 populate,
+                shared,
             } => {
                 let len = pages_bytes(pages)?;
                 let cmd = Cmd {
                     op: worker::CMD_MAP_ANON,
                     a: len,
+                    b: u64::from(shared),
                     c: u64::from(populate),
                     ..Cmd::default()
                 };
-                let addr =
-                    self.call(p, task, line, cmd, None, "mmap(MAP_PRIVATE|MAP_ANONYMOUS)")?;
+                let what = if shared { "mmap(MAP_SHARED|MAP_ANONYMOUS)" } else { "mmap(MAP_PRIVATE|MAP_ANONYMOUS)" };
+                if shared {
+                    // The mapping's shmem file has a file id of its own
+                    // (the trace's next one) but nothing to open: keep
+                    // the ids of the files after it in step.
+                    self.files.push(FileInfo { fd: None, pages, readahead_pages: 0, mmap_noted: true, kind: mglru_trace::FileKind::Tmpfs });
+                }
+                let addr = self.call(p, task, line, cmd, None, what)?;
                 self.add_region(region, task, addr.unwrap_or(0), pages)
             }
             Action::MapFile {
@@ -1391,7 +1410,49 @@ impl Exec {
             pages,
             readahead_pages: ra_pages,
             mmap_noted: false,
+            kind: mglru_trace::FileKind::Disk,
         });
+        Ok(())
+    }
+
+    /// A shmem file: a tmpfs file of `pages` pages in `--tmpfs-dir`, or a
+    /// memfd (`memfd_create`), created empty with ftruncate: nothing is
+    /// allocated until a task writes or faults its pages, which are then
+    /// charged to that task's memcg, as the model does.
+    fn create_shmem_file(&mut self, p: &Planner, id: u32, pages: u64, kind: mglru_trace::FileKind) -> Result<(), ReplayError> {
+        if id as usize != self.files.len() {
+            return Err(ReplayError::system(format!("internal: file id {id} out of order")));
+        }
+        let name = p.reader().file_name(id).to_string();
+        let len = pages_bytes(pages)?;
+        let (fd, place) = if kind == mglru_trace::FileKind::Memfd {
+            let cname = std::ffi::CString::new(data_file_name(id, &name))
+                .map_err(|_| ReplayError::system(format!("file name `{name}` holds a NUL byte")))?;
+            // SAFETY: plain system call with a NUL-terminated name.
+            let r = unsafe { libc::memfd_create(cname.as_ptr(), libc::MFD_CLOEXEC) };
+            if r < 0 {
+                return Err(sys_err(format!("memfd_create for file `{name}`"), &last_err()));
+            }
+            // SAFETY: a descriptor just returned to us and owned by nobody else.
+            (unsafe { OwnedFd::from_raw_fd(r) }, "memfd".to_string())
+        } else {
+            let path = self.cfg.tmpfs_dir.join(data_file_name(id, &name));
+            let f = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&path)
+                .map_err(|e| sys_err(format!("create {} (a tmpfs file; --tmpfs-dir)", path.display()), &e))?;
+            (OwnedFd::from(f), path.display().to_string())
+        };
+        // SAFETY: plain system call on our descriptor.
+        if unsafe { libc::ftruncate(fd.as_raw_fd(), len as libc::off_t) } != 0 {
+            return Err(sys_err(format!("ftruncate of shmem file `{name}` to {len} bytes"), &last_err()));
+        }
+        let msg = format!("file {name} = {place} ({pages} pages, shmem)");
+        self.info(&msg);
+        self.files.push(FileInfo { fd: Some(fd), pages, readahead_pages: 0, mmap_noted: true, kind });
         Ok(())
     }
 
@@ -2002,8 +2063,15 @@ impl Exec {
     /// mappings keep the inode.
     fn unlink_file(&mut self, p: &Planner, file: u32, line: u64) -> Result<(), ReplayError> {
         let name = p.reader().file_name(file).to_string();
-        let path = self.cfg.data_dir.join(data_file_name(file, &name));
-        std::fs::remove_file(&path).map_err(|e| sys_err(format!("unlink {}", path.display()), &e))?;
+        // A memfd has no name: its `unlink` closes the descriptors only.
+        let path = match self.file(file)?.kind {
+            mglru_trace::FileKind::Disk => self.cfg.data_dir.join(data_file_name(file, &name)),
+            mglru_trace::FileKind::Tmpfs => self.cfg.tmpfs_dir.join(data_file_name(file, &name)),
+            mglru_trace::FileKind::Memfd => PathBuf::from("memfd"),
+        };
+        if self.file(file)?.kind != mglru_trace::FileKind::Memfd {
+            std::fs::remove_file(&path).map_err(|e| sys_err(format!("unlink {}", path.display()), &e))?;
+        }
         let fi = file as usize;
         for t in 0..self.tasks.len() {
             let fd = match &self.tasks[t] {

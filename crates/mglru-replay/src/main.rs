@@ -22,6 +22,8 @@ TRACE is a trace file (text or binary, optionally gzip/zstd), or - for standard 
 OPTIONS:
     --data-dir DIR          where the trace's files are created (an ext4 filesystem on a ramdisk);
                             required unless --dry-run
+    --tmpfs-dir DIR         where `file ... tmpfs=y` files are created: a directory on a tmpfs
+                            mount (default /dev/shm); `memfd=y` files come from memfd_create
     --dry-run               touch nothing: print the access log, one line per page access
                             (`ACCESS <task> load|store <region> <page>`), one per read/write system
                             call (`ACCESS <task> read|write <file> <page> <count>`) and `OP <statement>`
@@ -64,6 +66,7 @@ struct Args {
     cgroup_root: PathBuf,
     quiet: bool,
     per_file_readahead: bool,
+    tmpfs_dir: PathBuf,
     settle_ms: u64,
     sync_stats_flush: bool,
     parallel: bool,
@@ -78,6 +81,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, ReplayError> {
         cgroup_root: PathBuf::from("/sys/fs/cgroup"),
         quiet: false,
         per_file_readahead: false,
+        tmpfs_dir: PathBuf::from("/dev/shm"),
         settle_ms: 0,
         sync_stats_flush: false,
         parallel: false,
@@ -107,6 +111,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, ReplayError> {
             "--dry-run" => a.dry_run = true,
             "--quiet" => a.quiet = true,
             "--per-file-readahead" => a.per_file_readahead = true,
+            "--tmpfs-dir" => a.tmpfs_dir = PathBuf::from(value(&mut i)?),
             "--sync-stats-flush" => a.sync_stats_flush = true,
             "--parallel" => a.parallel = true,
             "--settle-ms" => {
@@ -167,6 +172,7 @@ fn run(a: Args) -> Result<(), ReplayError> {
         cgroup_root: a.cgroup_root,
         quiet: a.quiet,
         per_file_readahead: a.per_file_readahead,
+        tmpfs_dir: a.tmpfs_dir,
         settle_ms: a.settle_ms,
         sync_stats_flush: a.sync_stats_flush,
         parallel: a.parallel,

@@ -89,11 +89,13 @@ pub enum Action {
     },
     /// `stat MEMCG`: read the memcg's files and print them.
     Stat { memcg: u16 },
-    /// Create a file of `pages` pages filled with non-zero data.
+    /// Create a file of `pages` pages filled with non-zero data; a shmem
+    /// file (`kind` tmpfs or memfd) is created empty, `pages` long.
     CreateFile {
         id: u32,
         pages: u64,
         readahead_pages: u64,
+        kind: mglru_trace::FileKind,
     },
     /// Fork a worker for `task` in `memcg`, pinned to `cpu` if given,
     /// with `oom_score_adj`.
@@ -103,8 +105,9 @@ pub enum Action {
         cpu: Option<u32>,
         oom_score_adj: i16,
     },
-    /// `mmap(MAP_PRIVATE|MAP_ANONYMOUS)` of `pages` pages.
-    MapAnon { task: u32, region: u32, pages: u64, populate: bool },
+    /// `mmap(MAP_PRIVATE|MAP_ANONYMOUS)` of `pages` pages;
+    /// `MAP_SHARED|MAP_ANONYMOUS` if `shared`.
+    MapAnon { task: u32, region: u32, pages: u64, populate: bool, shared: bool },
     /// `mmap(MAP_SHARED)` of the whole file (`pages` pages).
     MapFile {
         task: u32,
@@ -433,6 +436,7 @@ impl Planner {
                 id,
                 pages,
                 readahead_pages,
+                kind,
             } => {
                 if readahead_pages != 0 && !self.readaheads.contains(&readahead_pages) {
                     self.readaheads.push(readahead_pages);
@@ -455,6 +459,7 @@ impl Planner {
                     id,
                     pages,
                     readahead_pages,
+                    kind,
                 }
             }
             Op::Task { id, memcg, cpu, oom_score_adj } => Action::Spawn { task: id, memcg, cpu, oom_score_adj },
@@ -467,11 +472,13 @@ impl Planner {
                 region,
                 pages,
                 populate,
+                shared,
             } => Action::MapAnon {
                 task,
                 region,
                 pages,
                 populate,
+                shared,
             },
             Op::Mmap { task, region, file, populate } => Action::MapFile {
                 task,

@@ -21,9 +21,9 @@
 //! sysctl NAME=VALUE                   see parse_sysctl
 //! memcg NAME [parent=NAME] [max=SIZE|max] [high=SIZE|max] [low=SIZE|max] [min=SIZE|max] [swap.max=SIZE|max]
 //!            [oom.group=0|1] [peak=reset] [swap.peak=reset]
-//! file NAME size=SIZE [readahead=SIZE]
+//! file NAME size=SIZE [readahead=SIZE] [tmpfs=y|n] [memfd=y|n]
 //! task ID [memcg=NAME] [cpu=K] [oom_score_adj=N]
-//! anon ID REGION size=SIZE [populate=y|n]
+//! anon ID REGION size=SIZE [populate=y|n] [shared=y|n]
 //! mmap ID REGION file=NAME [populate=y|n]
 //! read ID FILE PAGE [COUNT]
 //! write ID FILE PAGE [COUNT]
@@ -49,9 +49,9 @@
 //! `MGLRUTB1`), which decodes to exactly the same [`Op`] sequence.
 //!
 //! ```
-//! use mglru_trace::{Op, TraceReader};
+//! use mglru_trace::{FileKind, Op, TraceReader};
 //! let mut r = TraceReader::from_str("example", "file f size=1M\ntask 1\nread 1 f 0 4\n");
-//! assert_eq!(r.next_op().unwrap(), Some(Op::File { id: 0, pages: 256, readahead_pages: 32 }));
+//! assert_eq!(r.next_op().unwrap(), Some(Op::File { id: 0, pages: 256, readahead_pages: 32, kind: FileKind::Disk }));
 //! assert_eq!(r.next_op().unwrap(), Some(Op::Task { id: 0, memcg: 0, cpu: None, oom_score_adj: 0 }));
 //! assert_eq!(r.next_op().unwrap(), Some(Op::Read { task: 0, file: 0, page: 0, count: 4 }));
 //! assert_eq!(r.next_op().unwrap(), None);
@@ -154,6 +154,26 @@ impl std::fmt::Display for Advice {
     }
 }
 
+/// Where a `file` lives: on disk (page cache written back to the file
+/// system) or in shmem (swap-backed page cache: a tmpfs file or a memfd).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum FileKind {
+    /// A file of a disk file system (the default).
+    #[default]
+    Disk,
+    /// `tmpfs=y`: a file on a tmpfs mount (mm/shmem.c).
+    Tmpfs,
+    /// `memfd=y`: a `memfd_create` file, a tmpfs file no directory names.
+    Memfd,
+}
+
+impl FileKind {
+    /// Swap-backed page cache (tmpfs or memfd).
+    pub fn is_shmem(self) -> bool {
+        self != FileKind::Disk
+    }
+}
+
 /// What an `advise` statement applies to.
 ///
 /// `advise ID X ...` looks `X` up first as a region of task `ID` and only
@@ -215,12 +235,15 @@ pub enum Op {
     /// `memcg NAME ...` (see [`MemcgOp`]). Boxed: its limits would
     /// otherwise make every op, accesses included, 88 bytes instead of 32.
     Memcg(Box<MemcgOp>),
-    /// `file NAME size=SIZE [readahead=SIZE]`: size rounded up to whole
-    /// pages (at least 1), readahead rounded down (0 = readahead off).
+    /// `file NAME size=SIZE [readahead=SIZE] [tmpfs=y] [memfd=y]`: size
+    /// rounded up to whole pages (at least 1), readahead rounded down (0 =
+    /// readahead off; always 0 for shmem, which has no readahead). `kind`
+    /// says whether the file is on disk or in shmem.
     File {
         id: u32,
         pages: u64,
         readahead_pages: u64,
+        kind: FileKind,
     },
     /// `task ID [memcg=NAME] [cpu=K] [oom_score_adj=N]`: a new task in
     /// memcg `memcg` (root if not given), pinned to CPU `cpu` if given
@@ -237,10 +260,15 @@ pub enum Op {
     Stat { memcg: u16 },
     /// `cpus N`: the machine's number of CPUs (setup section; default 1).
     Cpus { n: u32 },
-    /// `anon ID REGION size=SIZE [populate=y]`: an anonymous mapping of
-    /// `pages` pages (size rounded up, at least 1) of task `task`;
-    /// `populate` is `MAP_POPULATE` (every page faulted in for writing).
-    Anon { task: u32, region: u32, pages: u64, populate: bool },
+    /// `anon ID REGION size=SIZE [populate=y] [shared=y]`: an anonymous
+    /// mapping of `pages` pages (size rounded up, at least 1) of task
+    /// `task`; `populate` is `MAP_POPULATE` (every page faulted in for
+    /// writing). `shared` is `MAP_SHARED|MAP_ANONYMOUS`: the kernel sets
+    /// up a shmem file behind such a mapping (`shmem_zero_setup`); it
+    /// takes the next file id (files are numbered in order of
+    /// definition), has no name a statement can use, and goes when the
+    /// mapping goes.
+    Anon { task: u32, region: u32, pages: u64, populate: bool, shared: bool },
     /// `mmap ID REGION file=NAME [populate=y]`: a shared mapping of the
     /// whole file; the region has as many pages as the file. `populate`
     /// is `MAP_POPULATE` (every page faulted in for reading).

@@ -324,6 +324,7 @@ pub(crate) enum Stmt<'a> {
         name: Tok<'a>,
         pages: u64,
         readahead_pages: u64,
+        kind: crate::FileKind,
     },
     Task {
         id: Tok<'a>,
@@ -343,6 +344,7 @@ pub(crate) enum Stmt<'a> {
         region: Tok<'a>,
         pages: u64,
         populate: bool,
+        shared: bool,
     },
     Mmap {
         task: Tok<'a>,
@@ -426,11 +428,11 @@ pub(crate) fn usage(kw: &str) -> &'static str {
         "swap" => "swap SIZE [sync=y|n] [ram=y|n] [zram=y [ratio=R]]",
         "sysctl" => "sysctl NAME=VALUE",
         "memcg" => "memcg NAME [parent=NAME] [max=SIZE|max] [high=SIZE|max] [low=SIZE|max] [min=SIZE|max] [swap.max=SIZE|max] [oom.group=0|1] [peak=reset] [swap.peak=reset]",
-        "file" => "file NAME size=SIZE [readahead=SIZE]",
+        "file" => "file NAME size=SIZE [readahead=SIZE] [tmpfs=y|n] [memfd=y|n]",
         "task" => "task ID [memcg=NAME] [cpu=K] [oom_score_adj=N]",
         "stat" => "stat MEMCG",
         "cpus" => "cpus N",
-        "anon" => "anon ID REGION size=SIZE [populate=y|n]",
+        "anon" => "anon ID REGION size=SIZE [populate=y|n] [shared=y|n]",
         "mmap" => "mmap ID REGION file=NAME [populate=y|n]",
         "read" => "read ID FILE PAGE [COUNT]",
         "write" => "write ID FILE PAGE [COUNT]",
@@ -907,7 +909,21 @@ impl<'a> P<'a> {
         check_name(name, "file name", true)?;
         let mut size: Option<u64> = None;
         let mut readahead = crate::DEFAULT_READAHEAD / PAGE_SIZE;
-        self.options(&["size", "readahead"], |i, v| {
+        // The offsets of readahead=, tmpfs=y and memfd=y where given.
+        let mut readahead_at = None;
+        let mut tmpfs_at = None;
+        let mut memfd_at = None;
+        self.options(&["size", "readahead", "tmpfs", "memfd"], |i, v| {
+            if i == 2 || i == 3 {
+                if yes_no(v, if i == 2 { "tmpfs" } else { "memfd" })? {
+                    if i == 2 {
+                        tmpfs_at = Some(v.off);
+                    } else {
+                        memfd_at = Some(v.off);
+                    }
+                }
+                return Ok(());
+            }
             if i == 0 {
                 let b = size_arg(v, "file size")?;
                 if b == 0 {
@@ -926,9 +942,30 @@ impl<'a> P<'a> {
                 size = Some(pages_up(b));
             } else {
                 readahead = size_arg(v, "readahead size")? / PAGE_SIZE;
+                readahead_at = Some(v.off);
             }
             Ok(())
         })?;
+        let kind = match (tmpfs_at, memfd_at) {
+            (Some(_), Some(m)) => {
+                return perr(
+                    m - "memfd=".len(),
+                    "tmpfs=y and memfd=y together: a memfd is already a tmpfs file (one no directory names); give one of them".to_string(),
+                );
+            }
+            (Some(_), None) => crate::FileKind::Tmpfs,
+            (None, Some(_)) => crate::FileKind::Memfd,
+            (None, None) => crate::FileKind::Disk,
+        };
+        if kind.is_shmem() {
+            if let Some(off) = readahead_at {
+                return perr(
+                    off - "readahead=".len(),
+                    "readahead= on a tmpfs or memfd file: shmem reads the page cache without readahead; leave readahead= out".to_string(),
+                );
+            }
+            readahead = 0;
+        }
         let Some(pages) = size else {
             return perr(
                 self.toks.missing_off(),
@@ -943,6 +980,7 @@ impl<'a> P<'a> {
             name,
             pages,
             readahead_pages: readahead,
+            kind,
         })
     }
 
@@ -996,9 +1034,14 @@ impl<'a> P<'a> {
         check_name(region, "region name", false)?;
         let mut pages = None;
         let mut populate = false;
-        self.options(&["size", "populate"], |k, v| {
+        let mut shared = false;
+        self.options(&["size", "populate", "shared"], |k, v| {
             if k == 1 {
                 populate = yes_no(v, "populate")?;
+                return Ok(());
+            }
+            if k == 2 {
+                shared = yes_no(v, "shared")?;
                 return Ok(());
             }
             let b = size_arg(v, "region size")?;
@@ -1033,6 +1076,7 @@ impl<'a> P<'a> {
             region,
             pages,
             populate,
+            shared,
         })
     }
 

@@ -3,7 +3,7 @@
 //! format (definition before use, ranges, exits, the setup section).
 
 use crate::hash::{hash_scoped, hash_str, same, Index};
-use crate::limits::{idle_too_long, size_text, MAX_SLEEP_NS, MAX_TOTAL_FILE_SIZE};
+use crate::limits::{idle_too_long, size_text, MAX_FILE_SIZE, MAX_SLEEP_NS, MAX_TOTAL_FILE_SIZE};
 use crate::parse::{perr, Access, AccessKind, PErr, PResult, Stmt, Tok};
 use crate::{Advice, MemcgOp, Op, Target, ROOT_MEMCG, SWAPPINESS_ANON_ONLY};
 use std::fmt::Write as _;
@@ -755,6 +755,7 @@ impl Resolver {
                 name,
                 pages,
                 readahead_pages,
+                kind,
             } => {
                 if let Some(id) = self.lookup_file(name.s) {
                     return perr(
@@ -795,6 +796,7 @@ impl Resolver {
                     id,
                     pages,
                     readahead_pages,
+                    kind,
                 })
             }
             Stmt::Task { id, memcg, cpu, oom_score_adj } => {
@@ -867,14 +869,69 @@ impl Resolver {
                 region,
                 pages,
                 populate,
+                shared,
             } => {
                 let tid = self.live_task(task)?;
+                // MAP_SHARED|MAP_ANONYMOUS: the kernel puts a shmem file
+                // behind the mapping (shmem_zero_setup). It gets a file id
+                // but no name a statement could use (`:` is not allowed
+                // in names), and counts against the file limits.
+                let shared = if shared {
+                    if pages > MAX_FILE_SIZE / crate::PAGE_SIZE {
+                        return perr(
+                            region.off,
+                            format!(
+                                "shared anonymous region `{}` of {} pages is too large: the kernel backs it with a shmem file, and the limit is {} per file",
+                                region.s,
+                                pages,
+                                size_text(MAX_FILE_SIZE)
+                            ),
+                        );
+                    }
+                    let total = self.file_pages_total.saturating_add(pages);
+                    if total > MAX_TOTAL_FILE_SIZE / crate::PAGE_SIZE {
+                        return perr(
+                            region.off,
+                            format!(
+                                "shared anonymous region `{}` takes the files of this trace to {} pages, more than the limit of {} for all files together (its pages are a shmem file's); make it smaller",
+                                region.s,
+                                total,
+                                size_text(MAX_TOTAL_FILE_SIZE)
+                            ),
+                        );
+                    }
+                    if self.files.len() >= u32::MAX as usize {
+                        return perr(region.off, "too many files".to_string());
+                    }
+                    Some(total)
+                } else {
+                    None
+                };
                 let rid = self.new_region(tid, region, pages, NO_FILE)?;
+                let shared = match shared {
+                    Some(total) => {
+                        self.file_pages_total = total;
+                        let tname = self.tasks[tid as usize].name.clone();
+                        self.files.push(FileEnt {
+                            name: format!("anon:{}:{}", tname, region.s).into(),
+                            pages,
+                            max_pages: pages,
+                            at,
+                            truncated: 0,
+                            // Only the mapping holds it (the kernel's fput
+                            // after shmem_zero_setup).
+                            unlinked: at.max(1),
+                        });
+                        true
+                    }
+                    None => false,
+                };
                 Ok(Op::Anon {
                     task: tid,
                     region: rid,
                     pages,
                     populate,
+                    shared,
                 })
             }
             Stmt::Mmap { task, region, file, populate } => {
@@ -1155,13 +1212,18 @@ impl Resolver {
                 id,
                 pages,
                 readahead_pages,
-            } => write!(
-                s,
-                "file {} size={} readahead={}",
-                file(*id),
-                pages_to_size(*pages),
-                pages_to_size(*readahead_pages)
-            ),
+                kind,
+            } => match kind {
+                crate::FileKind::Disk => write!(
+                    s,
+                    "file {} size={} readahead={}",
+                    file(*id),
+                    pages_to_size(*pages),
+                    pages_to_size(*readahead_pages)
+                ),
+                crate::FileKind::Tmpfs => write!(s, "file {} size={} tmpfs=y", file(*id), pages_to_size(*pages)),
+                crate::FileKind::Memfd => write!(s, "file {} size={} memfd=y", file(*id), pages_to_size(*pages)),
+            },
             Op::Task { id, memcg: m, cpu, oom_score_adj } => {
                 let _ = write!(s, "task {} memcg={}", task(*id), memcg(*m));
                 if let Some(c) = cpu {
@@ -1189,13 +1251,15 @@ impl Resolver {
                 region: r,
                 pages,
                 populate,
+                shared,
             } => write!(
                 s,
-                "anon {} {} size={}{}",
+                "anon {} {} size={}{}{}",
                 task(*t),
                 region(*r),
                 pages_to_size(*pages),
-                if *populate { " populate=y" } else { "" }
+                if *populate { " populate=y" } else { "" },
+                if *shared { " shared=y" } else { "" }
             ),
             Op::Mmap {
                 task: t,

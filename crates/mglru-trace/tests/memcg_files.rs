@@ -69,7 +69,7 @@ fn expected() -> Vec<Op> {
         memcg(2, 1, true),
         Op::Task { id: 0, memcg: 1, cpu: None, oom_score_adj: -1000 },
         Op::Task { id: 1, memcg: 2, cpu: None, oom_score_adj: 0 },
-        Op::Anon { task: 1, region: 0, pages: 256, populate: false },
+        Op::Anon { task: 1, region: 0, pages: 256, populate: false, shared: false },
         a2,
         b2,
         Op::TaskSet { id: 0, memcg: None, oom_score_adj: Some(300) },

@@ -79,7 +79,8 @@ fn defaults_and_rounding() {
         Op::File {
             id: 0,
             pages: 1,
-            readahead_pages: 32
+            readahead_pages: 32,
+            kind: mglru_trace::FileKind::Disk,
         }
     );
     assert_eq!(
@@ -87,7 +88,8 @@ fn defaults_and_rounding() {
         Op::File {
             id: 1,
             pages: 2,
-            readahead_pages: 1
+            readahead_pages: 1,
+            kind: mglru_trace::FileKind::Disk,
         }
     );
     assert_eq!(
@@ -95,7 +97,8 @@ fn defaults_and_rounding() {
         Op::File {
             id: 2,
             pages: 1,
-            readahead_pages: 0
+            readahead_pages: 0,
+            kind: mglru_trace::FileKind::Disk,
         }
     );
     assert_eq!(
@@ -104,7 +107,8 @@ fn defaults_and_rounding() {
             task: 0,
             region: 0,
             pages: 1,
-            populate: false
+            populate: false,
+            shared: false,
         }
     );
     assert_eq!(
@@ -280,7 +284,8 @@ fn huge_sizes() {
         Op::File {
             id: 0,
             pages: 1 << 30,
-            readahead_pages: 32
+            readahead_pages: 32,
+            kind: mglru_trace::FileKind::Disk,
         }
     );
     let text = r.op_to_text(&ops[0]);

@@ -29,21 +29,21 @@ munmap t m
 
 fn expected() -> Vec<Op> {
     vec![
-        Op::File { id: 0, pages: 256, readahead_pages: 32 },
-        Op::File { id: 1, pages: 16, readahead_pages: 32 },
+        Op::File { id: 0, pages: 256, readahead_pages: 32, kind: mglru_trace::FileKind::Disk },
+        Op::File { id: 1, pages: 16, readahead_pages: 32, kind: mglru_trace::FileKind::Disk },
         Op::Task { id: 0, memcg: 0, cpu: None, oom_score_adj: 0 },
-        Op::Anon { task: 0, region: 0, pages: 2, populate: false },
+        Op::Anon { task: 0, region: 0, pages: 2, populate: false, shared: false },
         Op::Mmap { task: 0, region: 1, file: 0, populate: false },
         Op::Munmap { task: 0, region: 0 },
         // The name is free again: a new region id.
-        Op::Anon { task: 0, region: 2, pages: 4, populate: false },
+        Op::Anon { task: 0, region: 2, pages: 4, populate: false, shared: false },
         // 98305 bytes: 24 pages and a byte, 25 pages.
         Op::Truncate { file: 0, pages: 25 },
         Op::Truncate { file: 1, pages: 0 },
         Op::Truncate { file: 0, pages: 256 },
         Op::Unlink { file: 1 },
         // A new file of the unlinked name: a new file id.
-        Op::File { id: 2, pages: 2, readahead_pages: 32 },
+        Op::File { id: 2, pages: 2, readahead_pages: 32, kind: mglru_trace::FileKind::Disk },
         Op::Read { task: 0, file: 2, page: 0, count: 2 },
         Op::Unlink { file: 0 },
         // A mapping of an unlinked file still works.
@@ -133,7 +133,7 @@ fn mlock_munlock_and_populate() {
     assert_eq!(
         ops[2..],
         [
-            Op::Anon { task: 0, region: 0, pages: 2, populate: true },
+            Op::Anon { task: 0, region: 0, pages: 2, populate: true, shared: false },
             Op::Mmap { task: 0, region: 1, file: 0, populate: false },
             Op::Mlock { task: 0, region: 0 },
             Op::Munlock { task: 0, region: 0 },

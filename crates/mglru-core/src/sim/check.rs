@@ -141,6 +141,7 @@ impl Kernel {
         let mut charged = vec![0u64; self.memcgs.len()];
         let mut anon_mapped = vec![0i64; self.memcgs.len()];
         let mut file_pages = vec![0i64; self.memcgs.len()];
+        let mut shmem_pages = vec![0i64; self.memcgs.len()];
         let mut nr_dirty = 0;
         let mut nr_wb = 0;
         let mut nr_device = 0u64;
@@ -216,13 +217,41 @@ impl Kernel {
                 if f.test(pg::WRITEBACK) {
                     nr_wb += 1;
                 }
+            } else if f.is_shmem() && f.test(pg::SWAPCACHE) {
+                // A shmem folio written out to swap: in the swap cache,
+                // its page-cache slot holds the swap entry (or nothing,
+                // once truncated while the folio was busy).
+                file_pages[f.memcg as usize] += 1;
+                let slot = f.swap - 1;
+                let e = self.swap.as_ref().unwrap().entry(slot);
+                if e & crate::swapfile::SLOT_CACHED == 0 || (e & crate::swapfile::SLOT_VALUE) as usize != pfn {
+                    return Err(format!("swap cache slot {slot} does not point at shmem pfn {pfn}"));
+                }
+                let c = self.files[f.mapping as usize].cache.get(f.index as u64);
+                if e & crate::swapfile::SLOT_ORPHAN == 0 && c != crate::file::ENT_SWAP | u64::from(slot) {
+                    return Err(format!("shmem pfn {pfn} in swap cache slot {slot}, but its file's slot holds {c:#x}"));
+                }
+                if f.mapcount > 0 || f.test(pg::BUFFERS) {
+                    return Err(format!("shmem pfn {pfn} in the swap cache is mapped or has buffers"));
+                }
+                if f.test(pg::WRITEBACK) {
+                    nr_wb += 1;
+                }
             } else {
                 file_pages[f.memcg as usize] += 1;
                 let fl = &self.files[f.mapping as usize];
                 if fl.folio_at(f.index as u64) != Some(pfn as u32) {
                     return Err(format!("file pfn {pfn} not in its page cache slot"));
                 }
-                if f.test(pg::DIRTY) {
+                if f.is_shmem() != fl.shmem {
+                    return Err(format!("pfn {pfn}: PG_swapbacked {} in a file whose shmem is {}", f.is_shmem(), fl.shmem));
+                }
+                if f.is_shmem() {
+                    shmem_pages[f.memcg as usize] += 1;
+                    if f.test(pg::WRITEBACK) || f.test(pg::BUFFERS) {
+                        return Err(format!("shmem pfn {pfn} in the page cache is under writeback or has buffers"));
+                    }
+                } else if f.test(pg::DIRTY) {
                     nr_dirty += 1;
                 }
                 if f.test(pg::WRITEBACK) {
@@ -271,10 +300,14 @@ impl Kernel {
             if c.st.get(St::FilePages) != file_pages[m] {
                 return Err(format!("memcg {m}: file state {} but {} folios", c.st.get(St::FilePages), file_pages[m]));
             }
+            if c.st.get(St::Shmem) != shmem_pages[m] {
+                return Err(format!("memcg {m}: shmem state {} but {} shmem folios in page caches", c.st.get(St::Shmem), shmem_pages[m]));
+            }
         }
         // Page cache counts.
         for (i, fl) in self.files.iter().enumerate() {
             let mut cnt = 0;
+            let mut swapped = 0;
             for idx in 0..fl.pages {
                 let e = fl.cache.get(idx);
                 if e & ENT_FOLIO != 0 {
@@ -284,12 +317,24 @@ impl Kernel {
                     if !f.test(pg::ALLOCATED) || f.test(pg::ANON) || f.mapping != i as u32 || f.index as u64 != idx {
                         return Err(format!("file {i} page {idx} points at a foreign folio {pfn}"));
                     }
-                } else if e != 0 && e & ENT_SHADOW == 0 {
+                } else if e & crate::file::ENT_SWAP != 0 {
+                    // A shmem page out on swap: a used slot owned by it.
+                    swapped += 1;
+                    let slot = (e & crate::swapfile::SLOT_VALUE) as u32;
+                    let sw = self.swap.as_ref().ok_or_else(|| format!("file {i} page {idx}: swap entry without swap"))?;
+                    let owner = (i as u32 | crate::shmem::OWNER_SHMEM, idx as u32);
+                    if !fl.shmem || sw.entry(slot) & crate::swapfile::SLOT_USED == 0 || sw.owner[slot as usize] != owner {
+                        return Err(format!("file {i} page {idx}: swap entry {slot} not a used slot it owns"));
+                    }
+                } else if e != 0 && (e & ENT_SHADOW == 0 || fl.shmem) {
                     return Err(format!("file {i} page {idx}: bad entry {e:#x}"));
                 }
             }
             if cnt != fl.nrpages {
                 return Err(format!("file {i}: nrpages {} but {cnt} folios", fl.nrpages));
+            }
+            if swapped != fl.swapped {
+                return Err(format!("file {i}: swapped {} but {swapped} swap entries", fl.swapped));
             }
         }
         // Mapcounts and swap counts from the page tables. An anon folio is
@@ -437,8 +482,10 @@ impl Kernel {
                         let e = self.swap.as_ref().unwrap().entry(i as u32);
                         (e & crate::swapfile::SLOT_CACHED != 0, e & crate::swapfile::SLOT_SHADOW != 0)
                     } else {
+                        // A shmem swap entry holds its slot like a page
+                        // (shmem keeps no shadow-node list).
                         let e = self.files[space as usize].cache.get(i);
-                        (e & ENT_FOLIO != 0, e & ENT_SHADOW != 0)
+                        (e & (ENT_FOLIO | crate::file::ENT_SWAP) != 0, e & ENT_SHADOW != 0)
                     };
                     count += (page || shadow) as u8;
                     values += shadow as u8;

@@ -305,9 +305,13 @@ impl Simulator {
                     k.memcgs[id as usize].swap_peak_reset();
                 }
             }
-            Op::File { id, pages, readahead_pages } => {
+            Op::File { id, pages, readahead_pages, kind } => {
                 debug_assert_eq!(id as usize, k.files.len());
-                k.files.push(crate::file::File::new(pages, readahead_pages));
+                if kind.is_shmem() {
+                    k.shmem_file_create(id, pages);
+                } else {
+                    k.files.push(crate::file::File::new(pages, readahead_pages));
+                }
             }
             Op::Task { id, memcg, cpu, oom_score_adj } => {
                 if let Some(c) = cpu {
@@ -333,8 +337,14 @@ impl Simulator {
                 }
             }
             Op::Stat { memcg } => k.memcg_stat_point(memcg),
-            Op::Anon { task, region, pages, populate } => {
-                k.anon_create(task, region, pages);
+            Op::Anon { task, region, pages, populate, shared } => {
+                if shared {
+                    // The mapping's shmem file takes the next file id.
+                    let file = k.files.len() as u32;
+                    k.shmem_zero_setup(task, region, file, pages);
+                } else {
+                    k.anon_create(task, region, pages);
+                }
                 if populate && k.begin_task_op(task, 0) {
                     k.populate_region(region);
                 }

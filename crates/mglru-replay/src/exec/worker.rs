@@ -23,7 +23,8 @@ pub const CMD_INSTALL: u64 = 1;
 /// `mmap(MAP_PRIVATE|MAP_ANONYMOUS)` of `a` bytes + `MADV_NOHUGEPAGE`,
 /// then, if `c` is 1, `MADV_POPULATE_WRITE` (the trace's `populate=y`:
 /// `MAP_POPULATE` would fault the pages in before `MADV_NOHUGEPAGE`);
-/// `Ack::val` is the address.
+/// with `b` = 1 `MAP_SHARED|MAP_ANONYMOUS` (shmem), populated with
+/// `MADV_POPULATE_READ`. `Ack::val` is the address.
 pub const CMD_MAP_ANON: u64 = 2;
 /// `mmap(MAP_SHARED)` of fd `a`, `b` bytes + `MADV_NOHUGEPAGE`, then, if
 /// `c` is 1, `MADV_POPULATE_READ`; `Ack::val` is the address.
@@ -299,7 +300,9 @@ fn perform(cmd: &Cmd, fd: i32) -> Ack {
             }
         }
         CMD_MAP_ANON | CMD_MAP_FILE => {
-            let (len, flags, mfd) = if cmd.op == CMD_MAP_ANON {
+            let (len, flags, mfd) = if cmd.op == CMD_MAP_ANON && cmd.b == 1 {
+                (cmd.a, libc::MAP_SHARED | libc::MAP_ANONYMOUS, -1)
+            } else if cmd.op == CMD_MAP_ANON {
                 (cmd.a, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1)
             } else {
                 (cmd.b, libc::MAP_SHARED, cmd.a as i32)
@@ -322,7 +325,8 @@ fn perform(cmd: &Cmd, fd: i32) -> Ack {
             // SAFETY: p..p+len is the mapping just made.
             unsafe { libc::madvise(p, len as usize, libc::MADV_NOHUGEPAGE) };
             if cmd.c == 1 {
-                let advice = if cmd.op == CMD_MAP_ANON { libc::MADV_POPULATE_WRITE } else { libc::MADV_POPULATE_READ };
+                // A shared mapping is populated for reading, as MAP_POPULATE does.
+                let advice = if cmd.op == CMD_MAP_ANON && cmd.b == 0 { libc::MADV_POPULATE_WRITE } else { libc::MADV_POPULATE_READ };
                 // SAFETY: as above.
                 if unsafe { libc::madvise(p, len as usize, advice) } != 0 {
                     return fail();

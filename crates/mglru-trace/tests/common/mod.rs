@@ -94,11 +94,13 @@ pub fn all_trace_ops() -> Vec<Op> {
             id: 0,
             pages: 2560,
             readahead_pages: 64,
+            kind: mglru_trace::FileKind::Disk,
         },
         Op::File {
             id: 1,
             pages: 512,
             readahead_pages: 32,
+            kind: mglru_trace::FileKind::Disk,
         },
         Op::Task { id: 0, memcg: 2, cpu: None, oom_score_adj: 0 },
         Op::Task { id: 1, memcg: 0, cpu: None, oom_score_adj: 0 },
@@ -107,6 +109,7 @@ pub fn all_trace_ops() -> Vec<Op> {
             region: 0,
             pages: 2048,
             populate: false,
+            shared: false,
         },
         Op::Mmap {
             task: 1,
