@@ -565,4 +565,43 @@ exit c
         let store = |page: u64| (0x6d67_6c72_0000_0000u64 | (page << 1)) | 1;
         assert_eq!((page_word(&data, 1), page_word(&data, 2)), (store(1), store(2)), "{flags:?}: stored by c");
     }
+
+/// Shmem: a tmpfs file is created empty (its size, no data written) in
+/// `--tmpfs-dir`, a memfd with memfd_create, a shared anonymous mapping
+/// with MAP_SHARED|MAP_ANONYMOUS (its hidden file id keeps the next
+/// file's id in step); writes, reads, stores and loads reach them, and
+/// unlink removes the tmpfs file's name.
+#[test]
+fn tmpfs_memfd_and_shared_anonymous_mappings() {
+    let f = Fake::new("shmem");
+    let shm = f.top.join("shm");
+    fs::create_dir_all(&shm).expect("mkdir shm");
+    let trace = "\
+memory 64M
+file t size=64K tmpfs=y
+file m size=16K memfd=y
+task a
+anon a sh size=32K shared=y populate=y
+file after size=8K
+write a t 0 4
+read a m 0 4
+mmap a mm file=m
+store a mm 1
+store a sh 0 8
+load a sh 7
+read a after 0 2
+unlink t
+unlink m
+exit a
+";
+    let out = f.run(trace, &["--tmpfs-dir", shm.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stdout.contains(r#""skipped_operations":0"#), "{stdout}");
+    assert!(!shm.join("f000000-t").exists(), "unlinked");
+    // The file after the shared mapping's hidden one (id 2) has id 3.
+    let after = fs::metadata(f.data.join("f000003-after")).expect("after");
+    assert_eq!(after.len(), 2 * 4096);
+    assert!(stdout.contains("(16 pages, shmem)") && stdout.contains("= memfd (4 pages, shmem)"), "{stdout}");
 }
