@@ -565,6 +565,7 @@ exit c
         let store = |page: u64| (0x6d67_6c72_0000_0000u64 | (page << 1)) | 1;
         assert_eq!((page_word(&data, 1), page_word(&data, 2)), (store(1), store(2)), "{flags:?}: stored by c");
     }
+}
 
 /// Shmem: a tmpfs file is created empty (its size, no data written) in
 /// `--tmpfs-dir`, a memfd with memfd_create, a shared anonymous mapping

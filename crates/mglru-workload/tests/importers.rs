@@ -375,6 +375,54 @@ fn strace_fork_threads_and_exec() {
 }
 
 #[test]
+fn strace_shmem_memfd_and_shared_anonymous() {
+    // A file under /dev/shm (the default tmpfs= directory) is tmpfs=y; one
+    // under /tmp only when tmpfs= names it; memfd_create gives a memfd=y
+    // file of its own (memfdN-NAME, N counting the calls); an mmap with
+    // MAP_SHARED|MAP_ANONYMOUS is a shared anonymous region, which a
+    // munmap of the whole of it unmaps. A private anonymous mmap is not
+    // imported.
+    let text = r#"1 10:00:00.000000 openat(AT_FDCWD, "/dev/shm/seg", O_RDWR|O_CREAT, 0600) = 3
+1 10:00:00.000001 pwrite64(3, "x", 8192, 0) = 8192
+1 10:00:00.000002 memfd_create("ring", MFD_CLOEXEC) = 4
+1 10:00:00.000003 write(4, "y", 4096) = 4096
+1 10:00:00.000004 openat(AT_FDCWD, "/tmp/t", O_RDWR|O_CREAT, 0600) = 5
+1 10:00:00.000005 write(5, "z", 4096) = 4096
+1 10:00:00.000006 mmap(NULL, 12288, PROT_READ|PROT_WRITE, MAP_SHARED|MAP_ANONYMOUS, -1, 0) = 0x7f0000000000
+1 10:00:00.000007 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7f0000100000
+1 10:00:00.000008 munmap(0x7f0000000000, 12288) = 0
+1 10:00:00.000009 read(4, "y", 4096) = 0
+"#;
+    let p = tmp("strace-shmem.txt", text.as_bytes());
+    let want = |tmp_kind: &str| {
+        lines(&format!(
+            "
+        memory 1G
+        task pid1
+        file /dev/shm/seg size=8K tmpfs=y
+        file memfd1-ring size=4K memfd=y
+        file /tmp/t size=4K{tmp_kind}
+        write pid1 /dev/shm/seg 0 2
+        write pid1 memfd1-ring 0
+        write pid1 /tmp/t 0
+        anon pid1 m0 size=12288 shared=y
+        munmap pid1 m0
+        "
+        ))
+    };
+    let got = imp("strace", &p);
+    assert_eq!(got, want(""));
+    common::must_parse("strace-shmem", &got);
+    let got = imp("strace:tmpfs=/dev/shm:/tmp/", &p);
+    assert_eq!(got, want(" tmpfs=y"));
+    common::must_parse("strace-shmem-tmp", &got);
+    let all = common::all(import("strace", &p, &ImportOptions::default()).unwrap());
+    assert!(all.iter().any(|l| l.starts_with("# shmem: files under /dev/shm")), "{all:?}");
+    let e = import("strace:tmpfs=tmp", &p, &ImportOptions::default()).err().expect("relative tmpfs dir");
+    assert!(e.contains("absolute paths"), "{e}");
+}
+
+#[test]
 fn strace_errors() {
     let p = tmp("strace-bad.txt", b"1 10:00:00.000000 openat(AT_FDCWD, \"f\", O_RDONLY) = 3\n1 10:00:00.000001 read(3, \"a\", 1) = 1\n1 10:00:00.000002 this is not a syscall\n");
     let (ok, e) = until_err(import("strace", &p, &ImportOptions::default()).unwrap());

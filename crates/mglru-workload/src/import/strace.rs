@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! strace output (`strace -f -tt -e trace=read,pread64,write,pwrite64,
 //! mmap,munmap,openat,lseek,close,ftruncate,truncate,unlink,unlinkat,
-//! clone,clone3,fork,vfork,execve`): file I/O by file descriptor, per
-//! process, what removes pages from the page cache or a process (munmap of
-//! a whole file mapping, truncate, unlink), and the processes themselves
-//! (fork, threads, exec). See docs/WORKLOADS.md, section "strace".
+//! clone,clone3,fork,vfork,execve,memfd_create`): file I/O by file
+//! descriptor, per process, what removes pages from the page cache or a
+//! process (munmap of a whole file mapping, truncate, unlink), and the
+//! processes themselves (fork, threads, exec). Files under a tmpfs mount
+//! (`tmpfs=` dirs, default /dev/shm) and memfds are shmem files;
+//! `MAP_SHARED|MAP_ANONYMOUS` is a shared anonymous region. See
+//! docs/WORKLOADS.md, section "strace".
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
@@ -18,6 +21,8 @@ use crate::{ImportOptions, Lines};
 enum Event {
     Access { task: String, file: String, off: u64, len: u64, write: bool },
     Mmap { task: String, file: String, end: u64, region: String, populate: bool },
+    /// `mmap(MAP_SHARED|MAP_ANONYMOUS)` of `len` bytes (shmem).
+    SharedAnon { task: String, region: String, len: u64, populate: bool },
     /// `mlock`/`munlock` of a whole file mapping the trace made.
     Mlock { task: String, region: String, lock: bool },
     Exit { task: String },
@@ -191,11 +196,20 @@ struct State {
     /// `task` statements (a fork makes the first; the second is its
     /// process's).
     spawned: HashSet<String>,
+    /// Directories whose files are on tmpfs (`tmpfs=`), each ending in `/`.
+    tmpfs_dirs: Vec<String>,
+    /// The shmem files by trace name: `tmpfs=y` or `memfd=y`.
+    shmem: HashMap<String, &'static str>,
+    /// memfd_create calls seen (numbering the memfds' names).
+    memfds: u64,
 }
 
 impl State {
-    fn new(name: &str) -> State {
+    fn new(name: &str, tmpfs_dirs: &[String]) -> State {
         State {
+            tmpfs_dirs: tmpfs_dirs.to_vec(),
+            shmem: HashMap::new(),
+            memfds: 0,
             name: name.to_string(),
             fds: HashMap::new(),
             last_open: HashMap::new(),
@@ -374,6 +388,24 @@ impl State {
                 })?;
                 if ret >= 0 {
                     let f = self.file_name(&path);
+                    if self.tmpfs_dirs.iter().any(|d| path.starts_with(d.as_str())) {
+                        self.shmem.insert(f.clone(), "tmpfs=y");
+                    }
+                    self.fds.insert((pid, ret), (f.clone(), 0));
+                    self.last_open.insert(ret, f);
+                }
+                None
+            }
+            "memfd_create" => {
+                let name = unquote(arg(0)?).ok_or_else(|| {
+                    format!("{}:{}: `memfd_create`: expected a quoted name", self.name, lineno)
+                })?;
+                if ret >= 0 {
+                    // Its own file whatever the name (memfd names need not
+                    // be unique): memfdN-NAME.
+                    self.memfds += 1;
+                    let f = sanitize(&format!("memfd{}-{}", self.memfds, name), true);
+                    self.shmem.insert(f.clone(), "memfd=y");
                     self.fds.insert((pid, ret), (f.clone(), 0));
                     self.last_open.insert(ret, f);
                 }
@@ -435,7 +467,15 @@ impl State {
                 let populate = arg(3)?.contains("MAP_POPULATE");
                 let fd = int_arg(arg(4)?).unwrap_or(-1);
                 let off = int_arg(arg(5)?).unwrap_or(0).max(0) as u64;
-                if fd >= 0 && ret != -1 {
+                let flags = arg(3)?;
+                if fd < 0 && ret != -1 && flags.contains("MAP_SHARED") && flags.contains("MAP_ANONYMOUS") {
+                    // Shared anonymous memory: shmem behind the mapping.
+                    let region = format!("m{}", self.regions);
+                    self.regions += 1;
+                    super::span_end(0, len).map_err(|e| format!("{}:{}: `{}`: {}", self.name, lineno, call.name, e))?;
+                    self.maps.insert((pid, ret as u64), (region.clone(), len));
+                    Some(Event::SharedAnon { task: self.task(pid), region, len: len.max(1), populate })
+                } else if fd >= 0 && ret != -1 {
                     match self.file_of(pid, fd) {
                         Some((file, _)) => {
                             let region = format!("m{}", self.regions);
@@ -608,6 +648,11 @@ impl Gen {
                 let p = if populate { " populate=y" } else { "" };
                 out.push_back(format!("mmap {} {} file={}{}", task, region, file, p));
             }
+            Some(Event::SharedAnon { task, region, len, populate }) => {
+                out.push_back(format!("# line {}: loads and stores through this shared anonymous mapping are invisible to strace", lineno));
+                let p = if populate { " populate=y" } else { "" };
+                out.push_back(format!("anon {} {} size={} shared=y{}", task, region, len, p));
+            }
             Some(Event::Mlock { task, region, lock }) => {
                 out.push_back(format!("{} {} {}", if lock { "mlock" } else { "munlock" }, task, region));
             }
@@ -639,9 +684,19 @@ impl Gen {
 pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<Lines, String> {
     let mut p = Params::parse("strace", fopts)?;
     let timing = p.bool("timing", true)?;
+    let tmpfs = p.string("tmpfs", "/dev/shm");
     p.finish()?;
+    let mut tmpfs_dirs = Vec::new();
+    for d in tmpfs.split(':').filter(|d| !d.is_empty()) {
+        if !d.starts_with('/') {
+            return Err(format!(
+                "strace: tmpfs={d}: the tmpfs directories must be absolute paths, separated by `:` (e.g. tmpfs=/dev/shm:/tmp)"
+            ));
+        }
+        tmpfs_dirs.push(format!("{}/", d.trim_end_matches('/')));
+    }
     let mut r = LineReader::open(path)?;
-    let mut st = State::new(&r.name);
+    let mut st = State::new(&r.name, &tmpfs_dirs);
     let mut tasks: Vec<String> = Vec::new();
     let mut task_seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut files: Vec<(String, u64)> = Vec::new();
@@ -669,6 +724,10 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
                 (task.clone(), Some(file.clone()), *end)
             }
             Event::Exit { task } => (task.clone(), None, 0),
+            Event::SharedAnon { task, .. } => {
+                mmaps += 1;
+                (task.clone(), None, 0)
+            }
             Event::Truncate { file, size } => {
                 let t = truncated.entry(file.clone()).or_insert(0);
                 *t = (*t).max(*size);
@@ -734,10 +793,21 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
             st.partial_munmaps
         ));
     }
+    if !st.shmem.is_empty() {
+        out.push_back(format!(
+            "# shmem: files under {} (tmpfs=) are tmpfs=y, memfd_create's are memfd=y; they need swap to be reclaimed",
+            tmpfs_dirs.iter().map(|d| d.trim_end_matches('/')).collect::<Vec<_>>().join(", ")
+        ));
+    }
     note_block_size(opts, &mut out);
     setup(opts, &tasks, &mut out);
-    file_lines(&files, &mut out);
-    let mut state = State::new(&r.name);
+    for (name, bytes) in &files {
+        match st.shmem.get(name) {
+            Some(kind) => out.push_back(format!("file {} size={} {}", name, crate::util::fmt_size((*bytes).max(4096)), kind)),
+            None => file_lines(std::slice::from_ref(&(name.clone(), *bytes)), &mut out),
+        }
+    }
+    let mut state = State::new(&r.name, &tmpfs_dirs);
     // What the first pass learnt of the clones, for children whose lines
     // come before their parent's clone returns.
     state.origins = std::mem::take(&mut st.origins);
