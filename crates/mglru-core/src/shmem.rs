@@ -215,7 +215,10 @@ impl Kernel {
         }
         self.delete_from_swap_cache(pfn, 0);
         self.folios.get_mut(pfn).set(pg::DIRTY);
-        // swap_free_nr: shmem's reference was the slot's last.
+        // swap_free_nr: shmem's reference was the slot's last (nothing
+        // else refers to a shmem page's slot).
+        let left = self.swap_put_ref(slot);
+        debug_assert_eq!(left, 0);
         self.swap_slot_free(slot);
         Ok(pfn)
     }
@@ -326,6 +329,9 @@ impl Kernel {
         }
         let slot = self.folios.get(pfn).swap - 1;
         self.swap.as_mut().unwrap().owner[slot as usize] = (f.mapping | OWNER_SHMEM, f.index);
+        // swap_shmem_alloc: the page-cache entry holds the slot, as a swap
+        // PTE would.
+        self.swap_duplicate(slot);
         // add_to_swap dirtied it for the anon path; writepage writes a
         // folio whose dirty bit pageout already cleared.
         self.folios.get_mut(pfn).clear(pg::DIRTY);

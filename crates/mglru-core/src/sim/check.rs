@@ -375,6 +375,16 @@ impl Kernel {
                 }
             }
         }
+        // A shmem file's swap entry holds a reference too
+        // (swap_shmem_alloc).
+        for fl in &self.files {
+            for idx in 0..fl.pages {
+                let e = fl.cache.get(idx);
+                if e & crate::file::ENT_SWAP != 0 && e & ENT_FOLIO == 0 {
+                    swap_refs[(e & crate::swapfile::SLOT_VALUE) as usize] += 1;
+                }
+            }
+        }
         for pfn in 0..n {
             let f = self.folios.get(pfn as u32);
             if maps[pfn] != f.mapcount as u32 {
@@ -387,7 +397,7 @@ impl Kernel {
         if let Some(sw) = &self.swap {
             for (slot, &refs) in swap_refs.iter().enumerate() {
                 if u32::from(sw.count[slot]) != refs {
-                    return Err(format!("swap slot {slot}: swap count {} but {refs} swap PTEs", sw.count[slot]));
+                    return Err(format!("swap slot {slot}: swap count {} but {refs} swap PTEs and shmem entries", sw.count[slot]));
                 }
                 if sw.slots[slot] & crate::swapfile::SLOT_ORPHAN != 0 && refs > 0 {
                     return Err(format!("swap slot {slot}: marked unreferenced but {refs} swap PTEs refer to it"));
