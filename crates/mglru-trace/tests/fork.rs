@@ -31,7 +31,7 @@ fn expected() -> Vec<Op> {
         Op::File { id: 0, pages: 4, readahead_pages: 32, kind: mglru_trace::FileKind::Disk },
         Op::Task { id: 0, memcg: 1, cpu: None, oom_score_adj: -5 },
         Op::Anon { task: 0, region: 0, pages: 2, populate: false, shared: false },
-        Op::Mmap { task: 0, region: 1, file: 0, populate: false, shared: false },
+        Op::Mmap { task: 0, region: 1, file: 0, populate: false },
         Op::Anon { task: 0, region: 2, pages: 1, populate: false, shared: false },
         Op::Munmap { task: 0, region: 2 },
         // The child is task 1; its copies of `heap` and `map` (not of the
