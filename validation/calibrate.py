@@ -48,6 +48,16 @@ class Lcg:
         return (self.x >> 33) % n
 
 
+def shuffled(seed, n):
+    """0..n-1 in a Fisher-Yates order drawn from Lcg(seed)."""
+    order = list(range(n))
+    r = Lcg(seed)
+    for i in range(n - 1, 0, -1):
+        j = r.below(i + 1)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
 def head(name, extra=()):
     return [f"# calibration: {name} (validation/calibrate.py)", "memory 512M",
             "sysctl vm.page-cluster=0", *extra]
@@ -71,11 +81,7 @@ def traces():
 
     t["none"] = head("none") + ["memcg app", "task t memcg=app", "anon t h size=160M",
                                 "file f size=256M readahead=0"]
-    order = list(range(N))
-    r = Lcg(4)
-    for i in range(N - 1, 0, -1):
-        j = r.below(i + 1)
-        order[i], order[j] = order[j], order[i]
+    order = shuffled(4, N)
     t["fault"] = t["none"] + [f"store t h {p} 1" for p in order]
     t["miss"] = t["none"] + [f"read t f {p} 1" for p in order]
     t["miss-reclaim"] = (head("miss-reclaim") + ["memcg app max=16M", "task t memcg=app",

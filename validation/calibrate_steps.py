@@ -56,19 +56,10 @@ HEAP = 16384    # pages of the anon heap walked by each aging command
 ROUNDS = 480    # aging commands
 
 
-def shuffled(seed, n):
-    order = list(range(n))
-    r = calibrate.Lcg(seed)
-    for i in range(n - 1, 0, -1):
-        j = r.below(i + 1)
-        order[i], order[j] = order[j], order[i]
-    return order
-
-
 def traces():
     head = calibrate.head
     t = {}
-    order = shuffled(4, N)
+    order = calibrate.shuffled(4, N)
     base = ["anon t h size=160M", "file f size=256M readahead=0"]
     t["miss"] = head("miss") + ["memcg app", "task t memcg=app", *base] + [f"read t f {p} 1" for p in order]
     t["miss-reclaim"] = (head("miss-reclaim") + ["memcg app max=16M", "task t memcg=app", *base]

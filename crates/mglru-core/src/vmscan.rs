@@ -865,8 +865,9 @@ impl Kernel {
     /// Reclaim CPU time for `scanned` pages and the steps done since the
     /// last charge (rmap walks, page-table entries, pageouts): system
     /// time of the task that reclaims, whose clock it moves; kswapd's is
-    /// its own CPU time, on its own timeline (crate::kswapd). Each batch
-    /// or walk is charged when it ends, as one stretch of CPU time.
+    /// its own CPU time, on its own timeline (crate::kswapd). A batch's
+    /// folios scanned are charged when it is isolated, the steps done on
+    /// them (and an aging walk's entries) when it ends.
     pub(crate) fn spend_reclaim(&mut self, scanned: u64) {
         let w = std::mem::take(&mut self.pending_work);
         let c = &self.cost;
