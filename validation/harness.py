@@ -128,7 +128,8 @@ def trace_setup(path):
     stmts = binary_statements(stream, first) if first == b"MGLRUTB1" else text_statements(stream, first)
     memory = 1 << 30
     swap, swap_sync, swap_ram, swap_zram = 0, "n", "n", "n"
-    files = []  # (name, bytes rounded to pages, readahead bytes rounded to pages)
+    files = []  # (name, bytes rounded to pages, readahead bytes rounded to pages): files on disk
+    tmpfs = 0  # bytes of the `tmpfs=y` files, rounded to pages
     warnings = []
     for kw, rest in stmts:
         toks = rest.split()
@@ -147,6 +148,12 @@ def trace_setup(path):
         elif kw == "file" and toks:
             opts = dict(t.split("=", 1) for t in toks[1:] if "=" in t)
             size = parse_size(opts.get("size", "0"), where)
+            if opts.get("tmpfs") == "y":
+                # shmem: on the guest's tmpfs mount (init.sh), not on the disk; no readahead
+                tmpfs += (size + PAGE - 1) // PAGE * PAGE
+                continue
+            if opts.get("memfd") == "y":
+                continue  # memfd_create: the kernel's internal shmem mount, not the disk
             ra = parse_size(opts.get("readahead", "128K"), where)
             files.append((toks[0], (size + PAGE - 1) // PAGE * PAGE, ra // PAGE * PAGE))
     data = sum(f[1] for f in files)
@@ -180,6 +187,8 @@ def trace_setup(path):
         "MEMORY_BYTES": memory, "MEMORY_MIB": mem_mib, "SWAP_BYTES": swap,
         "SWAP_KB": swap >> 10, "SWAP_SYNC": swap_sync, "SWAP_ZRAM": swap_zram, "FILES": len(files),
         "DATA_BYTES": data, "RD_SIZE_KB": rd_size_kb, "READAHEAD_KB": readahead >> 10,
+        # the size limit of the guest's tmpfs mount: the trace's tmpfs files plus 16 MiB
+        "TMPFS_KB": (tmpfs >> 10) + (16 << 10),
         "TRACE_WARNINGS": " | ".join(warnings),
     }
     for k, v in out.items():

@@ -47,6 +47,14 @@ else
 fi
 mount -t "$fstype" -o noatime /dev/ram0 /mnt/data || fail "mount /dev/ram0"
 
+# tmpfs for the trace's `file ... tmpfs=y` files (the replayer's --tmpfs-dir; /dev is devtmpfs
+# here, with no /dev/shm). Its pages are shmem, charged to the memcg of the task that writes
+# them. No huge pages (shmem_enabled stays at its default, never); the size limit is the
+# trace's tmpfs files plus 16 MiB (harness.py trace-setup), so the limit never bites first.
+mkdir -p /mnt/tmpfs
+mount -t tmpfs -o "size=${TMPFS_KB:-16384}k,huge=never,mode=1777" tmpfs /mnt/tmpfs || fail "mount tmpfs /mnt/tmpfs"
+tag "tmpfs_dir=/mnt/tmpfs tmpfs_kb=${TMPFS_KB:-16384}"
+
 if [ "${SWAP_KB:-0}" -gt 0 ] && [ "${SWAP_ZRAM:-n}" = y ]; then
     # zram (`swap SIZE zram=y`): lz4, the kernel's default compressor, on a device of the
     # trace's size; its memory comes and goes with the stored pages.
@@ -90,7 +98,7 @@ if [ "$HAVE_TRACE" = 1 ]; then
     tag "stage=replay-start uptime=$(cut -d' ' -f1 /proc/uptime)"
     # stdout to a file (printed below), stderr straight to the console
     # shellcheck disable=SC2086
-    /mglru-replay /trace --data-dir /mnt/data $REPLAY_ARGS >/tmp/replay.out
+    /mglru-replay /trace --data-dir /mnt/data --tmpfs-dir /mnt/tmpfs $REPLAY_ARGS >/tmp/replay.out
     rc=$?
     tag "stage=replay-end replay_rc=$rc uptime=$(cut -d' ' -f1 /proc/uptime)"
     cat /tmp/replay.out
