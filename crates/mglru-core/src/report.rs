@@ -333,7 +333,12 @@ impl Kernel {
         let kmem: u64 = sub.iter().map(|&m| self.memcgs[m as usize].slab_pages).sum::<u64>() * PAGE_SIZE;
         let mut v: Vec<(&'static str, u64)> = vec![
             ("anon", b(St::Anon)),
-            ("file", b(St::FilePages)),
+            // The swap cache counts into the node's NR_FILE_PAGES only
+            // (add_to_swap_cache: __node_stat_mod_folio), never the memcg's.
+            ("file", {
+                debug_assert!(b(St::FilePages) >= b(St::SwapCached), "swap cache outside the memcg's file pages");
+                b(St::FilePages).saturating_sub(b(St::SwapCached))
+            }),
             ("kernel", pgtables + kmem),
             ("kernel_stack", 0),
             ("pagetables", pgtables),

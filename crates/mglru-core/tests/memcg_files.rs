@@ -359,6 +359,40 @@ fn reclaim_results_in_order() {
     });
 }
 
+/// The swap cache is file pages of the node, not of the memcg: 6.12's
+/// add_to_swap_cache counts NR_FILE_PAGES with __node_stat_mod_folio and
+/// NR_SWAPCACHE with __lruvec_stat_mod_folio, so /proc/vmstat's
+/// nr_file_pages holds swap-cached folios and memory.stat's `file` does
+/// not (it holds `swapcached` instead). 64 stored pages, all reclaimed
+/// (memory.reclaim of 1M: 64 pages, -EAGAIN for the rest) to a synchronous
+/// device; a fork makes each slot's count 2, so the parent's loads swap
+/// the 64 pages in through the swap cache (do_swap_page bypasses it only
+/// for a slot of count 1), where they stay while the child's swap PTEs
+/// refer to the slots. No file in the trace: nr_file_pages is those 64.
+#[test]
+fn swap_cache_is_no_file_page_of_the_memcg() {
+    both(|p| {
+        let (rep, _) = run(
+            p,
+            "memory 256M\n\
+             swap 64M sync=y ram=y\n\
+             sysctl vm.page-cluster=0\n\
+             memcg app\n\
+             task a memcg=app\n\
+             anon a buf size=256K\n\
+             store a buf 0 64\n\
+             reclaim app 1M\n\
+             fork a c\n\
+             load a buf 0 64\n",
+        );
+        assert_eq!((rep.reclaims[0].reclaimed_pages, rep.reclaims[0].result), (64, -11), "{p:?}");
+        assert_eq!((rep.vmstat("pswpout"), rep.vmstat("pswpin")), (Some(64), Some(64)), "{p:?}");
+        assert_eq!((rep.vmstat("nr_swapcached"), rep.vmstat("nr_file_pages")), (Some(64), Some(64)), "{p:?}");
+        let m = rep.memcg("app").unwrap();
+        assert_eq!((m.stat("swapcached"), m.stat("file")), (Some(64 * PAGE), Some(0)), "{p:?}");
+    });
+}
+
 /// oom_score_adj in the choice of the victim. In a memcg of 4M (1024
 /// pages) without swap, totalpages is 1024, so each point of adj is 1024
 /// / 1000 = 1 page. The small task holds 100 pages and 3 tables; the
