@@ -390,6 +390,30 @@ def anon_zram(seed=20):
     write("anon-zipf-zram", L, "anon working set of 48 MiB in a 32 MiB memcg, zipf accesses (30% stores), swap on zram (lz4; ratio 120.45 measured on the replayer's data)")
 
 
+def tmpfs_under_pressure(seed=24):
+    """tmpfs under memcg pressure (issue 16): an 80 MiB tmpfs file, larger
+    than the 48 MiB memcg, written through once (shmem pages are swap-backed:
+    reclaim swaps them out as the write goes on), then read with a zipf(0.9)
+    skew (swapped-out pages come back through the swap cache) beside loads
+    and stores of an 8 MiB anon heap."""
+    rng = random.Random(seed)
+    L = []
+    header(L, swap="256M")
+    L += ["memcg app max=48M", "file shm size=80M tmpfs=y", "task t memcg=app", "anon t heap size=8M",
+          "store t heap 0 2048"]
+    L += [f"write t shm {p} 32" for p in range(0, 20480, 32)]
+    zf = Zipf(20480, 0.9, rng)
+    za = Zipf(2048, 0.9, rng)
+    for _ in range(80_000):
+        if rng.random() < 0.85:
+            L.append(f"read t shm {zf.sample()}")
+        else:
+            L.append(f"{'store' if rng.random() < 0.3 else 'load'} t heap {za.sample()}")
+    L.append("stat app")
+    write("tmpfs-under-memcg-pressure", L, "an 80 MiB tmpfs file written, then read with a zipf(0.9) skew, beside "
+          "an 8 MiB anon heap, in a 48 MiB memcg with swap")
+
+
 def main():
     zipf_file("file-zipf-0.8", 0.8, seed=11)
     zipf_file("file-zipf-1.2", 1.2, seed=12)
@@ -414,6 +438,7 @@ def main():
     writer_beside_reader()
     mlock_under_pressure()
     anon_zram()
+    tmpfs_under_pressure()
 
 
 if __name__ == "__main__":
