@@ -35,6 +35,7 @@ use crate::parse::{parse_line, AccessKind, PErr};
 use crate::reader::{column, TraceReader, MAX_LINE};
 use crate::{Op, TraceError};
 use std::io::{BufRead, BufWriter, Read, Write};
+use std::mem::MaybeUninit;
 
 /// The first 8 bytes of a binary trace (after decompression).
 pub const BINARY_MAGIC: [u8; 8] = *b"MGLRUTB1";
@@ -147,6 +148,61 @@ fn kind_of(tag: u8) -> AccessKind {
         1 => AccessKind::Write,
         2 => AccessKind::Load,
         _ => AccessKind::Store,
+    }
+}
+
+/// A run of access records in the short form (`same` flag set, count in
+/// the tag) that share one tag byte, decoded by
+/// [`TraceReader::bin_access_block`] after the first of them: the kind,
+/// task, target and count are the first one's, and its target passed the
+/// check, so a record is its tag, its page delta and a range check.
+struct SameRun<'a> {
+    buf: &'a [u8],
+    /// The next record's offset in `buf`.
+    pos: usize,
+    /// The record number of the last record decoded.
+    line: u64,
+    /// The previous record's page + count.
+    end: u64,
+    count: u64,
+    /// The size of the checked target, in pages.
+    pages: u64,
+    /// Slots of the output written so far.
+    k: usize,
+    tag: u8,
+}
+
+/// The longest record of a [`SameRun`]: its tag and one varint.
+const MAX_SAME_RECORD: usize = 1 + 10;
+
+impl SameRun<'_> {
+    /// Decodes records while they have the run's tag, fit in the buffer,
+    /// and their pages are in range (any other record is left for the
+    /// general decoder, which reports what is wrong with it exactly as
+    /// before); `op` builds the operation of a page.
+    #[inline(always)]
+    fn decode(&mut self, out_ops: &mut [MaybeUninit<Op>], out_lines: &mut [MaybeUninit<u64>], op: impl Fn(u64) -> Op) {
+        let buf = self.buf;
+        let (mut pos, mut line, mut end, mut k) = (self.pos, self.line, self.end, self.k);
+        let room = out_ops.len().min(out_lines.len());
+        while k < room && buf.len() - pos >= MAX_SAME_RECORD && buf[pos] == self.tag {
+            let mut p = pos + 1;
+            let Some(d) = varint_at(buf, &mut p) else { break };
+            let page = end.wrapping_add(unzigzag(d) as u64);
+            let e = page.wrapping_add(self.count);
+            // The count is not 0 (it is in the tag): this is the check the
+            // loop of bin_access_block makes against the checked target.
+            if e < page || e > self.pages {
+                break;
+            }
+            out_ops[k].write(op(page));
+            line += 1;
+            out_lines[k].write(line);
+            k += 1;
+            pos = p;
+            end = e;
+        }
+        (self.pos, self.line, self.end, self.k) = (pos, line, end, k);
     }
 }
 
@@ -374,6 +430,25 @@ impl TraceReader {
             out_lines[k].write(line);
             k += 1;
             pos = p;
+            // The records that follow with the very same tag byte, in the
+            // short form with the count in the tag, are of the same kind,
+            // task and target as this one, which passed the check: each
+            // needs only its page delta decoded and its range checked.
+            // (A zipf or random trace of one task is almost all such
+            // records.) Stops where the loop above would take another
+            // path; it then decodes that record as before.
+            if tag & FLAG_SAME != 0 && count != 0 && tag & COUNT_MASK != 0 {
+                let mut run = SameRun { buf, pos, line, end, count, pages: checked.pages, k, tag };
+                let (t, g) = (t, g);
+                match kind {
+                    AccessKind::Read => run.decode(out_ops, out_lines, |page| Op::Read { task: t, file: g, page, count }),
+                    AccessKind::Write => run.decode(out_ops, out_lines, |page| Op::Write { task: t, file: g, page, count }),
+                    AccessKind::Load => run.decode(out_ops, out_lines, |page| Op::Load { task: t, region: g, page, count }),
+                    AccessKind::Store => run.decode(out_ops, out_lines, |page| Op::Store { task: t, region: g, page, count }),
+                }
+                (pos, line, k) = (run.pos, run.line, run.k);
+                prev.end = run.end;
+            }
         }
         bin.prev = prev;
         bin.checked = checked;

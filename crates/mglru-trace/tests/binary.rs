@@ -290,3 +290,53 @@ fn blocks_report_the_same_errors_as_one_by_one() {
     assert!(want.1.as_deref().unwrap().contains("exited"), "{want:?}");
     assert_eq!(in_blocks(&bad, 256), want);
 }
+
+/// Long runs of short-form records with one tag (one-page reads, writes,
+/// loads, stores of one task and target, pages scattered so the deltas
+/// take one to three bytes), longer than the reader's buffer: blocks give
+/// the ops one by one gives. A record made out of range, or given another
+/// tag, inside a run ends the ops at the same place with the same error.
+#[test]
+fn same_tag_runs_decode_and_fail_as_one_by_one() {
+    let mut text = String::from("memory 64M\nfile f size=4G\nfile g size=1M\ntask t\nanon t a size=16M\n");
+    let mut x: u64 = 7;
+    let mut next = |m: u64| {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (x >> 33) % m
+    };
+    for (stmt, target, pages, n) in [("read", "f", 1u64 << 20, 150_000), ("write", "g", 256, 3000), ("read", "f", 1 << 20, 20), ("load", "a", 4096, 2000), ("store", "a", 4096, 2000), ("read", "f", 64, 5000)] {
+        for _ in 0..n {
+            text.push_str(&format!("{stmt} t {target} {}\n", next(pages)));
+        }
+    }
+    let bin = to_binary(&text);
+    let want = one_by_one(&bin);
+    assert!(want.1.is_none() && want.0.len() == 5 + 150_000 + 3000 + 20 + 4000 + 5000, "{:?}", want.1);
+    let lines = text.lines().count() as u64;
+    assert_eq!(want.0.last().unwrap().1, lines);
+    // (Compared without printing 160,000 ops on a failure.)
+    let same = |got: &(Vec<(Op, u64)>, Option<String>), want: &(Vec<(Op, u64)>, Option<String>)| {
+        let n = got.0.iter().zip(&want.0).take_while(|(a, b)| a == b).count();
+        (n, got.0.len(), want.0.len(), got.1.clone(), want.1.clone())
+    };
+    for max in [1, 3, 256, 1 << 20] {
+        let got = in_blocks(&bin, max);
+        assert!(got == want, "max {max}: (equal prefix, ops, ops one by one, error, error one by one) {:?}", same(&got, &want));
+    }
+    // The records of the first run start after the setup records (text);
+    // damage the high bits of some page deltas deep in the runs, so the
+    // page leaves its target (or the varint grows past its end), and
+    // change some tags.
+    let mut rejected = 0;
+    for at in [bin.len() / 3, bin.len() / 2, bin.len() / 2 + 1, bin.len() - 2_000, bin.len() - 12, 400_000, 450_001] {
+        for flip in [0x40u8, 0x7f, 0x80, 0x20] {
+            let mut bad = bin.clone();
+            bad[at] ^= flip;
+            let want = one_by_one(&bad);
+            rejected += usize::from(want.1.is_some());
+            let got = in_blocks(&bad, 256);
+            assert!(got == want, "byte {at} ^ {flip:#x}: {:?}", same(&got, &want));
+        }
+    }
+    assert!(rejected >= 14, "{rejected} damaged traces were rejected");
+}
