@@ -390,6 +390,33 @@ def anon_zram(seed=20):
     write("anon-zipf-zram", L, "anon working set of 48 MiB in a 32 MiB memcg, zipf accesses (30% stores), swap on zram (lz4; ratio 120.45 measured on the replayer's data)")
 
 
+def fork_cow_reclaim(seed=23):
+    """fork and copy-on-write under memcg pressure (issue 16): a parent
+    writes a 40 MiB anon heap in a 48 MiB memcg with swap, forks; both
+    load the heap (every page mapped twice), then both load and store
+    (30% stores): each store to a page still shared copies it, the copies
+    push the memcg over its limit, and reclaim meets folios mapped by one
+    task and by two (rmap walks over both, a shared folio swapped out when
+    unmapped from both). Parent and child take turns on CPU 0 (the child
+    inherits the parent's affinity)."""
+    rng = random.Random(seed)
+    L = []
+    header(L, swap="256M", extra=["cpus 2"])
+    L += ["memcg app max=48M", "task p memcg=app cpu=0", "anon p heap size=40M", "store p heap 0 10240", "fork p c"]
+    zp = Zipf(10240, 0.9, rng)
+    zc = Zipf(10240, 0.9, rng)
+    alternate(L, rng, [lambda: f"load p heap {zp.sample()}", lambda: f"load c heap {zc.sample()}"], 20_000)
+
+    def access(t, z):
+        return lambda: f"{'store' if rng.random() < 0.3 else 'load'} {t} heap {z.sample()}"
+
+    alternate(L, rng, [access("p", zp), access("c", zc)], 60_000)
+    L.append("stat app")
+    write("fork-cow-reclaim", L, "a 40 MiB anon heap written, then forked in a 48 MiB memcg with swap; parent and "
+          "child load it (zipf 0.9, each its own order), then load and store (30% stores) and the copies push "
+          "the memcg into reclaim")
+
+
 def tmpfs_under_pressure(seed=24):
     """tmpfs under memcg pressure (issue 16): an 80 MiB tmpfs file, larger
     than the 48 MiB memcg, written through once (shmem pages are swap-backed:
@@ -438,6 +465,7 @@ def main():
     writer_beside_reader()
     mlock_under_pressure()
     anon_zram()
+    fork_cow_reclaim()
     tmpfs_under_pressure()
 
 
