@@ -158,6 +158,8 @@ def main():
                 "measured by validation/calibrate.py; mglru validate runs the model with them",
         "kernel": kernel,
         "date": datetime.date.today().isoformat(),
+        # run-kernel.sh's guest (-smp 2): the model's machine gets as many CPUs.
+        "cpus": 2,
         "cost": cost,
         "derived": {
             "op_read_ns": round(op_read), "op_load_ns": round(op_load),

@@ -88,6 +88,7 @@ pub fn build(
         return Err(format!("--timeline: {} does not exist (--trace names a trace of the suite)", trace_path.display()));
     }
     let platform = validate::load_platform(dir)?;
+    let platform_cpus = validate::load_platform_cpus(dir)?;
     let start_free = validate::start_free_traces(dir);
     let mut out = Vec::new();
     let mut without = Vec::new();
@@ -113,7 +114,7 @@ pub fn build(
         let policy = if pname == "self" { None } else { Some(kr.policy) };
         let (memory, zones) = validate::model_memory(&start_free, trace, &kr);
         let profile: &[(u64, u64)] = if follow_guest_clock { &kr.profile } else { &[] };
-        let (_, samples) = validate::simulate_trace_sampled(&trace_path, policy, memory, zones, platform.clone(), profile, &tl.lines, kswapd, kr.schedule)
+        let (_, samples) = validate::simulate_trace_sampled(&trace_path, policy, memory, zones, platform.clone(), profile, &tl.lines, kswapd, kr.schedule, platform_cpus)
             .map_err(|e| format!("{}: {e}", rp.display()))?;
         let model_of = |i: usize, n: &str| -> Result<f64, String> {
             samples[i]

@@ -227,15 +227,15 @@ fn parse_start_zones(j: &Json) -> Result<Option<[ZoneSpec; NR_ZONES]>, String> {
             Some(Json::Arr(p)) => p.iter().filter_map(|v| v.num()).fold(0.0f64, f64::max) as u64,
             _ => return Err(format!("start_zones: zone {name} has no \"protection\" array")),
         };
-        // Pages on the per-CPU free lists are free but not in `free`; the
-        // model has no per-CPU lists (docs/FIDELITY.md), so it gets those
-        // the guest had at the start beyond the level the lists still held
-        // at the end (results recorded without `pcp` count none).
+        // Pages on the per-CPU free lists are free but not in `free`: the
+        // model's zone has both, the lists' pages on its CPUs' lists
+        // (results recorded without `pcp` count none).
         out[idx] = ZoneSpec {
-            pages: (num("free")? + pcp_of(z)).saturating_sub(end_pcp(j, name)),
+            pages: num("free")? + pcp_of(z),
             managed,
             wmark: Some([num("min")?, num("low")?, num("high")?]),
             lowmem_reserve: Some(reserve),
+            pcp: pcp_of(z),
         };
     }
     // The replayer's own pages (mlocked, so the growth of the guest's
@@ -249,15 +249,6 @@ fn parse_start_zones(j: &Json) -> Result<Option<[ZoneSpec; NR_ZONES]>, String> {
         }
     }
     Ok(Some(out))
-}
-
-/// The pages on zone `name`'s per-CPU lists at the end of the run
-/// (`end_zones`), 0 where the result does not say.
-fn end_pcp(j: &Json, name: &str) -> u64 {
-    let Some(Json::Arr(zs)) = j.get("end_zones") else {
-        return 0;
-    };
-    zs.iter().find(|z| z.get("name").and_then(|n| n.str()) == Some(name)).map_or(0, pcp_of)
 }
 
 /// A zone's `pcp` (pages on its per-CPU free lists), 0 where absent.
@@ -293,6 +284,23 @@ pub fn load_platform(dir: &Path) -> Result<Option<CostModel>, String> {
         ));
     }
     Ok(Some(c))
+}
+
+/// The ground-truth platform's number of CPUs (DIR/platform.json
+/// `"cpus"`): the model's machine has as many (a trace's own `cpus`
+/// statement gives the same number for the guest it was measured on).
+/// None without a platform file (the model's default).
+pub fn load_platform_cpus(dir: &Path) -> Result<Option<u32>, String> {
+    let p = dir.join("platform.json");
+    let Ok(text) = std::fs::read_to_string(&p) else {
+        return Ok(None);
+    };
+    let j = parse_json(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+    match j.get("cpus").and_then(|v| v.num()) {
+        Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= f64::from(mglru_trace::MAX_CPUS) => Ok(Some(n as u32)),
+        Some(n) => Err(format!("{}: \"cpus\" is {n}: give the guest's number of CPUs, 1 to {}", p.display(), mglru_trace::MAX_CPUS)),
+        None => Err(format!("{}: no \"cpus\" (the guest's number of CPUs, e.g. \"cpus\": 2 for run-kernel.sh's -smp 2)", p.display())),
+    }
 }
 
 /// A cursor over a guest's time profile: for the line about to run, the
@@ -391,8 +399,9 @@ pub fn simulate_trace(
     profile: &[(u64, u64)],
     kswapd: KswapdMode,
     schedule: mglru_core::sched::Schedule,
+    cpus: Option<u32>,
 ) -> Result<Report, String> {
-    simulate_trace_sampled(trace, policy, memory, zones, cost, profile, &[], kswapd, schedule).map(|(r, _)| r)
+    simulate_trace_sampled(trace, policy, memory, zones, cost, profile, &[], kswapd, schedule, cpus).map(|(r, _)| r)
 }
 
 /// The model's clock (ns) and `/proc/vmstat` at one sampled line.
@@ -411,6 +420,7 @@ pub fn simulate_trace_sampled(
     sample_lines: &[u64],
     kswapd: KswapdMode,
     schedule: mglru_core::sched::Schedule,
+    cpus: Option<u32>,
 ) -> Result<(Report, Vec<ModelSample>), String> {
     let sleeps = if profile.is_empty() {
         Vec::new()
@@ -419,7 +429,7 @@ pub fn simulate_trace_sampled(
     };
     let mut reader = TraceReader::open(trace).map_err(|e| e.to_string())?;
     let cost = if profile.is_empty() { cost } else { Some(guest_clock_costs(cost.unwrap_or_default())) };
-    let mut sim = Simulator::new(RunOptions { policy, memory, zones, cost, kswapd, schedule, ..Default::default() });
+    let mut sim = Simulator::new(RunOptions { policy, memory, zones, cost, kswapd, schedule, cpus, ..Default::default() });
     let mut clock = GuestClock::new(profile, &sleeps);
     let mut samples = Vec::with_capacity(sample_lines.len());
     let mut next = 0;
@@ -541,6 +551,7 @@ pub fn compare_suite(
 ) -> Result<Comparison, String> {
     let start_free = start_free_traces(dir);
     let platform = load_platform(dir)?;
+    let platform_cpus = load_platform_cpus(dir)?;
     let traces_dir = dir.join("traces");
     let results_dir = dir.join(results);
     if !results_dir.is_dir() {
@@ -575,7 +586,7 @@ pub fn compare_suite(
             let policy = if pname == "self" { None } else { Some(kr.policy) };
             let (memory, zones) = model_memory(&start_free, &name, &kr);
             let profile: &[(u64, u64)] = if follow_guest_clock { &kr.profile } else { &[] };
-            let rep = simulate_trace(&trace, policy, memory, zones, platform.clone(), profile, kswapd, kr.schedule)?;
+            let rep = simulate_trace(&trace, policy, memory, zones, platform.clone(), profile, kswapd, kr.schedule, platform_cpus)?;
             cmp.meta.push(format!("{name}.{pname}: {}", kr.meta));
             let sim: f64Map = rep.vmstat.iter().map(|(k, v)| (k.to_string(), *v as f64)).collect();
             let p = policy_name(kr.policy);
@@ -1043,7 +1054,7 @@ mod tests {
             z("Movable", 0, 0, "0, 0, 0, 0, 0")
         );
         let zones = parse_start_zones(&parse_json(&text).unwrap()).unwrap().unwrap();
-        assert_eq!(zones[0], ZoneSpec { pages: 3808, managed: 3840, wmark: Some([23, 28, 33]), lowmem_reserve: Some(373) });
+        assert_eq!(zones[0], ZoneSpec { pages: 3808, managed: 3840, wmark: Some([23, 28, 33]), lowmem_reserve: Some(373), pcp: 0 });
         assert_eq!((zones[1].pages, zones[1].managed, zones[1].lowmem_reserve), (46220, 98464, Some(0)));
         assert_eq!(zones[2].pages, 0);
         // A populated zone the model lacks is an error naming it.
@@ -1054,16 +1065,16 @@ mod tests {
         let e = parse_start_zones(&parse_json(missing).unwrap()).unwrap_err();
         assert!(e.contains("DMA") && e.contains("\"min\""), "{e}");
         assert_eq!(parse_start_zones(&parse_json("{}").unwrap()).unwrap(), None);
-        // Per-CPU pages at the start beyond the end's level are the
-        // model's too; the replayer's growth (Unevictable) is not.
+        // The pages on the per-CPU lists at the start are the model's
+        // too, on its lists; the replayer's growth (Unevictable) is not.
         let with_pcp = r#"{"start_zones": [
               {"name": "DMA", "free": 3808, "min": 23, "low": 28, "high": 33, "managed": 3840, "protection": [0], "pcp": 0},
               {"name": "DMA32", "free": 46220, "min": 612, "low": 765, "high": 918, "managed": 98464, "protection": [0], "pcp": 1466}],
             "end_zones": [{"name": "DMA", "pcp": 44}, {"name": "DMA32", "pcp": 471}],
             "meminfo_start": {"Unevictable": 11996}, "meminfo_end": {"Unevictable": 12584}}"#;
         let zones = parse_start_zones(&parse_json(with_pcp).unwrap()).unwrap().unwrap();
-        assert_eq!(zones[0].pages, 3808 - 44);
-        assert_eq!(zones[1].pages, 46220 + 1466 - 471 - 147);
+        assert_eq!((zones[0].pages, zones[0].pcp), (3808, 0));
+        assert_eq!((zones[1].pages, zones[1].pcp), (46220 + 1466 - 147, 1466));
     }
     #[test]
     fn known_deviations_have_their_own_limits() {

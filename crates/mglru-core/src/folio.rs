@@ -234,15 +234,52 @@ impl FolioTable {
         let z = self.zone_of(pfn);
         self.free[z].push(pfn);
     }
-    /// The free lists hold exactly the folios that are not allocated,
-    /// each once and in its own zone (for `Kernel::check`).
-    pub fn check_free_lists(&self) -> Result<(), String> {
+    /// Take a page off zone `z`'s free list for a per-CPU list: free
+    /// still, but no longer the zone's (`rmqueue_bulk`).
+    #[inline]
+    pub fn take_free(&mut self, z: usize) -> Option<u32> {
+        self.free[z].pop()
+    }
+    /// A page of a per-CPU list handed out.
+    #[inline]
+    pub fn mark_allocated(&mut self, pfn: u32) {
+        let fo = &mut self.f[pfn as usize];
+        debug_assert_eq!(fo.flags, 0);
+        fo.flags = pg::ALLOCATED;
+    }
+    /// A page freed onto a per-CPU list: free, not on the zone's list.
+    #[inline]
+    pub fn mark_free(&mut self, pfn: u32) {
+        debug_assert!(self.f[pfn as usize].prev == NIL && self.f[pfn as usize].next == NIL);
+        self.f[pfn as usize] = Folio::FREE;
+    }
+    /// A free page back on its zone's free list (`__free_one_page`).
+    #[inline]
+    pub fn put_free(&mut self, pfn: u32) {
+        debug_assert_eq!(self.f[pfn as usize].flags, 0);
+        let z = self.zone_of(pfn);
+        self.free[z].push(pfn);
+    }
+    /// The free lists and the per-CPU lists (`pcp`) together hold exactly
+    /// the folios that are not allocated, each once and the zones' lists
+    /// each in its own zone (for `Kernel::check`).
+    pub fn check_free_lists(&self, pcp: &[u32]) -> Result<(), String> {
         let mut seen = vec![false; self.f.len()];
+        for &pfn in pcp {
+            let i = pfn as usize;
+            if i >= self.f.len() || seen[i] {
+                return Err(format!("per-CPU free lists: pfn {pfn} out of range or listed twice"));
+            }
+            seen[i] = true;
+            if self.f[i].flags & pg::ALLOCATED != 0 {
+                return Err(format!("a per-CPU free list holds allocated pfn {pfn}"));
+            }
+        }
         for z in 0..NR_ZONES {
             for &pfn in &self.free[z] {
                 let i = pfn as usize;
                 if i >= self.f.len() || seen[i] {
-                    return Err(format!("free list of zone {z}: pfn {pfn} out of range or listed twice"));
+                    return Err(format!("free list of zone {z}: pfn {pfn} out of range or listed twice (or also on a per-CPU list)"));
                 }
                 seen[i] = true;
                 if self.zone_of(pfn) != z {

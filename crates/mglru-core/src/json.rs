@@ -181,6 +181,19 @@ struct ReportView<'a> {
     zram: Option<ZramView>,
     sim: SimView,
     cpu: CpuView<'a>,
+    zones: Vec<ZoneView<'a>>,
+}
+
+/// `zones`: each populated zone at the end (/proc/zoneinfo).
+#[derive(Serialize)]
+struct ZoneView<'a> {
+    name: &'a str,
+    managed: u64,
+    free: u64,
+    pcp: u64,
+    min: u64,
+    low: u64,
+    high: u64,
 }
 
 /// `cpu`: the CPU count, kswapd0's CPU time and each task's, in ns.
@@ -272,6 +285,11 @@ pub fn report_value(r: &Report) -> impl Serialize + '_ {
                 pageout: r.cpu.reclaim_work.pageout,
             },
         },
+        zones: r
+            .zones
+            .iter()
+            .map(|z| ZoneView { name: z.name, managed: z.managed, free: z.free, pcp: z.pcp, min: z.min, low: z.low, high: z.high })
+            .collect(),
     }
 }
 
@@ -312,6 +330,7 @@ mod tests {
                 tasks: vec![crate::report::TaskCpuReport { name: "t\"1".into(), cpu: 1, utime_ns: 6, stime_ns: 7 }],
                 reclaim_work: crate::kernel::ReclaimWork { scanned: 11, rmap: 12, pte: 13, pageout: 14 },
             },
+            zones: vec![crate::report::ZoneReport { name: "DMA32", managed: 100, free: 60, pcp: 30, min: 1, low: 2, high: 3 }],
         };
         let j = report_json(&r);
         let v: serde_json::Value = serde_json::from_str(&j).unwrap();
@@ -329,6 +348,7 @@ mod tests {
         assert_eq!(v["cpu"]["reclaim_work"]["rmap"], 12);
         assert_eq!(v["cpu"]["reclaim_work"]["pageout"], 14);
         assert_eq!(v["memcg"]["app"]["pressure"]["some"]["total"], 0);
+        assert_eq!((v["zones"][0]["name"].as_str(), v["zones"][0]["pcp"].as_u64()), (Some("DMA32"), Some(30)));
         // The kernel's order, not alphabetical.
         assert!(j.find("nr_free_pages").unwrap() < j.find("pgpgin").unwrap());
         assert!(j.ends_with("}\n"));

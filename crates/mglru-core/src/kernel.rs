@@ -64,6 +64,10 @@ pub struct ZoneSpec {
     pub managed: u64,
     pub wmark: Option<[u64; 3]>,
     pub lowmem_reserve: Option<u64>,
+    /// Of `pages`, those on the per-CPU free lists at the start (shared
+    /// out evenly over the CPUs, the first CPUs taking the remainder);
+    /// each list's `high` starts at its count (or `high_min`, if higher).
+    pub pcp: u64,
 }
 
 impl ZoneSpec {
@@ -75,7 +79,7 @@ impl ZoneSpec {
         let dma = nr_pages.min(MAX_DMA_PFN);
         let dma32 = nr_pages.min(MAX_DMA32_PFN) - dma;
         let normal = nr_pages - dma - dma32;
-        [dma, dma32, normal].map(|p| ZoneSpec { pages: p, managed: p, wmark: None, lowmem_reserve: None })
+        [dma, dma32, normal].map(|p| ZoneSpec { pages: p, managed: p, wmark: None, lowmem_reserve: None, pcp: 0 })
     }
 }
 
@@ -90,6 +94,17 @@ pub struct Zone {
     /// model makes is such a one (`GFP_HIGHUSER_MOVABLE`; `ZONE_MOVABLE`
     /// is empty, so `GFP_KERNEL`'s reserve is the same).
     pub lowmem_reserve: u64,
+    /// `zone->pageset_batch`, `pageset_high_min`, `pageset_high_max`: the
+    /// per-CPU lists' refill batch and the range of their `high`
+    /// (crate::page_alloc `setup_zone_pagesets`).
+    pub pcp_batch: u64,
+    pub pcp_high_min: u64,
+    pub pcp_high_max: u64,
+    /// `ZONE_BELOW_HIGH`: an allocation found the zone below its high
+    /// watermark (cleared when a per-CPU list's flush lifts it above).
+    pub below_high: bool,
+    /// `ZONE_RECLAIM_ACTIVE`: kswapd's balance_pgdat is reclaiming the node.
+    pub reclaim_active: bool,
 }
 
 /// Which LRU implementation reclaim uses (the `lru_gen.enabled` switch).
@@ -147,6 +162,8 @@ pub struct Cpu {
     pub mlock: Vec<u32>,
     /// The memcg charge stock (`memcg_stock_pcp`).
     pub stock: Stock,
+    /// The per-CPU free pages of each zone (`zone->per_cpu_pageset`).
+    pub pcp: [crate::page_alloc::PerCpuPages; NR_ZONES],
 }
 
 /// The CPUs of a machine when the trace does not say (`cpus N`) and the
@@ -200,6 +217,14 @@ impl Default for MachineConfig {
         }
     }
 }
+
+/// `sysctl_stat_interval` (HZ): `vmstat_update` runs on each CPU once a
+/// second, at whole seconds of the clock (`round_jiffies_relative`).
+/// Simplification (docs/FIDELITY.md 3): every CPU's at the same instant,
+/// where the kernel skews them by a few jiffies per CPU.
+pub const VMSTAT_INTERVAL_NS: u64 = 1_000_000_000;
+/// No `vmstat_update` due: no per-CPU list has anything to decay.
+pub const VMSTAT_IDLE: u64 = u64::MAX;
 
 /// A timer on the simulated clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -283,6 +308,9 @@ pub struct Kernel {
     /// that sleepers woken by events (writeback completion) are not woken
     /// by it.
     next_stats_flush: u64,
+    /// When `vmstat_update` next decays the per-CPU lists' `high`
+    /// (`VMSTAT_IDLE`: no list above its `high_min`, nothing to do).
+    pub(crate) next_vmstat: u64,
     /// Shadow-node list positions handed out, and the nodes on the lists
     /// (`WORKINGSET_NODES`).
     pub shadow_seq: u64,
@@ -384,6 +412,7 @@ impl Kernel {
             // The work is queued when the root memcg comes online at boot
             // (time 0) and requeues itself every FLUSH_TIME.
             next_stats_flush: FLUSH_TIME_NS,
+            next_vmstat: VMSTAT_IDLE,
             shadow_seq: 0,
             nr_workingset_nodes: 0,
             kswapd_failures: 0,
@@ -432,6 +461,8 @@ impl Kernel {
                 k.zones[z].lowmem_reserve = r;
             }
         }
+        k.setup_zone_pagesets();
+        k.fill_start_pcp(&spec.clone().map(|z| z.pcp));
         k.lru_gen_init_memcg(crate::memcontrol::ROOT_MEMCG);
         k
     }
@@ -518,7 +549,7 @@ impl Kernel {
     /// (each is strictly later).
     #[inline]
     pub fn no_event_by(&self, t: u64) -> bool {
-        t < self.next_stats_flush && t < self.psi.next_work && self.timers.peek().map_or(true, |r| r.0 .0 > t)
+        t < self.next_stats_flush && t < self.next_vmstat && t < self.psi.next_work && self.timers.peek().map_or(true, |r| r.0 .0 > t)
     }
 
     /// `advance_to` when something may fall due on the way.
@@ -538,6 +569,17 @@ impl Kernel {
                     self.now = w;
                 }
                 self.psi_run_due_works();
+                continue;
+            }
+            // vmstat_update comes after the timers and the statistics
+            // flush of the same instant.
+            if self.next_vmstat < at && self.next_vmstat <= t {
+                let w = self.next_vmstat;
+                if w > self.now {
+                    self.now = w;
+                }
+                let todo = self.decay_pcp_high();
+                self.next_vmstat = if todo { w.saturating_add(VMSTAT_INTERVAL_NS) } else { VMSTAT_IDLE };
                 continue;
             }
             if at > t {

@@ -297,6 +297,9 @@ impl Kernel {
     /// `balance_pgdat` up to its loop (order 0, no watermark boosting).
     fn balance_pgdat_begin(&mut self) {
         self.ev.add(Ev::Pageoutrun, 1);
+        // set_reclaim_active: the zones' per-CPU lists keep fewer pages
+        // while kswapd reclaims (crate::page_alloc `nr_pcp_high`).
+        self.update_reclaim_active(true);
         self.kswapd.state = KswapdState::Balancing;
         self.kswapd.sc = Some(Box::new(ScanControl::new(0, None)));
     }
@@ -351,8 +354,19 @@ impl Kernel {
 
     /// The tail of balance_pgdat (`out:`).
     fn balance_pgdat_end(&mut self) {
+        self.update_reclaim_active(false);
         self.kswapd.sc = None;
         self.snapshot_refaults(ROOT_MEMCG);
+    }
+
+    /// `update_reclaim_active` over every managed zone (order-0 requests
+    /// may use any zone: `highest_zoneidx` is the highest).
+    fn update_reclaim_active(&mut self, active: bool) {
+        for z in self.zones.iter_mut() {
+            if z.managed > 0 {
+                z.reclaim_active = active;
+            }
+        }
     }
 
     /// `kswapd_shrink_node`.
@@ -393,15 +407,16 @@ impl Kernel {
         }
     }
 
-    /// kswapd freed a page of zone `z`: held back from allocations until
-    /// the pass reaches it.
+    /// kswapd gave `n` pages of zone `z` back to the zone (from its CPU's
+    /// list, crate::page_alloc `free_pcppages_bulk`): held back from
+    /// allocations until the pass reaches them.
     #[inline]
-    pub(crate) fn kswapd_freed(&mut self, z: usize) {
+    pub(crate) fn kswapd_freed(&mut self, z: usize, n: u64) {
         if self.kswapd.mode == KswapdMode::Instant {
             return;
         }
-        self.kswapd.pass_frees[z] += 1;
-        self.kswapd.held[z] += 1;
+        self.kswapd.pass_frees[z] += n;
+        self.kswapd.held[z] += n;
     }
 
     /// A pass that started at `start` took `dur`: its frees become

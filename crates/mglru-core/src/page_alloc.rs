@@ -42,7 +42,7 @@ impl Kernel {
         if !self.try_charge(memcg, 1, gfp) {
             // The folio is put back: folio_put counts pgfree.
             self.ev.add(Ev::Pgfree, 1);
-            self.folios.free(pfn);
+            self.free_unref_page(pfn);
             self.sim.failed_allocations += 1;
             return None;
         }
@@ -69,11 +69,7 @@ impl Kernel {
         debug_assert!(!f.test(pg::BUFFERS), "freeing a folio with buffers: {:?}", f);
         self.page_counter_uncharge(f.memcg, 1);
         self.ev.add(Ev::Pgfree, 1);
-        if self.in_kswapd {
-            let z = self.folios.zone_of(pfn);
-            self.kswapd_freed(z);
-        }
-        self.folios.free(pfn);
+        self.free_unref_page(pfn);
     }
 
     /// A page-table page (`pagetable_alloc(GFP_PGTABLE_USER)`): a page
@@ -92,7 +88,7 @@ impl Kernel {
     pub(crate) fn free_pgtable_page(&mut self, pfn: u32) {
         debug_assert!(self.folios.get(pfn).test(pg::PGTABLE));
         self.ev.add(Ev::Pgfree, 1);
-        self.folios.free(pfn);
+        self.free_unref_page(pfn);
     }
 
     /// A write to swap slot `slot` of a RAM-backed device
@@ -183,21 +179,34 @@ impl Kernel {
     fn free_device_page(&mut self, pfn: u32) {
         debug_assert!(self.folios.get(pfn).test(pg::DEVICE));
         self.ev.add(Ev::Pgfree, 1);
-        if self.in_kswapd {
-            let z = self.folios.zone_of(pfn);
-            self.kswapd_freed(z);
-        }
-        self.folios.free(pfn);
+        self.free_unref_page(pfn);
     }
 
-    /// `get_page_from_freelist` at watermark `mark` (0 min, 1 low): the
-    /// zonelist from the highest zone down, the first zone above its
-    /// watermark and reserve gives the page.
+    /// `get_page_from_freelist` at watermark `mark` (0 min, 1 low, 2
+    /// high): the zonelist from the highest populated zone down, the first
+    /// zone above its watermark and reserve gives the page (from this
+    /// CPU's list). On the way each zone found below its high watermark is
+    /// flagged `ZONE_BELOW_HIGH` (its CPUs' lists then shrink as pages are
+    /// freed).
     #[inline]
     fn get_page_from_freelist(&mut self, mark: usize) -> Option<u32> {
         for z in (0..NR_ZONES).rev() {
+            if self.zones[z].managed == 0 {
+                continue;
+            }
+            if !self.zones[z].below_high {
+                if self.zone_watermark_ok(z, self.zones[z].wmark[WMARK_HIGH]) {
+                    if let Some(p) = self.rmqueue_pcplist(z) {
+                        return Some(p);
+                    }
+                    continue;
+                }
+                self.zones[z].below_high = true;
+            }
             if self.zone_watermark_ok(z, self.zones[z].wmark[mark]) {
-                return self.folios.alloc(z);
+                if let Some(p) = self.rmqueue_pcplist(z) {
+                    return Some(p);
+                }
             }
         }
         None
@@ -240,8 +249,11 @@ impl Kernel {
     /// `ALLOC_NO_WATERMARKS`: any free page, highest zone first.
     fn alloc_no_watermarks(&mut self) -> Option<u32> {
         for z in (0..NR_ZONES).rev() {
-            if self.folios.nr_free_zone(z) > 0 {
-                return self.folios.alloc(z);
+            if self.zones[z].managed == 0 {
+                continue;
+            }
+            if let Some(p) = self.rmqueue_pcplist(z) {
+                return Some(p);
             }
         }
         None
@@ -273,16 +285,22 @@ impl Kernel {
         let mut oom_passes = 0;
         loop {
             // __alloc_pages_direct_reclaim: the free lists are tried again
-            // only when reclaim made progress. Its drain_all_pages() before
-            // a second try has nothing to drain: the model keeps no per-CPU
-            // free lists (simplification 3).
+            // only when reclaim made progress; a failed try drains every
+            // CPU's lists (pages freed by reclaim may sit on another CPU's)
+            // and tries once more.
             self.psi_memstall_enter();
             let reclaimed = self.try_to_free_pages();
-            self.psi_memstall_leave();
+            let mut page = None;
             if reclaimed > 0 {
-                if let Some(p) = self.get_page_from_freelist(WMARK_MIN) {
-                    return Some(p);
+                page = self.get_page_from_freelist(WMARK_MIN);
+                if page.is_none() {
+                    self.drain_all_pages();
+                    page = self.get_page_from_freelist(WMARK_MIN);
                 }
+            }
+            self.psi_memstall_leave();
+            if page.is_some() {
+                return page;
             }
             if gfp == Gfp::NoRetry {
                 self.sim.failed_allocations += 1;
@@ -323,4 +341,302 @@ impl Kernel {
             return None;
         }
     }
+}
+
+// ---- Per-CPU page lists (mm/page_alloc.c's `per_cpu_pages`) ------------------
+
+/// `CONFIG_PCP_BATCH_SCALE_MAX` (its default).
+pub const PCP_BATCH_SCALE_MAX: u32 = 5;
+/// `MIN_PERCPU_PAGELIST_HIGH_FRACTION`: the largest share of a zone all
+/// CPUs' lists may grow to (1/8) when `pcp->high` is tuned automatically.
+pub const MIN_PERCPU_PAGELIST_HIGH_FRACTION: u64 = 8;
+
+/// One CPU's free pages of one zone (`struct per_cpu_pages`), order 0
+/// only. Simplification (docs/FIDELITY.md 3): one list, where the kernel
+/// keeps one per migrate type (the model has none) and per order.
+#[derive(Clone, Debug, Default)]
+pub struct PerCpuPages {
+    /// The pages, most recently freed first (`list_add` at the head,
+    /// allocation from the head, `free_pcppages_bulk` from the tail).
+    pub list: std::collections::VecDeque<u32>,
+    /// `pcp->high`: tuned between the zone's `high_min` and `high_max`.
+    pub high: u64,
+    /// `pcp->free_count`: pages freed lately without an allocation
+    /// between (halved by each allocation).
+    pub free_count: u64,
+    /// `pcp->alloc_factor`: the batch of a refill is `batch << alloc_factor`.
+    pub alloc_factor: u32,
+}
+
+impl PerCpuPages {
+    #[inline]
+    pub fn count(&self) -> u64 {
+        self.list.len() as u64
+    }
+}
+
+/// `zone_batchsize`: about 0.1 % of the zone, at most 1 MiB, in a 2^n − 1
+/// number of pages (≥ 1).
+pub fn zone_batchsize(managed: u64) -> u64 {
+    let mut batch = (managed >> 10).min(256) / 4;
+    if batch < 1 {
+        batch = 1;
+    }
+    let b = batch + batch / 2;
+    let pow = 1u64 << (63 - b.leading_zeros());
+    (pow - 1).max(1)
+}
+
+/// `zone_highsize` for a zone on a node with `cpus` CPUs (every CPU local
+/// to the node, none being brought up: `cpu_online` 0, as after boot):
+/// the low watermark (or the `1/fraction` share of the zone) split over
+/// the CPUs, at least four batches.
+pub fn zone_highsize(managed: u64, low_wmark: u64, batch: u64, cpus: u64, high_fraction: u64) -> u64 {
+    let total = if high_fraction == 0 { low_wmark } else { managed / high_fraction };
+    (total / cpus.max(1)).max(batch << 2)
+}
+
+impl Kernel {
+    /// `zone_set_pageset_high_and_batch` (`percpu_pagelist_high_fraction`
+    /// 0: `pcp->high` tuned between the low watermark's share and 1/8 of
+    /// the zone's), for every zone, as at the end of boot.
+    pub fn setup_zone_pagesets(&mut self) {
+        let cpus = self.cpus.len() as u64;
+        for z in self.zones.iter_mut() {
+            let batch = zone_batchsize(z.managed);
+            z.pcp_batch = batch;
+            z.pcp_high_min = zone_highsize(z.managed, z.wmark[WMARK_LOW], batch, cpus, 0);
+            z.pcp_high_max = zone_highsize(z.managed, z.wmark[WMARK_LOW], batch, cpus, MIN_PERCPU_PAGELIST_HIGH_FRACTION);
+        }
+        for c in self.cpus.iter_mut() {
+            for (z, p) in c.pcp.iter_mut().enumerate() {
+                p.high = p.high.max(self.zones[z].pcp_high_min);
+            }
+        }
+    }
+
+    /// The machine as it starts: `pcp[z]` free pages of zone `z` on the
+    /// CPUs' lists (crate::kernel::ZoneSpec `pcp`), oldest at the tail.
+    pub(crate) fn fill_start_pcp(&mut self, pcp: &[u64; NR_ZONES]) {
+        let n = self.cpus.len() as u64;
+        for (z, &total) in pcp.iter().enumerate() {
+            for cpu in 0..self.cpus.len() {
+                let share = total / n + u64::from((cpu as u64) < total % n);
+                for _ in 0..share {
+                    let Some(pfn) = self.folios.take_free(z) else { break };
+                    self.cpus[cpu].pcp[z].list.push_back(pfn);
+                }
+                let p = &mut self.cpus[cpu].pcp[z];
+                p.high = p.high.max(p.count());
+                self.arm_vmstat_update(cpu, z);
+            }
+        }
+    }
+
+    /// Free pages with those on every CPU's list (the zones' free lists
+    /// alone are `nr_free_pages`, NR_FREE_PAGES).
+    pub fn nr_free_and_pcp_pages(&self) -> u64 {
+        self.folios.nr_free() + (0..NR_ZONES).map(|z| self.nr_pcp_pages(z)).sum::<u64>()
+    }
+
+    /// Pages on every CPU's list of zone `z`.
+    pub fn nr_pcp_pages(&self, z: usize) -> u64 {
+        self.cpus.iter().map(|c| c.pcp[z].count()).sum()
+    }
+
+    /// `rmqueue_pcplist` for an order-0 page of zone `z` (the watermarks
+    /// were checked): from this CPU's list, refilled from the zone in a
+    /// batch when empty. None if both are empty.
+    pub(crate) fn rmqueue_pcplist(&mut self, z: usize) -> Option<u32> {
+        let cpu = self.cpu;
+        let p = &mut self.cpus[cpu].pcp[z];
+        p.free_count >>= 1;
+        if p.list.is_empty() {
+            let n = self.nr_pcp_alloc(cpu, z);
+            self.arm_vmstat_update(cpu, z);
+            for _ in 0..n {
+                // rmqueue_bulk: whatever the zone has, watermarks aside.
+                match self.folios.take_free(z) {
+                    Some(pfn) => self.cpus[cpu].pcp[z].list.push_back(pfn),
+                    None => break,
+                }
+            }
+        }
+        let pfn = self.cpus[cpu].pcp[z].list.pop_front()?;
+        self.folios.mark_allocated(pfn);
+        Some(pfn)
+    }
+
+    /// A list's `high` grew above `high_min`: `vmstat_update` will decay it
+    /// from the next whole second (the work is queued while the CPU has
+    /// statistics to fold, which every allocation gives it).
+    #[inline]
+    fn arm_vmstat_update(&mut self, cpu: usize, z: usize) {
+        if self.next_vmstat == crate::kernel::VMSTAT_IDLE && self.cpus[cpu].pcp[z].high > self.zones[z].pcp_high_min {
+            let s = crate::kernel::VMSTAT_INTERVAL_NS;
+            self.next_vmstat = (self.now / s + 1).saturating_mul(s);
+        }
+    }
+
+    /// `nr_pcp_alloc` (order 0): how many pages a refill takes. Each refill
+    /// without a free between doubles the batch (up to 2^5 batches), and
+    /// while the zone is above its high watermark the list may grow by
+    /// the batch towards `high_max`.
+    fn nr_pcp_alloc(&mut self, cpu: usize, z: usize) -> u64 {
+        let (base, hmin, hmax, below_high) = {
+            let zn = &self.zones[z];
+            (zn.pcp_batch, zn.pcp_high_min, zn.pcp_high_max, zn.below_high)
+        };
+        let p = &mut self.cpus[cpu].pcp[z];
+        p.high = kclamp(p.high, hmin, hmax);
+        let mut high = p.high;
+        if high < base {
+            return 1;
+        }
+        let mut batch = base << p.alloc_factor;
+        if hmin != hmax && !below_high {
+            high = (high + batch).min(hmax);
+            p.high = high;
+        }
+        let max_nr_alloc = high.saturating_sub(p.count() + base).max(base);
+        if batch <= max_nr_alloc && p.alloc_factor < PCP_BATCH_SCALE_MAX {
+            p.alloc_factor += 1;
+        }
+        batch = batch.min(max_nr_alloc);
+        batch
+    }
+
+    /// `free_unref_page_commit` of an order-0 page onto this CPU's list of
+    /// its zone; a list that reaches `high` gives pages back to the zone.
+    pub(crate) fn free_unref_page(&mut self, pfn: u32) {
+        let z = self.folios.zone_of(pfn);
+        let cpu = self.cpu;
+        self.folios.mark_free(pfn);
+        let base = self.zones[z].pcp_batch;
+        let p = &mut self.cpus[cpu].pcp[z];
+        p.alloc_factor >>= 1;
+        p.list.push_front(pfn);
+        if p.free_count < base << PCP_BATCH_SCALE_MAX {
+            p.free_count += 1;
+        }
+        let high = self.nr_pcp_high(cpu, z);
+        self.arm_vmstat_update(cpu, z);
+        let p = &self.cpus[cpu].pcp[z];
+        if p.count() >= high {
+            let n = nr_pcp_free(p.free_count, base, high);
+            self.free_pcppages_bulk(cpu, z, n);
+            if self.zones[z].below_high && self.zone_watermark_ok(z, self.zones[z].wmark[WMARK_HIGH]) {
+                self.zones[z].below_high = false;
+            }
+        }
+    }
+
+    /// `nr_pcp_high` (no high-order frees): the level at which the list is
+    /// flushed. While kswapd reclaims the zone, or the zone is below its
+    /// high watermark, `pcp->high` shrinks by the recent frees towards
+    /// `high_min`; a list that fills up without that grows it to hold a
+    /// batch more than the recent frees.
+    fn nr_pcp_high(&mut self, cpu: usize, z: usize) -> u64 {
+        let zn = self.zones[z];
+        let (hmin, hmax, batch) = (zn.pcp_high_min, zn.pcp_high_max, zn.pcp_batch);
+        let p = &mut self.cpus[cpu].pcp[z];
+        p.high = kclamp(p.high, hmin, hmax);
+        let high = p.high;
+        if high == 0 {
+            return 0;
+        }
+        if zn.reclaim_active {
+            let fc = p.free_count.max(batch);
+            p.high = high.saturating_sub(fc).max(hmin);
+            return (batch << 2).min(p.high);
+        }
+        if hmin == hmax {
+            return high;
+        }
+        if zn.below_high {
+            let fc = p.free_count.max(batch);
+            p.high = high.saturating_sub(fc).max(hmin);
+            return p.count().max(hmin);
+        }
+        if p.count() >= high {
+            let need = p.free_count + batch;
+            if p.high < need {
+                p.high = kclamp(need, hmin, hmax);
+            }
+        }
+        high
+    }
+
+    /// `free_pcppages_bulk`: the `n` oldest pages of a CPU's list go back
+    /// to the zone. Pages kswapd gives back become available to others as
+    /// its time reaches them (crate::kswapd).
+    fn free_pcppages_bulk(&mut self, cpu: usize, z: usize, n: u64) {
+        let n = n.min(self.cpus[cpu].pcp[z].count());
+        for _ in 0..n {
+            let pfn = self.cpus[cpu].pcp[z].list.pop_back().expect("counted");
+            self.folios.put_free(pfn);
+        }
+        if self.in_kswapd {
+            self.kswapd_freed(z, n);
+        }
+    }
+
+    /// `drain_pages(cpu)`: every page on the CPU's lists back to the zones.
+    pub fn drain_pages(&mut self, cpu: usize) {
+        for z in 0..NR_ZONES {
+            let n = self.cpus[cpu].pcp[z].count();
+            self.free_pcppages_bulk(cpu, z, n);
+        }
+    }
+
+    /// `drain_all_pages(NULL)`: every CPU's lists (the kernel queues the
+    /// drain as work on each CPU; the model does it at once).
+    pub fn drain_all_pages(&mut self) {
+        for cpu in 0..self.cpus.len() {
+            self.drain_pages(cpu);
+        }
+    }
+
+    /// `decay_pcp_high` of every CPU's lists (`refresh_cpu_vm_stats` from
+    /// `vmstat_update`, once a second): `high` falls by an eighth towards
+    /// `high_min` (at most to the count less 2^5 batches) and the list is
+    /// trimmed to it, a batch at a time. True if a list is still above
+    /// `high_min` (the work requeues itself).
+    pub fn decay_pcp_high(&mut self) -> bool {
+        let mut todo = false;
+        for cpu in 0..self.cpus.len() {
+            for z in 0..NR_ZONES {
+                let (hmin, batch) = (self.zones[z].pcp_high_min, self.zones[z].pcp_batch);
+                let p = &mut self.cpus[cpu].pcp[z];
+                if p.high > hmin {
+                    let floor = p.count().saturating_sub(batch << PCP_BATCH_SCALE_MAX);
+                    p.high = floor.max(p.high - (p.high >> 3)).max(hmin);
+                    if p.high > hmin {
+                        todo = true;
+                    }
+                }
+                let over = p.count().saturating_sub(p.high);
+                if over > 0 {
+                    self.free_pcppages_bulk(cpu, z, over);
+                    todo = true;
+                }
+            }
+        }
+        todo
+    }
+}
+
+/// `nr_pcp_free` (order 0): how many pages a full list gives back: the
+/// recent frees, at least a batch, leaving at least a batch.
+fn nr_pcp_free(free_count: u64, batch: u64, high: u64) -> u64 {
+    if high < batch {
+        return 1;
+    }
+    kclamp(free_count, batch, high - batch)
+}
+
+/// The kernel's `clamp`: `min(max(v, lo), hi)` (hi wins when lo > hi).
+#[inline]
+fn kclamp(v: u64, lo: u64, hi: u64) -> u64 {
+    v.max(lo).min(hi)
 }

@@ -135,6 +135,23 @@ pub struct Report {
     pub sim: SimReport,
     /// CPU time from the cost model, per task and for kswapd.
     pub cpu: CpuReport,
+    /// The populated zones at the end, as /proc/zoneinfo shows them.
+    pub zones: Vec<ZoneReport>,
+}
+
+/// A populated zone at the end of the run (/proc/zoneinfo): its free
+/// pages (`nr_free_pages`, the free lists only), the pages on its CPUs'
+/// per-CPU lists (the `count:` lines summed), its managed pages and
+/// watermarks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ZoneReport {
+    pub name: &'static str,
+    pub managed: u64,
+    pub free: u64,
+    pub pcp: u64,
+    pub min: u64,
+    pub low: u64,
+    pub high: u64,
 }
 
 /// A task's CPU time (`utime`/`stime` of /proc/PID/stat) in ns.
@@ -517,7 +534,20 @@ impl Kernel {
                 .collect(),
             reclaim_work: self.sim.reclaim_work,
         };
+        let zones = (0..crate::folio::NR_ZONES)
+            .filter(|&z| self.zones[z].managed > 0)
+            .map(|z| ZoneReport {
+                name: crate::kernel::ZONE_NAMES[z],
+                managed: self.zones[z].managed,
+                free: self.folios.nr_free_zone(z),
+                pcp: self.nr_pcp_pages(z),
+                min: self.zones[z].wmark[0],
+                low: self.zones[z].wmark[1],
+                high: self.zones[z].wmark[2],
+            })
+            .collect();
         Report {
+            zones,
             policy: match self.policy() {
                 Policy::Classic => "classic",
                 Policy::Mglru => "mglru",

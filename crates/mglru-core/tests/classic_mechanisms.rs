@@ -633,7 +633,7 @@ fn direct_reclaim_when_kswapd_is_hopeless() {
     let mut t = T::classic();
     // One zone (DMA32) holding all 16384 pages, so the arithmetic below is
     // about the node's watermarks alone (zones: zone_fallback_* tests).
-    let dma32 = ZoneSpec { pages: 16384, managed: 16384, wmark: None, lowmem_reserve: None };
+    let dma32 = ZoneSpec { pages: 16384, managed: 16384, wmark: None, lowmem_reserve: None, pcp: 0 };
     t.sim = mglru_core::Simulator::new(RunOptions {
         policy: Some(Policy::Classic),
         zones: Some([ZoneSpec::default(), dma32, ZoneSpec::default()]),
@@ -647,43 +647,48 @@ fn direct_reclaim_when_kswapd_is_hopeless() {
     assert_eq!(t.k().nr_free_pages(), 16384);
     t.run("store t heap 0 16050");
     // 16050 heap pages and 34 page-table pages (a PUD, a PMD and 32 PTE
-    // tables: 16050 PTEs from a PMD-aligned start) come from the zone.
-    // Allocations above low take the fast path. At free = 320..305 each
-    // allocation wakes kswapd, which finds nothing (SCAN_FILE, no file)
-    // from priority 12 to 1 and counts a failure; 16 runs (pageoutrun 16).
-    // At 304..301 wakeup_kswapd returns at once. free = 300 > min: no
-    // direct reclaim yet.
+    // tables: 16050 PTEs from a PMD-aligned start): 16084 allocations,
+    // served from the CPU's list (crate::page_alloc; one CPU: batch 3,
+    // high_min 320, high_max 2048), which takes pages from the zone in
+    // refills of 3, 6, 12, 24, 48 (93 by the 93rd allocation), then 96 at
+    // the 94th, 190th, ...: the zone's free count is 16291 - 96 k after
+    // the k-th of those. The 166th (allocation 15934) leaves 355: the next
+    // allocation finds the zone below high (ZONE_BELOW_HIGH), still above
+    // low. The 167th (allocation 16030, at 355 > low) leaves 259. From
+    // allocation 16031 on, each finds 259 <= low: the slow path wakes
+    // kswapd, which finds nothing (SCAN_FILE, no file) from priority 12 to
+    // 1 and counts a failure; 16 runs (pageoutrun 16); then wakeup_kswapd
+    // returns at once. 259 > min: no direct reclaim; the last 54
+    // allocations come from the list, which keeps 95 - 54 = 41.
     let k = t.k();
-    assert_eq!((k.nr_free_pages(), k.kswapd_failures, k.ev.get(Ev::Pageoutrun)), (300, 16, 16));
+    assert_eq!((k.nr_free_pages(), k.kswapd_failures, k.ev.get(Ev::Pageoutrun)), (259, 16, 16));
+    assert_eq!(k.cpus[0].pcp[ZONE_DMA32].count(), 41);
     assert_eq!(k.ev.get(Ev::AllocstallMovable), 0);
-    t.run("read t f 0 44");
-    // 44 page-cache pages at free 300..257 (> min): free 256.
-    assert_eq!(t.k().nr_free_pages(), 256);
-    assert_eq!(t.ev(Ev::AllocstallMovable), 0);
-    t.run("read t f 44");
-    // free 256 is not above min: try_to_free_pages (allocstall_movable),
-    // nr_to_reclaim 32, SCAN_FILE. The add batch (shared with the anon
-    // pages: 16050 = 517 × 31 + 23) flushed after 8 file pages and again
-    // after 31 more: 39 on the list, 5 queued. Priority escalation:
-    // 12..6: 39 >> p = 0; 5: 1 (drain: 44); 4: 43 >> 4 = 2 (3);
-    // 3: 41 >> 3 = 5 (8); 2: 36 >> 2 = 9 (17); 1: 27 >> 1 = 13 (30);
-    // 0: 14 → 44 ≥ 32. All 44 are clean read-once pages.
+    t.run("read t f 0 43");
+    // Pages 0..40 come from the list (259 > min). Page 41: the list is
+    // empty, the refill takes 96 (alloc_factor still 5) whatever the
+    // watermark: the zone keeps 163. Page 42: 163 is not above min:
+    // try_to_free_pages (allocstall_movable), nr_to_reclaim 32, SCAN_FILE.
+    // The add batch (shared with the anon pages: 16050 = 517 x 31 + 23)
+    // flushed after 8 file pages and again after 31 more: 39 on the list,
+    // 3 queued. Priority escalation: 12..6: 39 >> p = 0; 5: 1 (drain: 42);
+    // 4: 41 >> 4 = 2 (3); 3: 39 >> 3 = 4 (7); 2: 35 >> 2 = 8 (15);
+    // 1: 27 >> 1 = 13 (28); 0: 14 -> 42 >= 32. All 42 are clean read-once
+    // pages. They go to the CPU's list (95 + 42 = 137, under high_min: no
+    // flush while the zone is below high); the retry at min fails on the
+    // zone's 163, drain_all_pages gives the 137 back (300), and the retry
+    // refills 3 (alloc_factor 0 after the frees): 297 free, 2 on the list.
+    // (A page after it would find 297 <= low and wake kswapd, no longer
+    // hopeless after this progress.)
     assert_eq!(t.ev(Ev::AllocstallMovable), 1);
-    assert_eq!(t.ev(Ev::PgscanDirect), 44);
-    assert_eq!(t.ev(Ev::PgstealDirect), 44);
+    assert_eq!(t.ev(Ev::PgscanDirect), 42);
+    assert_eq!(t.ev(Ev::PgstealDirect), 42);
     assert_eq!((t.ev(Ev::PgscanKswapd), t.ev(Ev::PgstealKswapd)), (0, 0));
-    // free 256 + 44 - 1 (the page for the read); the file keeps page 44.
-    assert_eq!(t.k().nr_free_pages(), 299);
+    assert_eq!(t.k().nr_free_pages(), 297);
+    assert_eq!(t.k().cpus[0].pcp[ZONE_DMA32].count(), 2);
     assert_eq!(resident(&mut t, "f", 0..256), 1);
     // Progress in shrink_node resets kswapd_failures.
     assert_eq!(t.k().kswapd_failures, 0);
-    t.run("read t f 45 40");
-    // free 299 < low: the next 16 allocations wake kswapd, which again
-    // finds an empty file list (pages 44..60 are all in the add batch)
-    // and fails 16 times; the rest allocate at free > min.
-    let k = t.k();
-    assert_eq!((k.ev.get(Ev::Pageoutrun), k.kswapd_failures, k.nr_free_pages()), (32, 16, 259));
-    assert_eq!(k.ev.get(Ev::AllocstallMovable), 1);
     t.check();
 }
 

@@ -89,14 +89,14 @@ fn shared_anonymous_mapping_is_shmem() {
         assert_eq!(stat(&mut t, "app", "file_mapped"), 100 * PAGE, "{policy:?}");
         assert_eq!(stat(&mut t, "app", "anon"), 0, "{policy:?}");
         assert_eq!((t.vm("nr_anon_pages"), t.vm("nr_mapped"), t.vm("nr_shmem")), (0, 100, 100), "{policy:?}");
-        let free = t.vm("nr_free_pages");
+        let free = t.k().nr_free_and_pcp_pages();
         let pgfree = t.vm("pgfree");
         t.run("munmap t sh\n");
         t.check();
         assert_eq!((t.vm("nr_shmem"), t.vm("nr_file_pages"), t.vm("nr_mapped")), (0, 0, 0), "{policy:?}");
         assert_eq!(stat(&mut t, "app", "file"), 0, "{policy:?}");
         // 100 folios and the three page tables of the only mapping.
-        assert_eq!(t.vm("nr_free_pages") - free, 103, "{policy:?}");
+        assert_eq!(t.k().nr_free_and_pcp_pages() - free, 103, "{policy:?}");
         assert_eq!(t.vm("pgfree") - pgfree, 103, "{policy:?}");
     }
 }

@@ -27,7 +27,7 @@ fn munmap_of_anon_frees_pages_and_page_tables() {
         t.run("memory 256M\nmemcg app\ntask t memcg=app\nanon t heap size=1M\nstore t heap 0 256\n");
         assert_eq!(stat(&mut t, "app", "anon"), 256 * 4096, "{policy:?}");
         assert_eq!(stat(&mut t, "app", "pagetables"), 4 * 4096, "{policy:?}");
-        let free0 = t.vm("nr_free_pages");
+        let free0 = t.k().nr_free_and_pcp_pages();
         let pgfree0 = t.vm("pgfree");
         t.run("munmap t heap\n");
         t.drain();
@@ -35,7 +35,7 @@ fn munmap_of_anon_frees_pages_and_page_tables() {
         assert_eq!(stat(&mut t, "app", "anon"), 0, "{policy:?}");
         assert_eq!(stat(&mut t, "app", "pagetables"), 4096, "{policy:?}");
         assert_eq!(t.vm("nr_anon_pages"), 0, "{policy:?}");
-        assert_eq!(t.vm("nr_free_pages") - free0, 256 + 3, "{policy:?}");
+        assert_eq!(t.k().nr_free_and_pcp_pages() - free0, 256 + 3, "{policy:?}");
         assert_eq!(t.vm("pgfree") - pgfree0, 256 + 3, "{policy:?}");
         let tid = 0;
         let task = &t.k().tasks[tid];

@@ -34,25 +34,35 @@ fn layout_watermarks_and_reserves() {
     assert_eq!(k.node_wmark(0), 256);
 }
 
-/// get_page_from_freelist walks the zonelist from DMA32 down: DMA32 gives
-/// pages while it is above its low watermark (free > 240: 12288 − 240 =
-/// 12048 pages), then DMA while it is above low + reserve (free > 80 + 48:
-/// 4096 − 128 = 3968 pages) — no kswapd yet, the fast path never wakes it.
-/// The next page finds every zone at low: the slow path wakes kswapd
-/// (pageoutrun; nothing it could reclaim: anon without swap) and retries
-/// at min, where DMA32 (240 > 192) gives it. The 16016 pages are 15982
-/// heap pages and the 34 page-table pages they need (a PUD, a PMD and 32
-/// PTE tables), which come from the zones like any other page.
+/// get_page_from_freelist walks the zonelist from DMA32 down, every page
+/// handed out from the CPU's list of its zone (crate::page_alloc), which
+/// is refilled from the zone in batches whatever the watermark: DMA32
+/// (batch 12288 >> 10 = 12, / 4 = 3, rounddown(4) - 1 = 3; high_min 240)
+/// takes 3, 6, 12, 24, 48 (93 by the 93rd page), then 96 at pages 94,
+/// 190, ...: its free count is 12195 - 96 k after the k-th of those. It
+/// gives pages while it is above its low watermark (free > 240): the
+/// 125th refill (page 11998, found at 291) leaves it 195, so 11998 pages.
+/// Then DMA while above low + reserve (free > 80 + 48): its batch is 1
+/// (4096 >> 10 = 4, / 4 = 1, rounddown(1) - 1 = 0 -> 1), refills of 1, 2,
+/// 4, 8, 16 (31), then 32 at its pages 32, 64, ...: free 4065 - 32 j
+/// after the j-th; the 124th (page 3968, found at 129) leaves 97: 3968
+/// pages. No kswapd yet, the fast path never wakes it. The next page finds
+/// every zone at low: the slow path wakes kswapd (pageoutrun; nothing it
+/// could reclaim: anon without swap) and retries at min, where DMA32 (195
+/// > 192) gives it from its list. The 15966 pages are 15932 heap pages
+/// and the 34 page-table pages they need (a PUD, a PMD and 32 PTE
+/// tables), which come from the zones like any other page.
 #[test]
 fn allocations_fall_back_to_dma_above_its_reserve() {
     for policy in [Policy::Classic, Policy::Mglru] {
         let mut t = T::new(policy);
-        t.run("memory 64M\ntask t\nanon t heap size=64M\nstore t heap 0 15982");
-        assert_eq!((t.ev(Ev::PgallocDma32), t.ev(Ev::PgallocDma)), (12048, 3968), "{policy:?}");
-        assert_eq!((t.k().folios.nr_free_zone(ZONE_DMA32), t.k().folios.nr_free_zone(ZONE_DMA)), (240, 128));
+        t.run("memory 64M\ntask t\nanon t heap size=64M\nstore t heap 0 15932");
+        assert_eq!((t.ev(Ev::PgallocDma32), t.ev(Ev::PgallocDma)), (11998, 3968), "{policy:?}");
+        assert_eq!((t.k().folios.nr_free_zone(ZONE_DMA32), t.k().folios.nr_free_zone(ZONE_DMA)), (195, 97));
+        assert_eq!((t.k().nr_pcp_pages(ZONE_DMA32), t.k().nr_pcp_pages(ZONE_DMA)), (95, 31));
         assert_eq!(t.ev(Ev::Pageoutrun), 0);
-        t.run("store t heap 15982");
-        assert_eq!((t.ev(Ev::PgallocDma32), t.ev(Ev::PgallocDma)), (12049, 3968), "{policy:?}");
+        t.run("store t heap 15932");
+        assert_eq!((t.ev(Ev::PgallocDma32), t.ev(Ev::PgallocDma)), (11999, 3968), "{policy:?}");
         assert_eq!(t.ev(Ev::Pageoutrun), 1);
         t.check();
     }
@@ -118,7 +128,7 @@ fn ram_backed_swap_keeps_a_page_per_slot_written() {
         let mut t = T::new(Policy::Classic);
         t.run(&format!("memory 64M\nswap 16M sync=y{ram}\nmemcg app max=4M\ntask t memcg=app\nanon t heap size=16M\nstore t heap 0 2048"));
         t.check();
-        let (out, free, dev) = (t.ev(Ev::Pswpout), t.k().nr_free_pages(), device_pages(&mut t));
+        let (out, free, dev) = (t.ev(Ev::Pswpout), t.k().nr_free_and_pcp_pages(), device_pages(&mut t));
         let stored = t.k().swap.as_ref().unwrap().nr_stored;
         (out, free, dev, stored)
     };

@@ -125,7 +125,18 @@ impl Kernel {
         if zone_lru != self.zone_lru {
             return Err(format!("zone LRU counts {:?} but the lists hold {zone_lru:?}", self.zone_lru));
         }
-        self.folios.check_free_lists()?;
+        let mut pcp_pages = Vec::new();
+        for (c, cpu) in self.cpus.iter().enumerate() {
+            for (z, p) in cpu.pcp.iter().enumerate() {
+                for &pfn in &p.list {
+                    if self.folios.zone_of(pfn) != z {
+                        return Err(format!("CPU {c}'s per-CPU list of zone {z} holds pfn {pfn} of zone {}", self.folios.zone_of(pfn)));
+                    }
+                    pcp_pages.push(pfn);
+                }
+            }
+        }
+        self.folios.check_free_lists(&pcp_pages)?;
         let mut in_batch = vec![false; n];
         for cpu in &self.cpus {
             for b in &cpu.batch {

@@ -267,7 +267,9 @@ impl Simulator {
                 }
                 apply_sysctl(&mut k.sysctl, name, value);
                 if matches!(name, Sysctl::MinFreeKbytes | Sysctl::WatermarkScaleFactor) {
+                    // setup_per_zone_wmarks, then zone_pcp_update.
                     k.setup_per_zone_wmarks();
+                    k.setup_zone_pagesets();
                 }
             }
             Op::Memcg(ref m) => {
