@@ -94,8 +94,8 @@ fn simulate(reader: &mut TraceReader, opts: &RunOptions, mut x: Extras<'_>) -> R
     // belong to: a decode error surfaces only after the operations before
     // it ran, and the location printed for a model error is that of the
     // operation applied.
-    const AHEAD: usize = 8; // page-cache entries are prefetched this many operations ahead,
-    const FOLIO_AHEAD: usize = 4; // and folios this many (their entry arrived meanwhile).
+    const AHEAD: usize = mglru_core::sim::PREFETCH_ENTRY_AHEAD; // page-cache entries are prefetched this many operations ahead,
+    const FOLIO_AHEAD: usize = mglru_core::sim::PREFETCH_FOLIO_AHEAD; // and folios this many (their entry arrived meanwhile).
     const BLOCK: usize = 256; // operations decoded at a time
     let mut ops: Vec<mglru_trace::Op> = Vec::with_capacity(BLOCK);
     let mut lines: Vec<u64> = Vec::with_capacity(BLOCK);
@@ -105,6 +105,11 @@ fn simulate(reader: &mut TraceReader, opts: &RunOptions, mut x: Extras<'_>) -> R
     let mut pending_err: Option<Failure> = None;
     let mut eof = false;
     let clock = !x.clock.is_empty();
+    // Without a guest clock to follow or a time series to sample after
+    // each operation, a one-page read of a cached page is applied with the
+    // ones after it (Simulator::apply_cached_reads): what the loop below
+    // would do for each, which for such a read is apply and count.
+    let runs = !clock && ts.is_none();
     loop {
         if i + AHEAD >= ops.len() && !eof && pending_err.is_none() {
             // Keep the operations not applied yet, then top the block up.
@@ -121,6 +126,21 @@ fn simulate(reader: &mut TraceReader, opts: &RunOptions, mut x: Extras<'_>) -> R
             // page-cache entries now; later ones as their turn nears.
             for op in &ops[before.min(AHEAD)..ops.len().min(AHEAD)] {
                 sim.prefetch(op, 0);
+            }
+        }
+        if runs {
+            // Leave AHEAD operations for the next pass (the top of the loop
+            // tops the block up first) unless the block is the last.
+            let limit = if eof || pending_err.is_some() { ops.len() - i } else { ops.len().saturating_sub(i + AHEAD).max(1) };
+            let k = sim.apply_cached_reads(&ops[i..], limit);
+            if k > 0 {
+                i += k;
+                let before = n;
+                n += k as u64;
+                if (before ^ n) >> 16 != 0 {
+                    bar.set(reader.bytes_read(), n);
+                }
+                continue;
             }
         }
         let Some(op) = ops.get(i) else {

@@ -452,22 +452,31 @@ impl Simulator {
         Ok(())
     }
 
+    /// Applies the operations at the front of `ops`, at most `limit` of
+    /// them, while each is a one-page `read` that the one-step path of
+    /// [`apply`](Self::apply) takes; returns how many it applied (0 if the
+    /// first is not such a read, or the kernel is not built yet). The
+    /// same as `apply` on each in turn: a caller applies the one it
+    /// stopped at with `apply`, which tries the one-step path again (it
+    /// changed nothing) and then takes the general one. Like a replay
+    /// loop, it prefetches the page-cache entry of the operation
+    /// [`PREFETCH_ENTRY_AHEAD`] places on, and the folio of the one
+    /// [`PREFETCH_FOLIO_AHEAD`] on, from `ops` (which may extend past
+    /// `limit` for that).
+    #[inline]
+    pub fn apply_cached_reads(&mut self, ops: &[Op], limit: usize) -> usize {
+        let Some(k) = self.kernel.as_mut() else { return 0 };
+        k.read_cached_pages_now(ops, limit.min(ops.len()))
+    }
+
     /// A hint that `op` will be applied soon: start loading the memory it
     /// will touch first. `stage` 0 prefetches the page-cache entry (the
     /// op after next), stage 1 the folio the entry points to (the next op,
     /// whose entry stage 0 brought in). Changes no state.
     #[inline]
     pub fn prefetch(&self, op: &Op, stage: u8) {
-        let Some(k) = &self.kernel else { return };
-        if let Op::Read { file, page, .. } | Op::Write { file, page, .. } = *op {
-            let Some(f) = k.files.get(file as usize) else { return };
-            if stage == 0 {
-                if let Some(p) = f.cache.entry_ptr(page) {
-                    prefetch_read(p as *const u8);
-                }
-            } else if let Some(pfn) = f.folio_at(page) {
-                prefetch_read(k.folios.get(pfn) as *const _ as *const u8);
-            }
+        if let Some(k) = &self.kernel {
+            k.prefetch(op, stage);
         }
     }
 
@@ -507,7 +516,28 @@ fn prefetch_read(p: *const u8) {
     let _ = p;
 }
 
+/// How far ahead of the operation applied a replay loop prefetches the
+/// page-cache entry of a read or write ([`Simulator::prefetch`] stage 0),
+pub const PREFETCH_ENTRY_AHEAD: usize = 8;
+/// and the folio that entry points to (stage 1; the entry arrived meanwhile).
+pub const PREFETCH_FOLIO_AHEAD: usize = 4;
+
 impl Kernel {
+    /// [`Simulator::prefetch`].
+    #[inline(always)]
+    fn prefetch(&self, op: &Op, stage: u8) {
+        if let Op::Read { file, page, .. } | Op::Write { file, page, .. } = *op {
+            let Some(f) = self.files.get(file as usize) else { return };
+            if stage == 0 {
+                if let Some(p) = f.cache.entry_ptr(page) {
+                    prefetch_read(p as *const u8);
+                }
+            } else if let Some(pfn) = f.folio_at(page) {
+                prefetch_read(self.folios.get(pfn) as *const _ as *const u8);
+            }
+        }
+    }
+
     /// Switch to `task` for an operation; false (and the accesses are
     /// counted as dropped) if it was OOM-killed.
     #[inline(always)]
@@ -539,7 +569,7 @@ impl Kernel {
     /// user and system time are split as there. Returns false, having
     /// changed nothing the general path would not change the same way,
     /// when any condition fails.
-    #[inline]
+    #[inline(always)]
     fn read_cached_page_now(&mut self, task: u32, file: u32, page: u64) -> bool {
         if self.parallel() || self.kswapd.at <= self.now || task != self.current || self.nr_pages_over_high != 0 {
             return false;
@@ -571,6 +601,102 @@ impl Kernel {
             self.now = end;
         }
         true
+    }
+
+    /// [`Simulator::apply_cached_reads`]: `read_cached_page_now` for
+    /// each one-page read at the front of `ops[..limit]` by one task of
+    /// one file. The one-step path changes none of what its conditions
+    /// read but the clock (it marks a folio accessed, which can move it
+    /// between LRU lists, and counts; it charges nothing, allocates
+    /// nothing, wakes nothing and arms no timer; debug builds check it),
+    /// so those are checked once for the run: the task, its CPU and psi
+    /// state, memory.high, and that no timer, statistics flush, psi work
+    /// or kswapd release falls due by the end of the run's last read,
+    /// when every read moves the clock by the same op + copy. Per read
+    /// remain kswapd's wake-up time against the clock and the page
+    /// itself. When an event falls due within the run, each read is
+    /// checked whole instead (`read_cached_page_now`).
+    #[inline]
+    fn read_cached_pages_now(&mut self, ops: &[Op], limit: usize) -> usize {
+        let Some(&Op::Read { task, file, count: 1, .. }) = ops.first() else { return 0 };
+        let step = self.cost.op.saturating_add(self.cost.page_copy);
+        let last_end = self.now.saturating_add(step.saturating_mul(limit as u64));
+        if !self.no_event_by(last_end) || self.kswapd_release_by(last_end) {
+            let mut n = 0;
+            while n < limit {
+                let Op::Read { task, file, page, count: 1 } = ops[n] else { break };
+                self.prefetch_ahead(ops, n);
+                if !self.read_cached_page_now(task, file, page) {
+                    break;
+                }
+                n += 1;
+            }
+            return n;
+        }
+        // read_cached_page_now's conditions but the clock's, once.
+        if self.parallel() || task != self.current || self.nr_pages_over_high != 0 || file as usize >= self.files.len() {
+            return 0;
+        }
+        let t = &self.tasks[task as usize];
+        let c = t.cpu as usize;
+        if !t.alive || self.psi.cpus[c].state == crate::psi::PsiState::Idle || self.psi.cpus[c].task != task {
+            return 0;
+        }
+        self.cpu = c;
+        let kswapd_at = self.kswapd.at;
+        let mut n = 0;
+        while n < limit {
+            let Op::Read { task: t, file: f, page, count: 1 } = ops[n] else { break };
+            if t != task || f != file {
+                break;
+            }
+            self.prefetch_ahead(ops, n);
+            if kswapd_at <= self.now {
+                break;
+            }
+            let end = self.now.saturating_add(step);
+            if !self.filemap_read_one_cached(file, page) {
+                break;
+            }
+            self.now = end;
+            n += 1;
+            // Nothing fell due by the end of this read (what
+            // read_cached_page_now checks per read), nor changed.
+            debug_assert!(
+                self.no_event_by(end)
+                    && !self.kswapd_release_by(end)
+                    && self.no_event_by(last_end)
+                    && !self.kswapd_release_by(last_end)
+                    && self.kswapd.at == kswapd_at
+                    && self.current == task
+                    && self.nr_pages_over_high == 0
+                    && self.tasks[task as usize].alive
+                    && self.cpu == c,
+                "a one-step read changed what its conditions read"
+            );
+        }
+        // The counts and times read_cached_page_now adds per read.
+        let (op, copy) = (self.cost.op, self.cost.page_copy);
+        let k = n as u64;
+        self.sim.operations += k;
+        self.sim.access_ops += k;
+        self.sim.page_accesses += k;
+        let t = &mut self.tasks[task as usize];
+        t.utime_ns += k * op;
+        t.stime_ns += k * copy;
+        self.sim.task_ns += k * (op + copy);
+        n
+    }
+
+    /// The prefetches of a replay loop at operation `n` of `ops`.
+    #[inline(always)]
+    fn prefetch_ahead(&self, ops: &[Op], n: usize) {
+        if let Some(o) = ops.get(n + PREFETCH_ENTRY_AHEAD) {
+            self.prefetch(o, 0);
+        }
+        if let Some(o) = ops.get(n + PREFETCH_FOLIO_AHEAD) {
+            self.prefetch(o, 1);
+        }
     }
 
     /// Global counters the tests and reports read by name.
