@@ -250,9 +250,9 @@ impl Kernel {
     /// no readahead starts, and the folio is marked accessed unless the
     /// previous read ended inside it. Returns false, having changed
     /// nothing, when the page is not such a folio. Reads no clock.
-    #[inline]
+    #[inline(always)]
     pub fn filemap_read_one_cached(&mut self, file: u32, page: u64) -> bool {
-        let f = &self.files[file as usize];
+        let f = &mut self.files[file as usize];
         let Some(pfn) = f.folio_at(page) else { return false };
         if f.shmem {
             // shmem_file_read_iter of a cached page: marked accessed, as
@@ -263,11 +263,14 @@ impl Kernel {
         if self.folios.get(pfn).test(pg::READAHEAD) {
             return false;
         }
+        // prev_pos is set before the folio is marked (the kernel sets it
+        // after the copy): marking reads no readahead state, and the file
+        // is looked up once.
         let last_pos = f.ra.prev_pos;
+        f.ra.prev_pos = ((page + 1) << 12) as i64;
         if ((last_pos - 1) >> 12) != page as i64 {
             self.folio_mark_accessed(pfn);
         }
-        self.files[file as usize].ra.prev_pos = ((page + 1) << 12) as i64;
         true
     }
 

@@ -278,6 +278,7 @@ impl Kernel {
 
     /// `folio_inc_refs` (`folio_mark_accessed` under the MGLRU, 6.12):
     /// `PG_referenced`, then `PG_workingset`, then the refs counter.
+    #[inline]
     pub fn folio_inc_refs(&mut self, pfn: u32) {
         let f = self.folios.get_mut(pfn);
         if f.test(pg::UNEVICTABLE) {

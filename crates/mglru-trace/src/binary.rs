@@ -185,9 +185,26 @@ impl SameRun<'_> {
         let buf = self.buf;
         let (mut pos, mut line, mut end, mut k) = (self.pos, self.line, self.end, self.k);
         let room = out_ops.len().min(out_lines.len());
-        while k < room && buf.len() - pos >= MAX_SAME_RECORD && buf[pos] == self.tag {
-            let mut p = pos + 1;
-            let Some(d) = varint_at(buf, &mut p) else { break };
+        while k < room && buf.len() - pos >= MAX_SAME_RECORD {
+            // One bounds check for the record's longest form.
+            let r: &[u8; MAX_SAME_RECORD] = buf[pos..pos + MAX_SAME_RECORD].try_into().unwrap();
+            if r[0] != self.tag {
+                break;
+            }
+            // Page deltas of up to three bytes (21 bits) inline; longer
+            // ones by varint_at.
+            let (d, len) = if r[1] < 0x80 {
+                (u64::from(r[1]), 1)
+            } else if r[2] < 0x80 {
+                (u64::from(r[1] & 0x7f) | u64::from(r[2]) << 7, 2)
+            } else if r[3] < 0x80 {
+                (u64::from(r[1] & 0x7f) | u64::from(r[2] & 0x7f) << 7 | u64::from(r[3]) << 14, 3)
+            } else {
+                let mut p = pos + 1;
+                let Some(d) = varint_at(buf, &mut p) else { break };
+                (d, p - pos - 1)
+            };
+            let p = pos + 1 + len;
             let page = end.wrapping_add(unzigzag(d) as u64);
             let e = page.wrapping_add(self.count);
             // The count is not 0 (it is in the tag): this is the check the
