@@ -349,7 +349,7 @@ impl Kernel {
     }
 
     /// `folio_mark_accessed`.
-    #[inline]
+    #[inline(always)]
     pub fn folio_mark_accessed(&mut self, pfn: u32) {
         if self.policy() == Policy::Mglru {
             self.folio_inc_refs(pfn);
