@@ -360,6 +360,10 @@ struct Start {
     meminfo: Vec<(String, u64)>,
     /// kswapd0's CPU ticks at the start (None where it cannot be read).
     kswapd_ticks: Option<u64>,
+    /// PSI memory totals at the start: the system's first, then each
+    /// memcg's `memory.pressure` in `memcgs` order from the second on
+    /// (None where the kernel has no PSI, or for the root memcg).
+    psi: Vec<Option<sysfs::PsiTotals>>,
     at: Instant,
 }
 
@@ -2196,6 +2200,17 @@ impl Exec {
         None
     }
 
+    /// The PSI memory totals now: `/proc/pressure/memory`, then each
+    /// trace memcg's `memory.pressure` (the root memcg, first in `memcgs`,
+    /// is the system's and gets None).
+    fn read_psi_all(&self) -> Vec<Option<sysfs::PsiTotals>> {
+        let mut v = vec![sysfs::read_psi(&self.sys.path(sysfs::PSI_MEMORY))];
+        for m in self.memcgs.iter().skip(1) {
+            v.push(sysfs::read_psi(&m.dir.join("memory.pressure")));
+        }
+        v
+    }
+
     fn read_vmstat(&self) -> Result<Vec<(String, u64)>, ReplayError> {
         Ok(sysfs::parse_kv(&sysfs::read_req(
             &self.sys.path(sysfs::VMSTAT),
@@ -2236,6 +2251,7 @@ impl Exec {
             self.sync_stats_flush()?;
         }
         let kswapd_ticks = self.kswapd_cpu_ticks();
+        let psi = self.read_psi_all();
         for t in 0..self.tasks.len() {
             let ticks = match &self.tasks[t] {
                 TaskState::Alive(w) => self.worker_ticks(w.pid),
@@ -2250,6 +2266,7 @@ impl Exec {
             zones,
             meminfo,
             kswapd_ticks,
+            psi,
             at: Instant::now(),
         });
         Ok(())
@@ -2334,6 +2351,7 @@ impl Exec {
         self.settle();
         self.refresh_vmstat();
         let end = self.read_vmstat()?;
+        let end_psi = self.read_psi_all();
         let end_meminfo = self.read_meminfo()?;
         let end_zones = self.read_zones()?;
         let wall = self
@@ -2433,6 +2451,35 @@ impl Exec {
         match (self.start.as_ref().and_then(|s| s.kswapd_ticks), self.kswapd_cpu_ticks()) {
             (Some(a), Some(b)) if b >= a && hz > 0 => j.float("kswapd_cpu_seconds", (b - a) as f64 / hz as f64),
             _ => j.null("kswapd_cpu_seconds"),
+        }
+        // Memory pressure over the workload (PSI, microseconds stalled:
+        // `some` = at least one task, `full` = every non-idle task), from
+        // the start snapshot to the end one (after the settle): the
+        // system's and each trace memcg's. null without PSI.
+        let start_psi: &[Option<sysfs::PsiTotals>] = self.start.as_ref().map_or(&[], |s| &s.psi);
+        let psi: Vec<Option<sysfs::PsiTotals>> = (0..end_psi.len())
+            .map(|i| sysfs::psi_delta(start_psi.get(i).copied().flatten(), end_psi[i]))
+            .collect();
+        if psi.iter().all(Option::is_none) {
+            j.null("psi");
+        } else {
+            let put = |j: &mut Json, k: &str, v: Option<sysfs::PsiTotals>| match v {
+                Some(t) => {
+                    j.begin_obj(Some(k));
+                    j.int("some_us", t.some_us);
+                    j.int("full_us", t.full_us);
+                    j.end_obj();
+                }
+                None => j.null(k),
+            };
+            j.begin_obj(Some("psi"));
+            put(&mut j, "system", psi[0]);
+            j.begin_obj(Some("memcg"));
+            for (m, v) in self.memcgs.iter().skip(1).zip(psi.iter().skip(1)) {
+                put(&mut j, &m.name, *v);
+            }
+            j.end_obj();
+            j.end_obj();
         }
         j.float("wall_seconds", wall);
         j.float("setup_seconds", setup);

@@ -28,6 +28,8 @@ pub const SELF_OOM_SCORE_ADJ: &str = "/proc/self/oom_score_adj";
 pub const MEMINFO: &str = "/proc/meminfo";
 /// Per-zone free pages, watermarks and lowmem reserves.
 pub const ZONEINFO: &str = "/proc/zoneinfo";
+/// The system's memory pressure (PSI); a memcg's is its `memory.pressure`.
+pub const PSI_MEMORY: &str = "/proc/pressure/memory";
 
 /// Access to the kernel's files.
 ///
@@ -295,6 +297,43 @@ pub fn parse_stat_times(stat: &str) -> Option<(u64, u64)> {
     let utime: u64 = f.get(11)?.parse().ok()?;
     let stime: u64 = f.get(12)?.parse().ok()?;
     Some((utime, stime))
+}
+
+/// The two stall totals of a PSI file (`/proc/pressure/memory`, a
+/// cgroup's `memory.pressure`): microseconds in which some task, and in
+/// which every non-idle task, was stalled on memory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PsiTotals {
+    pub some_us: u64,
+    pub full_us: u64,
+}
+
+/// Parses a PSI file: a `some` and a `full` line, each
+/// `avg10=A avg60=B avg300=C total=N`. None unless both lines carry a
+/// `total=` number (a kernel without PSI has no such file; one booted
+/// with `psi=0` refuses the read, and the caller passes no text).
+pub fn parse_psi_totals(text: &str) -> Option<PsiTotals> {
+    let total = |kind: &str| -> Option<u64> {
+        let line = text.lines().find(|l| l.split_whitespace().next() == Some(kind))?;
+        line.split_whitespace().find_map(|f| f.strip_prefix("total="))?.parse().ok()
+    };
+    Some(PsiTotals { some_us: total("some")?, full_us: total("full")? })
+}
+
+/// Reads a PSI file's totals; None where the file is missing, cannot be
+/// read (PSI disabled: `EOPNOTSUPP`) or does not parse.
+pub fn read_psi(path: &Path) -> Option<PsiTotals> {
+    read_text(path).ok().as_deref().and_then(parse_psi_totals)
+}
+
+/// The growth of the totals between two readings; None if either is
+/// missing or a total went backwards (not the same group).
+pub fn psi_delta(start: Option<PsiTotals>, end: Option<PsiTotals>) -> Option<PsiTotals> {
+    let (a, b) = (start?, end?);
+    Some(PsiTotals {
+        some_us: b.some_us.checked_sub(a.some_us)?,
+        full_us: b.full_us.checked_sub(a.full_us)?,
+    })
 }
 
 /// Parses a file holding one number (`memory.current`).
@@ -591,6 +630,39 @@ mod tests {
         assert_eq!(parse_stat_cpu_ticks("garbage"), None);
         assert_eq!(parse_stat_times("1 (a) b) S 0 0 0 0 0 0 0 0 0 0 3 4 5"), Some((3, 4)));
         assert_eq!(parse_stat_times("1 (a) S 0"), None);
+    }
+
+    #[test]
+    fn psi_totals() {
+        // The layout psi_show() prints, two lines.
+        let text = "some avg10=1.25 avg60=0.40 avg300=0.08 total=1834567\n\
+                    full avg10=0.50 avg60=0.10 avg300=0.02 total=912004\n";
+        assert_eq!(parse_psi_totals(text), Some(PsiTotals { some_us: 1_834_567, full_us: 912_004 }));
+        // Order of the lines does not matter; a missing line or total does.
+        let swapped = "full avg10=0.00 avg60=0.00 avg300=0.00 total=7\nsome avg10=0.00 avg60=0.00 avg300=0.00 total=9\n";
+        assert_eq!(parse_psi_totals(swapped), Some(PsiTotals { some_us: 9, full_us: 7 }));
+        assert_eq!(parse_psi_totals("some avg10=0.00 avg60=0.00 avg300=0.00 total=5\n"), None);
+        assert_eq!(parse_psi_totals("some avg10=0.00 total=x\nfull total=1\n"), None);
+        assert_eq!(parse_psi_totals(""), None);
+        // "something" is not "some".
+        assert_eq!(parse_psi_totals("something total=1\nfull total=2\n"), None);
+        let a = Some(PsiTotals { some_us: 100, full_us: 40 });
+        let b = Some(PsiTotals { some_us: 350, full_us: 40 });
+        assert_eq!(psi_delta(a, b), Some(PsiTotals { some_us: 250, full_us: 0 }));
+        assert_eq!(psi_delta(b, a), None);
+        assert_eq!(psi_delta(None, b), None);
+        assert_eq!(psi_delta(a, None), None);
+    }
+
+    #[test]
+    fn psi_files_read_or_absent() {
+        let dir = std::env::temp_dir().join(format!("mglru-replay-psi-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("memory.pressure");
+        std::fs::write(&f, "some avg10=0.00 avg60=0.00 avg300=0.00 total=42\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=3\n").unwrap();
+        assert_eq!(read_psi(&f), Some(PsiTotals { some_us: 42, full_us: 3 }));
+        assert_eq!(read_psi(&dir.join("absent")), None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

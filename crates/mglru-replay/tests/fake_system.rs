@@ -149,6 +149,9 @@ fn real_run_against_a_fake_kernel() {
         r#""operations":35"#,
         r#""skipped_operations":0"#,
         r#""killed_tasks":[]"#,
+        // No /proc/pressure/memory and no memory.pressure: a kernel
+        // without PSI.
+        r#""psi":null"#,
         // The guest clock's first sample is the first operation after the
         // definitions (line 15), taken when the workload began.
         r#""time_profile":{"every_ns":10000000,"lines":[15"#,
@@ -605,4 +608,24 @@ exit a
     let after = fs::metadata(f.data.join("f000003-after")).expect("after");
     assert_eq!(after.len(), 2 * 4096);
     assert!(stdout.contains("(16 pages, shmem)") && stdout.contains("= memfd (4 pages, shmem)"), "{stdout}");
+}
+
+#[test]
+fn psi_totals_are_differences_and_missing_groups_null() {
+    // A kernel with PSI whose system totals do not move (the fake file is
+    // the same at both ends) and memcgs without `memory.pressure` (the
+    // fake cgroup directories have no such file).
+    let f = Fake::new("psi");
+    fs::create_dir_all(f.sys.join("proc/pressure")).expect("mkdir");
+    fs::write(
+        f.sys.join("proc/pressure/memory"),
+        "some avg10=0.00 avg60=0.00 avg300=0.00 total=5000\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=2000\n",
+    )
+    .expect("write");
+    let out = f.run("memory 64M\nmemcg app max=32M\nfile d size=64K\ntask t memcg=app\nread t d 0 4\n", &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let r = stdout.lines().find(|l| l.starts_with("MGLRU-REPLAY-RESULT ")).expect("result line");
+    let want = r#""psi":{"system":{"some_us":0,"full_us":0},"memcg":{"app":null}}"#;
+    assert!(r.contains(want), "missing {want} in {r}");
 }
