@@ -117,6 +117,82 @@ pub struct KernelResult {
     /// How the replayer ran the tasks (`replay_schedule`: its `--parallel`
     /// is the model's `--schedule parallel`); serial when not recorded.
     pub schedule: mglru_core::sched::Schedule,
+    /// The CPU time and pressure figures, in results recorded since the
+    /// replayer measures PSI (a `psi` key, null on a kernel without PSI);
+    /// None for older results.
+    pub cpu: Option<KernelCpu>,
+}
+
+/// PSI memory totals over the workload, microseconds: (some, full).
+pub type PsiPair = (f64, f64);
+
+/// What the guest's replayer recorded of CPU time and memory pressure.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KernelCpu {
+    /// Per task (trace name): utime and stime, seconds; None where the
+    /// replayer could not read them (a killed worker).
+    pub tasks: Vec<(String, Option<(f64, f64)>)>,
+    /// `/proc/pressure/memory`'s growth; None without PSI.
+    pub psi_system: Option<PsiPair>,
+    /// Each trace memcg's `memory.pressure` growth.
+    pub psi_memcg: Vec<(String, Option<PsiPair>)>,
+}
+
+/// Reads `task_cpu_seconds` and `psi` of a result (`Ok(None)` when it has
+/// no `psi` key: recorded before the replayer measured PSI).
+fn parse_kernel_cpu(j: &Json) -> Result<Option<KernelCpu>, String> {
+    let Some(psi) = j.get("psi") else { return Ok(None) };
+    let pair = |v: &Json, what: &str| -> Result<Option<PsiPair>, String> {
+        match v {
+            Json::Null => Ok(None),
+            Json::Obj(_) => match (v.get("some_us").and_then(Json::num), v.get("full_us").and_then(Json::num)) {
+                (Some(a), Some(b)) if a >= 0.0 && b >= 0.0 => Ok(Some((a, b))),
+                _ => Err(format!("psi {what}: needs \"some_us\" and \"full_us\", non-negative numbers (as mglru-replay writes them)")),
+            },
+            _ => Err(format!("psi {what}: must be an object {{\"some_us\", \"full_us\"}} or null")),
+        }
+    };
+    let mut cpu = KernelCpu::default();
+    match psi {
+        Json::Null => {}
+        Json::Obj(_) => {
+            cpu.psi_system = match psi.get("system") {
+                Some(v) => pair(v, "system")?,
+                None => None,
+            };
+            match psi.get("memcg") {
+                None | Some(Json::Null) => {}
+                Some(Json::Obj(m)) => {
+                    for (name, v) in m {
+                        cpu.psi_memcg.push((name.clone(), pair(v, &format!("memcg {name}"))?));
+                    }
+                }
+                Some(_) => return Err("psi memcg: must be an object of memcg names".into()),
+            }
+        }
+        _ => return Err("psi: must be an object {\"system\", \"memcg\"} or null".into()),
+    }
+    match j.get("task_cpu_seconds") {
+        None | Some(Json::Null) => {}
+        Some(Json::Obj(m)) => {
+            for (name, v) in m {
+                let t = match v {
+                    Json::Null => None,
+                    _ => match (v.get("utime").and_then(Json::num), v.get("stime").and_then(Json::num)) {
+                        (Some(u), Some(st)) if u >= 0.0 && st >= 0.0 => Some((u, st)),
+                        _ => {
+                            return Err(format!(
+                                "task_cpu_seconds {name}: needs \"utime\" and \"stime\", non-negative seconds, or null"
+                            ))
+                        }
+                    },
+                };
+                cpu.tasks.push((name.clone(), t));
+            }
+        }
+        Some(_) => return Err("task_cpu_seconds: must be an object of task names".into()),
+    }
+    Ok(Some(cpu))
 }
 
 pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
@@ -166,7 +242,8 @@ pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
             format!("{}: replay_schedule must be \"serial\" or \"parallel\"", path.display())
         })?,
     };
-    Ok(KernelResult { policy, vmstat, memory_override, start_zones, meta: meta_s, wall_seconds, kswapd_cpu_seconds, profile, timeline, schedule })
+    let cpu = parse_kernel_cpu(&j).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(KernelResult { policy, vmstat, memory_override, start_zones, meta: meta_s, wall_seconds, kswapd_cpu_seconds, profile, timeline, schedule, cpu })
 }
 
 /// The array member `key` of `obj` (`what` names `obj` in errors), every
@@ -519,6 +596,66 @@ pub struct Comparison {
     /// `--extra` counters, shown and never checked: (trace, policy,
     /// counter, kernel, model, relative error with a 256 floor).
     pub extra: Vec<(String, &'static str, String, f64, f64, f64)>,
+    /// CPU time and pressure, kernel vs model, for results that record
+    /// them (`KernelCpu`); shown, never checked.
+    pub cpu: Vec<CpuRow>,
+}
+
+/// One CPU-time or pressure figure of one trace and policy. `kernel` is
+/// None where the guest could not measure it (no PSI, a killed worker).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CpuRow {
+    pub trace: String,
+    pub policy: &'static str,
+    /// `stime TASK`, `kswapd_cpu`, `psi_some GROUP`, `psi_full GROUP`
+    /// (seconds; GROUP `system` or a memcg), `allocstall` (every zone's
+    /// `allocstall_*` summed), `pgscan_direct`, `pgscan_kswapd`,
+    /// `pgsteal_direct`, `pgsteal_kswapd` (pages).
+    pub figure: String,
+    pub kernel: Option<f64>,
+    pub model: f64,
+}
+
+/// The vmstat figures of the CPU table: the direct/kswapd split.
+const CPU_VMSTAT: [&str; 4] = ["pgscan_direct", "pgscan_kswapd", "pgsteal_direct", "pgsteal_kswapd"];
+
+/// Every `allocstall_*` counter summed (the kernel counts them per zone
+/// type the allocation asked for).
+fn allocstall_sum<'a>(m: impl Iterator<Item = (&'a str, f64)>) -> f64 {
+    m.filter(|(k, _)| k.starts_with("allocstall_")).map(|(_, v)| v).sum()
+}
+
+/// The CPU and pressure rows of one trace and policy. `time_rep` is the
+/// model's run on its own cost-model clock (where task time and stalls
+/// are charged), `rep` the run the counters come from (the vmstat split
+/// is taken from it, as the table above).
+fn cpu_rows(trace: &str, policy: &'static str, kr: &KernelResult, kc: &KernelCpu, rep: &Report, time_rep: &Report) -> Vec<CpuRow> {
+    let mut out = Vec::new();
+    let mut row = |figure: String, kernel: Option<f64>, model: f64| {
+        out.push(CpuRow { trace: trace.to_string(), policy, figure, kernel, model });
+    };
+    for (name, t) in &kc.tasks {
+        let model = time_rep.cpu.tasks.iter().find(|m| &m.name == name).map_or(0.0, |m| m.stime_ns as f64 / 1e9);
+        row(format!("stime {name}"), t.map(|(_, st)| st), model);
+    }
+    row("kswapd_cpu".into(), kr.kswapd_cpu_seconds, time_rep.cpu.kswapd_ns as f64 / 1e9);
+    // The root memcg's pressure file is the system's.
+    let groups = std::iter::once(("system".to_string(), kc.psi_system, time_rep.memcg(mglru_trace::ROOT_MEMCG)))
+        .chain(kc.psi_memcg.iter().map(|(n, v)| (n.clone(), *v, time_rep.memcg(n))));
+    for (group, k, m) in groups {
+        let (ms, mf) = m.map_or((0.0, 0.0), |m| (m.pressure.some.total as f64 / 1e6, m.pressure.full.total as f64 / 1e6));
+        row(format!("psi_some {group}"), k.map(|(s, _)| s / 1e6), ms);
+        row(format!("psi_full {group}"), k.map(|(_, f)| f / 1e6), mf);
+    }
+    row(
+        "allocstall".into(),
+        Some(allocstall_sum(kr.vmstat.iter().map(|(k, v)| (k.as_str(), *v)))),
+        allocstall_sum(rep.vmstat.iter().map(|(k, v)| (*k, *v as f64))),
+    );
+    for c in CPU_VMSTAT {
+        row(c.into(), Some(kr.vmstat.get(c).copied().unwrap_or(0.0)), rep.vmstat(c).unwrap_or(0) as f64);
+    }
+    out
 }
 
 fn policy_name(p: Policy) -> &'static str {
@@ -567,6 +704,7 @@ pub fn compare_suite(
         missing: Vec::new(),
         meta: Vec::new(),
         extra: Vec::new(),
+        cpu: Vec::new(),
     };
     for name in names {
         if only.is_some_and(|o| o != name) {
@@ -586,7 +724,7 @@ pub fn compare_suite(
             let policy = if pname == "self" { None } else { Some(kr.policy) };
             let (memory, zones) = model_memory(&start_free, &name, &kr);
             let profile: &[(u64, u64)] = if follow_guest_clock { &kr.profile } else { &[] };
-            let rep = simulate_trace(&trace, policy, memory, zones, platform.clone(), profile, kswapd, kr.schedule, platform_cpus)?;
+            let rep = simulate_trace(&trace, policy, memory, zones.clone(), platform.clone(), profile, kswapd, kr.schedule, platform_cpus)?;
             cmp.meta.push(format!("{name}.{pname}: {}", kr.meta));
             let sim: f64Map = rep.vmstat.iter().map(|(k, v)| (k.to_string(), *v as f64)).collect();
             let p = policy_name(kr.policy);
@@ -596,6 +734,20 @@ pub fn compare_suite(
                 if k > 0.0 || model_kswapd > 0.0 {
                     cmp.kswapd.push((name.clone(), p, k, model_kswapd));
                 }
+            }
+            if let Some(kc) = &kr.cpu {
+                // Following the guest's clock the model charges the tasks
+                // no time of their own (guest_clock_costs), so their CPU
+                // time and stalls come from a second run on the model's
+                // own cost-model clock.
+                let own;
+                let time_rep = if follow_guest_clock && !profile.is_empty() {
+                    own = simulate_trace(&trace, policy, memory, zones, platform.clone(), &[], kswapd, kr.schedule, platform_cpus)?;
+                    &own
+                } else {
+                    &rep
+                };
+                cmp.cpu.extend(cpu_rows(&name, p, &kr, kc, &rep, time_rep));
             }
             for c in COUNTERS {
                 let k = kr.vmstat.get(c).copied().unwrap_or(0.0);
@@ -851,6 +1003,17 @@ pub fn render(cmp: &Comparison, th: Option<&Thresholds>) -> String {
             let _ = writeln!(o, "{t:<30} {p:<8} {k:>12.2} {s:>12.2}");
         }
     }
+    if !cmp.cpu.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nCPU time (s), memory pressure (PSI totals, s) and reclaim by whom (pages), guest vs model (shown, not checked);\n\
+             the model's times from its own cost-model clock, its counts from the run above; '-' = not measured on the guest:"
+        );
+        for r in &cmp.cpu {
+            let k = r.kernel.map_or_else(|| "-".to_string(), |k| fmt_figure(&r.figure, k));
+            let _ = writeln!(o, "{:<30} {:<8} {:<26} {k:>12} {:>12}", r.trace, r.policy, r.figure, fmt_figure(&r.figure, r.model));
+        }
+    }
     let _ = writeln!(o, "\nMGLRU - classic, kernel vs model:");
     for s in &cmp.signs {
         let verdict = match s.agree {
@@ -901,6 +1064,15 @@ pub fn render(cmp: &Comparison, th: Option<&Thresholds>) -> String {
         let _ = writeln!(o, "no kernel results for {m}");
     }
     o
+}
+
+/// A figure of the CPU table: seconds to three places, counts whole.
+fn fmt_figure(figure: &str, v: f64) -> String {
+    if figure.starts_with("stime") || figure.starts_with("psi") || figure == "kswapd_cpu" {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.0}")
+    }
 }
 
 /// Check against the thresholds; Err lists every violation.
@@ -955,6 +1127,31 @@ struct ComparisonJson<'a> {
     rows: Vec<RowJson<'a>>,
     signs: Vec<SignJson<'a>>,
     extra: Vec<RowJson<'a>>,
+    /// Only for results that record CPU time and PSI (absent otherwise,
+    /// so older folders' documents are unchanged).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    cpu: Vec<CpuJson<'a>>,
+}
+
+/// One CPU-time or pressure figure (`CpuRow`); `kernel` null where the
+/// guest did not measure it.
+#[derive(Serialize)]
+struct CpuJson<'a> {
+    trace: &'a str,
+    policy: &'a str,
+    figure: &'a str,
+    #[serde(serialize_with = "opt_count")]
+    kernel: Option<f64>,
+    #[serde(serialize_with = "count")]
+    model: f64,
+}
+
+/// `count` for a value that may be missing (null).
+fn opt_count<S: serde::Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => count(v, s),
+        None => s.serialize_none(),
+    }
 }
 
 /// One counter of one trace and policy (a checked row or an extra one).
@@ -1024,6 +1221,11 @@ pub fn to_json(cmp: &Comparison) -> String {
             .iter()
             .map(|(t, p, c, k, m, rel)| RowJson { trace: t, policy: p, counter: c, kernel: *k, model: *m, rel_err: *rel })
             .collect(),
+        cpu: cmp
+            .cpu
+            .iter()
+            .map(|r| CpuJson { trace: &r.trace, policy: r.policy, figure: &r.figure, kernel: r.kernel, model: r.model })
+            .collect(),
     };
     let mut text = serde_json::to_string_pretty(&doc).expect("structs of strings and numbers serialise");
     text.push('\n');
@@ -1080,7 +1282,7 @@ mod tests {
     fn known_deviations_have_their_own_limits() {
         let row = |trace: &str, rel: f64| Row { trace: trace.into(), policy: "mglru", counter: "pswpout", kernel: 10_000.0, sim: 10_000.0 * (1.0 + rel), rel };
         let sign = |trace: &str| SignRow { trace: trace.into(), counter: "pswpout", kernel_diff: -500.0, sim_diff: 100.0, agree: Some(false) };
-        let cmp = |rows: Vec<Row>, signs: Vec<SignRow>| Comparison { platform: None, times: vec![], kswapd: vec![], rows, signs, missing: vec![], meta: vec![], extra: vec![] };
+        let cmp = |rows: Vec<Row>, signs: Vec<SignRow>| Comparison { platform: None, times: vec![], kswapd: vec![], rows, signs, missing: vec![], meta: vec![], extra: vec![], cpu: vec![] };
         let mut th = Thresholds { median: 1.0, max: 0.07, goal_median: 0.05, goal_max: 0.15, require_signs: true, trace_max: vec![], sign_exceptions: vec![], covers: None };
         let c = cmp(vec![row("a", 0.01), row("b", 0.20)], vec![sign("b")]);
         let e = check(&c, &th).unwrap_err();
@@ -1190,6 +1392,7 @@ mod tests {
             missing: vec![],
             meta: vec![],
             extra: vec![("t".into(), "classic", "nr_free_pages".into(), 172989.0, 114822.0, rel_err(114822.0, 172989.0, 256.0))],
+            cpu: vec![],
         };
         let text = to_json(&cmp);
         assert!(text.ends_with("}\n"), "{text}");
@@ -1223,9 +1426,61 @@ mod tests {
         order(&first("signs"), &["trace", "counter", "kernel_diff", "model_diff", "agree"]);
         order(&first("extra"), &["trace", "policy", "counter", "kernel", "model", "rel_err"]);
         // An empty comparison is three empty arrays.
-        let empty = Comparison { platform: None, times: vec![], kswapd: vec![], rows: vec![], signs: vec![], missing: vec![], meta: vec![], extra: vec![] };
+        let empty = Comparison { platform: None, times: vec![], kswapd: vec![], rows: vec![], signs: vec![], missing: vec![], meta: vec![], extra: vec![], cpu: vec![] };
         let doc: Doc = serde_json::from_str(&to_json(&empty)).unwrap();
         assert!(doc.rows.is_empty() && doc.signs.is_empty() && doc.extra.is_empty());
+    }
+
+    #[test]
+    fn cpu_and_psi_figures_of_a_result() {
+        let parse = |text: &str| parse_kernel_cpu(&parse_json(text).unwrap());
+        // Recorded before the replayer measured PSI: no figures at all.
+        assert_eq!(parse(r#"{"task_cpu_seconds": {"t": {"utime": 1, "stime": 2}}}"#), Ok(None));
+        // A kernel without PSI: the tasks' times still count.
+        assert_eq!(
+            parse(r#"{"psi": null, "task_cpu_seconds": {"t": {"utime": 0.5, "stime": 2.25}, "k": null}}"#),
+            Ok(Some(KernelCpu { tasks: vec![("k".into(), None), ("t".into(), Some((0.5, 2.25)))], psi_system: None, psi_memcg: vec![] }))
+        );
+        let full = parse(
+            r#"{"psi": {"system": {"some_us": 7106683, "full_us": 6935105}, "memcg": {"db": {"some_us": 5, "full_us": 0}, "io": null}}}"#,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(full.psi_system, Some((7106683.0, 6935105.0)));
+        assert_eq!(full.psi_memcg, vec![("db".into(), Some((5.0, 0.0))), ("io".into(), None)]);
+        assert!(full.tasks.is_empty());
+        // Malformed figures are errors that say what is expected.
+        let e = parse(r#"{"psi": {"system": {"some_us": 1}}}"#).unwrap_err();
+        assert!(e.contains("psi system") && e.contains("full_us"), "{e}");
+        let e = parse(r#"{"psi": 3}"#).unwrap_err();
+        assert!(e.contains("psi: must be an object"), "{e}");
+        let e = parse(r#"{"psi": null, "task_cpu_seconds": {"t": {"utime": -1, "stime": 0}}}"#).unwrap_err();
+        assert!(e.contains("task_cpu_seconds t"), "{e}");
+    }
+
+    #[test]
+    fn allocstall_is_summed_over_zones() {
+        let m = [("allocstall_dma32", 3.0), ("allocstall_movable", 189.0), ("allocstall_normal", 0.0), ("pgscan_direct", 7.0)];
+        assert_eq!(allocstall_sum(m.iter().map(|&(k, v)| (k, v))), 192.0);
+    }
+
+    #[test]
+    fn the_cpu_table_is_in_the_json_only_when_recorded() {
+        let mut cmp = Comparison { platform: None, times: vec![], kswapd: vec![], rows: vec![], signs: vec![], missing: vec![], meta: vec![], extra: vec![], cpu: vec![] };
+        assert!(!to_json(&cmp).contains("\"cpu\""));
+        cmp.cpu = vec![
+            CpuRow { trace: "t".into(), policy: "mglru", figure: "psi_some system".into(), kernel: None, model: 1.041 },
+            CpuRow { trace: "t".into(), policy: "mglru", figure: "allocstall".into(), kernel: Some(189.0), model: 0.0 },
+        ];
+        let v: serde_json::Value = serde_json::from_str(&to_json(&cmp)).unwrap();
+        assert_eq!(v["cpu"][0]["kernel"], serde_json::Value::Null);
+        assert_eq!(v["cpu"][0]["model"].as_f64(), Some(1.041));
+        assert_eq!(v["cpu"][1]["figure"], "allocstall");
+        assert_eq!((v["cpu"][1]["kernel"].as_u64(), v["cpu"][1]["model"].as_u64()), (Some(189), Some(0)));
+        let text = render(&cmp, None);
+        assert!(text.contains("shown, not checked"), "{text}");
+        assert!(text.lines().any(|l| l.contains("psi_some system") && l.contains(" - ") && l.ends_with("1.041")), "{text}");
+        assert!(text.lines().any(|l| l.contains("allocstall") && l.contains("189") && l.ends_with(" 0")), "{text}");
     }
 
     #[test]
