@@ -12,7 +12,9 @@ and figure of `mglru validate`'s CPU table (each task's stime, kswapd's CPU time
 totals of the system and each memcg, in seconds; allocstall and pgscan/pgsteal by direct reclaim
 and kswapd, in pages) it prints the kernel's value in each run, their range and spread
 ((max - min) / mean), the model's value against each run (the model takes that run's start
-zones and clock) and the model's ratio to the kernel per run. Nothing is checked: the figures
+zones and clock) and the model's ratio to the kernel per run; for times, also that ratio per
+second of workload (each side's figure over its workload time: the guest's wall clock, the
+model's own cost-model clock), since TCG's speed follows the host's load. Nothing is checked: the figures
 are for setting thresholds later. Needs target/release/mglru (cargo build --release).
 """
 
@@ -63,7 +65,8 @@ def main():
     for trace in args.trace:
         per_run = [cpu_rows(d, trace) for d in args.runs]
         keys = list(per_run[0])
-        print(f"{trace}: kernel per run | kernel range, spread | model per run | model / kernel per run")
+        print(f"{trace}: kernel per run | kernel range, spread | model per run | model / kernel per run"
+              " | the same per second of workload (times only)")
         for pol, fig in keys:
             ks = [rows.get((pol, fig), (None, None))[0] for rows in per_run]
             ms = [rows.get((pol, fig), (None, None))[1] for rows in per_run]
@@ -77,11 +80,21 @@ def main():
                 lo = hi = spread = None
                 rng = "-"
             ratios = [(m / k if k else None) if k is not None and m is not None else None for k, m in zip(ks, ms)]
+            # The same ratio per second of workload (guest wall clock, model's own clock): the
+            # guest's speed follows the host's load, the model's costs do not.
+            if fig.startswith(("stime", "psi", "kswapd_cpu")):
+                walls = [rows.get((pol, "workload_time"), (None, None)) for rows in per_run]
+                norm = [r * kw / mw if r is not None and kw and mw else None for r, (kw, mw) in zip(ratios, walls)]
+            else:
+                norm = [None] * len(ratios)
             print(f"  {pol:8} {fig:28} " + " ".join(f"{fmt(k):>9}" for k in ks) + f" | {rng:>22} | "
                   + " ".join(f"{fmt(m):>9}" for m in ms) + " | "
-                  + " ".join(f"{r:9.2f}" if r is not None else f"{'-':>9}" for r in ratios))
+                  + " ".join(f"{r:9.2f}" if r is not None else f"{'-':>9}" for r in ratios)
+                  + (" | " + " ".join(f"{r:9.2f}" if r is not None else f"{'-':>9}" for r in norm)
+                     if any(r is not None for r in norm) else ""))
             doc.append({"trace": trace, "policy": pol, "figure": fig, "kernel": ks, "model": ms,
-                        "kernel_min": lo, "kernel_max": hi, "kernel_spread": spread, "model_over_kernel": ratios})
+                        "kernel_min": lo, "kernel_max": hi, "kernel_spread": spread, "model_over_kernel": ratios,
+                        "model_over_kernel_per_workload_second": norm})
         print()
     if args.json:
         with open(args.json, "w") as f:

@@ -607,6 +607,7 @@ pub struct Comparison {
 pub struct CpuRow {
     pub trace: String,
     pub policy: &'static str,
+    /// `workload_time` (the guest's wall clock, the model's own clock),
     /// `stime TASK`, `kswapd_cpu`, `psi_some GROUP`, `psi_full GROUP`
     /// (seconds; GROUP `system` or a memcg), `allocstall` (every zone's
     /// `allocstall_*` summed), `pgscan_direct`, `pgscan_kswapd`,
@@ -634,6 +635,10 @@ fn cpu_rows(trace: &str, policy: &'static str, kr: &KernelResult, kc: &KernelCpu
     let mut row = |figure: String, kernel: Option<f64>, model: f64| {
         out.push(CpuRow { trace: trace.to_string(), policy, figure, kernel, model });
     };
+    // The workload's length on each side (the guest's wall clock, the
+    // model's own clock): TCG's speed follows the host's load, so the
+    // times below are compared per second of workload.
+    row("workload_time".into(), Some(kr.wall_seconds), time_rep.sim.simulated_ns as f64 / 1e9);
     for (name, t) in &kc.tasks {
         let model = time_rep.cpu.tasks.iter().find(|m| &m.name == name).map_or(0.0, |m| m.stime_ns as f64 / 1e9);
         row(format!("stime {name}"), t.map(|(_, st)| st), model);
@@ -1068,7 +1073,7 @@ pub fn render(cmp: &Comparison, th: Option<&Thresholds>) -> String {
 
 /// A figure of the CPU table: seconds to three places, counts whole.
 fn fmt_figure(figure: &str, v: f64) -> String {
-    if figure.starts_with("stime") || figure.starts_with("psi") || figure == "kswapd_cpu" {
+    if figure.starts_with("stime") || figure.starts_with("psi") || figure == "kswapd_cpu" || figure == "workload_time" {
         format!("{v:.3}")
     } else {
         format!("{v:.0}")
