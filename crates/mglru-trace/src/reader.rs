@@ -344,9 +344,11 @@ impl TraceReader {
             }
             if self.binary {
                 self.bin_access_block(ops, lines, max);
-                if ops.len() >= max {
-                    break;
-                }
+            } else {
+                self.text_access_block(ops, lines, max);
+            }
+            if ops.len() >= max {
+                break;
             }
             let r = if self.binary { self.next_binary() } else { self.next_text() };
             match r {
@@ -363,6 +365,59 @@ impl TraceReader {
             Some(e) if n == 0 => Err(e.clone()),
             _ => Ok(n),
         }
+    }
+
+    /// Appends the access lines at the front of the input buffer that
+    /// the shortcut of [`LastAccess`] reads (the last simple access's
+    /// bytes up to PAGE, then `PAGE` or `PAGE COUNT` and a newline) to
+    /// `ops` (and their line numbers to `lines`) until `ops` holds `max`,
+    /// reading each line once, without looking for its end first. Stops,
+    /// leaving the line for [`next_text`](Self::next_text), at any other
+    /// line and at one that ends past the buffer; decodes the same ops
+    /// as `next_text` would, one by one.
+    fn text_access_block(&mut self, ops: &mut Vec<Op>, lines: &mut Vec<u64>, max: usize) {
+        let last = &self.last;
+        if !last.valid {
+            return;
+        }
+        let buf = self.input.buffer();
+        let prefix = &last.prefix[..];
+        let n = prefix.len();
+        let (mut pos, mut line) = (0, self.line);
+        while ops.len() < max {
+            let b = &buf[pos..];
+            if b.len() <= n || b[..n] != *prefix {
+                break;
+            }
+            // PAGE, then a newline or ` COUNT` and a newline; within the
+            // buffer. `decimal` stops at the first non-digit (or after
+            // 19 digits: longer numbers are the full parser's).
+            let Some((page, i)) = decimal(b, n) else { break };
+            let (count, i) = match b.get(i) {
+                Some(b'\n') => (1, i),
+                Some(b' ') => match decimal(b, i + 1) {
+                    Some((c, j)) if c != 0 && b.get(j) == Some(&b'\n') => (c, j),
+                    _ => break,
+                },
+                _ => break,
+            };
+            match page.checked_add(count) {
+                Some(end) if end <= last.pages => {}
+                _ => break,
+            }
+            let (task, t) = (last.task, last.target);
+            ops.push(match last.kind {
+                AccessKind::Read => Op::Read { task, file: t, page, count },
+                AccessKind::Write => Op::Write { task, file: t, page, count },
+                AccessKind::Load => Op::Load { task, region: t, page, count },
+                AccessKind::Store => Op::Store { task, region: t, page, count },
+            });
+            line += 1;
+            lines.push(line);
+            pos += i + 1;
+        }
+        self.input.consume(pos);
+        self.line = line;
     }
 
     #[inline]
