@@ -21,23 +21,14 @@ are for setting thresholds later. Needs target/release/mglru (cargo build --rele
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-MGLRU = os.path.join(HERE, "..", "target", "release", "mglru")
+from spread import HERE, MGLRU, validate_json
 
 
 def cpu_rows(results, trace):
     """The CPU table of one run: {(policy, figure): (kernel or None, model)}."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "cmp.json")
-        r = subprocess.run([MGLRU, "validate", "--suite", HERE, "--results", results, "--trace", trace,
-                            "--json", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if r.returncode != 0:
-            sys.exit(f"cpu_spread: mglru validate --results {results} --trace {trace} failed: {r.stderr.strip()}")
-        doc = json.load(open(out))
+    doc = validate_json(results, trace, "cpu_spread")
     if "cpu" not in doc:
         sys.exit(f"cpu_spread: validation/{results} has no CPU and PSI figures for {trace} "
                  f"(recorded before the replayer measured PSI, or no result for the trace)")

@@ -26,15 +26,22 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MGLRU = os.path.join(HERE, "..", "target", "release", "mglru")
 
 
-def model_rows(results, trace):
-    """The model against one run: {(policy, counter): (kernel, model)}."""
+def validate_json(results, trace, prog="spread"):
+    """`mglru validate --results RESULTS --trace TRACE --json`'s document (the model
+    following that run); `prog` names the calling script in the error."""
     with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "rows.json")
+        out = os.path.join(tmp, "cmp.json")
         r = subprocess.run([MGLRU, "validate", "--suite", HERE, "--results", results, "--trace", trace,
                             "--json", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if r.returncode != 0:
-            sys.exit(f"spread: mglru validate --results {results} --trace {trace} failed: {r.stderr.strip()}")
-        rows = json.load(open(out))["rows"]
+            sys.exit(f"{prog}: mglru validate --results {results} --trace {trace} failed: {r.stderr.strip()}")
+        with open(out) as f:
+            return json.load(f)
+
+
+def model_rows(results, trace):
+    """The model against one run: {(policy, counter): (kernel, model)}."""
+    rows = validate_json(results, trace)["rows"]
     return {(x["policy"], x["counter"]): (x["kernel"], x["model"]) for x in rows}
 
 
