@@ -40,8 +40,7 @@ impl Kernel {
         // (rmqueue), whether or not the charge then succeeds.
         self.count_pgalloc(pfn);
         if !self.try_charge(memcg, 1, gfp) {
-            // The folio is put back: folio_put counts pgfree.
-            self.ev.add(Ev::Pgfree, 1);
+            // The folio is put back (folio_put; pgfree counted there).
             self.free_unref_page(pfn);
             self.sim.failed_allocations += 1;
             return None;
@@ -68,7 +67,6 @@ impl Kernel {
         debug_assert!(f.flags & (pg::LRU | pg::IN_BATCH) == 0, "freeing a folio still on an LRU: {:?}", f);
         debug_assert!(!f.test(pg::BUFFERS), "freeing a folio with buffers: {:?}", f);
         self.page_counter_uncharge(f.memcg, 1);
-        self.ev.add(Ev::Pgfree, 1);
         self.free_unref_page(pfn);
     }
 
@@ -87,7 +85,6 @@ impl Kernel {
     /// A page-table page freed (`pagetable_free`).
     pub(crate) fn free_pgtable_page(&mut self, pfn: u32) {
         debug_assert!(self.folios.get(pfn).test(pg::PGTABLE));
-        self.ev.add(Ev::Pgfree, 1);
         self.free_unref_page(pfn);
     }
 
@@ -178,7 +175,6 @@ impl Kernel {
     /// A swap device's page back to the zones.
     fn free_device_page(&mut self, pfn: u32) {
         debug_assert!(self.folios.get(pfn).test(pg::DEVICE));
-        self.ev.add(Ev::Pgfree, 1);
         self.free_unref_page(pfn);
     }
 
@@ -506,11 +502,12 @@ impl Kernel {
         batch
     }
 
-    /// `free_unref_page_commit` of an order-0 page onto this CPU's list of
+    /// `free_unref_page_commit` of an order-0 page (PGFREE) onto this CPU's list of
     /// its zone; a list that reaches `high` gives pages back to the zone.
     pub(crate) fn free_unref_page(&mut self, pfn: u32) {
         let z = self.folios.zone_of(pfn);
         let cpu = self.cpu;
+        self.ev.add(Ev::Pgfree, 1);
         self.folios.mark_free(pfn);
         let base = self.zones[z].pcp_batch;
         let p = &mut self.cpus[cpu].pcp[z];
