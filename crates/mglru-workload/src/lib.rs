@@ -19,6 +19,7 @@
 mod ebizzy;
 mod fio;
 mod import;
+mod kbuild;
 mod lru;
 mod memtier;
 mod mix;
@@ -71,6 +72,7 @@ const NAMES: &[(&str, &str)] = &[
     ("mmap-pread-seq", "vm-scalability: nr_task processes mmap-reading one shared file sequentially (nr_task=,size=)"),
     ("mmap-xread-seq-mt", "vm-scalability: nr_task threads of one process reading one shared mapping sequentially (nr_task=,size=)"),
     ("ebizzy", "Barry Song's ebizzy variant: hot/cold chunks + used-once copies (seq=16|160,threads=4,chunk_size=200M,chunks=10,loops=160)"),
+    ("kbuild", "a parallel kernel build on tmpfs (seed 004): make -jN compilers in a memcg with zram (jobs=96,units=2700,heap=100M,memcg_max=3G,scale=N)"),
     ("file-anon-mix", "seed 004's file/anon mix pressure reproducer: mmap readers + anon alloc/free rounds in a 48G memcg (scale=N)"),
     ("mixed-memcg", "seed 003's mixed workloads: fio buffered randread in one memcg + memcached/memtier in another, global pressure (scale=N)"),
 ];
@@ -124,6 +126,7 @@ pub fn workload(spec: &str) -> Result<Lines, String> {
             vms::generator(name, rest)
         }
         "ebizzy" => ebizzy::generator(rest),
+        "kbuild" => kbuild::generator(rest),
         "file-anon-mix" => mix::file_anon_mix(rest),
         "mixed-memcg" => mix::mixed_memcg(rest),
         "" => Err(format!(

@@ -1027,6 +1027,110 @@ fn ebizzy_sequences_and_threads() {
     assert!(e.contains("chunks must be at least 10"), "{}", e);
 }
 
+// ------------------------------------------------------------- kbuild ---
+
+#[test]
+fn kbuild_units_in_turn() {
+    // Two slots, three units: the tree is unpacked in the root memcg
+    // first; each unit is a fresh compiler task in `build` on its slot's
+    // CPU that reads its source page and the one header file (2 pages),
+    // stores its 2-page heap in one step, writes its object page and
+    // exits; the slots alternate step by step and slot 0 takes unit 2.
+    let got = gen(
+        "kbuild:jobs=2,units=3,unit_src=4K,header_tree=8K,includes=1,heap=8K,batch=2,reuse=0,obj=4K,\
+         memory=64M,swap=16M,memcg_max=32M",
+    );
+    let want = lines(
+        "
+        memory 64M
+        swap 16M zram=y ratio=3.00
+        cpus 2
+        memcg build max=32M
+        file headers size=8K tmpfs=y
+        file src size=12K tmpfs=y
+        file obj size=12K tmpfs=y
+        task untar
+        write untar headers 0 2
+        write untar src 0 3
+        exit untar
+        task cc0 memcg=build cpu=0
+        anon cc0 heap size=8K
+        task cc1 memcg=build cpu=1
+        anon cc1 heap size=8K
+        read cc0 src 0 1
+        read cc1 src 1 1
+        read cc0 headers 0 2
+        read cc1 headers 0 2
+        store cc0 heap 0 2
+        store cc1 heap 0 2
+        write cc0 obj 0 1
+        exit cc0
+        write cc1 obj 1 1
+        exit cc1
+        task cc2 memcg=build cpu=0
+        anon cc2 heap size=8K
+        read cc2 src 2 1
+        read cc2 headers 0 2
+        store cc2 heap 0 2
+        write cc2 obj 2 1
+        exit cc2
+        ",
+    );
+    assert_eq!(got, want);
+}
+
+#[test]
+fn kbuild_heap_revisits_and_headers_stay_in_range() {
+    // A 5-page heap in steps of 2: stores at 0, 2, 4 (the last one page),
+    // each followed by `reuse` loads below the heap grown so far; every
+    // header read is a whole 2-page header file inside the tree.
+    let got = gen("kbuild:jobs=1,units=2,header_tree=64K,includes=50,heap=20K,batch=2,reuse=3,memory=64M,memcg_max=none");
+    let stores: Vec<&String> = got.iter().filter(|l| l.starts_with("store cc0 ")).collect();
+    assert_eq!(stores, vec!["store cc0 heap 0 2", "store cc0 heap 2 2", "store cc0 heap 4"]);
+    let mut grown = 0;
+    let mut loads = 0;
+    for l in got.iter().filter(|l| l.starts_with("store cc0 ") || l.starts_with("load cc0 ")) {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let page: u64 = w[3].parse().unwrap();
+        if w[0] == "store" {
+            grown = page + w.get(4).map_or(1, |c| c.parse().unwrap());
+        } else {
+            assert!(page < grown, "{l} loads beyond the {grown} pages grown");
+            loads += 1;
+        }
+    }
+    assert_eq!(loads, 9);
+    let headers: Vec<u64> = got
+        .iter()
+        .filter(|l| l.starts_with("read cc1 headers"))
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            assert_eq!(w[4], "2", "{l}");
+            w[3].parse().unwrap()
+        })
+        .collect();
+    assert_eq!(headers.len(), 50);
+    assert!(headers.iter().all(|&p| p % 2 == 0 && p + 2 <= 16), "{headers:?}");
+    // Zipf: the most popular header file is read more than a uniform
+    // choice of 8 files would (50 / 8).
+    let first = headers.iter().filter(|&&p| p == 0).count();
+    assert!(first > 7, "{first} reads of the hottest header");
+    assert_eq!(got.last().map(String::as_str), Some("exit cc1"));
+    // Same spec, same trace; another seed, another header choice.
+    assert_eq!(got, gen("kbuild:jobs=1,units=2,header_tree=64K,includes=50,heap=20K,batch=2,reuse=3,memory=64M,memcg_max=none"));
+    assert_ne!(got, gen("kbuild:jobs=1,units=2,header_tree=64K,includes=50,heap=20K,batch=2,reuse=3,memory=64M,memcg_max=none,seed=7"));
+}
+
+#[test]
+fn kbuild_errors_name_the_parameter() {
+    assert!(gen_err("kbuild:header_skew=1").contains("header_skew=1"));
+    assert!(gen_err("kbuild:header_skew=0").contains("header_skew=0"));
+    assert!(gen_err("kbuild:zram_ratio=0.5").contains("zram_ratio=0.5"));
+    assert!(gen_err("kbuild:cpus=2000").contains("cpus=2000"));
+    assert!(gen_err("kbuild:jobs=0").contains("jobs"));
+    assert!(gen_err("kbuild:bogus=1").contains("bogus"));
+}
+
 // ------------------------------------------------------ file-anon-mix ---
 
 #[test]
