@@ -51,7 +51,7 @@ HDD = [("disk_read", 5000000)]
 SPARSE = [("disk_read", 0)]
 COST_DEFAULTS = {"mem_access": 100, "page_copy": 500, "minor_fault": 1000, "disk_read": 100000,
                  "disk_write": 10000, "swap_read": 100000, "swap_write": 10000, "scan": 50,
-                 "rmap": 4, "pte": 3, "pageout": 139}
+                 "rmap": 4, "pte": 3, "pageout": 139, "lruvec": 44}
 
 
 def costs_of(profile):

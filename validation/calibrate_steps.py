@@ -20,19 +20,26 @@ ratios are ratios of guest instructions.
     D  swapout-base vs swapout        anon folios written to swap by memcg limit reclaim:
                                       scan + rmap + pte + pageout (the brd write is synchronous,
                                       so its copy is part of `pageout` on this platform)
+    E  visit-base   vs visit          200 memory.reclaim writes that find nothing (each memcg's one
+                                      page is anon, no swap: 17 calls of 26 shrink_node passes
+                                      each), on a leaf memcg vs on its parent with 8 leaves: the
+                                      same calls visiting 9 lruvecs a pass instead of 1: lruvec
 
 For each pair, delta guest time (the replayer's `wall_seconds`) = sum over steps of delta count x
 cost. Folios scanned and written come from the kernel's own counters of the two runs
 (pgscan_file + pgscan_anon + pgrefill; nr_vmscan_write); the kernel has no counter of rmap walks
 or PTEs examined, so those come from the model's run of the same trace (`mglru run --json`,
-`cpu.reclaim_work`) scaled to the kernel's scanned folios. Solved in the order A, C, B/B8, D.
+`cpu.reclaim_work`) scaled to the kernel's scanned folios; so does the count of lruvecs visited
+(E scans no folio: its delta is lruvec visits alone). Solved in the order A, C, B/B8, D, E.
 Medians over --repeats runs of each trace; --reuse counts earlier runs of unchanged traces.
 
-    python3 validation/calibrate_steps.py [--jobs 2] [--repeats 2] [--reuse] [--write]
+    python3 validation/calibrate_steps.py [--jobs 2] [--repeats 2] [--reuse] [--pairs A,B,C,D,E] [--write]
 
---write stores rmap, pte and pageout (ratio x platform.json's scan) in validation/platform.json,
-with the ratios, counts and wall times under "steps". Needs validation/setup.sh done and the
-static replayer built (validation/README.md).
+--write stores rmap, pte, pageout and lruvec (ratio x platform.json's scan) in
+validation/platform.json, with the ratios, counts and wall times under "steps". `--pairs E` runs
+pair E alone and takes `scan` of the same instruction-counted kind from the stored
+steps.scan_this_batch_ns (A's result of an earlier full run). Needs validation/setup.sh done and
+the static replayer built (validation/README.md).
 """
 
 import argparse
@@ -54,6 +61,9 @@ WORK = os.path.join(HERE, "work", "calibration-steps")
 N = 40000       # single-page operations in a measured phase
 HEAP = 16384    # pages of the anon heap walked by each aging command
 ROUNDS = 480    # aging commands
+RECLAIMS = 200  # memory.reclaim writes of pair E
+PAIRS = {"A": ("miss", "miss-reclaim"), "B": ("mmiss", "mmiss-reclaim"), "B8": ("mmiss8", "mmiss8-reclaim"),
+         "C": ("age-base", "age"), "D": ("swapout-base", "swapout"), "E": ("visit-base", "visit")}
 
 
 def traces():
@@ -93,6 +103,15 @@ def traces():
                          + [f"store t h {p} 1" for p in order])
     t["swapout"] = (head("swapout", swap) + ["memcg app max=16M", "task t memcg=app", *so]
                     + [f"store t h {p} 1" for p in order])
+    # Eight leaves under `app`, each holding one anon page (an empty memcg
+    # is below its memory.min of 0 and skipped, not visited); no swap, so
+    # no reclaim finds anything. The same writes on leaf c0 (1 lruvec a
+    # pass) and on app (app and its 8 leaves: 9).
+    tree = ["memcg app", *[f"memcg c{i} parent=app" for i in range(8)]]
+    for i in range(8):
+        tree += [f"task t{i} memcg=c{i}", f"anon t{i} h size=4K", f"store t{i} h 0 1"]
+    t["visit-base"] = head("visit-base") + tree + ["reclaim c0 4K"] * RECLAIMS
+    t["visit"] = head("visit") + tree + ["reclaim app 4K"] * RECLAIMS
     return t
 
 
@@ -144,12 +163,18 @@ def main():
     ap.add_argument("--mglru", default=os.path.join(REPO, "target", "release", "mglru"))
     ap.add_argument("--platform", default=os.path.join(HERE, "platform.json"))
     ap.add_argument("--write", action="store_true", help="store the step costs in --platform")
+    ap.add_argument("--pairs", default=",".join(PAIRS), help="the pairs to run (default all: A,B,B8,C,D,E)")
     ap.add_argument("--reuse", action="store_true",
                     help="count the results of earlier runs of unchanged traces (else they are removed)")
     a = ap.parse_args()
     with open(a.platform) as f:
         platform = json.load(f)
-    ts = traces()
+    want = [x.strip() for x in a.pairs.split(",") if x.strip()]
+    bad = [x for x in want if x not in PAIRS]
+    if bad:
+        raise SystemExit(f"calibrate_steps: --pairs {','.join(bad)}: no such pair (pairs: {', '.join(PAIRS)})")
+    names = {n for x in want for n in PAIRS[x]}
+    ts = {n: lines for n, lines in traces().items() if n in names}
     walls, vm = {}, {}
     done = {n: [] for n in ts}
     if a.reuse:
@@ -161,7 +186,7 @@ def main():
                                                            for f in os.listdir(WORK)) if m)
     else:
         for f in os.listdir(WORK) if os.path.isdir(WORK) else []:
-            if f.endswith(".json"):
+            if f.endswith(".json") and f.split(".")[0] in ts:
                 os.remove(os.path.join(WORK, f))
     write_traces(ts)
     for n, reps in done.items():
@@ -193,6 +218,22 @@ def main():
             d[k] = per[0] * kscan[phase] - per[1] * kscan[base] if kscan[phase] else mw[phase][k] - mw[base][k]
         return d
 
+    out = {"date": datetime.date.today().isoformat()}
+    ratio, pairs = {}, {}
+    if "E" in want:
+        E = {"wall": w["visit"] - w["visit-base"], "lruvecs": mw["visit"]["lruvecs"] - mw["visit-base"]["lruvecs"],
+             "scanned": mw["visit"]["scanned"] - mw["visit-base"]["scanned"]}
+        pairs["E"] = E
+    if want == ["E"]:
+        # scan of the stored full run: the same guest, the same instruction count.
+        scan = platform["steps"]["scan_this_batch_ns"]
+        lruvec = E["wall"] / E["lruvecs"]
+        ratio["lruvec"] = lruvec / scan
+        out.update({"scan_ns_from_stored_steps": scan, "lruvec_ns": round(lruvec), "pairs": pairs,
+                    "wall_seconds": {n: [round(x / 1e9, 6) for x in sorted(v)] for n, v in sorted(walls.items())},
+                    "model_reclaim_work": mw})
+        finish(a, platform, out, ratio, key="lruvec")
+        return
     A, B, C, D = delta("miss-reclaim", "miss"), delta("mmiss-reclaim", "mmiss"), delta("age", "age-base"), \
         delta("swapout", "swapout-base")
     B8 = delta("mmiss8-reclaim", "mmiss8")
@@ -203,16 +244,24 @@ def main():
     per_b8 = (B8["wall"] - pte * B8["pte"]) / B8["scanned"]
     rmap = (per_b8 - per_b) / (B8["rmap"] / B8["scanned"] - B["rmap"] / B["scanned"])
     pageout = (D["wall"] - scan * D["scanned"] - rmap * D["rmap"] - pte * D["pte"]) / D["pageout"]
-    ratio = {"rmap": rmap / scan, "pte": pte / scan, "pageout": pageout / scan}
-    out = {
-        "date": datetime.date.today().isoformat(),
+    ratio.update({"rmap": rmap / scan, "pte": pte / scan, "pageout": pageout / scan})
+    if "E" in want:
+        ratio["lruvec"] = E["wall"] / E["lruvecs"] / scan
+    pairs.update({"A": A, "B": B, "B8": B8, "C": C, "D": D})
+    out.update({
         "scan_this_batch_ns": round(scan),
         "ratio_to_scan": {k: round(v, 4) for k, v in ratio.items()},
-        "pairs": {"A": A, "B": B, "B8": B8, "C": C, "D": D},
+        "pairs": pairs,
         "unmapped_vs_mapped_reclaim_ns_per_folio": {"A": round(scan), "B": round(per_b), "B8": round(per_b8)},
         "wall_seconds": {n: [round(x / 1e9, 6) for x in sorted(v)] for n, v in sorted(walls.items())},
         "model_reclaim_work": mw,
-    }
+    })
+    finish(a, platform, out, ratio)
+
+
+def finish(a, platform, out, ratio, key=None):
+    """Print the result; with --write store the costs (ratio x the platform's scan) and the
+    measurement (under steps, or under steps[key] for a single pair)."""
     print(json.dumps(out, indent=2, default=float))
     if any(v < 0 for v in ratio.values()):
         raise SystemExit("calibrate_steps: a step came out negative (too noisy a host?): not written")
@@ -220,7 +269,11 @@ def main():
         base_scan = platform["cost"]["scan"]
         for k, r in ratio.items():
             platform["cost"][k] = int(round(r * base_scan))
-        platform["steps"] = out
+        if key is None:
+            platform["steps"] = out
+        else:
+            out["ratio_to_scan"] = {k: round(v, 4) for k, v in ratio.items()}
+            platform["steps"][key] = out
         with open(a.platform, "w") as f:
             json.dump(platform, f, indent=2, default=float)
             f.write("\n")

@@ -171,7 +171,7 @@ struct RunArgs {
     #[arg(long, value_name = "NAME=VALUE", value_parser = sysctl_arg)]
     sysctl: Vec<(mglru_trace::Sysctl, u64)>,
     /// A cost-model value in simulated ns (repeatable): op, mem_access, page_copy,
-    /// minor_fault, disk_read, disk_write, swap_read, swap_write, scan, rmap, pte, pageout
+    /// minor_fault, disk_read, disk_write, swap_read, swap_write, scan, rmap, pte, pageout, lruvec
     #[arg(long, value_name = "NAME=NS")]
     cost: Vec<String>,
     /// Seed of the model's random choices

@@ -213,6 +213,7 @@ struct WorkView {
     rmap: u64,
     pte: u64,
     pageout: u64,
+    lruvecs: u64,
 }
 
 /// The tasks as one object keyed by name: `{"cpu", "utime_ns", "stime_ns"}`.
@@ -283,6 +284,7 @@ pub fn report_value(r: &Report) -> impl Serialize + '_ {
                 rmap: r.cpu.reclaim_work.rmap,
                 pte: r.cpu.reclaim_work.pte,
                 pageout: r.cpu.reclaim_work.pageout,
+                lruvecs: r.cpu.reclaim_work.lruvecs,
             },
         },
         zones: r
@@ -328,7 +330,7 @@ mod tests {
                 schedule: "parallel",
                 kswapd_ns: 5,
                 tasks: vec![crate::report::TaskCpuReport { name: "t\"1".into(), cpu: 1, utime_ns: 6, stime_ns: 7 }],
-                reclaim_work: crate::kernel::ReclaimWork { scanned: 11, rmap: 12, pte: 13, pageout: 14 },
+                reclaim_work: crate::kernel::ReclaimWork { scanned: 11, rmap: 12, pte: 13, pageout: 14, lruvecs: 15 },
             },
             zones: vec![crate::report::ZoneReport { name: "DMA32", managed: 100, free: 60, pcp: 30, min: 1, low: 2, high: 3 }],
         };
@@ -347,6 +349,7 @@ mod tests {
         assert_eq!(v["cpu"]["tasks"]["t\"1"]["stime_ns"], 7);
         assert_eq!(v["cpu"]["reclaim_work"]["rmap"], 12);
         assert_eq!(v["cpu"]["reclaim_work"]["pageout"], 14);
+        assert_eq!(v["cpu"]["reclaim_work"]["lruvecs"], 15);
         assert_eq!(v["memcg"]["app"]["pressure"]["some"]["total"], 0);
         assert_eq!((v["zones"][0]["name"].as_str(), v["zones"][0]["pcp"].as_u64()), (Some("DMA32"), Some(30)));
         // The kernel's order, not alphabetical.

@@ -273,13 +273,15 @@ pub struct SimCounters {
 
 /// Counts of the reclaim steps that cost CPU time apart from the folios
 /// scanned: mappings visited by rmap walks, page-table entries examined
-/// by the multi-gen LRU, folios written out by reclaim.
+/// by the multi-gen LRU, folios written out by reclaim, and lruvecs a
+/// reclaim pass visited (one per memcg shrunk per pass over the memcgs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ReclaimWork {
     pub scanned: u64,
     pub rmap: u64,
     pub pte: u64,
     pub pageout: u64,
+    pub lruvecs: u64,
 }
 
 pub struct Kernel {

@@ -790,6 +790,9 @@ impl Kernel {
             if !skip {
                 self.shrink_lruvec(m, sc);
                 self.shrink_slab(m, sc.priority);
+                // The visit's own CPU time (`lruvec`), whatever it found.
+                self.pending_work.lruvecs += 1;
+                self.spend_reclaim(0);
                 if partial && sc.nr_reclaimed >= sc.nr_to_reclaim {
                     break;
                 }
@@ -871,12 +874,13 @@ impl Kernel {
     pub(crate) fn spend_reclaim(&mut self, scanned: u64) {
         let w = std::mem::take(&mut self.pending_work);
         let c = &self.cost;
-        let ns = scanned * c.scan + w.rmap * c.rmap + w.pte * c.pte + w.pageout * c.pageout;
+        let ns = scanned * c.scan + w.rmap * c.rmap + w.pte * c.pte + w.pageout * c.pageout + w.lruvecs * c.lruvec;
         let total = &mut self.sim.reclaim_work;
         total.scanned += scanned;
         total.rmap += w.rmap;
         total.pte += w.pte;
         total.pageout += w.pageout;
+        total.lruvecs += w.lruvecs;
         if scanned == 0 && ns == 0 {
             return;
         }

@@ -155,8 +155,13 @@ fn memory_high_reclaims_back_to_high() {
     assert_eq!(t.ev(Ev::OomKill), 0);
     // No penalty sleep: the clock is exactly the 4096 misses (64 keepers
     // and 4032 of the reader; 500 ns copy + 100 µs disk each), the
-    // reader's 64 hits (500 ns) and 50 ns per page scanned.
-    assert_eq!(t.k().now, 4096 * 100_500 + 64 * 500 + 50 * 3073);
+    // reader's 64 hits (500 ns), 50 ns per page scanned and 44 ns per
+    // lruvec visit: each crossing's reclaim_high visits `app` once per
+    // priority it walks, at least one and at most the 13 of one call
+    // (each call reclaims, so none retries).
+    let visits = t.k().sim.reclaim_work.lruvecs;
+    assert!((27..=27 * 13).contains(&visits), "{visits} visits");
+    assert_eq!(t.k().now, 4096 * 100_500 + 64 * 500 + 50 * 3073 + 44 * visits);
     t.check();
 }
 

@@ -31,6 +31,7 @@ fn machine(mode: KswapdMode, page_copy: u64, scan: u64) -> T {
         swap_read: 0,
         swap_write: 0,
         scan,
+        lruvec: 0,
         ..CostModel::default()
     };
     let mut t = T::with_options(RunOptions {

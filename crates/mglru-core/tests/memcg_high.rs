@@ -22,7 +22,7 @@ fn penalty_jiffies(usage: u64, high: u64, nr_pages: u64) -> u64 {
 #[test]
 fn an_over_high_task_sleeps_the_penalty_as_a_memory_stall() {
     // No cost but the sleep moves the clock.
-    let cost = CostModel { op: 0, mem_access: 0, page_copy: 0, minor_fault: 0, disk_read: 0, swap_read: 0, scan: 0, ..CostModel::default() };
+    let cost = CostModel { op: 0, mem_access: 0, page_copy: 0, minor_fault: 0, disk_read: 0, swap_read: 0, scan: 0, lruvec: 0, ..CostModel::default() };
     let mut t = T::with_options(RunOptions { policy: Some(Policy::Classic), cost: Some(cost), ..Default::default() });
     // Anon only and no swap: reclaim_high finds nothing to reclaim.
     t.run("memory 256M\nmemcg app\ntask t memcg=app\nanon t heap size=8M\nstore t heap 0 512");

@@ -105,3 +105,35 @@ fn classic_deactivation_walks_the_rmap_of_each_mapped_folio_it_takes_off_the_act
     assert_eq!(k.tasks[0].stime_ns, k.sim.reclaim_work.rmap * 1_000);
     t.check();
 }
+
+#[test]
+fn a_reclaim_that_finds_nothing_costs_its_lruvec_visits() {
+    for policy in [Policy::Classic, Policy::Mglru] {
+        let mut t = with(policy, "lruvec");
+        // Each memcg's one page is anon and there is no swap: nothing is
+        // reclaimable. memory_reclaim of one page: 16 calls that reclaim
+        // nothing use up the retries, the 17th returns -EAGAIN. Each
+        // try_to_free_mem_cgroup_pages runs the 13 priorities (12 to 0),
+        // then again with memcg_full_walk: 26 shrink_node calls, each
+        // visiting every memcg of the subtree that holds a page (an empty
+        // one is below its memory.min of 0 and skipped).
+        t.run("memory 256M\nmemcg app\nmemcg c0 parent=app\nmemcg c1 parent=app\nmemcg c2 parent=app");
+        for c in 0..3 {
+            t.run(&format!("task t{c} memcg=c{c}\nanon t{c} h size=4K\nstore t{c} h 0 1"));
+        }
+        let (now, work) = (t.k().now, t.k().sim.reclaim_work);
+        assert_eq!(work.lruvecs, 0, "{policy:?}: no reclaim yet");
+        t.run("reclaim c0 4K");
+        let k = t.k();
+        assert_eq!(k.sim.reclaim_work.lruvecs, 17 * 26, "{policy:?}: a leaf: one lruvec a pass");
+        assert_eq!(k.now - now, 17 * 26 * 1_000, "{policy:?}: 1 µs a visit, nothing else costs");
+        assert_eq!(k.reclaim_results.last().map(|r| (r.reclaimed, r.result)), Some((0, -11)), "{policy:?}");
+        // The parent: itself (its usage is its children's) and its three
+        // children, each pass.
+        t.run("reclaim app 4K");
+        let k = t.k();
+        assert_eq!(k.sim.reclaim_work.lruvecs, 17 * 26 + 17 * 26 * 4, "{policy:?}");
+        assert_eq!(k.sim.reclaim_work.scanned, 0, "{policy:?}: no folio on any list reclaim may scan");
+        t.check();
+    }
+}

@@ -39,6 +39,12 @@ pub struct CostModel {
     /// Reclaim CPU work per folio that reclaim writes out (`pageout`:
     /// `add_to_swap` for anon, submitting the write).
     pub pageout: u64,
+    /// Reclaim CPU work per lruvec a reclaim pass visits, whatever it
+    /// finds there: one memcg's turn in `shrink_node_memcgs` or the memcg
+    /// LRU's `shrink_one` (`shrink_lruvec` or `lru_gen_shrink_lruvec`
+    /// with its scan-count arithmetic, `shrink_slab` for the memcg, the
+    /// iterator's step). What a reclaim that finds nothing costs.
+    pub lruvec: u64,
     /// The tasks' time comes from an outside clock (`mglru validate`
     /// following a guest's time profile): reclaim by a task does not move
     /// the clock, kswapd's scanning still takes its time (kswapd's time is
@@ -64,10 +70,16 @@ impl Default for CostModel {
             rmap: 4,
             pte: 3,
             pageout: 139,
+            lruvec: LRUVEC_DEFAULT_NS,
             tasks_on_external_clock: false,
         }
     }
 }
+
+/// The default `lruvec` cost: the ratio to `scan` measured on the guest
+/// (docs/COST_MODEL.md "Reclaim's CPU time by step") times the default
+/// scan.
+pub const LRUVEC_DEFAULT_NS: u64 = 44;
 
 /// The largest value of one cost, 1 s: a cost is per operation or per
 /// page, and larger values only make the clock race (and wrap) while
@@ -75,7 +87,7 @@ impl Default for CostModel {
 pub const MAX_COST_NS: u64 = 1_000_000_000;
 
 impl CostModel {
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 13] = [
         "op",
         "mem_access",
         "page_copy",
@@ -88,6 +100,7 @@ impl CostModel {
         "rmap",
         "pte",
         "pageout",
+        "lruvec",
     ];
 
     /// Set one value by name; the error names the valid ones.
@@ -105,6 +118,7 @@ impl CostModel {
             "rmap" => &mut self.rmap,
             "pte" => &mut self.pte,
             "pageout" => &mut self.pageout,
+            "lruvec" => &mut self.lruvec,
             _ => {
                 return Err(format!("unknown cost '{}': expected one of {}", name, Self::NAMES.join(", ")));
             }
@@ -131,6 +145,7 @@ impl CostModel {
             "rmap" => self.rmap,
             "pte" => self.pte,
             "pageout" => self.pageout,
+            "lruvec" => self.lruvec,
             _ => return None,
         })
     }
