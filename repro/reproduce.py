@@ -2113,11 +2113,11 @@ class S4t(Section):
                      "series (a scan budget computed once, 32-folio batches, aging inside the loop) scan and "
                      "write within 0.1%% of each other here (table above): in the model the series does not "
                      "change how much the build reclaims. What the model's system time holds: mostly the "
-                     "compilers' minor faults on fresh heap pages (`minor_fault` each), then reclaim's steps; it "
-                     "leaves out zram's compression in reclaim and decompression at swap-in (a synchronous "
-                     "device's write costs the reclaimer only `pageout`, and `swap_read` is counted as a wait, "
-                     "not as system time: docs/COST_MODEL.md), where the seed's profile of a zram workload "
-                     "(digest 439-440, S1) spends most of its kernel cycles." % ())
+                     "compilers' minor faults on fresh heap pages (`minor_fault` each), then the swap-ins "
+                     "(`swap_read`, zram's decompression in the faulting task) and reclaim's steps; it leaves "
+                     "out zram's compression at swap-out (a synchronous device's write costs the reclaimer only "
+                     "`pageout`, calibrated on brd: docs/COST_MODEL.md), where the seed's profile of a zram "
+                     "workload (digest 439-440, S1) spends a quarter of its cycles." % ())
         return "\n".join(o), rows
 
 

@@ -705,6 +705,28 @@ impl Kernel {
         }
     }
 
+    /// `swap_read_folio`'s time for the faulting task: a memory stall if
+    /// the folio is a refaulting workingset one (psi). On a synchronous
+    /// device (`SWP_SYNCHRONOUS_IO`: zram, brd) `submit_bio_wait` returns
+    /// after the driver has decompressed or copied the page in the
+    /// task's own context, so `swap_read` is the task's system time; on
+    /// any other device the task sleeps until the read completes.
+    pub fn swap_read_time(&mut self, workingset: bool) {
+        let ns = self.cost.swap_read;
+        let on_cpu = self.swap.as_ref().is_some_and(|s| s.sync_io);
+        if workingset {
+            self.psi_memstall_enter();
+        }
+        if on_cpu {
+            self.spend_cpu(ns, true);
+        } else {
+            self.spend(ns);
+        }
+        if workingset {
+            self.psi_memstall_leave();
+        }
+    }
+
     /// Time passes for the current task (an operation's own cost).
     #[inline]
     pub fn spend(&mut self, ns: u64) {

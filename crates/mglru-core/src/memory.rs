@@ -358,9 +358,8 @@ impl Kernel {
         if major {
             let memcg = self.tasks[task as usize].memcg;
             self.count(memcg, Ev::Pgmajfault, 1);
-            // swap_read_folio of a workingset folio is a memory stall.
             let ws = self.folios.get(pfn).test(pg::WORKINGSET);
-            self.wait_for_read(self.cost.swap_read, ws);
+            self.swap_read_time(ws);
         }
         // The PTE's reference on the slot goes (swap_free_nr); the slot
         // itself when nothing refers to it any more.

@@ -182,7 +182,7 @@ impl Kernel {
             };
             let ws = self.folios.get(pfn).test(pg::WORKINGSET);
             self.folios.get_mut(pfn).set(pg::PINNED);
-            self.wait_for_read(self.cost.swap_read, ws);
+            self.swap_read_time(ws);
             self.folios.get_mut(pfn).clear(pg::PINNED);
             pfn
         };

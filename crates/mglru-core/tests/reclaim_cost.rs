@@ -137,3 +137,33 @@ fn a_reclaim_that_finds_nothing_costs_its_lruvec_visits() {
         t.check();
     }
 }
+
+#[test]
+fn a_synchronous_swap_in_is_system_time_an_asynchronous_one_a_wait() {
+    for policy in [Policy::Classic, Policy::Mglru] {
+        for (sync, on_cpu) in [("y", true), ("n", false)] {
+            let mut t = with(policy, "swap_read");
+            // 600 pages through a 256-page memcg: most go to swap (the
+            // write costs nothing here), then the task loads them again.
+            t.run(&format!("memory 256M\nswap 64M sync={sync}\nmemcg app max=1M\ntask a memcg=app\nanon a h size=4M"));
+            for p in 0..600 {
+                t.run(&format!("store a h {p} 1"));
+            }
+            let (now, stime, majflt) = (t.k().now, t.k().tasks[0].stime_ns, t.ev(Ev::Pgmajfault));
+            assert_eq!(majflt, 0, "{policy:?} sync={sync}: nothing read back yet");
+            for p in 0..200 {
+                t.run(&format!("load a h {p} 1"));
+            }
+            let majflt = t.ev(Ev::Pgmajfault);
+            assert!(majflt > 20, "{policy:?} sync={sync}: {majflt} major faults (readahead on the block device)");
+            let k = t.k();
+            // One swap_read (1 µs) per major fault, whichever the device.
+            assert_eq!(k.now - now, majflt * 1_000, "{policy:?} sync={sync}");
+            // zram/brd do the read in the faulting task (submit_bio_wait):
+            // system time; a block device's read is a sleep.
+            let want = if on_cpu { majflt * 1_000 } else { 0 };
+            assert_eq!(k.tasks[0].stime_ns - stime, want, "{policy:?} sync={sync}");
+            t.check();
+        }
+    }
+}
