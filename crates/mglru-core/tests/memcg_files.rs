@@ -610,3 +610,65 @@ fn zram_pages_come_out_of_free_memory() {
         assert_eq!(free(&plain) - free(&zram), pool, "{p:?}");
     });
 }
+
+/// Reading memory.stat flushes the memcg's subtree when enough updates
+/// are pending (memory_stat_format → mem_cgroup_flush_stats), and reclaim
+/// reads the flushed sizes from then on. One CPU, so the bar is
+/// `stats_updates` > 64. Task a reads 64 pages of a file without
+/// readahead in the child memcg cg of p, well before the first periodic
+/// flush at 2 s. Each page is an `NR_FILE_PAGES` update, the lru_add
+/// batch of 31 put 62 of them on the LRU (62 lru-size updates; 2 wait in
+/// the batch) and the file's one xarray node was charged as slab (one
+/// update: 584 bytes count as a page): 127. The CPU hands its count on in
+/// lots of 64 (`memcg_rstat_updated`): 64 reached the memcg's count, 63
+/// wait on the CPU, and 64 is not above 64: no flush, reclaim still sees
+/// an empty memcg. A write of page 0 dirties it (`NR_FILE_DIRTY`, the
+/// 128th update): the count is 128, the read flushes cg, whose LRU then
+/// reads 62 pages — but not its parent p, which reads nothing until a
+/// read of p's own memory.stat flushes it.
+#[test]
+fn stat_flushes_when_updates_are_pending() {
+    use mglru_core::lruvec::{LRU_ACTIVE_FILE, LRU_INACTIVE_FILE};
+    both(|pol| {
+        let mut r = TraceReader::from_str(
+            "t",
+            "memory 256M\n\
+             memcg p\n\
+             memcg cg parent=p\n\
+             task a memcg=cg\n\
+             file f size=1M readahead=0\n\
+             read a f 0 64\n\
+             stat cg\n\
+             write a f 0\n\
+             stat cg\n\
+             stat p\n",
+        );
+        let mut sim = Simulator::new(RunOptions { policy: Some(pol), ..Default::default() });
+        let mut seen: Vec<(u64, u64, u64, u64)> = Vec::new();
+        let mut pending = Vec::new();
+        while let Some(op) = r.next_op().unwrap_or_else(|e| panic!("trace error: {e}")) {
+            sim.apply(&op).unwrap_or_else(|e| panic!("sim error: {e}"));
+            let Some(k) = sim.kernel() else { continue };
+            k.check_invariants().unwrap_or_else(|e| panic!("{pol:?}: invariant after {op:?}: {e}"));
+            if let mglru_trace::Op::Stat { .. } = op {
+                let file = |m: &str| {
+                    let f = k.memcgs[r.memcg_id(m).unwrap() as usize].flushed;
+                    (f.lru[LRU_INACTIVE_FILE] + f.lru[LRU_ACTIVE_FILE], f.lru_local[LRU_INACTIVE_FILE] + f.lru_local[LRU_ACTIVE_FILE])
+                };
+                let (cg, p) = (file("cg"), file("p"));
+                assert!(k.now < 2_000_000_000, "{pol:?}: the periodic flush came first");
+                seen.push((cg.0, cg.1, p.0, p.1));
+                pending.push((k.memcg_stats_pending(r.memcg_id("cg").unwrap()), k.memcg_stats_pending(r.memcg_id("p").unwrap())));
+            }
+        }
+        assert_eq!(seen, vec![(0, 0, 0, 0), (62, 62, 0, 0), (62, 62, 62, 0)], "{pol:?}");
+        // The updates each read left pending: 127 before the write, none
+        // in a flushed subtree (p's count still holds cg's 128 until p's
+        // own read).
+        assert_eq!(pending, vec![(127, 127), (0, 128), (0, 0)], "{pol:?}");
+        // The values read are the counters' own in every case.
+        let rep = sim.finish().unwrap().report(&r);
+        assert_eq!(rep.stats[0].stat("file"), Some(64 * PAGE), "{pol:?}");
+        assert_eq!(rep.stats[1].stat("file_dirty"), Some(PAGE), "{pol:?}");
+    });
+}
