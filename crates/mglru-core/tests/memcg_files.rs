@@ -548,6 +548,8 @@ fn zram_pool_grows_and_shrinks_with_its_slots() {
         assert_eq!(z.orig_data_size, x * PAGE, "{p:?}");
         assert_eq!(z.compr_data_size, x * 1024, "{p:?}");
         assert_eq!(z.mem_used_total, x.div_ceil(31) * 8 * PAGE, "{p:?}");
+        // /proc/vmstat's nr_zspages counts the same pool pages.
+        assert_eq!(rep.vmstat("nr_zspages"), Some(x.div_ceil(31) * 8), "{p:?}");
         // The pool is no memcg's: cg's usage holds its folios only.
         let zr = sim.kernel().unwrap().swap.as_ref().unwrap().zram.as_ref().unwrap().clone();
         assert_eq!((zr.class_size, zr.pages_per_zspage, zr.objs_per_zspage), (1040, 8, 31));
@@ -567,6 +569,7 @@ fn zram_pool_grows_and_shrinks_with_its_slots() {
         assert_eq!(rep.stats[0].swap_current, 0, "{p:?}");
         assert_eq!(rep.zram.unwrap().mem_used_total, 0, "{p:?}");
         assert!(rep.vmstat("pswpin").unwrap() > 0);
+        assert_eq!(rep.vmstat("nr_zspages"), Some(0), "{p:?}");
         // Exit frees whatever is left.
         let (rep, _) = run(
             p,
