@@ -836,13 +836,13 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
     }
     if st.partial_mlocks > 0 {
         out.push_back(format!(
-            "# skipped: {} mlock/munlock calls that do not cover one whole file mapping of the trace (or MLOCK_ONFAULT)",
+            "# skipped: {} mlock/munlock calls that do not cover one whole mapping of the trace (or MLOCK_ONFAULT)",
             st.partial_mlocks
         ));
     }
     if st.partial_munmaps > 0 {
         out.push_back(format!(
-            "# skipped: {} munmap calls that do not unmap one whole file mapping of the trace (partial unmaps, anonymous memory)",
+            "# skipped: {} munmap calls that do not unmap one whole mapping of the trace (partial unmaps, private anonymous memory the trace does not hold)",
             st.partial_munmaps
         ));
     }
