@@ -128,18 +128,21 @@ pub struct FlushedStats {
 }
 
 /// A memcg subtree's counters that reach memory.stat through rstat (its
-/// states, LRU sizes, the events memcg counts, xarray nodes and page
+/// states, LRU sizes, the events memcg counts, slab bytes and page
 /// tables), summed over the subtree. The kernel counts every update's
 /// size into `stats_updates` as it happens (`memcg_rstat_updated`); the
 /// model, which keeps no per-update count, takes the change of each of
 /// these since the memcg's last flush as that count (a lower bound: an
-/// update undone before the read counts nothing).
+/// update undone before the read counts nothing). Slab counts one update
+/// per page of change: `mod_objcg_state` holds a CPU's slab bytes in its
+/// object stock until they pass a page, then hands them on as one update
+/// of their size in pages.
 #[derive(Clone, Copy, Default, Debug)]
 pub struct RstatBase {
     pub st: [i64; crate::stat::St::COUNT],
     pub lru: [u64; crate::lruvec::NR_LRU_LISTS],
     pub ev: u64,
-    pub xa_nodes: u64,
+    pub slab_bytes: u64,
     pub pgtable_pages: u64,
 }
 
@@ -183,7 +186,7 @@ impl RstatBase {
             st: c.st.0,
             lru,
             ev: RSTAT_EVENTS.iter().map(|&e| c.ev.get(e)).sum(),
-            xa_nodes: c.xa_nodes,
+            slab_bytes: c.slab_bytes,
             pgtable_pages: c.pgtable_pages,
         }
     }
@@ -195,14 +198,15 @@ impl RstatBase {
             *a += b;
         }
         self.ev += o.ev;
-        self.xa_nodes += o.xa_nodes;
+        self.slab_bytes += o.slab_bytes;
         self.pgtable_pages += o.pgtable_pages;
     }
     /// The updates from `self` to `now`, each counter's change in pages.
     fn updates_to(&self, now: &RstatBase) -> u64 {
         let st: u64 = self.st.iter().zip(now.st).map(|(a, b)| a.abs_diff(b)).sum();
         let lru: u64 = self.lru.iter().zip(now.lru).map(|(a, b)| a.abs_diff(b)).sum();
-        st + lru + now.ev.saturating_sub(self.ev) + self.xa_nodes.abs_diff(now.xa_nodes) + self.pgtable_pages.abs_diff(now.pgtable_pages)
+        let slab = self.slab_bytes.abs_diff(now.slab_bytes) / crate::kernel::PAGE_SIZE;
+        st + lru + now.ev.saturating_sub(self.ev) + slab + self.pgtable_pages.abs_diff(now.pgtable_pages)
     }
 }
 

@@ -619,16 +619,18 @@ fn zram_pages_come_out_of_free_memory() {
 /// reads the flushed sizes from then on. One CPU, so the bar is
 /// `stats_updates` > 64. Task a reads 64 pages of a file without
 /// readahead in the child memcg cg of p, well before the first periodic
-/// flush at 2 s. Each page is an `NR_FILE_PAGES` update, the lru_add
+/// flush at 2 s. Each page is an `NR_FILE_PAGES` update and the lru_add
 /// batch of 31 put 62 of them on the LRU (62 lru-size updates; 2 wait in
-/// the batch) and the file's one xarray node was charged as slab (one
-/// update: 584 bytes count as a page): 127. The CPU hands its count on in
-/// lots of 64 (`memcg_rstat_updated`): 64 reached the memcg's count, 63
-/// wait on the CPU, and 64 is not above 64: no flush, reclaim still sees
-/// an empty memcg. A write of page 0 dirties it (`NR_FILE_DIRTY`, the
-/// 128th update): the count is 128, the read flushes cg, whose LRU then
-/// reads 62 pages — but not its parent p, which reads nothing until a
-/// read of p's own memory.stat flushes it.
+/// the batch); the file's xarray node (584 bytes of slab) waits in the
+/// CPU's object stock, which hands slab on only past a page: 126. The CPU
+/// hands its count on in lots of 64 (`memcg_rstat_updated`): 64 reached
+/// the memcg's count, 62 wait on the CPU, and 64 is not above 64: no
+/// flush, reclaim still sees an empty memcg. A write of page 0 dirties it
+/// (`NR_FILE_DIRTY`, update 127; its buffer head's 112 bytes join the
+/// stock): still no flush. A write of page 1 is update 128: the CPU's
+/// second lot makes the count 128, the read flushes cg, whose LRU then reads 62 pages — but not its
+/// parent p, which reads nothing until a read of p's own memory.stat
+/// flushes it.
 #[test]
 fn stat_flushes_when_updates_are_pending() {
     use mglru_core::lruvec::{LRU_ACTIVE_FILE, LRU_INACTIVE_FILE};
@@ -643,6 +645,8 @@ fn stat_flushes_when_updates_are_pending() {
              read a f 0 64\n\
              stat cg\n\
              write a f 0\n\
+             stat cg\n\
+             write a f 1\n\
              stat cg\n\
              stat p\n",
         );
@@ -664,14 +668,16 @@ fn stat_flushes_when_updates_are_pending() {
                 pending.push((k.memcg_stats_pending(r.memcg_id("cg").unwrap()), k.memcg_stats_pending(r.memcg_id("p").unwrap())));
             }
         }
-        assert_eq!(seen, vec![(0, 0, 0, 0), (62, 62, 0, 0), (62, 62, 62, 0)], "{pol:?}");
-        // The updates each read left pending: 127 before the write, none
+        assert_eq!(seen, vec![(0, 0, 0, 0), (0, 0, 0, 0), (62, 62, 0, 0), (62, 62, 62, 0)], "{pol:?}");
+        // The updates each read left pending: 126 before the writes, 127
+        // after the first, none
         // in a flushed subtree (p's count still holds cg's 128 until p's
         // own read).
-        assert_eq!(pending, vec![(127, 127), (0, 128), (0, 0)], "{pol:?}");
+        assert_eq!(pending, vec![(126, 126), (127, 127), (0, 128), (0, 0)], "{pol:?}");
         // The values read are the counters' own in every case.
         let rep = sim.finish().unwrap().report(&r);
         assert_eq!(rep.stats[0].stat("file"), Some(64 * PAGE), "{pol:?}");
         assert_eq!(rep.stats[1].stat("file_dirty"), Some(PAGE), "{pol:?}");
+        assert_eq!(rep.stats[2].stat("file_dirty"), Some(2 * PAGE), "{pol:?}");
     });
 }
