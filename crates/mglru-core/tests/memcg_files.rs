@@ -681,3 +681,42 @@ fn stat_flushes_when_updates_are_pending() {
         assert_eq!(rep.stats[2].stat("file_dirty"), Some(2 * PAGE), "{pol:?}");
     });
 }
+
+/// zram keeps a stored page until its slot is freed, also when a fork
+/// shares the slot. 31 written pages of the parent, shared with a child,
+/// are reclaimed (memory.reclaim of 124K: each is swapped out once, when
+/// unmapped from both): 31 objects of 1040 bytes at ratio 4, one zspage
+/// of 8 pages. The child's swap-in of a slot the parent's swap PTE still
+/// refers to goes through the swap cache and keeps the slot (swap count
+/// 2: no bypass even on a synchronous device): the pool keeps its 8
+/// pages. The parent's exit drops its references, but each slot is still
+/// the swap cache's for a folio the child maps (`free_swap_and_cache`
+/// frees the cache only for an unmapped folio or a full device): nothing
+/// leaves the pool. The child's exit frees the folios and with them the
+/// slots: `zram_free_page` for each, and the zspage goes.
+#[test]
+fn zram_slots_a_fork_shares_stay_until_both_let_go() {
+    both(|p| {
+        let base = "memory 256M\n\
+                    swap 64M zram=y ratio=4\n\
+                    memcg app\n\
+                    task p memcg=app\n\
+                    anon p heap size=124K\n\
+                    store p heap 0 31\n\
+                    fork p c\n\
+                    reclaim app 124K\n";
+        let zram = |extra: &str| {
+            let (rep, _) = run(p, &format!("{base}{extra}"));
+            let z = rep.zram.unwrap();
+            (rep.vmstat("pswpout").unwrap(), rep.vmstat("pswpin").unwrap(), z.orig_data_size / PAGE, z.mem_used_total / PAGE)
+        };
+        assert_eq!(zram(""), (31, 0, 31, 8), "{p:?}");
+        assert_eq!(zram("load c heap 0 31\n"), (31, 31, 31, 8), "{p:?}");
+        assert_eq!(zram("load c heap 0 31\nexit p\n"), (31, 31, 31, 8), "{p:?}");
+        assert_eq!(zram("load c heap 0 31\nexit p\nexit c\n"), (31, 31, 0, 0), "{p:?}");
+        // Without the swap-in, the slots go when the last swap PTE does.
+        assert_eq!(zram("exit p\n"), (31, 0, 31, 8), "{p:?}");
+        assert_eq!(zram("exit c\n"), (31, 0, 31, 8), "{p:?}");
+        assert_eq!(zram("exit c\nexit p\n"), (31, 0, 0, 0), "{p:?}");
+    });
+}
