@@ -648,35 +648,7 @@ impl Kernel {
     /// `flush_memcg_stats_dwork` → `cgroup_rstat_flush(root)`: every
     /// memcg's flushed statistics catch up with its counters.
     pub fn flush_memcg_stats(&mut self) {
-        let n = self.memcgs.len();
-        let mut hier = vec![crate::memcontrol::FlushedStats::default(); n];
-        for (m, h) in hier.iter_mut().enumerate() {
-            let c = &self.memcgs[m];
-            for lru in 0..crate::lruvec::NR_LRU_LISTS {
-                h.lru_local[lru] = c.lruvec.size(lru);
-            }
-            h.lru = h.lru_local;
-            h.ws_activate = [c.ev.get(crate::stat::Ev::WorkingsetActivateAnon), c.ev.get(crate::stat::Ev::WorkingsetActivateFile)];
-            h.file_dirty = c.st.get(crate::stat::St::FileDirty).max(0) as u64;
-            h.writeback = c.st.get(crate::stat::St::FileWriteback).max(0) as u64 + c.st.get(crate::stat::St::AnonWriteback).max(0) as u64;
-            h.slab_local_pages = self.memcg_slab_pages(m as u16);
-        }
-        // A child always has a higher id than its parent: fold bottom-up.
-        for m in (1..n).rev() {
-            let p = self.memcgs[m].parent as usize;
-            let c = hier[m];
-            let h = &mut hier[p];
-            for lru in 0..crate::lruvec::NR_LRU_LISTS {
-                h.lru[lru] += c.lru[lru];
-            }
-            h.ws_activate[0] += c.ws_activate[0];
-            h.ws_activate[1] += c.ws_activate[1];
-            h.file_dirty += c.file_dirty;
-            h.writeback += c.writeback;
-        }
-        for (m, h) in hier.into_iter().enumerate() {
-            self.memcgs[m].flushed = h;
-        }
+        self.cgroup_rstat_flush(ROOT_MEMCG);
     }
 
     /// Time passes for the current task, on its CPU: user (`sys` false)

@@ -122,6 +122,92 @@ pub struct FlushedStats {
     pub writeback: u64,
     /// `NR_SLAB_{RECLAIMABLE,UNRECLAIMABLE}_B >> PAGE_SHIFT`, this memcg alone.
     pub slab_local_pages: u64,
+    /// The subtree's counters when this memcg was last flushed: what
+    /// `memcg_stats_pending` measures the updates since against.
+    pub base: RstatBase,
+}
+
+/// A memcg subtree's counters that reach memory.stat through rstat (its
+/// states, LRU sizes, the events memcg counts, slab bytes and page
+/// tables), summed over the subtree. The kernel counts every update's
+/// size into `stats_updates` as it happens (`memcg_rstat_updated`); the
+/// model, which keeps no per-update count, takes the change of each of
+/// these since the memcg's last flush as that count (a lower bound: an
+/// update undone before the read counts nothing). Slab counts one update
+/// per page of change: `mod_objcg_state` holds a CPU's slab bytes in its
+/// object stock until they pass a page, then hands them on as one update
+/// of their size in pages.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct RstatBase {
+    pub st: [i64; crate::stat::St::COUNT],
+    pub lru: [u64; crate::lruvec::NR_LRU_LISTS],
+    pub ev: u64,
+    pub slab_bytes: u64,
+    pub pgtable_pages: u64,
+}
+
+/// The events of `memcg_vm_event_stat` the model counts, and the
+/// `WORKINGSET_*` lruvec items (updated through `mod_lruvec_state`): the
+/// memcg events that count as rstat updates.
+const RSTAT_EVENTS: [crate::stat::Ev; 20] = {
+    use crate::stat::Ev::*;
+    [
+        PgscanKswapd,
+        PgscanDirect,
+        PgscanKhugepaged,
+        PgstealKswapd,
+        PgstealDirect,
+        PgstealKhugepaged,
+        Pgfault,
+        Pgmajfault,
+        Pgrefill,
+        Pgactivate,
+        Pgdeactivate,
+        Pglazyfree,
+        Pglazyfreed,
+        WorkingsetRefaultAnon,
+        WorkingsetRefaultFile,
+        WorkingsetActivateAnon,
+        WorkingsetActivateFile,
+        WorkingsetRestoreAnon,
+        WorkingsetRestoreFile,
+        WorkingsetNodereclaim,
+    ]
+};
+
+impl RstatBase {
+    /// This memcg's own counters (not its subtree's).
+    fn local(c: &Memcg) -> RstatBase {
+        let mut lru = [0; crate::lruvec::NR_LRU_LISTS];
+        for (l, v) in lru.iter_mut().enumerate() {
+            *v = c.lruvec.size(l);
+        }
+        RstatBase {
+            st: c.st.0,
+            lru,
+            ev: RSTAT_EVENTS.iter().map(|&e| c.ev.get(e)).sum(),
+            slab_bytes: c.slab_bytes,
+            pgtable_pages: c.pgtable_pages,
+        }
+    }
+    fn add(&mut self, o: &RstatBase) {
+        for (a, b) in self.st.iter_mut().zip(o.st) {
+            *a += b;
+        }
+        for (a, b) in self.lru.iter_mut().zip(o.lru) {
+            *a += b;
+        }
+        self.ev += o.ev;
+        self.slab_bytes += o.slab_bytes;
+        self.pgtable_pages += o.pgtable_pages;
+    }
+    /// The updates from `self` to `now`, each counter's change in pages.
+    fn updates_to(&self, now: &RstatBase) -> u64 {
+        let st: u64 = self.st.iter().zip(now.st).map(|(a, b)| a.abs_diff(b)).sum();
+        let lru: u64 = self.lru.iter().zip(now.lru).map(|(a, b)| a.abs_diff(b)).sum();
+        let slab = self.slab_bytes.abs_diff(now.slab_bytes) / crate::kernel::PAGE_SIZE;
+        st + lru + now.ev.saturating_sub(self.ev) + slab + self.pgtable_pages.abs_diff(now.pgtable_pages)
+    }
 }
 
 impl Memcg {
@@ -852,12 +938,87 @@ impl Kernel {
         self.reclaim_results.push(ReclaimResult { memcg, bytes, reclaimed, result: if eagain { -EAGAIN } else { 0 } });
     }
 
-    /// Read a memcg's files now (`stat MEMCG`). Simplification
-    /// (docs/FIDELITY.md): reading memory.stat does not flush the
-    /// model's reclaim-side statistics (the kernel flushes when enough
-    /// updates are pending, a count the model does not keep); the values
-    /// read are exact, as after a flush.
+    /// `cgroup_rstat_flush` of `memcg`'s subtree: the flushed statistics
+    /// of every memcg in it catch up with its counters. Its ancestors'
+    /// stay as they were (the kernel leaves the subtree's changes pending
+    /// in the parent until the parent is flushed).
+    pub fn cgroup_rstat_flush(&mut self, memcg: u16) {
+        let sub = self.memcg_subtree(memcg);
+        let mut hier: Vec<(FlushedStats, RstatBase)> = Vec::with_capacity(sub.len());
+        for &m in &sub {
+            let c = &self.memcgs[m as usize];
+            let mut h = FlushedStats::default();
+            for lru in 0..crate::lruvec::NR_LRU_LISTS {
+                h.lru_local[lru] = c.lruvec.size(lru);
+            }
+            h.lru = h.lru_local;
+            h.ws_activate = [c.ev.get(crate::stat::Ev::WorkingsetActivateAnon), c.ev.get(crate::stat::Ev::WorkingsetActivateFile)];
+            h.file_dirty = c.st.get(crate::stat::St::FileDirty).max(0) as u64;
+            h.writeback = c.st.get(crate::stat::St::FileWriteback).max(0) as u64 + c.st.get(crate::stat::St::AnonWriteback).max(0) as u64;
+            h.slab_local_pages = self.memcg_slab_pages(m);
+            hier.push((h, RstatBase::local(c)));
+        }
+        // `sub` is in pre-order: walking it backwards meets every child
+        // before its parent, which is earlier in the list.
+        let mut pos = vec![usize::MAX; self.memcgs.len()];
+        for (i, &m) in sub.iter().enumerate() {
+            pos[m as usize] = i;
+        }
+        for i in (1..sub.len()).rev() {
+            let j = pos[self.memcgs[sub[i] as usize].parent as usize];
+            let (c, cb) = hier[i];
+            let (h, hb) = &mut hier[j];
+            for lru in 0..crate::lruvec::NR_LRU_LISTS {
+                h.lru[lru] += c.lru[lru];
+            }
+            h.ws_activate[0] += c.ws_activate[0];
+            h.ws_activate[1] += c.ws_activate[1];
+            h.file_dirty += c.file_dirty;
+            h.writeback += c.writeback;
+            hb.add(&cb);
+        }
+        for (&m, (mut h, b)) in sub.iter().zip(hier) {
+            h.base = b;
+            self.memcgs[m as usize].flushed = h;
+        }
+    }
+
+    /// The size of the statistics updates in `memcg`'s subtree since it
+    /// was last flushed, as the model counts them (`RstatBase`).
+    pub fn memcg_stats_pending(&self, memcg: u16) -> u64 {
+        let mut now = RstatBase::default();
+        for m in self.memcg_subtree(memcg) {
+            now.add(&RstatBase::local(&self.memcgs[m as usize]));
+        }
+        self.memcgs[memcg as usize].flushed.base.updates_to(&now)
+    }
+
+    /// `mem_cgroup_flush_stats`: flush `memcg`'s subtree if
+    /// `memcg_vmstats_needs_flush` — its `stats_updates` above
+    /// `MEMCG_CHARGE_BATCH` per online CPU. The kernel adds a CPU's
+    /// updates to that count in lots of at least `MEMCG_CHARGE_BATCH`
+    /// (`memcg_rstat_updated`); the model counts the pending updates as
+    /// if they all came from one CPU, whose lots are whole batches of 64.
+    /// Returns whether it flushed.
+    pub fn mem_cgroup_flush_stats(&mut self, memcg: u16) -> bool {
+        let pending = self.memcg_stats_pending(memcg);
+        let counted = pending - pending % MEMCG_CHARGE_BATCH;
+        if counted > MEMCG_CHARGE_BATCH * self.cpus.len() as u64 {
+            self.cgroup_rstat_flush(memcg);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Read a memcg's files now (`stat MEMCG`). Reading memory.stat
+    /// flushes the memcg's subtree first when enough updates are pending
+    /// (`memory_stat_format` → `mem_cgroup_flush_stats`), which changes
+    /// the sizes reclaim reads from then on. The values read are exact,
+    /// as after a flush, also when the kernel would not have flushed
+    /// (docs/FIDELITY.md simplification 13).
     pub fn memcg_stat_point(&mut self, memcg: u16) {
+        self.mem_cgroup_flush_stats(memcg);
         let page = crate::kernel::PAGE_SIZE;
         let c = &self.memcgs[memcg as usize];
         let p = StatPoint {

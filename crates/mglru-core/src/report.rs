@@ -271,6 +271,8 @@ impl Kernel {
             ("nr_zone_unevictable", lru[LRU_UNEVICTABLE]),
             ("nr_zone_write_pending", self.nr_dirty + self.nr_writeback),
             ("nr_mlock", self.nr_mlock),
+            // NR_ZSPAGES: the zram device's zsmalloc pool, in pages.
+            ("nr_zspages", self.swap.as_ref().and_then(|s| s.zram.as_ref()).map_or(0, |z| z.pfns.len() as u64)),
             ("nr_inactive_anon", lru[LRU_INACTIVE_ANON]),
             ("nr_active_anon", lru[LRU_ACTIVE_ANON]),
             ("nr_inactive_file", lru[LRU_INACTIVE_FILE]),

@@ -258,6 +258,46 @@ fn file_mappings_and_untouched_regions_are_not_copied() {
     }
 }
 
+/// Shared mappings of shmem are shared, not copied: a
+/// MAP_SHARED|MAP_ANONYMOUS region (region 0, its shmem file behind it)
+/// and a mapping of a tmpfs file (region 1), 16 pages written through
+/// each (32 write faults, 32 shmem pages). The fork copies no PTE of
+/// either (`vma_needs_copy`: no anon_vma), so the child's regions 2 and 3
+/// start empty. The child's 16 stores to its copy of the shared anonymous
+/// region fault each page in from the same shmem file (16 write faults,
+/// no fault-around on a write, no copy: no new page, no pgreuse, each
+/// folio now mapped twice); its load of the tmpfs mapping is one read
+/// fault whose fault-around maps all 16 cached pages. The parent's exit
+/// frees nothing (the child maps both); the child's exit takes the last
+/// mapping of the anonymous region's shmem file, whose 16 pages go, while
+/// the tmpfs file keeps its 16 unmapped.
+#[test]
+fn shared_shmem_mappings_are_shared_by_fork() {
+    for policy in POLICIES {
+        let mut t = T::new(policy);
+        t.run("memory 256M\ntask p\nanon p s size=64K shared=y\nfile t size=64K tmpfs=y\nmmap p m file=t\nstore p s 0 16\nstore p m 0 16\n");
+        assert_eq!((t.vm("pgfault"), t.vm("nr_shmem"), t.vm("nr_anon_pages")), (32, 32, 0), "{policy:?}");
+        t.run("fork p c\n");
+        t.check();
+        assert_eq!((pte_of(&mut t, 2, 0), pte_of(&mut t, 3, 0)), (0, 0), "{policy:?}");
+        t.run("store c s 0 16\nload c m 0 16\n");
+        t.drain();
+        t.check();
+        assert_eq!((t.vm("pgfault"), t.vm("pgreuse")), (32 + 16 + 1, 0), "{policy:?}");
+        assert_eq!((t.vm("nr_shmem"), t.vm("nr_file_pages"), t.vm("nr_anon_pages"), t.vm("nr_mapped")), (32, 32, 0, 32), "{policy:?}");
+        let pp = pte_of(&mut t, 0, 5);
+        let pc = pte_of(&mut t, 2, 5);
+        assert_eq!(pp & pte::VALUE, pc & pte::VALUE, "{policy:?}: both map one folio");
+        assert_eq!(t.k().folios.get(pp & pte::VALUE).mapcount, 2, "{policy:?}");
+        t.run("exit p\n");
+        t.check();
+        assert_eq!((t.vm("nr_shmem"), t.vm("nr_mapped")), (32, 32), "{policy:?}");
+        t.run("exit c\n");
+        t.check();
+        assert_eq!((t.vm("nr_shmem"), t.vm("nr_file_pages"), t.vm("nr_mapped")), (16, 16, 0), "{policy:?}");
+    }
+}
+
 /// The child is in the parent's memcg with its oom_score_adj; a pinned
 /// parent's child runs on the parent's CPU (inherited affinity), an
 /// unpinned parent's is placed like any new task (ids round-robin over

@@ -548,6 +548,8 @@ fn zram_pool_grows_and_shrinks_with_its_slots() {
         assert_eq!(z.orig_data_size, x * PAGE, "{p:?}");
         assert_eq!(z.compr_data_size, x * 1024, "{p:?}");
         assert_eq!(z.mem_used_total, x.div_ceil(31) * 8 * PAGE, "{p:?}");
+        // /proc/vmstat's nr_zspages counts the same pool pages.
+        assert_eq!(rep.vmstat("nr_zspages"), Some(x.div_ceil(31) * 8), "{p:?}");
         // The pool is no memcg's: cg's usage holds its folios only.
         let zr = sim.kernel().unwrap().swap.as_ref().unwrap().zram.as_ref().unwrap().clone();
         assert_eq!((zr.class_size, zr.pages_per_zspage, zr.objs_per_zspage), (1040, 8, 31));
@@ -567,6 +569,7 @@ fn zram_pool_grows_and_shrinks_with_its_slots() {
         assert_eq!(rep.stats[0].swap_current, 0, "{p:?}");
         assert_eq!(rep.zram.unwrap().mem_used_total, 0, "{p:?}");
         assert!(rep.vmstat("pswpin").unwrap() > 0);
+        assert_eq!(rep.vmstat("nr_zspages"), Some(0), "{p:?}");
         // Exit frees whatever is left.
         let (rep, _) = run(
             p,
@@ -608,5 +611,112 @@ fn zram_pages_come_out_of_free_memory() {
         // Free pages, the per-CPU lists' included (the report's zones).
         let free = |r: &mglru_core::report::Report| r.zones.iter().map(|z| z.free + z.pcp).sum::<u64>();
         assert_eq!(free(&plain) - free(&zram), pool, "{p:?}");
+    });
+}
+
+/// Reading memory.stat flushes the memcg's subtree when enough updates
+/// are pending (memory_stat_format → mem_cgroup_flush_stats), and reclaim
+/// reads the flushed sizes from then on. One CPU, so the bar is
+/// `stats_updates` > 64. Task a reads 64 pages of a file without
+/// readahead in the child memcg cg of p, well before the first periodic
+/// flush at 2 s. Each page is an `NR_FILE_PAGES` update and the lru_add
+/// batch of 31 put 62 of them on the LRU (62 lru-size updates; 2 wait in
+/// the batch); the file's xarray node (584 bytes of slab) waits in the
+/// CPU's object stock, which hands slab on only past a page: 126. The CPU
+/// hands its count on in lots of 64 (`memcg_rstat_updated`): 64 reached
+/// the memcg's count, 62 wait on the CPU, and 64 is not above 64: no
+/// flush, reclaim still sees an empty memcg. A write of page 0 dirties it
+/// (`NR_FILE_DIRTY`, update 127; its buffer head's 112 bytes join the
+/// stock): still no flush. A write of page 1 is update 128: the CPU's
+/// second lot makes the count 128, the read flushes cg, whose LRU then reads 62 pages — but not its
+/// parent p, which reads nothing until a read of p's own memory.stat
+/// flushes it.
+#[test]
+fn stat_flushes_when_updates_are_pending() {
+    use mglru_core::lruvec::{LRU_ACTIVE_FILE, LRU_INACTIVE_FILE};
+    both(|pol| {
+        let mut r = TraceReader::from_str(
+            "t",
+            "memory 256M\n\
+             memcg p\n\
+             memcg cg parent=p\n\
+             task a memcg=cg\n\
+             file f size=1M readahead=0\n\
+             read a f 0 64\n\
+             stat cg\n\
+             write a f 0\n\
+             stat cg\n\
+             write a f 1\n\
+             stat cg\n\
+             stat p\n",
+        );
+        let mut sim = Simulator::new(RunOptions { policy: Some(pol), ..Default::default() });
+        let mut seen: Vec<(u64, u64, u64, u64)> = Vec::new();
+        let mut pending = Vec::new();
+        while let Some(op) = r.next_op().unwrap_or_else(|e| panic!("trace error: {e}")) {
+            sim.apply(&op).unwrap_or_else(|e| panic!("sim error: {e}"));
+            let Some(k) = sim.kernel() else { continue };
+            k.check_invariants().unwrap_or_else(|e| panic!("{pol:?}: invariant after {op:?}: {e}"));
+            if let mglru_trace::Op::Stat { .. } = op {
+                let file = |m: &str| {
+                    let f = k.memcgs[r.memcg_id(m).unwrap() as usize].flushed;
+                    (f.lru[LRU_INACTIVE_FILE] + f.lru[LRU_ACTIVE_FILE], f.lru_local[LRU_INACTIVE_FILE] + f.lru_local[LRU_ACTIVE_FILE])
+                };
+                let (cg, p) = (file("cg"), file("p"));
+                assert!(k.now < 2_000_000_000, "{pol:?}: the periodic flush came first");
+                seen.push((cg.0, cg.1, p.0, p.1));
+                pending.push((k.memcg_stats_pending(r.memcg_id("cg").unwrap()), k.memcg_stats_pending(r.memcg_id("p").unwrap())));
+            }
+        }
+        assert_eq!(seen, vec![(0, 0, 0, 0), (0, 0, 0, 0), (62, 62, 0, 0), (62, 62, 62, 0)], "{pol:?}");
+        // The updates each read left pending: 126 before the writes, 127
+        // after the first, none
+        // in a flushed subtree (p's count still holds cg's 128 until p's
+        // own read).
+        assert_eq!(pending, vec![(126, 126), (127, 127), (0, 128), (0, 0)], "{pol:?}");
+        // The values read are the counters' own in every case.
+        let rep = sim.finish().unwrap().report(&r);
+        assert_eq!(rep.stats[0].stat("file"), Some(64 * PAGE), "{pol:?}");
+        assert_eq!(rep.stats[1].stat("file_dirty"), Some(PAGE), "{pol:?}");
+        assert_eq!(rep.stats[2].stat("file_dirty"), Some(2 * PAGE), "{pol:?}");
+    });
+}
+
+/// zram keeps a stored page until its slot is freed, also when a fork
+/// shares the slot. 31 written pages of the parent, shared with a child,
+/// are reclaimed (memory.reclaim of 124K: each is swapped out once, when
+/// unmapped from both): 31 objects of 1040 bytes at ratio 4, one zspage
+/// of 8 pages. The child's swap-in of a slot the parent's swap PTE still
+/// refers to goes through the swap cache and keeps the slot (swap count
+/// 2: no bypass even on a synchronous device): the pool keeps its 8
+/// pages. The parent's exit drops its references, but each slot is still
+/// the swap cache's for a folio the child maps (`free_swap_and_cache`
+/// frees the cache only for an unmapped folio or a full device): nothing
+/// leaves the pool. The child's exit frees the folios and with them the
+/// slots: `zram_free_page` for each, and the zspage goes.
+#[test]
+fn zram_slots_a_fork_shares_stay_until_both_let_go() {
+    both(|p| {
+        let base = "memory 256M\n\
+                    swap 64M zram=y ratio=4\n\
+                    memcg app\n\
+                    task p memcg=app\n\
+                    anon p heap size=124K\n\
+                    store p heap 0 31\n\
+                    fork p c\n\
+                    reclaim app 124K\n";
+        let zram = |extra: &str| {
+            let (rep, _) = run(p, &format!("{base}{extra}"));
+            let z = rep.zram.unwrap();
+            (rep.vmstat("pswpout").unwrap(), rep.vmstat("pswpin").unwrap(), z.orig_data_size / PAGE, z.mem_used_total / PAGE)
+        };
+        assert_eq!(zram(""), (31, 0, 31, 8), "{p:?}");
+        assert_eq!(zram("load c heap 0 31\n"), (31, 31, 31, 8), "{p:?}");
+        assert_eq!(zram("load c heap 0 31\nexit p\n"), (31, 31, 31, 8), "{p:?}");
+        assert_eq!(zram("load c heap 0 31\nexit p\nexit c\n"), (31, 31, 0, 0), "{p:?}");
+        // Without the swap-in, the slots go when the last swap PTE does.
+        assert_eq!(zram("exit p\n"), (31, 0, 31, 8), "{p:?}");
+        assert_eq!(zram("exit c\n"), (31, 0, 31, 8), "{p:?}");
+        assert_eq!(zram("exit c\nexit p\n"), (31, 0, 0, 0), "{p:?}");
     });
 }

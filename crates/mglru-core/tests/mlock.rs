@@ -203,3 +203,43 @@ fn dontneed_of_a_locked_region_does_nothing() {
         assert_eq!(unev(&mut t), [16, 0, 16, 16, 16, 0, 0], "{policy:?}");
     }
 }
+
+/// mlock of a region whose pages a fork shares breaks the sharing: the
+/// parent's 16 written pages are mapped by the child too (mapcount 2,
+/// write-protected). `mlock_vma_pages_range` mlocks the 16 present folios
+/// (mlocked 16; culled 16 when the batch is applied), then populating a
+/// private writable mapping faults each page for writing
+/// (`populate_vma_page_range` sets FOLL_WRITE): 16 write-protect faults,
+/// and as the child still maps each folio the parent gets a copy
+/// (`wp_page_copy`), which `folio_add_lru_vma` mlocks as a new folio
+/// (mlocked, culled: 16 more each), while removing the parent's mapping
+/// of the original munlocks it (`munlock_vma_folio`): its mlock_count
+/// drops to 0, PG_mlocked is cleared and it goes back to an evictable
+/// list (munlocked 16, rescued 16). The child keeps the 16 originals,
+/// evictable; the parent's 16 copies are locked: nr_mlock 16, 32 anon
+/// folios, no reuse.
+#[test]
+fn mlock_after_fork_breaks_the_shared_pages() {
+    for policy in POLICIES {
+        let mut t = T::new(policy);
+        t.run("memory 256M\nswap 64M\nmemcg app\ntask p memcg=app\nanon p heap size=64K\nstore p heap 0 16\nfork p c\n");
+        t.drain();
+        t.check();
+        let faults = t.vm("pgfault");
+        assert_eq!(t.vm("nr_anon_pages"), 16, "{policy:?}");
+        t.run("mlock p heap\n");
+        t.drain();
+        t.check();
+        assert_eq!(unev(&mut t), [32, 0, 16, 32, 16, 0, 0], "{policy:?}");
+        assert_eq!((t.vm("nr_mlock"), t.vm("nr_unevictable")), (16, 16), "{policy:?}");
+        assert_eq!((t.vm("pgfault") - faults, t.vm("pgreuse"), t.vm("nr_anon_pages")), (16, 0, 32), "{policy:?}");
+        // The child's originals are evictable again and mapped once.
+        assert_eq!(t.vm("nr_inactive_anon") + t.vm("nr_active_anon"), 16, "{policy:?}");
+        // Its exit frees them; the parent's locked copies stay.
+        t.run("exit c\n");
+        t.drain();
+        t.check();
+        assert_eq!((t.vm("nr_anon_pages"), t.vm("nr_mlock")), (16, 16), "{policy:?}");
+        assert_eq!(unev(&mut t), [32, 0, 16, 32, 16, 0, 0], "{policy:?}");
+    }
+}

@@ -423,6 +423,53 @@ fn strace_shmem_memfd_and_shared_anonymous() {
 }
 
 #[test]
+fn strace_private_anonymous_populate_and_mlock() {
+    // A private anonymous mmap with MAP_POPULATE faults every page in:
+    // `anon ... populate=y`. One without it is not imported (strace sees
+    // no access to it), unless an mlock of the whole of it comes, which
+    // faults it in: the region is made just before the mlock, and a later
+    // munlock and munmap of it are the region's. Its fork copy is the
+    // child's own: the child's mlock makes the child's region. An mlock of
+    // part of one, a munlock of one never locked, and the munmap of one
+    // never imported are skipped and counted, as before.
+    let text = r#"1 10:00:00.000000 mmap(NULL, 8192, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_POPULATE, -1, 0) = 0x7f0000000000
+1 10:00:00.000001 mmap(NULL, 12288, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7f0000100000
+1 10:00:00.000002 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7f0000200000
+1 10:00:00.000003 fork() = 2
+1 10:00:00.000004 mlock(0x7f0000100000, 4096) = 0
+1 10:00:00.000005 munlock(0x7f0000200000, 4096) = 0
+1 10:00:00.000006 mlock(0x7f0000100000, 12288) = 0
+2 10:00:00.000007 mlock(0x7f0000100000, 12288) = 0
+1 10:00:00.000008 munlock(0x7f0000100000, 12288) = 0
+1 10:00:00.000009 munmap(0x7f0000100000, 12288) = 0
+1 10:00:00.000010 munmap(0x7f0000200000, 4096) = 0
+1 10:00:00.000011 munmap(0x7f0000000000, 8192) = 0
+"#;
+    let p = tmp("strace-private-anon.txt", text.as_bytes());
+    let want = lines(
+        "
+        memory 1G
+        task pid1
+        anon pid1 m0 size=8192 populate=y
+        fork pid1 pid2
+        anon pid1 m1 size=12288
+        mlock pid1 m1
+        anon pid2 m2 size=12288
+        mlock pid2 m2
+        munlock pid1 m1
+        munmap pid1 m1
+        munmap pid1 m0
+        ",
+    );
+    let got = imp("strace", &p);
+    assert_eq!(got, want);
+    common::must_parse("strace-private-anon", &got);
+    let all = common::all(import("strace", &p, &ImportOptions::default()).unwrap());
+    assert!(all.iter().any(|l| l.starts_with("# skipped: 2 mlock/munlock calls")), "{all:?}");
+    assert!(all.iter().any(|l| l.starts_with("# skipped: 1 munmap calls")), "{all:?}");
+}
+
+#[test]
 fn strace_errors() {
     let p = tmp("strace-bad.txt", b"1 10:00:00.000000 openat(AT_FDCWD, \"f\", O_RDONLY) = 3\n1 10:00:00.000001 read(3, \"a\", 1) = 1\n1 10:00:00.000002 this is not a syscall\n");
     let (ok, e) = until_err(import("strace", &p, &ImportOptions::default()).unwrap());

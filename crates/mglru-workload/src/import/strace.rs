@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! strace output (`strace -f -tt -e trace=read,pread64,write,pwrite64,
 //! mmap,munmap,openat,lseek,close,ftruncate,truncate,unlink,unlinkat,
-//! clone,clone3,fork,vfork,execve,memfd_create`): file I/O by file
+//! mlock,mlock2,munlock,clone,clone3,fork,vfork,execve,memfd_create`): file I/O by file
 //! descriptor, per process, what removes pages from the page cache or a
 //! process (munmap of a whole file mapping, truncate, unlink), and the
 //! processes themselves (fork, threads, exec). Files under a tmpfs mount
 //! (`tmpfs=` dirs, default /dev/shm) and memfds are shmem files;
-//! `MAP_SHARED|MAP_ANONYMOUS` is a shared anonymous region. See
+//! `MAP_SHARED|MAP_ANONYMOUS` is a shared anonymous region; a private
+//! anonymous mapping is a region when its pages are faulted in where
+//! strace sees it (`MAP_POPULATE`, or an `mlock` of the whole of it). See
 //! docs/WORKLOADS.md, section "strace".
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -21,8 +23,10 @@ use crate::{ImportOptions, Lines};
 enum Event {
     Access { task: String, file: String, off: u64, len: u64, write: bool },
     Mmap { task: String, file: String, end: u64, region: String, populate: bool },
-    /// `mmap(MAP_SHARED|MAP_ANONYMOUS)` of `len` bytes (shmem).
-    SharedAnon { task: String, region: String, len: u64, populate: bool },
+    /// An anonymous mapping of `len` bytes: `MAP_SHARED|MAP_ANONYMOUS`
+    /// (shmem, `shared`), or a private one the trace holds (`MAP_POPULATE`,
+    /// or made just before an `mlock` of it).
+    Anon { task: String, region: String, len: u64, populate: bool, shared: bool },
     /// `mlock`/`munlock` of a whole file mapping the trace made.
     Mlock { task: String, region: String, lock: bool },
     Exit { task: String },
@@ -174,6 +178,10 @@ struct State {
     unknown_fd: u64,
     /// File mappings by (pid, address): (region, length in bytes).
     maps: HashMap<(u64, u64), (String, u64)>,
+    /// Private anonymous mappings the trace does not hold (yet), by (pid,
+    /// address): their length. Strace sees no access to them; one becomes
+    /// a region when it is mlocked whole (mlock faults every page in).
+    anon_maps: HashMap<(u64, u64), u64>,
     /// munmap calls that do not unmap exactly one whole mapping of the
     /// trace (partial unmaps, anonymous memory): not imported.
     partial_munmaps: u64,
@@ -218,6 +226,7 @@ impl State {
             regions: 0,
             unknown_fd: 0,
             maps: HashMap::new(),
+            anon_maps: HashMap::new(),
             partial_munmaps: 0,
             partial_mlocks: 0,
             unlinks: HashMap::new(),
@@ -257,6 +266,11 @@ impl State {
                     self.maps.iter().filter(|((p, _), _)| *p == parent).map(|((_, a), e)| (*a, e.clone())).collect();
                 for (a, e) in maps {
                     self.maps.insert((pid, a), e);
+                }
+                let anon: Vec<(u64, u64)> =
+                    self.anon_maps.iter().filter(|((p, _), _)| *p == parent).map(|((_, a), l)| (*a, *l)).collect();
+                for (a, l) in anon {
+                    self.anon_maps.insert((pid, a), l);
                 }
                 let child = self.task(pid);
                 self.spawned.insert(child.clone());
@@ -342,6 +356,7 @@ impl State {
                 *self.generation.entry(pid).or_insert(0) += 1;
                 self.fds.retain(|(p, _), _| *p != pid);
                 self.maps.retain(|(p, _), _| *p != pid);
+                self.anon_maps.retain(|(p, _), _| *p != pid);
                 return Ok((ts, Some(Event::Exit { task })));
             }
             return Ok((ts, None));
@@ -474,7 +489,23 @@ impl State {
                     self.regions += 1;
                     super::span_end(0, len).map_err(|e| format!("{}:{}: `{}`: {}", self.name, lineno, call.name, e))?;
                     self.maps.insert((pid, ret as u64), (region.clone(), len));
-                    Some(Event::SharedAnon { task: self.task(pid), region, len: len.max(1), populate })
+                    Some(Event::Anon { task: self.task(pid), region, len: len.max(1), populate, shared: true })
+                } else if fd < 0 && ret != -1 && flags.contains("MAP_ANONYMOUS") {
+                    // Private anonymous memory: the trace holds it when
+                    // its pages are faulted in at once (MAP_POPULATE);
+                    // otherwise only if an mlock of it comes.
+                    super::span_end(0, len).map_err(|e| format!("{}:{}: `{}`: {}", self.name, lineno, call.name, e))?;
+                    self.maps.remove(&(pid, ret as u64));
+                    if populate {
+                        let region = format!("m{}", self.regions);
+                        self.regions += 1;
+                        self.anon_maps.remove(&(pid, ret as u64));
+                        self.maps.insert((pid, ret as u64), (region.clone(), len));
+                        Some(Event::Anon { task: self.task(pid), region, len: len.max(1), populate, shared: false })
+                    } else {
+                        self.anon_maps.insert((pid, ret as u64), len);
+                        None
+                    }
                 } else if fd >= 0 && ret != -1 {
                     match self.file_of(pid, fd) {
                         Some((file, _)) => {
@@ -506,6 +537,9 @@ impl State {
                             Some(Event::Munmap { task: self.task(pid), region })
                         }
                         _ => {
+                            if self.anon_maps.get(&(pid, addr)).is_some_and(|l| l.div_ceil(4096) == len.div_ceil(4096)) {
+                                self.anon_maps.remove(&(pid, addr));
+                            }
                             self.partial_munmaps += 1;
                             None
                         }
@@ -524,6 +558,22 @@ impl State {
                         Some((region, mlen)) if !onfault && len.div_ceil(4096) == mlen.div_ceil(4096) => {
                             let region = region.clone();
                             Some(Event::Mlock { task: self.task(pid), region, lock: call.name != "munlock" })
+                        }
+                        // mlock of the whole of a private anonymous
+                        // mapping: it faults every page in, so the trace
+                        // maps it now (nothing the trace saw touched it
+                        // before) and locks it.
+                        None if !onfault
+                            && call.name != "munlock"
+                            && self.anon_maps.get(&(pid, addr)).is_some_and(|l| l.div_ceil(4096) == len.div_ceil(4096)) =>
+                        {
+                            let mlen = self.anon_maps.remove(&(pid, addr)).unwrap_or(len);
+                            let region = format!("m{}", self.regions);
+                            self.regions += 1;
+                            self.maps.insert((pid, addr), (region.clone(), mlen));
+                            let task = self.task(pid);
+                            self.pre.push(Event::Anon { task: task.clone(), region: region.clone(), len: mlen.max(1), populate: false, shared: false });
+                            Some(Event::Mlock { task, region, lock: true })
                         }
                         _ => {
                             self.partial_mlocks += 1;
@@ -548,6 +598,7 @@ impl State {
                     self.maps.iter().filter(|((p, _), _)| *p == pid).map(|((_, a), (r, _))| (*a, r.clone())).collect();
                 regions.sort();
                 self.maps.retain(|(p, _), _| *p != pid);
+                self.anon_maps.retain(|(p, _), _| *p != pid);
                 // The other threads of the process are gone.
                 self.leader.retain(|_, l| *l != pid);
                 Some(Event::Exec { task: self.task(pid), regions: regions.into_iter().map(|(_, r)| r).collect() })
@@ -648,10 +699,12 @@ impl Gen {
                 let p = if populate { " populate=y" } else { "" };
                 out.push_back(format!("mmap {} {} file={}{}", task, region, file, p));
             }
-            Some(Event::SharedAnon { task, region, len, populate }) => {
-                out.push_back(format!("# line {}: loads and stores through this shared anonymous mapping are invisible to strace", lineno));
+            Some(Event::Anon { task, region, len, populate, shared }) => {
+                let kind = if shared { "shared" } else { "private" };
+                out.push_back(format!("# line {}: loads and stores through this {} anonymous mapping are invisible to strace", lineno, kind));
                 let p = if populate { " populate=y" } else { "" };
-                out.push_back(format!("anon {} {} size={} shared=y{}", task, region, len, p));
+                let sh = if shared { " shared=y" } else { "" };
+                out.push_back(format!("anon {} {} size={}{}{}", task, region, len, sh, p));
             }
             Some(Event::Mlock { task, region, lock }) => {
                 out.push_back(format!("{} {} {}", if lock { "mlock" } else { "munlock" }, task, region));
@@ -724,7 +777,7 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
                 (task.clone(), Some(file.clone()), *end)
             }
             Event::Exit { task } => (task.clone(), None, 0),
-            Event::SharedAnon { task, .. } => {
+            Event::Anon { task, .. } => {
                 mmaps += 1;
                 (task.clone(), None, 0)
             }
@@ -764,7 +817,7 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
     super::check_files(&r.name, &files)?;
     let mut out = VecDeque::new();
     out.push_back(format!(
-        "# mglru-workload import strace: {}; {} read/write calls, {} file mappings, {} task(s) (one per process), {} fork(s), {} file(s) sized to the largest offset seen",
+        "# mglru-workload import strace: {}; {} read/write calls, {} mappings, {} task(s) (one per process), {} fork(s), {} file(s) sized to the largest offset seen",
         r.name,
         accesses,
         mmaps,
@@ -783,13 +836,13 @@ pub(crate) fn import(path: &Path, fopts: &str, opts: &ImportOptions) -> Result<L
     }
     if st.partial_mlocks > 0 {
         out.push_back(format!(
-            "# skipped: {} mlock/munlock calls that do not cover one whole file mapping of the trace (or MLOCK_ONFAULT)",
+            "# skipped: {} mlock/munlock calls that do not cover one whole mapping of the trace (or MLOCK_ONFAULT)",
             st.partial_mlocks
         ));
     }
     if st.partial_munmaps > 0 {
         out.push_back(format!(
-            "# skipped: {} munmap calls that do not unmap one whole file mapping of the trace (partial unmaps, anonymous memory)",
+            "# skipped: {} munmap calls that do not unmap one whole mapping of the trace (partial unmaps, private anonymous memory the trace does not hold)",
             st.partial_munmaps
         ));
     }
