@@ -4,13 +4,19 @@
 # its shared libraries, for a real ext4), brd.ko, the replayer, /init and the trace.
 #
 #   validation/build-initramfs.sh REPLAYER OUT.cpio.gz [--trace TRACE] [--mode MODE]
-#                                 [--replay-arg ARG]... [--setup SETUP.env]
+#                                 [--replay-arg ARG]... [--setup SETUP.env] [--swap-loop]
+#                                 [--swap-nullb PARAMS]
 #
 # REPLAYER is a static binary (`mglru-replay`), run as `/mglru-replay /trace --data-dir
 # /mnt/data [ARG...]`. MODE is what /init writes to /sys/kernel/mm/lru_gen/enabled: y, n or a
 # mask such as 0x0001 (default y). Without --trace the image has no /trace and /init does not
 # run the replayer (useful only to time a boot). --setup takes the output of `harness.py
-# trace-setup TRACE` when the caller has it already. Needs validation/setup.sh first.
+# trace-setup TRACE` when the caller has it already. --swap-loop adds loop.ko and util-linux's
+# losetup (with its libraries) and tells /init to put the trace's swap (not zram) on /dev/loop0
+# over /dev/ram1 with direct I/O: an asynchronous swap device (run-kernel.sh --swap-loop).
+# --swap-nullb PARAMS adds configfs.ko and null_blk.ko and tells /init to swap on a memory-backed
+# /dev/nullb0 loaded with the comma-separated null_blk parameters PARAMS (e.g.
+# irqmode=2,completion_nsec=1000000,mbps=20). Without them the image is as before. Needs validation/setup.sh first.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -18,13 +24,17 @@ die() { printf 'build-initramfs: error: %s\n' "$*" >&2; exit 1; }
 
 [ $# -ge 2 ] || die "usage: build-initramfs.sh REPLAYER OUT.cpio.gz [--trace TRACE] [--mode y|n|0xMASK] [--replay-arg ARG]..."
 replayer="$1"; out="$2"; shift 2
-trace=""; mode="y"; replay_args=(); setup_env=""
+trace=""; mode="y"; replay_args=(); setup_env=""; swap_loop=0; swap_nullb=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --trace) trace="$2"; shift 2 ;;
         --mode) mode="$2"; shift 2 ;;
         --replay-arg) replay_args+=("$2"); shift 2 ;;
         --setup) setup_env="$2"; shift 2 ;;
+        --swap-loop) swap_loop=1; shift ;;
+        --swap-nullb) swap_nullb="$2"; shift 2
+                      [[ "$swap_nullb" =~ ^[a-z_]+=[0-9]+(,[a-z_]+=[0-9]+)*$ ]] \
+                          || die "--swap-nullb takes null_blk parameters NAME=N[,NAME=N]..., not '$swap_nullb'" ;;
         *) die "unknown option $1" ;;
     esac
 done
@@ -70,6 +80,35 @@ for ko in ${ZRAM_KOS:-}; do
     n=$((n + 1))
     cp "$ko" "$root/zram/$n-$(basename "$ko")"
 done
+# --swap-loop: loop.ko (unless built in) and losetup from util-linux (busybox's cannot set
+# direct I/O) with the libraries it links, beside mke2fs's in /lib.
+if [ "$swap_loop" = 1 ]; then
+    case "${LOOP_CONFIG:-}" in
+        *=m) [ -n "${LOOP_KO:-}" ] && [ -s "$LOOP_KO" ] || die "no loop.ko (rerun validation/setup.sh)"
+             cp "$LOOP_KO" "$root/loop.ko" ;;
+        *=y) ;;
+        *) die "--swap-loop: kernel.env has no loop driver (LOOP_CONFIG='${LOOP_CONFIG:-}'; rerun validation/setup.sh)" ;;
+    esac
+    [ -x /usr/sbin/losetup ] || [ -x /sbin/losetup ] || die "--swap-loop needs util-linux's losetup on the host"
+    losetup_bin="$(command -v /usr/sbin/losetup || command -v /sbin/losetup)"
+    cp "$losetup_bin" "$root/e2fs/losetup"
+    for lib in $(ldd "$losetup_bin" | awk '/=>/ { print $3 } /ld-linux/ && !/=>/ { print $1 }'); do
+        case "$lib" in
+            /lib64/*) cp -L "$lib" "$root/lib64/" ;;
+            *) cp -L "$lib" "$root/lib/x86_64-linux-gnu/" ;;
+        esac
+    done
+fi
+if [ -n "$swap_nullb" ]; then
+    [ "$swap_loop" = 0 ] || die "--swap-loop and --swap-nullb exclude each other"
+    [ -n "${NULLB_KOS:-}" ] || die "--swap-nullb: kernel.env has no NULLB_KOS (rerun validation/setup.sh)"
+    mkdir -p "$root/nullb"
+    n=0
+    for ko in $NULLB_KOS; do
+        n=$((n + 1))
+        cp "$ko" "$root/nullb/$n-$(basename "$ko")"
+    done
+fi
 cp "$replayer" "$root/mglru-replay"
 chmod 755 "$root/mglru-replay"
 
@@ -77,6 +116,9 @@ chmod 755 "$root/mglru-replay"
 {
     printf 'MODE=%q\n' "$mode"
     printf 'REPLAY_ARGS=%q\n' "${replay_args[*]:-}"
+    # only with --swap-loop / --swap-nullb: without them run.conf is as before
+    if [ "$swap_loop" = 1 ]; then printf 'SWAP_LOOP=1\n'; fi
+    if [ -n "$swap_nullb" ]; then printf 'SWAP_NULLB=%q\n' "$swap_nullb"; fi
     if [ -n "$trace" ]; then
         cp "$trace" "$root/trace"
         if [ -n "$setup_env" ]; then cat "$setup_env"; else python3 "$here/harness.py" trace-setup "$trace"; fi

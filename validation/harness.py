@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Helpers of the real-kernel harness (run-kernel.sh, build-initramfs.sh).
 
-    harness.py trace-setup TRACE
+    harness.py trace-setup TRACE [--swap-loop|--swap-nullb]
         Reads the setup a guest needs from a trace (text, gzip, zstd or the binary form) and prints
         shell assignments: MEMORY_BYTES, MEMORY_MIB, SWAP_BYTES, SWAP_KB, SWAP_SYNC, FILES,
-        DATA_BYTES, RD_SIZE_KB, READAHEAD_KB, TRACE_WARNINGS.
+        DATA_BYTES, RD_SIZE_KB, READAHEAD_KB, TRACE_WARNINGS. --swap-loop / --swap-nullb: the
+        guest will swap on a loop device over /dev/ram1 or on a memory-backed null_blk
+        (run-kernel.sh --swap-loop / --swap-nullb), an asynchronous device; the warnings then say
+        so (an error with `zram=y`).
 
     harness.py boot --out RESULT.json --log-dir DIR [--timeout S] [--meta K=V ...] -- QEMU ARGS...
         Boots QEMU, streams its serial console (ttyS0) into DIR/console.log with host timestamps,
@@ -122,7 +125,8 @@ def binary_statements(stream, first):
             raise SystemExit(f"binary trace: unknown tag {tag:#x}")
 
 
-def trace_setup(path):
+def trace_setup(path, swap_loop=None):
+    # swap_loop: None (swap on brd or zram), "loop" or "nullb" (an asynchronous device)
     stream = open_trace(path)
     first = stream.read(8)
     stmts = binary_statements(stream, first) if first == b"MGLRUTB1" else text_statements(stream, first)
@@ -169,12 +173,24 @@ def trace_setup(path):
                 "files differ in readahead (%s): the disk's read_ahead_kb is set to %d; the "
                 "replayer must give the others their own window (readahead=0: POSIX_FADV_RANDOM)"
                 % (", ".join(f"{f[0]}={f[2] >> 10}K" for f in files), readahead >> 10))
+    if swap_loop and swap_zram == "y":
+        raise SystemExit(f"{path}: --swap-{swap_loop} and `swap ... zram=y` exclude each other")
+    if swap_loop and not swap:
+        warnings.append(f"--swap-{swap_loop}, but the trace has no swap: no swap device is set up")
     # With zram=y the guest swaps to /dev/zram0, the device the trace describes.
-    if swap and swap_zram != "y" and swap_sync != "y":
+    if swap and swap_loop:
+        # loop over brd with direct I/O: asynchronous (not SWP_SYNCHRONOUS_IO), RAM-backed
+        if swap_sync == "y":
+            warnings.append("the trace's swap is sync=y, but --swap-%s puts it on an asynchronous "
+                            "device: compare with a `swap SIZE sync=n ram=y` run of the model" % swap_loop)
+        if swap_ram != "y":
+            warnings.append("the trace's swap is ram=%s, but the %s device keeps every written slot in "
+                            "guest RAM: compare with `swap SIZE sync=n ram=y`" % (swap_ram, swap_loop))
+    elif swap and swap_zram != "y" and swap_sync != "y":
         warnings.append("the trace's swap is sync=%s, but swap on brd is a synchronous-I/O device "
                         "(SWP_SYNCHRONOUS_IO): compare with a `swap SIZE sync=y` run of the model"
                         % swap_sync)
-    if swap and swap_zram != "y" and swap_ram != "y":
+    if swap and not swap_loop and swap_zram != "y" and swap_ram != "y":
         warnings.append("the trace's swap is ram=%s, but swap on brd keeps every written slot in guest RAM: "
                         "compare with a `swap SIZE sync=y ram=y` run of the model" % swap_ram)
     # ext4 without a journal, 4 KiB blocks, few inodes: bitmaps, group descriptors and extent
@@ -357,7 +373,9 @@ def boot(argv):
     for k, v in meta.items():
         if k not in m and k not in ("kernel_release",):
             m[k] = num(v)
-    for k in ("mkfs", "rd_size_kb", "swap_kb", "read_ahead_kb", "page_cluster_boot"):
+    for k in ("mkfs", "rd_size_kb", "swap_kb", "read_ahead_kb", "page_cluster_boot",
+              "swap_device", "swap_backing", "loop_dio", "loop_rotational", "nullb_params",
+              "nullb_rotational"):
         if k in tags:
             m[k] = num(tags[k])
     if isinstance(res.get("meta"), dict):
@@ -375,8 +393,11 @@ def boot(argv):
 
 
 def main():
-    if len(sys.argv) >= 3 and sys.argv[1] == "trace-setup":
-        trace_setup(sys.argv[2])
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "trace-setup":
+        if len(sys.argv) == 4 and sys.argv[3] not in ("--swap-loop", "--swap-nullb"):
+            sys.stderr.write(__doc__)
+            return 2
+        trace_setup(sys.argv[2], swap_loop=sys.argv[3][7:] if len(sys.argv) == 4 else None)
         return 0
     if len(sys.argv) >= 2 and sys.argv[1] == "boot":
         return boot(sys.argv[2:])

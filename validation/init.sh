@@ -67,6 +67,32 @@ if [ "${SWAP_KB:-0}" -gt 0 ] && [ "${SWAP_ZRAM:-n}" = y ]; then
     mkswap /dev/zram0 >/dev/null || fail "mkswap /dev/zram0"
     swapon /dev/zram0 || fail "swapon /dev/zram0"
     tag "swap_kb=$SWAP_KB swap_device=zram0 zram_comp=$(cat /sys/block/zram0/comp_algorithm | tr ' ' ,) swap_device_kb=$(awk '$1 == "/dev/zram0" { print $3 }' /proc/swaps)"
+elif [ "${SWAP_KB:-0}" -gt 0 ] && [ "${SWAP_LOOP:-0}" = 1 ]; then
+    # run-kernel.sh --swap-loop: swap on /dev/loop0 over /dev/ram1, direct I/O. loop is not
+    # SWP_SYNCHRONOUS_IO: a swap write is queued to loop's worker, which completes it later
+    # (end of writeback, folio_rotate_reclaimable), and a swap-in goes through the swap cache.
+    if [ -e /loop.ko ]; then insmod /loop.ko || fail "insmod loop.ko"; fi
+    [ -e /dev/loop0 ] || mknod /dev/loop0 b 7 0 || fail "no /dev/loop0"
+    /e2fs/losetup --direct-io=on /dev/loop0 /dev/ram1 || fail "losetup --direct-io=on /dev/loop0 /dev/ram1"
+    mkswap /dev/loop0 "$SWAP_KB" >/dev/null || fail "mkswap /dev/loop0 $SWAP_KB"
+    swapon /dev/loop0 || fail "swapon /dev/loop0"
+    tag "swap_kb=$SWAP_KB swap_device=loop0 swap_backing=ram1 loop_dio=$(cat /sys/block/loop0/loop/dio 2>/dev/null) loop_rotational=$(cat /sys/block/loop0/queue/rotational) swap_device_kb=$(awk '$1 == "/dev/loop0" { print $3 }' /proc/swaps)"
+elif [ "${SWAP_KB:-0}" -gt 0 ] && [ -n "${SWAP_NULLB:-}" ]; then
+    # run-kernel.sh --swap-nullb PARAMS: swap on a memory-backed null_blk (not
+    # SWP_SYNCHRONOUS_IO), 4 KiB blocks, whole GiB, with the run's completion parameters.
+    for ko in /nullb/*.ko; do
+        [ -e "$ko" ] || fail "no null_blk modules in the initramfs (rerun validation/setup.sh)"
+        case "$ko" in
+            *null_blk.ko) insmod "$ko" nr_devices=1 queue_mode=2 memory_backed=1 bs=4096 \
+                              gb=$(( (SWAP_KB + 1048575) / 1048576 )) $(echo "$SWAP_NULLB" | tr , ' ') \
+                              || fail "insmod null_blk $SWAP_NULLB" ;;
+            *) insmod "$ko" || fail "insmod $ko" ;;
+        esac
+    done
+    [ -b /dev/nullb0 ] || fail "no /dev/nullb0 after insmod null_blk"
+    mkswap /dev/nullb0 "$SWAP_KB" >/dev/null || fail "mkswap /dev/nullb0 $SWAP_KB"
+    swapon /dev/nullb0 || fail "swapon /dev/nullb0"
+    tag "swap_kb=$SWAP_KB swap_device=nullb0 nullb_params=$SWAP_NULLB nullb_rotational=$(cat /sys/block/nullb0/queue/rotational) swap_device_kb=$(awk '$1 == "/dev/nullb0" { print $3 }' /proc/swaps)"
 elif [ "${SWAP_KB:-0}" -gt 0 ]; then
     mkswap /dev/ram1 "$SWAP_KB" >/dev/null || fail "mkswap /dev/ram1 $SWAP_KB"
     swapon /dev/ram1 || fail "swapon /dev/ram1"

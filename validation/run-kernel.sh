@@ -5,7 +5,8 @@
 #
 #   validation/run-kernel.sh TRACE --mode mglru|classic|y|n|0x0001|0x0003|... --out RESULT.json
 #                            [--timeout SECONDS] [--replayer PATH] [--memory SIZE]
-#                            [--replay-arg ARG]... [--icount SHIFT] [--keep] [--verbose]
+#                            [--replay-arg ARG]... [--icount SHIFT] [--swap-loop | --swap-nullb PARAMS]
+#                            [--keep] [--verbose]
 #
 #   --mode       mglru = y (0x0007), classic = n (0x0000), or a mask written as is
 #   --timeout    kill QEMU after this many seconds of wall time (default 600) and fail
@@ -14,6 +15,14 @@
 #   --icount     run TCG with QEMU's instruction counter (-icount shift=SHIFT,sleep=off): the guest's
 #                clock advances 2^SHIFT ns per guest instruction whatever the host's load, so guest
 #                times measure instructions (validation/calibrate_steps.py); single-threaded TCG
+#   --swap-loop  put the trace's swap (not zram=y) on /dev/loop0 over /dev/ram1 with direct I/O
+#                instead of on /dev/ram1 itself: a block device that is not SWP_SYNCHRONOUS_IO, whose
+#                writes complete in loop's worker (the model's `swap SIZE sync=n ram=y`). Off by
+#                default: without it every trace swaps on brd as before.
+#   --swap-nullb PARAMS  the same on a memory-backed null_blk /dev/nullb0 loaded with the null_blk
+#                parameters PARAMS, comma-separated, e.g. irqmode=2,completion_nsec=1000000,mbps=20
+#                (each request completes from a timer 1 ms after submission, at most 20 MiB/s): an
+#                asynchronous device of chosen speed
 #   --keep       keep the run's folder (initramfs, console.log, result.log) under validation/work/runs
 #   --verbose    echo the serial console while it runs
 #   (environment MGLRU_KERNEL_ARGS: extra kernel command-line arguments, for experiments)
@@ -24,9 +33,10 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 die() { printf 'run-kernel: error: %s\n' "$*" >&2; exit 1; }
-usage="usage: run-kernel.sh TRACE --mode mglru|classic|0xMASK --out RESULT.json [--timeout S] [--replayer PATH] [--memory SIZE] [--replay-arg ARG]... [--keep] [--verbose]"
+usage="usage: run-kernel.sh TRACE --mode mglru|classic|0xMASK --out RESULT.json [--timeout S] [--replayer PATH] [--memory SIZE] [--replay-arg ARG]... [--icount SHIFT] [--swap-loop | --swap-nullb PARAMS] [--keep] [--verbose]"
 
 trace=""; mode=""; out=""; timeout=600; memory=""; keep=0; verbose=0; replay_args=(); icount=""
+swap_loop=0; swap_nullb=""
 
 replayer="$repo/target/x86_64-unknown-linux-gnu/release/mglru-replay"
 while [ $# -gt 0 ]; do
@@ -39,9 +49,11 @@ while [ $# -gt 0 ]; do
         --replay-arg) replay_args+=(--replay-arg "${2:?}"); shift 2 ;;
         --icount) icount="${2:?}"; shift 2
                   [[ "$icount" =~ ^[0-9]$|^10$ ]] || die "--icount takes a shift from 0 to 10 (ns per instruction = 2^SHIFT), not '$icount'" ;;
+        --swap-loop) swap_loop=1; shift ;;
+        --swap-nullb) swap_nullb="${2:?}"; shift 2 ;;
         --keep) keep=1; shift ;;
         --verbose) verbose=1; shift ;;
-        -h|--help) sed -n '3,20p' "$0"; exit 0 ;;
+        -h|--help) sed -n '3,29p' "$0"; exit 0 ;;
         -*) die "unknown option $1; $usage" ;;
         *) [ -z "$trace" ] || die "one TRACE only; $usage"; trace="$1"; shift ;;
     esac
@@ -65,11 +77,18 @@ mkdir -p "$run_dir"
 cleanup() { if [ "$keep" = 0 ] && [ "${failed:-1}" = 0 ]; then rm -rf "$run_dir"; fi; }
 trap cleanup EXIT
 
-python3 "$here/harness.py" trace-setup "$trace" > "$run_dir/setup.env" || die "cannot read the trace's setup"
+[ "$swap_loop" = 0 ] || [ -z "$swap_nullb" ] || die "--swap-loop and --swap-nullb exclude each other"
+loop_flag=(); setup_flag=(); swap_meta=()
+if [ "$swap_loop" = 1 ]; then
+    loop_flag=(--swap-loop); setup_flag=(--swap-loop); swap_meta=(--meta swap_loop=1)
+elif [ -n "$swap_nullb" ]; then
+    loop_flag=(--swap-nullb "$swap_nullb"); setup_flag=(--swap-nullb); swap_meta=(--meta "swap_nullb=$swap_nullb")
+fi
+python3 "$here/harness.py" trace-setup "$trace" ${setup_flag[@]+"${setup_flag[@]}"} > "$run_dir/setup.env" || die "cannot read the trace's setup"
 # shellcheck disable=SC1091
 . "$run_dir/setup.env"
 "$here/build-initramfs.sh" "$replayer" "$run_dir/initrd.cpio.gz" --trace "$trace" --mode "$kmode" \
-    --setup "$run_dir/setup.env" ${replay_args[@]+"${replay_args[@]}"} 2>"$run_dir/build.log" \
+    --setup "$run_dir/setup.env" ${loop_flag[@]+"${loop_flag[@]}"} ${replay_args[@]+"${replay_args[@]}"} 2>"$run_dir/build.log" \
     || { cat "$run_dir/build.log" >&2; die "build-initramfs failed"; }
 if [ -n "$TRACE_WARNINGS" ]; then printf 'run-kernel: note: %s\n' "$TRACE_WARNINGS" >&2; fi
 if [ -n "$memory" ]; then
@@ -105,7 +124,7 @@ HARNESS_VERBOSE="$verbose" python3 "$here/harness.py" boot --out "$out" --log-di
     --meta "kernel_package_version=$KERNEL_PACKAGE_VERSION" --meta "kernel_pinned=$KERNEL_PINNED" \
     --meta "qemu=$qemu_version" --meta "accel=$accel_name" --meta "qemu_memory_mib=$mem_mib" \
     --meta "trace=$(basename "$trace")" --meta "trace_memory_bytes=$MEMORY_BYTES" \
-    --meta "trace_swap_bytes=$SWAP_BYTES" --meta "trace_swap_sync=$SWAP_SYNC" \
+    --meta "trace_swap_bytes=$SWAP_BYTES" --meta "trace_swap_sync=$SWAP_SYNC" ${swap_meta[@]+"${swap_meta[@]}"} \
     -- "${qemu[@]}"
 rc=$?
 set -e

@@ -6,7 +6,7 @@
 #   validation/setup.sh            (as root: it calls apt-get)
 #
 # Writes validation/work/kernel.env with KERNEL_RELEASE, KERNEL_PACKAGE, KERNEL_PACKAGE_VERSION,
-# VMLINUZ, BRD_KO, EXT4_BUILTIN, LRU_GEN_CONFIG.
+# VMLINUZ, BRD_KO, ZRAM_KOS, LOOP_KO, LOOP_CONFIG, NULLB_KOS, EXT4_BUILTIN, LRU_GEN_CONFIG.
 set -euo pipefail
 
 PINNED_RELEASE="6.12.117+deb12-cloud-amd64"
@@ -141,6 +141,55 @@ for m in lib/lz4/lz4_compress lib/lz4/lz4hc_compress mm/zsmalloc drivers/block/z
 done
 
 cfg() { local v; v="$(sed -n "s/^$1=//p" "$config")"; printf '%s' "${v:-n}"; }
+
+# null_blk and configfs, which it needs, in load order, for `run-kernel.sh --swap-nullb PARAMS`:
+# a memory-backed asynchronous swap device whose completion time and bandwidth are set by its
+# module parameters. Left out (NULLB_KOS empty) if the kernel has no null_blk module.
+nullb_dir="$work/nullb-$release"
+nullb_kos=""
+if [ "$(cfg CONFIG_BLK_DEV_NULL_BLK)" = m ]; then
+    mkdir -p "$nullb_dir"
+    for m in fs/configfs/configfs drivers/block/null_blk/null_blk; do
+        src="$(find "$kdir/lib/modules/$release/kernel/$(dirname "$m")" -maxdepth 1 -name "$(basename "$m").ko*" | head -n1)"
+        if [ -z "$src" ]; then
+            [ "$m" = fs/configfs/configfs ] && [ "$(cfg CONFIG_CONFIGFS_FS)" = y ] && continue
+            die "$m.ko not found in the package"
+        fi
+        dst="$nullb_dir/$(basename "$m").ko"
+        if [ ! -s "$dst" ]; then
+            case "$src" in
+                *.xz) xz -dc "$src" > "$dst.tmp" ;;
+                *.zst) zstd -qdc "$src" > "$dst.tmp" ;;
+                *.ko) cp "$src" "$dst.tmp" ;;
+                *) die "unknown module compression: $src" ;;
+            esac
+            mv "$dst.tmp" "$dst"
+        fi
+        nullb_kos="$nullb_kos $dst"
+    done
+fi
+
+# loop (drivers/block/loop), for `run-kernel.sh --swap-loop`: swap on /dev/loop0 over /dev/ram1,
+# a block device that is not SWP_SYNCHRONOUS_IO. A module in Debian's cloud kernel
+# (CONFIG_BLK_DEV_LOOP=m, no dependencies); built in, it needs no file.
+loop_cfg="$(cfg CONFIG_BLK_DEV_LOOP)"
+loop_ko=""
+if [ "$loop_cfg" = m ]; then
+    loop_src="$(find "$kdir/lib/modules/$release/kernel/drivers/block" -maxdepth 1 -name 'loop.ko*' | head -n1)"
+    [ -n "$loop_src" ] || die "CONFIG_BLK_DEV_LOOP=m but loop.ko is not in the package"
+    loop_ko="$work/loop-$release.ko"
+    if [ ! -s "$loop_ko" ]; then
+        case "$loop_src" in
+            *.xz) xz -dc "$loop_src" > "$loop_ko.tmp" ;;
+            *.zst) zstd -qdc "$loop_src" > "$loop_ko.tmp" ;;
+            *.ko) cp "$loop_src" "$loop_ko.tmp" ;;
+            *) die "unknown module compression: $loop_src" ;;
+        esac
+        mv "$loop_ko.tmp" "$loop_ko"
+    fi
+elif [ "$loop_cfg" != y ]; then
+    log "WARNING: CONFIG_BLK_DEV_LOOP is '$loop_cfg': run-kernel.sh --swap-loop will not work"
+fi
 ext4="$(cfg CONFIG_EXT4_FS)"
 case "$ext4" in
     y) ext4_builtin=yes ;;
@@ -160,6 +209,9 @@ KERNEL_PINNED='$pinned'
 VMLINUZ='$vmlinuz'
 BRD_KO='$brd'
 ZRAM_KOS='${zram_kos# }'
+LOOP_KO='$loop_ko'
+LOOP_CONFIG='CONFIG_BLK_DEV_LOOP=$loop_cfg'
+NULLB_KOS='${nullb_kos# }'
 EXT4_BUILTIN='$ext4_builtin'
 LRU_GEN_CONFIG='$lru_gen'
 ENV
@@ -168,5 +220,6 @@ mv "$work/kernel.env.tmp" "$work/kernel.env"
 log "kernel linux-image-$release $pkg_version (pinned: $pinned)"
 log "vmlinuz $vmlinuz"
 log "brd.ko  $brd"
+log "loop: CONFIG_BLK_DEV_LOOP=$loop_cfg${loop_ko:+ ($loop_ko)}"
 log "ext4 built in: $ext4_builtin; $lru_gen"
 log "$(qemu-system-x86_64 --version | head -n1)"
