@@ -368,6 +368,9 @@ pub struct Kernel {
     /// When the file disk and the swap device finish their queued writes.
     pub disk_busy_until: u64,
     pub swap_busy_until: u64,
+    /// Completion times of the swap device's writes still in flight
+    /// (oldest first; at most `SWAP_QUEUE_DEPTH`): crate::writeback.
+    pub swap_inflight: std::collections::VecDeque<u64>,
     /// The per-node memcg LRU of the multi-gen LRU.
     pub memcg_lru: crate::lru_gen::MemcgLru,
     /// `current->reclaim_state->mm_walk` is set (look-around may promote
@@ -442,6 +445,7 @@ impl Kernel {
             flusher_kicked: false,
             disk_busy_until: 0,
             swap_busy_until: 0,
+            swap_inflight: std::collections::VecDeque::new(),
             memcg_lru: Default::default(),
             mm_walk: false,
             dump_requests: 0,

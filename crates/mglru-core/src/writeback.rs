@@ -23,6 +23,13 @@ use crate::stat::{Ev, St};
 const DIRTY_WAIT_BOUND: u32 = 10_000;
 /// `MIN_WRITEBACK_PAGES`: 4 MiB.
 const MIN_WRITEBACK_PAGES: u64 = 1024;
+/// Requests an asynchronous swap device takes at once: the block layer's
+/// default queue size (`BLKDEV_DEFAULT_RQ`, 128). A writer that finds
+/// them all in flight sleeps until one completes (`blk_mq_get_tag` →
+/// `io_schedule`), so reclaim cannot queue more swap-outs than the
+/// device holds. Simplified (docs/FIDELITY.md 32): one request per folio
+/// (no bio merging under the plug), whatever the device's own depth.
+pub const SWAP_QUEUE_DEPTH: usize = 128;
 
 impl Kernel {
     /// `folio_clear_dirty_for_io` for a folio about to be written.
@@ -64,10 +71,42 @@ impl Kernel {
             self.folio_end_writeback(pfn);
             return;
         }
+        if f.test(pg::SWAPCACHE) {
+            self.swap_queue_wait();
+        }
         let q = if f.test(pg::SWAPCACHE) { &mut self.swap_busy_until } else { &mut self.disk_busy_until };
         let done = (*q).max(self.now).saturating_add(service);
         *q = done;
+        if f.test(pg::SWAPCACHE) {
+            self.swap_inflight.push_back(done);
+        }
         self.add_timer(done, Timer::WritebackDone(pfn));
+    }
+
+    /// A swap-out finds the device's queue full (`SWAP_QUEUE_DEPTH`
+    /// writes in flight): the writer sleeps until the oldest completes.
+    /// A task's sleep passes as time in its reclaim (psi: still a memory
+    /// stall), timers fire meanwhile; kswapd's lengthens its pass. Time
+    /// only passes here: kswapd does not run a pass inside the writer's
+    /// batch (it gets in at the next point that lets it).
+    fn swap_queue_wait(&mut self) {
+        let now = self.now;
+        while self.swap_inflight.front().is_some_and(|&t| t <= now) {
+            self.swap_inflight.pop_front();
+        }
+        if self.swap_inflight.len() < SWAP_QUEUE_DEPTH {
+            return;
+        }
+        let Some(oldest) = self.swap_inflight.pop_front() else {
+            return;
+        };
+        let d = oldest - now;
+        if self.in_kswapd {
+            self.kswapd_sleep(d);
+        } else if !self.cost.tasks_on_external_clock {
+            self.sim.task_ns += d;
+            self.advance_to(oldest);
+        }
     }
 
     /// `folio_end_writeback`: `PG_reclaim` folios rotate to the tail.
