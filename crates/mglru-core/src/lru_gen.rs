@@ -278,24 +278,9 @@ impl Kernel {
 
     /// `folio_inc_refs` (`folio_mark_accessed` under the MGLRU, 6.12):
     /// `PG_referenced`, then `PG_workingset`, then the refs counter.
-    #[inline]
+    #[inline(always)]
     pub fn folio_inc_refs(&mut self, pfn: u32) {
-        let f = self.folios.get_mut(pfn);
-        if f.test(pg::UNEVICTABLE) {
-            return;
-        }
-        if !f.test(pg::REFERENCED) {
-            f.set(pg::REFERENCED);
-            return;
-        }
-        if !f.test(pg::WORKINGSET) {
-            f.set(pg::WORKINGSET);
-            return;
-        }
-        let r = f.refs_field();
-        if r < 3 {
-            f.set_refs_field(r + 1);
-        }
+        folio_inc_refs_of(self.folios.get_mut(pfn));
     }
 
     /// `folio_lru_refs`: accesses beyond the first.
@@ -1289,6 +1274,28 @@ impl Kernel {
         sc
     }
 
+}
+
+/// [`Kernel::folio_inc_refs`] on the folio itself: it touches nothing else,
+/// so a caller holding other parts of the kernel (the run of cached reads,
+/// sim/mod.rs) can mark a folio without the whole `Kernel`.
+#[inline(always)]
+pub(crate) fn folio_inc_refs_of(f: &mut crate::folio::Folio) {
+    if f.test(pg::UNEVICTABLE) {
+        return;
+    }
+    if !f.test(pg::REFERENCED) {
+        f.set(pg::REFERENCED);
+        return;
+    }
+    if !f.test(pg::WORKINGSET) {
+        f.set(pg::WORKINGSET);
+        return;
+    }
+    let r = f.refs_field();
+    if r < 3 {
+        f.set_refs_field(r + 1);
+    }
 }
 
 #[cfg(test)]

@@ -330,6 +330,9 @@ struct JobFile {
     perm_idx: u64,
     pass: u64,
     sampler: Option<Sampler>,
+    /// The names id of this file's accesses in the statement stream the
+    /// job emits into ([`Emit::access_cached`]); set at the first access.
+    names_id: Option<u32>,
     scatter: Option<Perm>,
     center_off: Option<u64>,
     loop_bytes: u64,
@@ -451,14 +454,14 @@ impl JobRun {
                 let off = f.seq[dir];
                 f.seq[dir] += bs;
                 (off, bs)
-            } else if let Some(s) = self.files[fi].sampler.clone() {
+            } else if let (Some(s), rng) = (&self.files[fi].sampler, &mut self.rng) {
                 let f = &self.files[fi];
                 let n = f.nblocks;
-                let rank = match &s {
-                    Sampler::Zipf(z) => z.sample(&mut self.rng),
-                    Sampler::Pareto(p) => p.sample(&mut self.rng),
+                let rank = match s {
+                    Sampler::Zipf(z) => z.sample(rng),
+                    Sampler::Pareto(p) => p.sample(rng),
                     Sampler::Normal { center, sigma } => {
-                        let v = *center as f64 + self.rng.normal() * sigma;
+                        let v = *center as f64 + rng.normal() * sigma;
                         let v = v.round();
                         let m = n as f64;
                         (((v % m) + m) % m) as u64
@@ -496,7 +499,9 @@ impl JobRun {
             (None, READ) => (AccessKind::Read, f.name.as_str()),
             (None, _) => (AccessKind::Write, f.name.as_str()),
         };
-        out.access(verb, &self.task, target, page, count);
+        let mut id = f.names_id;
+        out.access_cached(&mut id, verb, &self.task, target, page, count);
+        self.files[fi].names_id = id;
         self.issued += 1;
         self.loop_bytes += len;
         self.files[fi].loop_bytes += len;
@@ -1054,6 +1059,7 @@ impl FioPlan {
                         perm_idx: 0,
                         pass: 1,
                         sampler,
+                        names_id: None,
                         scatter,
                         center_off,
                         loop_bytes: 0,
@@ -1141,7 +1147,16 @@ impl Source for RoundRobin {
         Ok(self.next(out))
     }
     fn step_statements(&mut self, out: &mut Out) -> Result<bool, String> {
-        Ok(self.next(out))
+        // Up to STEP_IOS I/Os per call: the same statements in the same
+        // order as one per call, with the stream's per-call work paid once
+        // per batch (the queue holds at most a batch).
+        const STEP_IOS: usize = 64;
+        for _ in 0..STEP_IOS {
+            if !self.next(out) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 }
 

@@ -99,14 +99,17 @@ impl Perm {
         Perm { n, half, keys }
     }
 
+    #[inline(always)]
     fn mask(&self) -> u64 {
         (1u64 << self.half) - 1
     }
 
+    #[inline(always)]
     fn round(&self, r: u64, k: u64) -> u64 {
         mix64(r ^ k) & self.mask()
     }
 
+    #[inline(always)]
     fn enc(&self, x: u64) -> u64 {
         let m = self.mask();
         let (mut l, mut r) = (x >> self.half, x & m);
@@ -131,6 +134,7 @@ impl Perm {
     }
 
     /// The image of `x` (`x < n`).
+    #[inline]
     pub fn apply(&self, x: u64) -> u64 {
         if self.n <= 1 {
             return 0;

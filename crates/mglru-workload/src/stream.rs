@@ -33,6 +33,15 @@ pub(crate) trait Emit {
     fn line(&mut self, l: String);
     /// `KIND TASK TARGET PAGE [COUNT]` (COUNT written when not 1).
     fn access(&mut self, kind: AccessKind, task: &str, target: &str, page: u64, count: u64);
+    /// [`access`](Emit::access) by a caller that always emits into the
+    /// same `Emit` and keeps `id` for this (task, target): None at first;
+    /// an emitter with names ids stores the id there and takes it from
+    /// there next time instead of comparing the names again.
+    #[inline]
+    fn access_cached(&mut self, id: &mut Option<u32>, kind: AccessKind, task: &str, target: &str, page: u64, count: u64) {
+        let _ = id;
+        self.access(kind, task, target, page, count);
+    }
 }
 
 impl Emit for VecDeque<String> {
@@ -86,6 +95,21 @@ impl Emit for Out {
     #[inline]
     fn access(&mut self, kind: AccessKind, task: &str, target: &str, page: u64, count: u64) {
         let names = self.names(task, target);
+        self.q.push_back(Statement::Access { kind, names, page, count });
+    }
+    #[inline]
+    fn access_cached(&mut self, id: &mut Option<u32>, kind: AccessKind, task: &str, target: &str, page: u64, count: u64) {
+        let names = match *id {
+            Some(n) => {
+                debug_assert!(self.names.get(n as usize).is_some_and(|x| x.0 == task && x.1 == target));
+                n
+            }
+            None => {
+                let n = self.names(task, target);
+                *id = Some(n);
+                n
+            }
+        };
         self.q.push_back(Statement::Access { kind, names, page, count });
     }
 }

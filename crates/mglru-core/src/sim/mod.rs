@@ -19,6 +19,8 @@ use crate::kernel::{Kernel, MachineConfig, Policy, PAGE_SHIFT};
 use crate::memcontrol::{Memcg, PAGE_COUNTER_MAX};
 use crate::madvise::Advice;
 use crate::stat::Ev;
+use crate::file::File;
+use crate::folio::{pg, FolioTable};
 
 /// Largest RAM or swap, in pages: the trace format's limit, which is what
 /// the model's page-table encoding can address (one source: mglru_trace).
@@ -522,20 +524,37 @@ pub const PREFETCH_ENTRY_AHEAD: usize = 8;
 /// and the folio that entry points to (stage 1; the entry arrived meanwhile).
 pub const PREFETCH_FOLIO_AHEAD: usize = 4;
 
+/// [`Simulator::prefetch`] with the file and folio tables.
+#[inline(always)]
+fn prefetch_op(files: &[File], folios: &FolioTable, op: &Op, stage: u8) {
+    if let Op::Read { file, page, .. } | Op::Write { file, page, .. } = *op {
+        let Some(f) = files.get(file as usize) else { return };
+        if stage == 0 {
+            if let Some(p) = f.cache.entry_ptr(page) {
+                prefetch_read(p as *const u8);
+            }
+        } else if let Some(pfn) = f.folio_at(page) {
+            prefetch_read(folios.get(pfn) as *const _ as *const u8);
+        }
+    }
+}
+
+/// The prefetches of a replay loop at operation `n` of `ops`.
+#[inline(always)]
+fn prefetch_ahead_in(files: &[File], folios: &FolioTable, ops: &[Op], n: usize) {
+    if let Some(o) = ops.get(n + PREFETCH_ENTRY_AHEAD) {
+        prefetch_op(files, folios, o, 0);
+    }
+    if let Some(o) = ops.get(n + PREFETCH_FOLIO_AHEAD) {
+        prefetch_op(files, folios, o, 1);
+    }
+}
+
 impl Kernel {
     /// [`Simulator::prefetch`].
     #[inline(always)]
     fn prefetch(&self, op: &Op, stage: u8) {
-        if let Op::Read { file, page, .. } | Op::Write { file, page, .. } = *op {
-            let Some(f) = self.files.get(file as usize) else { return };
-            if stage == 0 {
-                if let Some(p) = f.cache.entry_ptr(page) {
-                    prefetch_read(p as *const u8);
-                }
-            } else if let Some(pfn) = f.folio_at(page) {
-                prefetch_read(self.folios.get(pfn) as *const _ as *const u8);
-            }
-        }
+        prefetch_op(&self.files, &self.folios, op, stage);
     }
 
     /// Switch to `task` for an operation; false (and the accesses are
@@ -644,6 +663,108 @@ impl Kernel {
         }
         self.cpu = c;
         let kswapd_at = self.kswapd.at;
+        let n = if self.files[file as usize].shmem {
+            self.read_cached_run_each(ops, limit, task, file, step, kswapd_at)
+        } else {
+            self.read_cached_run(ops, limit, task, file, step, kswapd_at)
+        };
+        debug_assert!(
+            self.no_event_by(last_end)
+                && !self.kswapd_release_by(last_end)
+                && self.kswapd.at == kswapd_at
+                && self.current == task
+                && self.nr_pages_over_high == 0
+                && self.tasks[task as usize].alive
+                && self.cpu == c,
+            "a one-step read changed what its conditions read"
+        );
+        // The counts and times read_cached_page_now adds per read.
+        let (op, copy) = (self.cost.op, self.cost.page_copy);
+        let k = n as u64;
+        self.sim.operations += k;
+        self.sim.access_ops += k;
+        self.sim.page_accesses += k;
+        let t = &mut self.tasks[task as usize];
+        t.utime_ns += k * op;
+        t.stime_ns += k * copy;
+        self.sim.task_ns += k * (op + copy);
+        n
+    }
+
+    /// The reads of [`read_cached_pages_now`](Self::read_cached_pages_now)
+    /// once its run-wide checks passed, of a file that is not shmem: for
+    /// each, what `filemap_read_one_cached` does (the folio cached without
+    /// `PG_readahead`, `prev_pos`, the mark unless the previous read ended
+    /// in the page), then the clock. Inside the inner loop only the file
+    /// table (read), the folio table, and the clock and `prev_pos` (kept
+    /// in locals, written back before anything else runs) are in reach,
+    /// so the borrow checker shows the reads change nothing the run's
+    /// conditions read. A mark that needs the whole kernel (the classic
+    /// LRU's activation of a referenced inactive folio) leaves the inner
+    /// loop and calls `folio_mark_accessed` with the state as the one-step
+    /// path has it then (`prev_pos` set, the clock before the read).
+    #[inline(always)]
+    fn read_cached_run(&mut self, ops: &[Op], limit: usize, task: u32, file: u32, step: u64, kswapd_at: u64) -> usize {
+        let mglru = self.policy() == Policy::Mglru;
+        let mut now = self.now;
+        let mut prev_pos = self.files[file as usize].ra.prev_pos;
+        let mut n = 0;
+        loop {
+            let mut activate = None;
+            {
+                let files = &self.files[..];
+                let folios = &mut self.folios;
+                let f = &files[file as usize];
+                while n < limit {
+                    let Op::Read { task: t, file: fl, page, count: 1 } = ops[n] else { break };
+                    if t != task || fl != file {
+                        break;
+                    }
+                    prefetch_ahead_in(files, folios, ops, n);
+                    if kswapd_at <= now {
+                        break;
+                    }
+                    let Some(pfn) = f.folio_at(page) else { break };
+                    let fo = folios.get_mut(pfn);
+                    if fo.test(pg::READAHEAD) {
+                        break;
+                    }
+                    let last_pos = prev_pos;
+                    prev_pos = ((page + 1) << 12) as i64;
+                    let end = now.saturating_add(step);
+                    n += 1;
+                    if ((last_pos - 1) >> 12) != page as i64 {
+                        // folio_mark_accessed
+                        if mglru {
+                            crate::lru_gen::folio_inc_refs_of(fo);
+                        } else if !fo.test(pg::REFERENCED) {
+                            fo.set(pg::REFERENCED);
+                        } else if !fo.test(pg::UNEVICTABLE) && !fo.test(pg::ACTIVE) {
+                            activate = Some((pfn, end));
+                            break;
+                        }
+                    }
+                    now = end;
+                }
+            }
+            self.files[file as usize].ra.prev_pos = prev_pos;
+            match activate {
+                Some((pfn, end)) => {
+                    self.now = now;
+                    self.folio_mark_accessed(pfn);
+                    now = end;
+                }
+                None => {
+                    self.now = now;
+                    return n;
+                }
+            }
+        }
+    }
+
+    /// [`read_cached_run`](Self::read_cached_run) read by read through
+    /// `filemap_read_one_cached` (a shmem file).
+    fn read_cached_run_each(&mut self, ops: &[Op], limit: usize, task: u32, file: u32, step: u64, kswapd_at: u64) -> usize {
         let mut n = 0;
         while n < limit {
             let Op::Read { task: t, file: f, page, count: 1 } = ops[n] else { break };
@@ -660,43 +781,14 @@ impl Kernel {
             }
             self.now = end;
             n += 1;
-            // Nothing fell due by the end of this read (what
-            // read_cached_page_now checks per read), nor changed.
-            debug_assert!(
-                self.no_event_by(end)
-                    && !self.kswapd_release_by(end)
-                    && self.no_event_by(last_end)
-                    && !self.kswapd_release_by(last_end)
-                    && self.kswapd.at == kswapd_at
-                    && self.current == task
-                    && self.nr_pages_over_high == 0
-                    && self.tasks[task as usize].alive
-                    && self.cpu == c,
-                "a one-step read changed what its conditions read"
-            );
         }
-        // The counts and times read_cached_page_now adds per read.
-        let (op, copy) = (self.cost.op, self.cost.page_copy);
-        let k = n as u64;
-        self.sim.operations += k;
-        self.sim.access_ops += k;
-        self.sim.page_accesses += k;
-        let t = &mut self.tasks[task as usize];
-        t.utime_ns += k * op;
-        t.stime_ns += k * copy;
-        self.sim.task_ns += k * (op + copy);
         n
     }
 
     /// The prefetches of a replay loop at operation `n` of `ops`.
     #[inline(always)]
     fn prefetch_ahead(&self, ops: &[Op], n: usize) {
-        if let Some(o) = ops.get(n + PREFETCH_ENTRY_AHEAD) {
-            self.prefetch(o, 0);
-        }
-        if let Some(o) = ops.get(n + PREFETCH_FOLIO_AHEAD) {
-            self.prefetch(o, 1);
-        }
+        prefetch_ahead_in(&self.files, &self.folios, ops, n);
     }
 
     /// Global counters the tests and reports read by name.
