@@ -1248,14 +1248,16 @@ def ebizzy_why(rows, device="zram"):
              "`swap_read` per major fault), so more major faults always mean more time.")
     if any(r["what"].startswith("sys time") and r["verdict"] == "no" for r in rows):
         t.append("System time in the model is what the cost model charges as such: minor faults (also the "
-                 "fault that maps a swapped-in page), and reclaim's pages scanned × `scan`, by the task and by "
-                 "kswapd; `scan` is one cost per page for both LRUs, so the model does not see the seed's "
-                 "difference in *how* pages are scanned (rmap walks and lru_lock hold times against MGLRU's "
-                 "page-table walks), only how many.")
+                 "fault that maps a swapped-in page), swap-ins from the synchronous device (`swap_read` each: "
+                 "the driver copies or decompresses in the faulting task), and reclaim's steps by the task "
+                 "and by kswapd (pages scanned, rmap walks, page-table entries, pageouts, lruvec visits: "
+                 "docs/COST_MODEL.md), so the policy with more major faults has more system time; lru_lock "
+                 "hold times and waits are not charged.")
     if device == "zram":
-        t.append("The seed's elapsed time also contains the CPU time of zram compression and of reclaim itself "
+        t.append("The seed's elapsed time also contains the CPU time of zram compression at swap-out "
                  "(Barry's profile: LZ4 compression and decompression take about 40% of the cycles, "
-                 "S1:6040-6084), which the cost model does not charge, and zram's compressed pool takes RAM "
+                 "S1:6040-6084), which the cost model does not charge (a swap-in's `swap_read` stands for the "
+                 "decompression), and zram's compressed pool takes RAM "
                  "as pages are swapped out, which the model does not simulate (swap takes no RAM in the "
                  "model).")
     else:

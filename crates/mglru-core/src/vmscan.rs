@@ -247,13 +247,12 @@ impl Kernel {
         if self.policy() == Policy::Mglru && mapped && f.test(pg::REFERENCED) {
             return Fate::Keep;
         }
-        // folio_check_dirty_writeback leaves folios off the file LRU out of
-        // these stats; the model counts their writeback (an anon folio is
-        // rarely PG_dirty here), and a shmem folio, dirty from the write
-        // that made it, counts the same way: its writeback only
-        // (docs/FIDELITY.md).
-        let dirty = f.test(pg::DIRTY) && !f.is_shmem();
-        let writeback = f.test(pg::WRITEBACK);
+        // folio_check_dirty_writeback: anon and shmem folios (off the file
+        // LRU) are written from reclaim, not by the flushers, so reclaim
+        // does not stall on them: neither dirty nor under writeback here.
+        let file_lru = f.is_file_lru();
+        let dirty = file_lru && f.test(pg::DIRTY);
+        let writeback = file_lru && f.test(pg::WRITEBACK);
         if dirty || writeback {
             stat.nr_dirty += 1;
         }
