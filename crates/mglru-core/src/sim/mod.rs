@@ -539,6 +539,33 @@ fn prefetch_op(files: &[File], folios: &FolioTable, op: &Op, stage: u8) {
     }
 }
 
+/// [`prefetch_ahead_in`] inside a run of reads of `file` (`f`): an op
+/// ahead that reads the same file, the common case, is looked up in `f`
+/// without finding the file again.
+#[inline(always)]
+fn prefetch_ahead_file(files: &[File], f: &File, file: u32, folios: &FolioTable, ops: &[Op], n: usize) {
+    if let Some(o) = ops.get(n + PREFETCH_ENTRY_AHEAD) {
+        match *o {
+            Op::Read { file: x, page, .. } if x == file => {
+                if let Some(p) = f.cache.entry_ptr(page) {
+                    prefetch_read(p as *const u8);
+                }
+            }
+            _ => prefetch_op(files, folios, o, 0),
+        }
+    }
+    if let Some(o) = ops.get(n + PREFETCH_FOLIO_AHEAD) {
+        match *o {
+            Op::Read { file: x, page, .. } if x == file => {
+                if let Some(pfn) = f.folio_at(page) {
+                    prefetch_read(folios.get(pfn) as *const _ as *const u8);
+                }
+            }
+            _ => prefetch_op(files, folios, o, 1),
+        }
+    }
+}
+
 /// The prefetches of a replay loop at operation `n` of `ops`.
 #[inline(always)]
 fn prefetch_ahead_in(files: &[File], folios: &FolioTable, ops: &[Op], n: usize) {
@@ -720,7 +747,7 @@ impl Kernel {
                     if t != task || fl != file {
                         break;
                     }
-                    prefetch_ahead_in(files, folios, ops, n);
+                    prefetch_ahead_file(files, f, file, folios, ops, n);
                     if kswapd_at <= now {
                         break;
                     }
