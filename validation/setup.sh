@@ -19,6 +19,19 @@ mkdir -p "$work"
 log() { printf 'setup: %s\n' "$*" >&2; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
+# unpack_ko SRC DST: a module from the package as a plain .ko (xz, zstd or
+# uncompressed), unless DST is already there.
+unpack_ko() {
+    [ -s "$2" ] && return 0
+    case "$1" in
+        *.xz) xz -dc "$1" > "$2.tmp" ;;
+        *.zst) zstd -qdc "$1" > "$2.tmp" ;;
+        *.ko) cp "$1" "$2.tmp" ;;
+        *) die "unknown module compression: $1" ;;
+    esac
+    mv "$2.tmp" "$2"
+}
+
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
@@ -109,15 +122,7 @@ config="$kdir/boot/config-$release"
 brd_xz="$(find "$kdir/lib/modules/$release" -name 'brd.ko*' | head -n1)"
 [ -n "$brd_xz" ] || die "brd.ko not found in the package"
 brd="$work/brd-$release.ko"
-if [ ! -s "$brd" ]; then
-    case "$brd_xz" in
-        *.xz) xz -dc "$brd_xz" > "$brd.tmp" ;;
-        *.zst) zstd -qdc "$brd_xz" > "$brd.tmp" ;;
-        *.ko) cp "$brd_xz" "$brd.tmp" ;;
-        *) die "unknown module compression: $brd_xz" ;;
-    esac
-    mv "$brd.tmp" "$brd"
-fi
+unpack_ko "$brd_xz" "$brd"
 
 # zram and what it needs (zsmalloc, the lz4 compressors its backends link), in load order, for
 # traces whose swap is `zram=y`.
@@ -128,15 +133,7 @@ for m in lib/lz4/lz4_compress lib/lz4/lz4hc_compress mm/zsmalloc drivers/block/z
     src="$(find "$kdir/lib/modules/$release/kernel/$(dirname "$m")" -maxdepth 1 -name "$(basename "$m").ko*" | head -n1)"
     [ -n "$src" ] || die "$m.ko not found in the package"
     dst="$zram_dir/$(basename "$m").ko"
-    if [ ! -s "$dst" ]; then
-        case "$src" in
-            *.xz) xz -dc "$src" > "$dst.tmp" ;;
-            *.zst) zstd -qdc "$src" > "$dst.tmp" ;;
-            *.ko) cp "$src" "$dst.tmp" ;;
-            *) die "unknown module compression: $src" ;;
-        esac
-        mv "$dst.tmp" "$dst"
-    fi
+    unpack_ko "$src" "$dst"
     zram_kos="$zram_kos $dst"
 done
 
@@ -156,15 +153,7 @@ if [ "$(cfg CONFIG_BLK_DEV_NULL_BLK)" = m ]; then
             die "$m.ko not found in the package"
         fi
         dst="$nullb_dir/$(basename "$m").ko"
-        if [ ! -s "$dst" ]; then
-            case "$src" in
-                *.xz) xz -dc "$src" > "$dst.tmp" ;;
-                *.zst) zstd -qdc "$src" > "$dst.tmp" ;;
-                *.ko) cp "$src" "$dst.tmp" ;;
-                *) die "unknown module compression: $src" ;;
-            esac
-            mv "$dst.tmp" "$dst"
-        fi
+        unpack_ko "$src" "$dst"
         nullb_kos="$nullb_kos $dst"
     done
 fi
@@ -178,15 +167,7 @@ if [ "$loop_cfg" = m ]; then
     loop_src="$(find "$kdir/lib/modules/$release/kernel/drivers/block" -maxdepth 1 -name 'loop.ko*' | head -n1)"
     [ -n "$loop_src" ] || die "CONFIG_BLK_DEV_LOOP=m but loop.ko is not in the package"
     loop_ko="$work/loop-$release.ko"
-    if [ ! -s "$loop_ko" ]; then
-        case "$loop_src" in
-            *.xz) xz -dc "$loop_src" > "$loop_ko.tmp" ;;
-            *.zst) zstd -qdc "$loop_src" > "$loop_ko.tmp" ;;
-            *.ko) cp "$loop_src" "$loop_ko.tmp" ;;
-            *) die "unknown module compression: $loop_src" ;;
-        esac
-        mv "$loop_ko.tmp" "$loop_ko"
-    fi
+    unpack_ko "$loop_src" "$loop_ko"
 elif [ "$loop_cfg" != y ]; then
     log "WARNING: CONFIG_BLK_DEV_LOOP is '$loop_cfg': run-kernel.sh --swap-loop will not work"
 fi
