@@ -4,7 +4,7 @@
 
 use mglru_core::kernel::Kernel;
 use mglru_core::stat::Ev;
-use mglru_core::{Policy, RunOptions, Simulator};
+use mglru_core::{CostModel, Policy, RunOptions, Simulator};
 use mglru_trace::TraceReader;
 
 pub struct T {
@@ -73,4 +73,17 @@ impl T {
         let f = self.file_id(file);
         self.k().files[f as usize].folio_at(page)
     }
+}
+
+/// A cost model where every cost is 0 but the named ones: the test's
+/// clock and CPU times then come from those steps alone.
+pub fn only_costs(set: &[(&str, u64)]) -> CostModel {
+    let mut c = CostModel::default();
+    for n in CostModel::NAMES {
+        c.set(n, 0).unwrap();
+    }
+    for &(n, v) in set {
+        c.set(n, v).unwrap();
+    }
+    c
 }

@@ -12,12 +12,7 @@ use mglru_core::{CostModel, Policy, RunOptions};
 /// Only reclaim costs time: 1 ms per page scanned. Every other cost is 0,
 /// so the run's whole simulated time is the stall.
 fn scan_only() -> CostModel {
-    let mut c = CostModel::default();
-    for n in CostModel::NAMES {
-        c.set(n, 0).unwrap();
-    }
-    c.set("scan", 1_000_000).unwrap();
-    c
+    common::only_costs(&[("scan", 1_000_000)])
 }
 
 #[test]
@@ -80,12 +75,7 @@ fn kswapd_passes_as_a_thread_are_a_system_stall_some_not_full_beside_a_busy_task
     // the task never reclaims itself. Every pass of balance_pgdat is a
     // memory stall of kswapd, a root-cgroup task: "some" for the system,
     // not "full" (the task was running beside it), and no memcg's.
-    let mut c = CostModel::default();
-    for n in CostModel::NAMES {
-        c.set(n, 0).unwrap();
-    }
-    c.set("page_copy", 200_000).unwrap();
-    c.set("scan", 10_000).unwrap();
+    let c = common::only_costs(&[("page_copy", 200_000), ("scan", 10_000)]);
     let mut t = T::with_options(RunOptions { policy: Some(Policy::Classic), cost: Some(c), kswapd: KswapdMode::Thread, ..Default::default() });
     let mut lines = String::from("memory 16M\nmemcg app\nfile f size=64M readahead=0\ntask a memcg=app\n");
     for p in 0..8000 {

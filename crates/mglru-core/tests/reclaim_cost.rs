@@ -11,12 +11,7 @@ use mglru_core::{CostModel, Policy, RunOptions};
 
 /// Every cost 0 but `name`, which is 1 µs.
 fn only(name: &str) -> CostModel {
-    let mut c = CostModel::default();
-    for n in CostModel::NAMES {
-        c.set(n, 0).unwrap();
-    }
-    c.set(name, 1_000).unwrap();
-    c
+    common::only_costs(&[(name, 1_000)])
 }
 
 fn with(policy: Policy, cost: &str) -> T {

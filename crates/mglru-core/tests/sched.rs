@@ -5,22 +5,11 @@
 //! Every expected time below is worked out from the costs the test sets.
 
 mod common;
-use common::T;
+use common::{only_costs as costs, T};
 use mglru_core::sched::Schedule;
 use mglru_core::stat::Ev;
 use mglru_core::{CostModel, Policy, RunOptions};
 
-/// Every cost 0 but the named ones.
-fn costs(set: &[(&str, u64)]) -> CostModel {
-    let mut c = CostModel::default();
-    for n in CostModel::NAMES {
-        c.set(n, 0).unwrap();
-    }
-    for &(n, v) in set {
-        c.set(n, v).unwrap();
-    }
-    c
-}
 
 fn t(schedule: Schedule, cost: CostModel) -> T {
     T::with_options(RunOptions { policy: Some(Policy::Mglru), cost: Some(cost), schedule, ..Default::default() })

@@ -9,18 +9,14 @@
 mod common;
 use common::T;
 use mglru_core::stat::Ev;
-use mglru_core::{CostModel, Policy, RunOptions};
+use mglru_core::{Policy, RunOptions};
 
 const DEPTH: u64 = 128;
 
 /// Only the device's write time costs: 1 µs a page, one page after the
 /// other (a serial queue).
 fn machine(policy: Policy) -> T {
-    let mut c = CostModel::default();
-    for n in CostModel::NAMES {
-        c.set(n, 0).unwrap();
-    }
-    c.set("swap_write", 1_000).unwrap();
+    let c = common::only_costs(&[("swap_write", 1_000)]);
     T::with_options(RunOptions { policy: Some(policy), cost: Some(c), ..Default::default() })
 }
 
