@@ -628,9 +628,7 @@ impl Kernel {
         }
         let success = self.try_to_shrink_lruvec(memcg, sc);
         self.shrink_slab(memcg, sc.priority);
-        // The visit's own CPU time (`lruvec`), whatever it found.
-        self.pending_work.lruvecs += 1;
-        self.spend_reclaim(0);
+        self.spend_lruvec_visit();
         if success {
             return MEMCG_LRU_YOUNG;
         }

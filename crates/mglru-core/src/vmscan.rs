@@ -789,9 +789,7 @@ impl Kernel {
             if !skip {
                 self.shrink_lruvec(m, sc);
                 self.shrink_slab(m, sc.priority);
-                // The visit's own CPU time (`lruvec`), whatever it found.
-                self.pending_work.lruvecs += 1;
-                self.spend_reclaim(0);
+                self.spend_lruvec_visit();
                 if partial && sc.nr_reclaimed >= sc.nr_to_reclaim {
                     break;
                 }
@@ -862,6 +860,14 @@ impl Kernel {
         } else {
             self.sleep(d);
         }
+    }
+
+    /// The end of one lruvec's turn in a reclaim pass (`shrink_node_memcgs`,
+    /// the memcg LRU's `shrink_one`): the visit's own CPU time (`lruvec`),
+    /// whatever it found.
+    pub(crate) fn spend_lruvec_visit(&mut self) {
+        self.pending_work.lruvecs += 1;
+        self.spend_reclaim(0);
     }
 
     /// Reclaim CPU time for `scanned` pages and the steps done since the

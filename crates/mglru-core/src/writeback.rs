@@ -71,13 +71,14 @@ impl Kernel {
             self.folio_end_writeback(pfn);
             return;
         }
-        if f.test(pg::SWAPCACHE) {
+        let swap = f.test(pg::SWAPCACHE);
+        if swap {
             self.swap_queue_wait();
         }
-        let q = if f.test(pg::SWAPCACHE) { &mut self.swap_busy_until } else { &mut self.disk_busy_until };
+        let q = if swap { &mut self.swap_busy_until } else { &mut self.disk_busy_until };
         let done = (*q).max(self.now).saturating_add(service);
         *q = done;
-        if f.test(pg::SWAPCACHE) {
+        if swap {
             self.swap_inflight.push_back(done);
         }
         self.add_timer(done, Timer::WritebackDone(pfn));
