@@ -89,7 +89,7 @@ enum KswapdArg {
     /// balance_pgdat runs to completion when kswapd is woken, taking no simulated time
     #[default]
     Instant,
-    /// kswapd is a thread in simulated time: it reclaims pass by pass beside the tasks,
+    /// kswapd is a thread in simulated time: it reclaims batch by batch beside the tasks,
     /// sleeps short and long, and direct reclaim happens when it falls behind
     Thread,
 }
@@ -165,7 +165,7 @@ struct RunArgs {
     #[arg(long, value_enum)]
     schedule: Option<ScheduleArg>,
     /// A sysctl applied after the trace's setup section (repeatable): vm.swappiness,
-    /// vm.page-cluster, vm.min_free_kbytes, vm.watermark_scale_factor, vm.dirty_ratio,
+    /// vm.page-cluster, vm.min_free_kbytes, vm.watermark_scale_factor, vm.watermark_boost_factor, vm.dirty_ratio,
     /// vm.dirty_background_ratio, vm.dirty_expire_centisecs, vm.dirty_writeback_centisecs,
     /// lru_gen.enabled, lru_gen.min_ttl_ms
     #[arg(long, value_name = "NAME=VALUE", value_parser = sysctl_arg)]

@@ -124,6 +124,9 @@ pub struct Sysctls {
     /// None = the kernel's default, computed from memory size.
     pub min_free_kbytes: Option<u64>,
     pub watermark_scale_factor: u64,
+    /// Kept for the report; the model has no watermark boosting
+    /// (docs/FIDELITY.md simplification 2): it behaves as with 0.
+    pub watermark_boost_factor: u64,
     pub dirty_ratio: u64,
     pub dirty_background_ratio: u64,
     pub dirty_expire_centisecs: u64,
@@ -140,6 +143,7 @@ impl Default for Sysctls {
             page_cluster: 3,
             min_free_kbytes: None,
             watermark_scale_factor: 10,
+            watermark_boost_factor: 15_000,
             dirty_ratio: 20,
             dirty_background_ratio: 10,
             dirty_expire_centisecs: 3000,

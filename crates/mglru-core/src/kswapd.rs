@@ -6,9 +6,8 @@
 //! the node is balanced, then a long one until `wakeup_kswapd`), then
 //! `balance_pgdat`, whose loop raises the priority pass by pass until the
 //! node is balanced. The model keeps that loop's state (`Kswapd`, with
-//! balance_pgdat's scan_control off the stack) and runs one pass of it
-//! at a time, each at its moment on kswapd's own timeline: a pass takes
-//! the CPU time its scanning costs (`scan` per page) plus any
+//! balance_pgdat's scan_control off the stack) and runs it on kswapd's own
+//! timeline: a pass takes the CPU time of its reclaim steps plus any
 //! `reclaim_throttle` sleep, and the next pass starts when it ends.
 //!
 //! Where it runs: kswapd has a CPU of its own (the last one) for its time,
@@ -16,17 +15,25 @@
 //! CPU's. With one CPU that is the tasks' CPU: its `lru_add_drain`
 //! drains the tasks' batches, as kswapd sharing the only CPU would.
 //!
-//! When its work becomes visible (docs/FIDELITY.md simplification 2): a
-//! pass is applied to the model's state at once, at the first point after
-//! its start where the model lets kswapd in — the start of every
-//! operation and of every page of a load/store, the allocator's slow
-//! path, and every sleep of a task (`sleep`, `reclaim_throttle`, the
-//! memory.high penalty, dirty throttling, `throttle_direct_reclaim`). The
-//! pages a pass frees reach the allocator as the pass proceeds: each is
-//! held back from other allocations until kswapd's CPU time reaches the
-//! scan that freed it (`held`), as the kernel frees reclaimed folios batch
-//! by batch during `shrink_folio_list`. kswapd itself sees them freed, as
-//! its watermark checks in the kernel do.
+//! When its work becomes visible (docs/FIDELITY.md simplification 2):
+//! kswapd acts at the first point after its clock where the model lets it
+//! in — the start of every operation and of every page of a load/store,
+//! the allocator's slow path, and every sleep of a task (`sleep`,
+//! `reclaim_throttle`, the memory.high penalty, dirty throttling,
+//! `throttle_direct_reclaim`). It then works batch by batch: after each
+//! batch of reclaim (a round of `shrink_lruvec`'s `shrink_list` calls, an
+//! `evict_folios`) and between two lruvecs, once its CPU time has run past
+//! the moment it was let in, it stops there (`kswapd_should_pause`), the
+//! pass's state kept (`PassFrame`: balance_pgdat's loop, `shrink_node`'s
+//! memcg walk or the memcg LRU's, the lruvec's scan targets), and the
+//! tasks go on until its clock; its next batch sees what they did
+//! meanwhile (allocations, faults, their own reclaim), as the kernel's
+//! kswapd does between two `cond_resched()`s. A batch is applied whole at
+//! its start. The pages it frees reach the allocator as its time runs:
+//! each is held back from other allocations until kswapd's CPU time
+//! reaches the scan that freed it (`held`), as the kernel frees reclaimed
+//! folios batch by batch during `shrink_folio_list`. kswapd itself sees
+//! them freed, as its watermark checks in the kernel do.
 
 use std::collections::VecDeque;
 
@@ -36,7 +43,7 @@ use crate::lruvec::LRU_INACTIVE_ANON;
 use crate::lruvec::LRU_ACTIVE_ANON;
 use crate::memcontrol::ROOT_MEMCG;
 use crate::stat::Ev;
-use crate::vmscan::ScanControl;
+use crate::vmscan::{NodeScan, ScanControl};
 
 /// How kswapd runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -77,6 +84,38 @@ pub enum KswapdState {
     Balancing,
 }
 
+/// What a pass of balance_pgdat's loop came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pass {
+    /// balance_pgdat is done.
+    Done,
+    /// Another pass follows.
+    More,
+    /// kswapd stopped inside this pass (`Kswapd::frame`).
+    Paused,
+}
+
+impl Pass {
+    fn from_done(done: bool) -> Pass {
+        if done {
+            Pass::Done
+        } else {
+            Pass::More
+        }
+    }
+}
+
+/// A pass of balance_pgdat's loop in progress: the policy it runs under,
+/// `sc.nr_reclaimed` at its start and at `kswapd_shrink_node`'s, and
+/// where `shrink_node` stands.
+#[derive(Clone, Debug)]
+struct PassFrame {
+    policy: Policy,
+    nr_reclaimed: u64,
+    shrink_from: u64,
+    node: NodeScan,
+}
+
 /// kswapd0's state.
 #[derive(Clone, Debug)]
 pub struct Kswapd {
@@ -87,6 +126,8 @@ pub struct Kswapd {
     pub at: u64,
     /// balance_pgdat's scan_control while it runs.
     sc: Option<Box<ScanControl>>,
+    /// The pass kswapd paused in (KswapdMode::Thread), if any.
+    frame: Option<Box<PassFrame>>,
     /// The CPU kswapd runs on.
     pub cpu: usize,
     /// Pages kswapd has freed that other allocations cannot have yet, per
@@ -111,6 +152,7 @@ impl Kswapd {
             state: KswapdState::Asleep,
             at: KSWAPD_ASLEEP,
             sc: None,
+            frame: None,
             cpu,
             held: [0; NR_ZONES],
             releases: VecDeque::new(),
@@ -127,6 +169,12 @@ impl Kswapd {
 }
 
 impl Kernel {
+    /// kswapd stopped inside a pass of balance_pgdat (it wakes throttled
+    /// direct reclaimers only between passes).
+    pub fn kswapd_mid_pass(&self) -> bool {
+        self.kswapd.frame.is_some()
+    }
+
     /// `pgdat_balanced` for order 0: some zone is above its high
     /// watermark (plus its reserve), or the node has no managed zone.
     pub fn pgdat_balanced(&self) -> bool {
@@ -177,7 +225,7 @@ impl Kernel {
     fn kswapd_balance_at_once(&mut self) {
         let saved = self.kswapd_enter();
         self.balance_pgdat_begin();
-        while !self.balance_pgdat_pass() {}
+        while self.balance_pgdat_pass() != Pass::Done {}
         self.balance_pgdat_end();
         self.prepare_kswapd_sleep();
         self.kswapd.state = KswapdState::Asleep;
@@ -232,7 +280,7 @@ impl Kernel {
                 KswapdState::Balancing => {
                     let start = self.kswapd.at;
                     self.kswapd.pass_ns = 0;
-                    let done = self.balance_pgdat_pass();
+                    let done = self.balance_pgdat_pass() == Pass::Done;
                     let dur = self.kswapd.pass_ns;
                     self.kswapd_pass_end(start, dur);
                     // balance_pgdat runs inside psi_memstall_enter/leave.
@@ -305,22 +353,44 @@ impl Kernel {
     }
 
     /// One pass of balance_pgdat's `do { ... } while (sc.priority >= 1)`
-    /// loop, with the `restart` for cache trim mode; true when
-    /// balance_pgdat is done.
-    fn balance_pgdat_pass(&mut self) -> bool {
+    /// loop, with the `restart` for cache trim mode, or the rest of one
+    /// that kswapd paused: Done when balance_pgdat is done, More when
+    /// another pass follows, Paused when kswapd stopped inside this one
+    /// (`kswapd_should_pause`; it goes on from there at its next turn).
+    fn balance_pgdat_pass(&mut self) -> Pass {
         let mut sc = self.kswapd.sc.take().expect("balance_pgdat runs");
-        let done = self.balance_pgdat_step(&mut sc);
+        let r = match self.kswapd.frame.take() {
+            Some(mut f) if f.policy == self.policy() => self.balance_pgdat_resume(&mut f, &mut sc).map_or_else(
+                || {
+                    self.kswapd.frame = Some(f);
+                    Pass::Paused
+                },
+                Pass::from_done,
+            ),
+            // A pass left under the other policy (an `lru_gen` switch while
+            // kswapd was paused) is dropped; the pass starts again.
+            _ => match self.balance_pgdat_begin_pass(&mut sc) {
+                Err(done) => Pass::from_done(done),
+                Ok(mut f) => match self.balance_pgdat_resume(&mut f, &mut sc) {
+                    Some(done) => Pass::from_done(done),
+                    None => {
+                        self.kswapd.frame = Some(f);
+                        Pass::Paused
+                    }
+                },
+            },
+        };
         self.kswapd.sc = Some(sc);
-        done
+        r
     }
 
-    fn balance_pgdat_step(&mut self, sc: &mut ScanControl) -> bool {
+    /// A pass up to `shrink_node`'s walk: Err(done) when it ends before
+    /// (the node is balanced: `goto out`, no failure counted).
+    fn balance_pgdat_begin_pass(&mut self, sc: &mut ScanControl) -> Result<Box<PassFrame>, bool> {
         if self.pgdat_balanced() {
-            // goto out: no failure counted.
-            return true;
+            return Err(true);
         }
         let nr_reclaimed = sc.nr_reclaimed;
-        let mut raise_priority = true;
         sc.may_writepage = true;
         sc.may_swap = true;
         self.kswapd_age_node(sc);
@@ -328,27 +398,60 @@ impl Kernel {
             sc.may_writepage = true;
         }
         sc.nr_scanned = 0;
-        if self.kswapd_shrink_node(sc) {
-            raise_priority = false;
+        // kswapd_shrink_node: a number of pages proportional to the number
+        // of zones.
+        sc.nr_to_reclaim = self.zones.iter().filter(|z| z.managed > 0).map(|z| z.wmark[2].max(SWAP_CLUSTER_MAX)).sum();
+        let shrink_from = sc.nr_reclaimed;
+        let node = self.shrink_node_begin(sc);
+        Ok(Box::new(PassFrame { policy: self.policy(), nr_reclaimed, shrink_from, node }))
+    }
+
+    /// The rest of a pass from where `f` stands: Some(done) at its end,
+    /// None when kswapd pauses.
+    fn balance_pgdat_resume(&mut self, f: &mut PassFrame, sc: &mut ScanControl) -> Option<bool> {
+        if !self.shrink_node_resume(&mut f.node, sc) {
+            return None;
         }
+        // kswapd_shrink_node's answer: did it scan (or reclaim) its target?
+        let raise_priority = sc.nr_scanned.max(sc.nr_reclaimed - f.shrink_from) < sc.nr_to_reclaim;
         // (Throttled direct reclaimers are woken when allow_direct_reclaim
         // holds: they check it at the end of every pass.)
-        let delta = sc.nr_reclaimed - nr_reclaimed;
+        let delta = sc.nr_reclaimed - f.nr_reclaimed;
         if raise_priority || delta == 0 {
             sc.priority -= 1;
         }
         if sc.priority >= 1 {
-            return false;
+            return Some(false);
         }
         if sc.nr_reclaimed == 0 && !sc.no_cache_trim_mode && sc.cache_trim_mode_failed {
             // restart with cache trim mode off.
             sc.no_cache_trim_mode = true;
             sc.priority = DEF_PRIORITY;
-            return false;
+            return Some(false);
         }
         if sc.nr_reclaimed == 0 {
             self.kswapd_failures += 1;
         }
+        Some(true)
+    }
+
+    /// True when kswapd, in a pass of its thread (KswapdMode::Thread), has
+    /// spent past the moment the model let it in: it stops there, between
+    /// two batches or two lruvecs, and the tasks go on until its clock
+    /// (docs/FIDELITY.md simplification 2). Never for any other reclaimer,
+    /// nor with `--kswapd instant`.
+    #[inline]
+    pub(crate) fn kswapd_should_pause(&mut self) -> bool {
+        // (balance_pgdat's scan_control is out of `Kswapd` while a pass
+        // runs: present, kswapd is not in one.)
+        if !self.in_kswapd || self.kswapd.mode != KswapdMode::Thread || self.kswapd.sc.is_some() {
+            return false;
+        }
+        if self.kswapd.at.saturating_add(self.kswapd.pass_ns) <= self.now {
+            return false;
+        }
+        // Steps done but not yet charged are kswapd's.
+        self.spend_reclaim(0);
         true
     }
 
@@ -356,6 +459,7 @@ impl Kernel {
     fn balance_pgdat_end(&mut self) {
         self.update_reclaim_active(false);
         self.kswapd.sc = None;
+        self.kswapd.frame = None;
         self.snapshot_refaults(ROOT_MEMCG);
     }
 
@@ -367,15 +471,6 @@ impl Kernel {
                 z.reclaim_active = active;
             }
         }
-    }
-
-    /// `kswapd_shrink_node`.
-    fn kswapd_shrink_node(&mut self, sc: &mut ScanControl) -> bool {
-        // A number of pages proportional to the number of zones.
-        sc.nr_to_reclaim = self.zones.iter().filter(|z| z.managed > 0).map(|z| z.wmark[2].max(SWAP_CLUSTER_MAX)).sum();
-        let before = sc.nr_reclaimed;
-        self.shrink_node(sc);
-        sc.nr_scanned.max(sc.nr_reclaimed - before) >= sc.nr_to_reclaim
     }
 
     // ---- kswapd's time and the pages it frees --------------------------------------

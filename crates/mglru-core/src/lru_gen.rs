@@ -99,6 +99,45 @@ pub fn lru_tier_from_refs(refs: u32) -> usize {
     }
 }
 
+/// Where `try_to_shrink_lruvec` stands in one lruvec (its locals), kept
+/// so that kswapd can stop between two batches and go on later
+/// (crate::kswapd, docs/FIDELITY.md simplification 2).
+#[derive(Clone, Debug)]
+pub(crate) struct TryShrink {
+    memcg: u16,
+    swappiness: u32,
+    scanned: u64,
+    nr_to_scan: i64,
+    /// Some(aged or protected) once done.
+    done: Option<bool>,
+}
+
+/// Where `shrink_many` stands: the memcg generation and bin it walks, the
+/// memcg-LRU operation pending on the memcg before (`op` on `prev`), the
+/// next memcg (`cur`), and the turn in progress (`one`).
+#[derive(Clone, Debug)]
+pub(crate) struct ManyWalk {
+    gen: usize,
+    first_bin: usize,
+    bin: usize,
+    in_bin: bool,
+    op: u8,
+    prev: Option<u16>,
+    cur: Option<u16>,
+    guard: usize,
+    one: Option<(u16, TryShrink)>,
+}
+
+/// Where `lru_gen_shrink_node` stands: `sc.nr_reclaimed` at its start, the
+/// page-table walk flag around `shrink_many` and the walk itself.
+#[derive(Clone, Debug)]
+pub(crate) struct GenNodeScan {
+    reclaimed: u64,
+    walk_was: bool,
+    walk: bool,
+    many: Option<ManyWalk>,
+}
+
 /// `struct ctrl_pos`.
 #[derive(Clone, Copy, Debug)]
 struct CtrlPos {
@@ -614,19 +653,25 @@ impl Kernel {
         }
     }
 
-    /// `shrink_one`: reclaim one memcg for global reclaim; returns the
-    /// memcg-LRU operation to apply to it.
-    fn shrink_one(&mut self, memcg: u16, sc: &mut ScanControl) -> u8 {
+    /// `shrink_one` up to `try_to_shrink_lruvec`: Ok(op) when the memcg
+    /// is protected (the memcg-LRU operation to apply to it), otherwise
+    /// the lruvec's scan to run.
+    fn shrink_one_begin(&mut self, memcg: u16, sc: &mut ScanControl) -> Result<u8, TryShrink> {
         if self.below_min(None, memcg) {
-            return MEMCG_LRU_YOUNG;
+            return Ok(MEMCG_LRU_YOUNG);
         }
         if self.below_low(None, memcg) {
             if self.memcgs[memcg as usize].lruvec.lrugen.seg != MEMCG_LRU_TAIL {
-                return MEMCG_LRU_TAIL;
+                return Ok(MEMCG_LRU_TAIL);
             }
             self.memcg_memory_event(memcg, MemcgEvent::Low);
         }
-        let success = self.try_to_shrink_lruvec(memcg, sc);
+        Err(self.try_to_shrink_lruvec_begin(memcg, sc))
+    }
+
+    /// The tail of `shrink_one` once its lruvec's scan is done (`success`:
+    /// aged or protected): the memcg-LRU operation to apply.
+    fn shrink_one_end(&mut self, memcg: u16, sc: &mut ScanControl, success: bool) -> u8 {
         self.shrink_slab(memcg, sc.priority);
         self.spend_lruvec_visit();
         if success {
@@ -642,77 +687,136 @@ impl Kernel {
         }
     }
 
-    /// `shrink_many`: walk the bins of the oldest memcg generation.
-    fn shrink_many(&mut self, sc: &mut ScanControl) {
+    /// `shrink_many` up to its loop: the oldest memcg generation and a
+    /// random first bin.
+    fn shrink_many_begin(&mut self) -> ManyWalk {
         let gen = (self.memcg_lru.seq % MEMCG_NR_GENS) as usize;
         let first_bin = self.rng.below(MEMCG_NR_BINS as u64) as usize;
-        let mut bin = first_bin;
+        ManyWalk { gen, first_bin, bin: first_bin, in_bin: false, op: MEMCG_LRU_NOP, prev: None, cur: None, guard: 0, one: None }
+    }
+
+    /// The successor of `m` in the memcg-LRU list it is on now.
+    fn memcg_lru_next(&self, m: u16) -> Option<u16> {
+        let lg = &self.memcgs[m as usize].lruvec.lrugen;
+        let l = &self.memcg_lru.fifo[lg.memcg_gen as usize][lg.bin];
+        let i = l.iter().position(|&x| x == m)?;
+        l.get(i + 1).copied()
+    }
+
+    /// `shrink_many`'s walk of the bins of the oldest memcg generation
+    /// from where `w` stands: true when done, false when kswapd stopped
+    /// (inside a memcg's lruvec, or between two memcgs).
+    fn shrink_many_resume(&mut self, w: &mut ManyWalk, sc: &mut ScanControl) -> bool {
         loop {
-            let mut op = MEMCG_LRU_NOP;
-            let mut prev: Option<u16> = None;
-            let mut cur = self.memcg_lru.fifo[gen][bin].first().copied();
-            let mut aborted = false;
-            let mut guard = 0;
-            while let Some(m) = cur {
-                guard += 1;
-                if guard > 4 * self.memcgs.len() + 8 {
-                    break;
+            if let Some((m, t)) = w.one.as_mut() {
+                let m = *m;
+                let Some(success) = self.try_to_shrink_lruvec_resume(t, sc) else {
+                    return false;
+                };
+                w.one = None;
+                w.op = self.shrink_one_end(m, sc, success);
+                w.prev = Some(m);
+                if self.should_abort_scan(sc) {
+                    // The successor is not needed: the walk ends.
+                    if w.op != MEMCG_LRU_NOP {
+                        self.lru_gen_rotate_memcg(m, w.op);
+                    }
+                    return true;
                 }
-                if op != MEMCG_LRU_NOP {
-                    self.lru_gen_rotate_memcg(prev.unwrap(), op);
-                    op = MEMCG_LRU_NOP;
+                w.cur = self.memcg_lru_next(m);
+                if w.cur.is_some() && self.kswapd_should_pause() {
+                    return false;
                 }
-                let skip = self.memcgs[m as usize].lruvec.lrugen.memcg_gen as usize != gen;
-                if !skip {
-                    op = self.shrink_one(m, sc);
-                    prev = Some(m);
-                    if self.should_abort_scan(sc) {
-                        aborted = true;
-                        // The successor is not needed: we leave the loop.
-                        break;
+                continue;
+            }
+            if !w.in_bin {
+                w.in_bin = true;
+                w.op = MEMCG_LRU_NOP;
+                w.prev = None;
+                w.cur = self.memcg_lru.fifo[w.gen][w.bin].first().copied();
+                w.guard = 0;
+            }
+            let Some(m) = w.cur else {
+                // The end of this bin.
+                if w.op != MEMCG_LRU_NOP {
+                    self.lru_gen_rotate_memcg(w.prev.unwrap(), w.op);
+                }
+                w.in_bin = false;
+                w.bin = (w.bin + 1) % MEMCG_NR_BINS;
+                if w.bin == w.first_bin {
+                    return true;
+                }
+                continue;
+            };
+            w.guard += 1;
+            if w.guard > 4 * self.memcgs.len() + 8 {
+                w.cur = None;
+                continue;
+            }
+            if w.op != MEMCG_LRU_NOP {
+                self.lru_gen_rotate_memcg(w.prev.unwrap(), w.op);
+                w.op = MEMCG_LRU_NOP;
+            }
+            let skip = self.memcgs[m as usize].lruvec.lrugen.memcg_gen as usize != w.gen;
+            if !skip {
+                match self.shrink_one_begin(m, sc) {
+                    Err(t) => {
+                        w.one = Some((m, t));
+                        continue;
+                    }
+                    Ok(op) => {
+                        w.op = op;
+                        w.prev = Some(m);
+                        if self.should_abort_scan(sc) {
+                            if w.op != MEMCG_LRU_NOP {
+                                self.lru_gen_rotate_memcg(m, w.op);
+                            }
+                            return true;
+                        }
                     }
                 }
-                // The successor of `m` in the list it is on now.
-                let lg = &self.memcgs[m as usize].lruvec.lrugen;
-                let l = &self.memcg_lru.fifo[lg.memcg_gen as usize][lg.bin];
-                cur = match l.iter().position(|&x| x == m) {
-                    Some(i) => l.get(i + 1).copied(),
-                    None => None,
-                };
             }
-            if op != MEMCG_LRU_NOP {
-                self.lru_gen_rotate_memcg(prev.unwrap(), op);
-            }
-            if aborted {
-                return;
-            }
-            bin = (bin + 1) % MEMCG_NR_BINS;
-            if bin == first_bin {
-                return;
-            }
+            w.cur = self.memcg_lru_next(m);
         }
     }
 
-    /// `lru_gen_shrink_node`: global reclaim under the MGLRU.
-    pub fn lru_gen_shrink_node(&mut self, sc: &mut ScanControl) {
+    /// `lru_gen_shrink_node` up to `shrink_many`: global reclaim under
+    /// the MGLRU.
+    pub(crate) fn lru_gen_shrink_node_begin(&mut self, sc: &mut ScanControl) -> GenNodeScan {
         let reclaimed = sc.nr_reclaimed;
+        let mut g = GenNodeScan { reclaimed, walk_was: self.mm_walk, walk: false, many: None };
         if sc.may_writepage && sc.may_unmap {
             self.lru_add_drain();
-            let walk_was = self.mm_walk;
-            self.mm_walk = self.in_kswapd || sc.proactive;
+            g.walk = self.in_kswapd || sc.proactive;
             self.set_initial_priority(sc);
             if self.in_kswapd {
                 sc.nr_reclaimed = 0;
             }
-            self.shrink_many(sc);
-            if self.in_kswapd {
-                sc.nr_reclaimed += reclaimed;
-            }
-            self.mm_walk = walk_was;
+            g.many = Some(self.shrink_many_begin());
         }
-        if sc.nr_reclaimed > reclaimed {
+        g
+    }
+
+    /// The rest of `lru_gen_shrink_node` from where `g` stands: true when
+    /// done, false when kswapd stopped inside `shrink_many`.
+    pub(crate) fn lru_gen_shrink_node_resume(&mut self, g: &mut GenNodeScan, sc: &mut ScanControl) -> bool {
+        if let Some(many) = g.many.as_mut() {
+            // set_mm_walk for the walk (kswapd comes back to it with its
+            // own context: crate::kswapd `kswapd_enter`).
+            self.mm_walk = g.walk;
+            if !self.shrink_many_resume(many, sc) {
+                return false;
+            }
+            g.many = None;
+            if self.in_kswapd {
+                sc.nr_reclaimed += g.reclaimed;
+            }
+            self.mm_walk = g.walk_was;
+        }
+        if sc.nr_reclaimed > g.reclaimed {
             self.kswapd_failures = 0;
         }
+        true
     }
 
     /// `lru_gen_shrink_lruvec`: memcg reclaim of one lruvec.
@@ -792,36 +896,58 @@ impl Kernel {
         (0..NR_ZONES).all(|z| self.zones[z].managed == 0 || self.zone_watermark_ok(z, self.zones[z].wmark[2] + MIN_LRU_BATCH))
     }
 
-    /// `try_to_shrink_lruvec`: true = aging was done or the memcg is
-    /// protected (rotate it to the young generation).
+    /// `try_to_shrink_lruvec`, whole: true = aging was done or the memcg
+    /// is protected (rotate it to the young generation).
     fn try_to_shrink_lruvec(&mut self, memcg: u16, sc: &mut ScanControl) -> bool {
+        let mut t = self.try_to_shrink_lruvec_begin(memcg, sc);
+        let r = self.try_to_shrink_lruvec_resume(&mut t, sc);
+        r.expect("only kswapd's global reclaim pauses")
+    }
+
+    /// `try_to_shrink_lruvec` up to its loop (a variant that replaces it
+    /// runs whole here).
+    fn try_to_shrink_lruvec_begin(&mut self, memcg: u16, sc: &mut ScanControl) -> TryShrink {
         if let Some(aged) = crate::variants::hooks(self.variant).try_to_shrink_lruvec(self, memcg, sc) {
-            return aged;
+            return TryShrink { memcg, swappiness: 0, scanned: 0, nr_to_scan: 0, done: Some(aged) };
         }
         let swappiness = self.get_swappiness(memcg, sc);
-        let mut scanned = 0u64;
-        let mut nr_to_scan;
+        TryShrink { memcg, swappiness, scanned: 0, nr_to_scan: 0, done: None }
+    }
+
+    /// `try_to_shrink_lruvec`'s loop from where `t` stands, and its tail:
+    /// Some(aged or protected) when done, None when kswapd stopped after
+    /// a batch (`kswapd_should_pause`).
+    fn try_to_shrink_lruvec_resume(&mut self, t: &mut TryShrink, sc: &mut ScanControl) -> Option<bool> {
+        if let Some(aged) = t.done {
+            return Some(aged);
+        }
+        let memcg = t.memcg;
         loop {
-            nr_to_scan = self.get_nr_to_scan(memcg, sc, swappiness != 0);
-            if nr_to_scan <= 0 {
+            t.nr_to_scan = self.get_nr_to_scan(memcg, sc, t.swappiness != 0);
+            if t.nr_to_scan <= 0 {
                 break;
             }
-            let delta = self.evict_folios(memcg, sc, swappiness);
+            let delta = self.evict_folios(memcg, sc, t.swappiness);
             if delta == 0 {
                 break;
             }
-            scanned += delta;
-            if scanned >= nr_to_scan as u64 {
+            t.scanned += delta;
+            if t.scanned >= t.nr_to_scan as u64 {
                 break;
             }
             if self.should_abort_scan(sc) {
                 break;
             }
+            if self.kswapd_should_pause() {
+                return None;
+            }
         }
         if sc.nr.unqueued_dirty > 0 && sc.nr.unqueued_dirty == sc.nr.file_taken {
             self.wakeup_flusher_threads();
         }
-        nr_to_scan < 0
+        let aged = t.nr_to_scan < 0;
+        t.done = Some(aged);
+        Some(aged)
     }
 
     // ---- the eviction -----------------------------------------------------------

@@ -23,7 +23,7 @@
 //! running, and "full" equals "some"; with `--schedule parallel` tasks on
 //! other CPUs are non-idle at once, and a task waiting for its CPU is
 //! runnable (`psi_runnable_wait`). kswapd's stall (kswapd is a task of the
-//! root cgroup) counts in `--kswapd thread`, pass by pass
+//! root cgroup) counts in `--kswapd thread`, turn by turn
 //! (`psi_kswapd_stall`); in the default mode its reclaim takes no
 //! simulated time (docs/FIDELITY.md simplification 27).
 //! Time passes for the running task when its operations cost time (the cost

@@ -121,6 +121,42 @@ pub struct ReclaimStat {
     pub nr_unmap_fail: u64,
 }
 
+/// Where a reclaim pass stands in one lruvec: `shrink_lruvec`'s locals,
+/// kept so that kswapd can stop between two rounds of batches and go on
+/// later (crate::kswapd, docs/FIDELITY.md simplification 2). Direct,
+/// memcg and proactive reclaim run it to the end at once.
+#[derive(Clone, Debug)]
+pub(crate) struct LruvecScan {
+    memcg: u16,
+    /// False: the MGLRU's `lru_gen_shrink_lruvec`, already done whole.
+    classic: bool,
+    nr: [u64; 4],
+    targets: [u64; 4],
+    nr_to_reclaim: u64,
+    nr_reclaimed: u64,
+    proportional: bool,
+}
+
+/// Where `shrink_node_memcgs` stands: the memcg under reclaim (None: the
+/// walk is over) and, once its turn has begun, its lruvec's scan.
+#[derive(Clone, Debug)]
+pub(crate) struct MemcgWalk {
+    target: u16,
+    partial: bool,
+    gen: u64,
+    memcg: Option<u16>,
+    lruvec: Option<LruvecScan>,
+}
+
+/// Where `shrink_node` stands.
+#[derive(Clone, Debug)]
+pub(crate) enum NodeScan {
+    /// The classic walk of the memcg tree; `sc.nr_reclaimed` at its start.
+    Classic { nr_reclaimed: u64, walk: MemcgWalk },
+    /// The MGLRU's global reclaim over the memcg LRU.
+    Mglru(crate::lru_gen::GenNodeScan),
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum FolioRef {
     Reclaim,
@@ -602,53 +638,76 @@ impl Kernel {
         nr
     }
 
-    /// `shrink_lruvec` (classic; the MGLRU takes memcg reclaim here).
-    fn shrink_lruvec(&mut self, memcg: u16, sc: &mut ScanControl) {
+    /// `shrink_lruvec` up to its loop: the scan targets (classic; the
+    /// MGLRU's memcg reclaim runs whole here, `lru_gen_shrink_lruvec`).
+    fn shrink_lruvec_begin(&mut self, memcg: u16, sc: &mut ScanControl) -> LruvecScan {
         if self.policy() == Policy::Mglru && (!sc.root_reclaim() || !crate::variants::hooks(self.variant).memcg_lru()) {
+            // Not resumable (docs/FIDELITY.md simplification 2): kswapd
+            // comes here only in the variant without the memcg LRU.
             self.lru_gen_shrink_lruvec(memcg, sc);
-            return;
+            return LruvecScan { memcg, classic: false, nr: [0; 4], targets: [0; 4], nr_to_reclaim: 0, nr_reclaimed: 0, proportional: false };
         }
-        let mut nr = self.get_scan_count(memcg, sc);
-        let targets = nr;
-        let nr_to_reclaim = sc.nr_to_reclaim;
-        let mut nr_reclaimed = 0;
-        let proportional = !sc.cgroup_reclaim() && !self.in_kswapd && sc.priority == DEF_PRIORITY;
-        while nr[LRU_INACTIVE_ANON] > 0 || nr[LRU_ACTIVE_FILE] > 0 || nr[LRU_INACTIVE_FILE] > 0 {
+        let nr = self.get_scan_count(memcg, sc);
+        LruvecScan {
+            memcg,
+            classic: true,
+            nr,
+            targets: nr,
+            nr_to_reclaim: sc.nr_to_reclaim,
+            nr_reclaimed: 0,
+            proportional: !sc.cgroup_reclaim() && !self.in_kswapd && sc.priority == DEF_PRIORITY,
+        }
+    }
+
+    /// `shrink_lruvec`'s loop from where `s` stands, and its tail: true
+    /// when done, false when kswapd stopped between two rounds of batches
+    /// (`kswapd_should_pause`; it goes on from `s` later).
+    fn shrink_lruvec_resume(&mut self, s: &mut LruvecScan, sc: &mut ScanControl) -> bool {
+        if !s.classic {
+            return true;
+        }
+        let memcg = s.memcg;
+        while s.nr[LRU_INACTIVE_ANON] > 0 || s.nr[LRU_ACTIVE_FILE] > 0 || s.nr[LRU_INACTIVE_FILE] > 0 {
             for lru in 0..4 {
-                if nr[lru] > 0 {
-                    let n = nr[lru].min(SWAP_CLUSTER_MAX);
-                    nr[lru] -= n;
-                    nr_reclaimed += self.shrink_list(lru, n, memcg, sc);
+                if s.nr[lru] > 0 {
+                    let n = s.nr[lru].min(SWAP_CLUSTER_MAX);
+                    s.nr[lru] -= n;
+                    s.nr_reclaimed += self.shrink_list(lru, n, memcg, sc);
                 }
             }
-            if nr_reclaimed < nr_to_reclaim || proportional {
-                continue;
+            if s.nr_reclaimed >= s.nr_to_reclaim && !s.proportional {
+                let nr = &mut s.nr;
+                let targets = &s.targets;
+                let nr_file = nr[LRU_INACTIVE_FILE] + nr[LRU_ACTIVE_FILE];
+                let nr_anon = nr[LRU_INACTIVE_ANON] + nr[LRU_ACTIVE_ANON];
+                if nr_file == 0 || nr_anon == 0 {
+                    break;
+                }
+                let (stop, percentage) = if nr_file > nr_anon {
+                    let t = targets[LRU_INACTIVE_ANON] + targets[LRU_ACTIVE_ANON] + 1;
+                    (LRU_INACTIVE_ANON, nr_anon * 100 / t)
+                } else {
+                    let t = targets[LRU_INACTIVE_FILE] + targets[LRU_ACTIVE_FILE] + 1;
+                    (LRU_INACTIVE_FILE, nr_file * 100 / t)
+                };
+                nr[stop] = 0;
+                nr[stop + 1] = 0;
+                let other = if stop == LRU_INACTIVE_FILE { LRU_INACTIVE_ANON } else { LRU_INACTIVE_FILE };
+                for l in [other, other + 1] {
+                    let scanned = targets[l] - nr[l];
+                    nr[l] = targets[l] * (100 - percentage) / 100;
+                    nr[l] -= nr[l].min(scanned);
+                }
             }
-            let nr_file = nr[LRU_INACTIVE_FILE] + nr[LRU_ACTIVE_FILE];
-            let nr_anon = nr[LRU_INACTIVE_ANON] + nr[LRU_ACTIVE_ANON];
-            if nr_file == 0 || nr_anon == 0 {
-                break;
-            }
-            let (stop, percentage) = if nr_file > nr_anon {
-                let t = targets[LRU_INACTIVE_ANON] + targets[LRU_ACTIVE_ANON] + 1;
-                (LRU_INACTIVE_ANON, nr_anon * 100 / t)
-            } else {
-                let t = targets[LRU_INACTIVE_FILE] + targets[LRU_ACTIVE_FILE] + 1;
-                (LRU_INACTIVE_FILE, nr_file * 100 / t)
-            };
-            nr[stop] = 0;
-            nr[stop + 1] = 0;
-            let other = if stop == LRU_INACTIVE_FILE { LRU_INACTIVE_ANON } else { LRU_INACTIVE_FILE };
-            for l in [other, other + 1] {
-                let scanned = targets[l] - nr[l];
-                nr[l] = targets[l] * (100 - percentage) / 100;
-                nr[l] -= nr[l].min(scanned);
+            if self.kswapd_should_pause() {
+                return false;
             }
         }
-        sc.nr_reclaimed += nr_reclaimed;
+        sc.nr_reclaimed += s.nr_reclaimed;
         if self.can_age_anon_pages() && self.inactive_is_low(memcg, LRU_INACTIVE_ANON) {
             self.shrink_active_list(SWAP_CLUSTER_MAX, memcg, LRU_ACTIVE_ANON, sc);
         }
+        true
     }
 
     /// `prepare_scan_control` (classic only).
@@ -765,54 +824,91 @@ impl Kernel {
         next
     }
 
-    /// `shrink_node_memcgs`.
-    fn shrink_node_memcgs(&mut self, sc: &mut ScanControl) {
+    /// `shrink_node_memcgs` up to its loop: the first memcg.
+    fn shrink_node_memcgs_begin(&mut self, sc: &ScanControl) -> MemcgWalk {
         let target = sc.target_memcg();
         let partial = !self.in_kswapd && !sc.memcg_full_walk;
         let mut gen = 0;
-        let mut memcg = self.memcg_iter(target, None, partial, &mut gen);
-        while let Some(m) = memcg {
-            self.calculate_protection(target, m);
-            let below_min = m != ROOT_MEMCG && m != target && self.memcgs[m as usize].emin >= self.memcgs[m as usize].usage;
-            let below_low = m != ROOT_MEMCG && m != target && self.memcgs[m as usize].elow >= self.memcgs[m as usize].usage;
-            let mut skip = false;
-            if below_min {
-                skip = true;
-            } else if below_low {
-                if !sc.memcg_low_reclaim {
-                    sc.memcg_low_skipped = true;
-                    skip = true;
-                } else {
-                    self.memcg_memory_event(m, MemcgEvent::Low);
-                }
-            }
-            if !skip {
-                self.shrink_lruvec(m, sc);
-                self.shrink_slab(m, sc.priority);
-                self.spend_lruvec_visit();
-                if partial && sc.nr_reclaimed >= sc.nr_to_reclaim {
-                    break;
-                }
-            }
-            memcg = self.memcg_iter(target, Some(m), partial, &mut gen);
-        }
+        let memcg = self.memcg_iter(target, None, partial, &mut gen);
+        MemcgWalk { target, partial, gen, memcg, lruvec: None }
     }
 
-    /// `shrink_node`.
-    pub fn shrink_node(&mut self, sc: &mut ScanControl) {
-        if self.policy() == Policy::Mglru && sc.root_reclaim() && crate::variants::hooks(self.variant).memcg_lru() {
-            sc.nr = NrStats::default();
-            self.lru_gen_shrink_node(sc);
-            return;
+    /// `shrink_node_memcgs`'s loop from where `w` stands: true when done,
+    /// false when kswapd stopped (inside a lruvec, or between two).
+    fn shrink_node_memcgs_resume(&mut self, w: &mut MemcgWalk, sc: &mut ScanControl) -> bool {
+        while let Some(m) = w.memcg {
+            if let Some(s) = w.lruvec.as_mut() {
+                if !self.shrink_lruvec_resume(s, sc) {
+                    return false;
+                }
+                w.lruvec = None;
+                self.shrink_slab(m, sc.priority);
+                self.spend_lruvec_visit();
+                if w.partial && sc.nr_reclaimed >= sc.nr_to_reclaim {
+                    return true;
+                }
+            } else {
+                self.calculate_protection(w.target, m);
+                let c = &self.memcgs[m as usize];
+                let own = m == ROOT_MEMCG || m == w.target;
+                let below_min = !own && c.emin >= c.usage;
+                let below_low = !own && c.elow >= c.usage;
+                let mut skip = false;
+                if below_min {
+                    skip = true;
+                } else if below_low {
+                    if !sc.memcg_low_reclaim {
+                        sc.memcg_low_skipped = true;
+                        skip = true;
+                    } else {
+                        self.memcg_memory_event(m, MemcgEvent::Low);
+                    }
+                }
+                if !skip {
+                    w.lruvec = Some(self.shrink_lruvec_begin(m, sc));
+                    continue;
+                }
+            }
+            w.memcg = self.memcg_iter(w.target, Some(m), w.partial, &mut w.gen);
+            if w.memcg.is_some() && self.kswapd_should_pause() {
+                return false;
+            }
         }
-        let mut reclaimable = false;
+        true
+    }
+
+    /// `shrink_node`, whole (direct, memcg and proactive reclaim; kswapd's
+    /// resumable passes use its parts, crate::kswapd).
+    pub fn shrink_node(&mut self, sc: &mut ScanControl) {
+        let mut n = self.shrink_node_begin(sc);
+        let done = self.shrink_node_resume(&mut n, sc);
+        debug_assert!(done, "only kswapd pauses inside shrink_node");
+    }
+
+    /// `shrink_node` up to the memcg walk (classic) or the memcg LRU's
+    /// walk (`lru_gen_shrink_node`).
+    pub(crate) fn shrink_node_begin(&mut self, sc: &mut ScanControl) -> NodeScan {
         sc.nr = NrStats::default();
+        if self.policy() == Policy::Mglru && sc.root_reclaim() && crate::variants::hooks(self.variant).memcg_lru() {
+            return NodeScan::Mglru(self.lru_gen_shrink_node_begin(sc));
+        }
         let nr_reclaimed = sc.nr_reclaimed;
         self.prepare_scan_control(sc);
-        self.shrink_node_memcgs(sc);
-        if sc.nr_reclaimed - nr_reclaimed > 0 {
-            reclaimable = true;
+        let walk = self.shrink_node_memcgs_begin(sc);
+        NodeScan::Classic { nr_reclaimed, walk }
+    }
+
+    /// The rest of `shrink_node` from where `n` stands: true when done,
+    /// false when kswapd stopped inside it.
+    pub(crate) fn shrink_node_resume(&mut self, n: &mut NodeScan, sc: &mut ScanControl) -> bool {
+        let (nr_reclaimed, walk) = match n {
+            NodeScan::Mglru(g) => return self.lru_gen_shrink_node_resume(g, sc),
+            NodeScan::Classic { nr_reclaimed, walk } => (*nr_reclaimed, walk),
+        };
+        if !self.shrink_node_memcgs_resume(walk, sc) {
+            return false;
         }
+        let reclaimable = sc.nr_reclaimed - nr_reclaimed > 0;
         if self.in_kswapd {
             if sc.nr.writeback > 0 && sc.nr.writeback == sc.nr.taken {
                 self.pgdat_writeback = true;
@@ -842,6 +938,7 @@ impl Kernel {
         } else if sc.cache_trim_mode {
             sc.cache_trim_mode_failed = true;
         }
+        true
     }
 
     /// `reclaim_throttle`: the reclaimer sleeps up to `jiffies`, waking
@@ -1017,7 +1114,9 @@ impl Kernel {
                 }
                 self.kswapd_run();
             }
-            if self.allow_direct_reclaim_wake() {
+            // kswapd wakes the waiters at the end of a pass, not while it
+            // is paused inside one.
+            if !self.kswapd_mid_pass() && self.allow_direct_reclaim_wake() {
                 break;
             }
         }

@@ -207,6 +207,7 @@ pub fn knob_path(s: Sysctl) -> &'static str {
         Sysctl::PageCluster => "/proc/sys/vm/page-cluster",
         Sysctl::MinFreeKbytes => "/proc/sys/vm/min_free_kbytes",
         Sysctl::WatermarkScaleFactor => "/proc/sys/vm/watermark_scale_factor",
+        Sysctl::WatermarkBoostFactor => "/proc/sys/vm/watermark_boost_factor",
         Sysctl::DirtyRatio => "/proc/sys/vm/dirty_ratio",
         Sysctl::DirtyBackgroundRatio => "/proc/sys/vm/dirty_background_ratio",
         Sysctl::DirtyExpireCentisecs => "/proc/sys/vm/dirty_expire_centisecs",

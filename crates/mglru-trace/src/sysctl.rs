@@ -16,6 +16,9 @@ pub enum Sysctl {
     MinFreeKbytes,
     /// `vm.watermark_scale_factor`: 1..=3000.
     WatermarkScaleFactor,
+    /// `vm.watermark_boost_factor`: 0..=2147483647 (the model has no
+    /// watermark boosting: it behaves as with 0 whatever the value).
+    WatermarkBoostFactor,
     /// `vm.dirty_ratio`: 0..=100.
     DirtyRatio,
     /// `vm.dirty_background_ratio`: 0..=100.
@@ -33,11 +36,12 @@ pub enum Sysctl {
 
 impl Sysctl {
     /// Every sysctl, in the order of the enum.
-    pub const ALL: [Sysctl; 10] = [
+    pub const ALL: [Sysctl; 11] = [
         Sysctl::Swappiness,
         Sysctl::PageCluster,
         Sysctl::MinFreeKbytes,
         Sysctl::WatermarkScaleFactor,
+        Sysctl::WatermarkBoostFactor,
         Sysctl::DirtyRatio,
         Sysctl::DirtyBackgroundRatio,
         Sysctl::DirtyExpireCentisecs,
@@ -53,6 +57,7 @@ impl Sysctl {
             Sysctl::PageCluster => "vm.page-cluster",
             Sysctl::MinFreeKbytes => "vm.min_free_kbytes",
             Sysctl::WatermarkScaleFactor => "vm.watermark_scale_factor",
+            Sysctl::WatermarkBoostFactor => "vm.watermark_boost_factor",
             Sysctl::DirtyRatio => "vm.dirty_ratio",
             Sysctl::DirtyBackgroundRatio => "vm.dirty_background_ratio",
             Sysctl::DirtyExpireCentisecs => "vm.dirty_expire_centisecs",
@@ -74,6 +79,7 @@ impl Sysctl {
             Sysctl::PageCluster => "an integer between 0 and 10",
             Sysctl::MinFreeKbytes => "an integer of at least 128",
             Sysctl::WatermarkScaleFactor => "an integer between 1 and 3000",
+            Sysctl::WatermarkBoostFactor => "an integer between 0 and 2147483647",
             Sysctl::DirtyRatio | Sysctl::DirtyBackgroundRatio => "an integer between 0 and 100",
             Sysctl::DirtyExpireCentisecs
             | Sysctl::DirtyWritebackCentisecs
@@ -98,6 +104,7 @@ impl Sysctl {
                 }
             }
             Sysctl::WatermarkScaleFactor => parse_in_range(value, name, 1, 3000),
+            Sysctl::WatermarkBoostFactor => parse_in_range(value, name, 0, i32::MAX as u64),
             Sysctl::DirtyRatio | Sysctl::DirtyBackgroundRatio => {
                 parse_in_range(value, name, 0, 100)
             }

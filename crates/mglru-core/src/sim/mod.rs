@@ -72,6 +72,7 @@ fn apply_sysctl(s: &mut crate::kernel::Sysctls, name: Sysctl, v: u64) {
         Sysctl::PageCluster => s.page_cluster = v as u32,
         Sysctl::MinFreeKbytes => s.min_free_kbytes = Some(v),
         Sysctl::WatermarkScaleFactor => s.watermark_scale_factor = v,
+        Sysctl::WatermarkBoostFactor => s.watermark_boost_factor = v,
         Sysctl::DirtyRatio => s.dirty_ratio = v,
         Sysctl::DirtyBackgroundRatio => s.dirty_background_ratio = v,
         Sysctl::DirtyExpireCentisecs => s.dirty_expire_centisecs = v,

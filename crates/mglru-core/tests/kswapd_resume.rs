@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! kswapd's passes resumable between batches (`--kswapd thread`,
+//! crate::kswapd `kswapd_should_pause`): a pass that has spent past the
+//! moment kswapd was let in stops after the batch in progress, and goes
+//! on from there when the tasks' time reaches kswapd's clock; its next
+//! batch sees what the tasks did meanwhile. Numbers by hand in the
+//! comments.
+
+mod common;
+use common::T;
+use mglru_core::kernel::{ZoneSpec, ZONE_DMA32};
+use mglru_core::kswapd::{KswapdMode, KswapdState};
+use mglru_core::stat::Ev;
+use mglru_core::{Policy, RunOptions};
+
+/// Scan cost per page, ns.
+const S: u64 = 1_000;
+
+/// One zone, DMA32, of `pages` pages, a file twice its size, no swap;
+/// only scanning costs time.
+fn machine(policy: Policy, mode: KswapdMode, pages: u64) -> T {
+    let dma32 = ZoneSpec { pages, managed: pages, wmark: None, lowmem_reserve: None, pcp: 0 };
+    let cost = common::only_costs(&[("scan", S)]);
+    let mut t = T::with_options(RunOptions {
+        policy: Some(policy),
+        zones: Some([ZoneSpec::default(), dma32, ZoneSpec::default()]),
+        cost: Some(cost),
+        kswapd: mode,
+        ..Default::default()
+    });
+    t.run(&format!("memory {}M\nfile f size={}M readahead=0\ntask t", pages / 256, pages / 128));
+    t
+}
+
+/// Read the file page by page (after `from` pages at once) until
+/// kswapd's first wake-up; returns the pages read.
+fn read_until_wake(t: &mut T, from: u64) -> u64 {
+    t.run(&format!("read t f 0 {from}"));
+    let mut page = from;
+    while t.ev(Ev::Pageoutrun) == 0 {
+        t.run(&format!("read t f {page}"));
+        page += 1;
+    }
+    page
+}
+
+/// Let the tasks' time reach kswapd's clock (a sleep of the task; none
+/// if the clock is past it already, kswapd then runs at the sleep's
+/// start).
+fn sleep_to_kswapd(t: &mut T) {
+    let (at, now) = (t.k().kswapd.at, t.k().now);
+    t.run(&format!("sleep {}ns", at.saturating_sub(now)));
+}
+
+/// MGLRU, 16,384 pages (watermarks min 256, low 320, high 384). The read
+/// that wakes kswapd is the 16,031st (as in tests/kswapd.rs). kswapd's
+/// first pass aims at 384 pages (`kswapd_shrink_node`: the high
+/// watermark): `try_to_shrink_lruvec` evicts a batch of MIN_LRU_BATCH =
+/// 64 clean read-once folios, 64 × S of CPU time. The zone then holds
+/// fewer than high + MIN_LRU_BATCH = 448 free pages, so
+/// `should_abort_scan` says go on; but kswapd has spent past the moment
+/// it was let in (0): it stops there, in the middle of its pass, until
+/// the clock reaches 64 µs. Its second batch leaves the zone above 448:
+/// the pass ends at 128 µs, and the next one finds the node balanced.
+#[test]
+fn a_pass_stops_after_a_batch_and_goes_on_at_kswapds_clock() {
+    let mut t = machine(Policy::Mglru, KswapdMode::Thread, 16384);
+    assert_eq!(read_until_wake(&mut t, 15_500), 16_031);
+    let k = t.k();
+    assert_eq!(k.zones[ZONE_DMA32].wmark, [256, 320, 384]);
+    assert_eq!((k.ev.get(Ev::PgscanKswapd), k.ev.get(Ev::PgstealKswapd)), (64, 64));
+    assert!(k.kswapd_mid_pass());
+    assert_eq!((k.now, k.kswapd.at), (0, 64 * S));
+    assert!(k.folios.nr_free_zone(ZONE_DMA32) < 448);
+    sleep_to_kswapd(&mut t);
+    let k = t.k();
+    assert_eq!(k.ev.get(Ev::PgscanKswapd), 128);
+    assert!(!k.kswapd_mid_pass());
+    assert!(k.folios.nr_free_zone(ZONE_DMA32) >= 448);
+    assert_eq!((k.kswapd.state, k.kswapd.at), (KswapdState::Balancing, 128 * S));
+    sleep_to_kswapd(&mut t);
+    let k = t.k();
+    assert_eq!(k.kswapd.state, KswapdState::ShortSleep);
+    assert_eq!((k.ev.get(Ev::PgscanKswapd), k.ev.get(Ev::Pageoutrun)), (128, 1));
+
+    // With `--kswapd instant` the same read runs balance_pgdat whole: the
+    // two batches at once, kswapd asleep after.
+    let mut t = machine(Policy::Mglru, KswapdMode::Instant, 16384);
+    assert_eq!(read_until_wake(&mut t, 15_500), 16_031);
+    let k = t.k();
+    assert_eq!(k.ev.get(Ev::PgscanKswapd), 128);
+    assert!(!k.kswapd_mid_pass());
+    assert_eq!(k.kswapd.state, KswapdState::Asleep);
+    t.check();
+}
+
+/// The batch after a pause sees what the tasks did meanwhile: the same
+/// wake-up, then the task reads 100 more pages before kswapd's clock
+/// reaches 64 µs (reads cost nothing here). At its second batch the zone
+/// is still below 448 free pages (it would have been at 478 without the
+/// reads, less what the reads took), so the pass goes on: a third batch,
+/// at 128 µs, and the pass is over at 192 µs. An atomic pass decided at 0
+/// would have stopped after two.
+#[test]
+fn the_next_batch_sees_the_tasks_allocations() {
+    let mut t = machine(Policy::Mglru, KswapdMode::Thread, 16384);
+    let n = read_until_wake(&mut t, 15_500);
+    t.run(&format!("read t f {n} 100"));
+    assert_eq!(t.ev(Ev::PgscanKswapd), 64);
+    sleep_to_kswapd(&mut t);
+    let k = t.k();
+    assert_eq!(k.ev.get(Ev::PgscanKswapd), 128);
+    assert!(k.kswapd_mid_pass());
+    assert!(k.folios.nr_free_zone(ZONE_DMA32) < 448);
+    assert_eq!(k.kswapd.at, 128 * S);
+    sleep_to_kswapd(&mut t);
+    let k = t.k();
+    assert_eq!(k.ev.get(Ev::PgscanKswapd), 192);
+    assert!(!k.kswapd_mid_pass());
+    assert_eq!(k.kswapd.at, 192 * S);
+    t.check();
+}
+
+/// Classic, 262,144 pages (1 GiB): `shrink_lruvec` scans the inactive
+/// file list SWAP_CLUSTER_MAX = 32 folios per round; kswapd stops after
+/// each round it has spent past the clock on, so every turn of kswapd
+/// inside a pass scans one round (32, or the rest of the lruvec's target
+/// when less) and takes its pages × S.
+#[test]
+fn a_classic_pass_stops_between_rounds_of_shrink_lruvec() {
+    let mut t = machine(Policy::Classic, KswapdMode::Thread, 262_144);
+    // (The bulk read outruns kswapd, whose time is the only one that
+    // passes, and reclaims directly too.)
+    read_until_wake(&mut t, 261_000);
+    // kswapd catches up with the task's clock (several turns at once).
+    sleep_to_kswapd(&mut t);
+    let mut turns = 0;
+    while t.k().kswapd_mid_pass() {
+        let (scanned, at, now) = (t.ev(Ev::PgscanKswapd), t.k().kswapd.at, t.k().now);
+        assert!(at > now);
+        sleep_to_kswapd(&mut t);
+        let k = t.k();
+        let delta = k.ev.get(Ev::PgscanKswapd) - scanned;
+        if k.kswapd_mid_pass() {
+            assert!(delta > 0 && delta <= 32, "turn {turns}: {delta} scanned");
+            assert_eq!(k.kswapd.at - at, delta * S, "turn {turns}");
+        }
+        turns += 1;
+    }
+    assert!(turns >= 4, "{turns} turns");
+    t.check();
+}
