@@ -457,7 +457,8 @@ impl Kernel {
             protected_batch: Vec::new(),
             rng: crate::sim::rng::Rng::new(cfg.seed),
             psi: crate::psi::Psi::new(cfg.cpus.max(1) as usize),
-            // kswapd runs on the last CPU (crate::kswapd).
+            // kswapd starts on the last CPU; a wake-up may move it to an
+            // idle one (crate::kswapd `kswapd_select_cpu`).
             kswapd: crate::kswapd::Kswapd::new(cfg.cpus.max(1) as usize - 1, cfg.kswapd),
             sched: crate::sched::SchedState { mode: cfg.schedule, cpu_free: vec![0; cfg.cpus.max(1) as usize], ..Default::default() },
         };

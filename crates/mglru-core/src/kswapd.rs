@@ -10,8 +10,11 @@
 //! timeline: a pass takes the CPU time of its reclaim steps plus any
 //! `reclaim_throttle` sleep, and the next pass starts when it ends.
 //!
-//! Where it runs: kswapd has a CPU of its own (the last one) for its time,
-//! so its passes never delay a task; its per-CPU folio batches are that
+//! Where it runs: its time is its own (its passes never delay a task), on
+//! the CPU it is woken onto: at first the last one, then at each wake-up
+//! by a task the one CFS would pick with CPUs idle — its previous CPU if
+//! idle, else an idle one (`kswapd_select_cpu`, never the waker's while
+//! another is idle). Its per-CPU folio batches and page lists are that
 //! CPU's. With one CPU that is the tasks' CPU: its `lru_add_drain`
 //! drains the tasks' batches, as kswapd sharing the only CPU would.
 //!
@@ -213,12 +216,37 @@ impl Kernel {
             KswapdState::ShortSleep => self.ev.add(Ev::KswapdLowWmarkHitQuickly, 1),
             KswapdState::Asleep => {}
         }
+        self.kswapd_select_cpu();
         if self.kswapd.mode == KswapdMode::Instant {
             self.kswapd_balance_at_once();
             return;
         }
         self.kswapd.at = self.now;
         self.balance_pgdat_begin();
+    }
+
+    /// The CPU a woken kswapd runs on, as CFS's `select_task_rq_fair`
+    /// places a woken task when CPUs are idle (`wake_affine_idle`,
+    /// `select_idle_sibling`): its previous CPU if that is idle, otherwise
+    /// the first idle CPU after the waker's, otherwise its previous CPU
+    /// (it then shares that CPU's per-CPU lists and batches with the task
+    /// placed there). A CPU is idle when no operation runs on it: serially
+    /// (one operation at a time) every CPU but the waker's; in
+    /// `--schedule parallel` also none whose operation has not ended.
+    /// (With one CPU nothing changes.)
+    fn kswapd_select_cpu(&mut self) {
+        let n = self.cpus.len();
+        if n <= 1 {
+            return;
+        }
+        let waker = self.cpu;
+        let idle = |k: &Kernel, c: usize| c != waker && (!k.parallel() || k.sched.cpu_free.get(c).is_none_or(|&t| t <= k.now));
+        if idle(self, self.kswapd.cpu) {
+            return;
+        }
+        if let Some(c) = (1..n).map(|i| (waker + i) % n).find(|&c| idle(self, c)) {
+            self.kswapd.cpu = c;
+        }
     }
 
     /// KswapdMode::Instant: the whole of balance_pgdat now, then asleep.

@@ -150,3 +150,51 @@ fn a_classic_pass_stops_between_rounds_of_shrink_lruvec() {
     assert!(turns >= 4, "{turns} turns");
     t.check();
 }
+
+/// Two CPUs, MGLRU, instant kswapd: tasks `t` (CPU 0) and `u` (CPU 1,
+/// round-robin placement); kswapd starts on the last CPU, 1.
+fn two_cpus() -> T {
+    let dma32 = ZoneSpec { pages: 16384, managed: 16384, wmark: None, lowmem_reserve: None, pcp: 0 };
+    let mut t = T::with_options(RunOptions {
+        policy: Some(Policy::Mglru),
+        zones: Some([ZoneSpec::default(), dma32, ZoneSpec::default()]),
+        cost: Some(common::only_costs(&[("scan", S)])),
+        ..Default::default()
+    });
+    t.run("memory 64M\ncpus 2\nfile f size=128M readahead=0\ntask t\ntask u");
+    assert_eq!(t.k().kswapd.cpu, 1);
+    t
+}
+
+/// A woken kswapd goes where CFS puts a woken task while a CPU is idle
+/// (`kswapd_select_cpu`): its previous CPU if idle, else an idle one. The
+/// reads run one at a time, so only the reader's CPU is busy.
+#[test]
+fn woken_kswapd_runs_on_an_idle_cpu() {
+    // `u` reads on CPU 1, kswapd's CPU: kswapd is woken onto CPU 0, and
+    // the folios it frees go to CPU 0's page lists (the reads never used
+    // them: they were empty).
+    let mut t = two_cpus();
+    assert_eq!(t.k().cpus[0].pcp[ZONE_DMA32].count(), 0);
+    t.run("read u f 0 16100");
+    let k = t.k();
+    assert!(k.ev.get(Ev::Pageoutrun) > 0);
+    assert_eq!(k.kswapd.cpu, 0);
+    assert!(k.cpus[0].pcp[ZONE_DMA32].count() > 0);
+    // Then `t` reads on CPU 0 and wakes it again: its previous CPU is
+    // busy, CPU 1 is idle.
+    let n = t.ev(Ev::Pageoutrun);
+    let mut page = 16100;
+    while t.ev(Ev::Pageoutrun) == n {
+        t.run(&format!("read t f {page} 64"));
+        page += 64;
+    }
+    assert_eq!(t.k().kswapd.cpu, 1);
+
+    // `t` reads on CPU 0: kswapd's previous CPU, 1, is idle: it stays.
+    let mut t = two_cpus();
+    t.run("read t f 0 16100");
+    assert!(t.ev(Ev::Pageoutrun) > 0);
+    assert_eq!(t.k().kswapd.cpu, 1);
+    t.check();
+}
