@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Files on disk and their page cache (`struct address_space`).
 //!
-//! The page cache is an array of `u64` entries indexed by page offset,
-//! allocated in chunks of 512 on first use (like xarray nodes): an entry
-//! is empty, a folio (its pfn), or a shadow entry left behind by reclaim.
+//! The page cache is an array of `u64` entries indexed by page offset: an
+//! entry is empty, a folio (its pfn), or a shadow entry left behind by
+//! reclaim.
 
 use crate::folio::NIL;
 
+/// Entries per chunk: 512 entries of 8 bytes, one 4 KiB page (like an
+/// xarray node's slots, the unit the array is counted in).
 const CHUNK_SHIFT: u32 = 9;
 const CHUNK: usize = 1 << CHUNK_SHIFT;
 
@@ -19,49 +21,61 @@ pub const ENT_VALUE: u64 = ENT_SHADOW - 1;
 pub const ENT_SWAP: u64 = 1 << 61;
 
 /// Sparse array of page-cache (or swap-cache) entries.
+///
+/// One flat, zero-filled allocation for the whole file, so a lookup is a
+/// single load at `base + index` (it was a load of the chunk's pointer,
+/// then of the entry: two dependent misses on a cold page). The memory
+/// stays sparse all the same: a large zeroed allocation is fresh anonymous
+/// memory from the system, which occupies no RAM until a page of it is
+/// written, and entries are written 4 KiB at a time exactly where the
+/// chunked array allocated a chunk (a chunk is written first with a value
+/// other than 0; writing 0 to a chunk never written is skipped, as it did
+/// not allocate one). `written` records those chunks, so the bytes
+/// reported are the chunked array's: 8 per chunk for the bookkeeping and
+/// 4 KiB per chunk written.
 #[derive(Default)]
 pub struct EntryArray {
-    chunks: Vec<Option<Box<[u64; CHUNK]>>>,
-    /// Chunks allocated (for the bytes-per-page report).
+    entries: Vec<u64>,
+    /// One bit per chunk: written with a value other than 0.
+    written: Vec<u64>,
+    /// Chunks written (for the bytes-per-page report).
     pub nr_chunks: u64,
 }
 
 impl EntryArray {
     pub fn new(len: u64) -> EntryArray {
-        let n = (len as usize).div_ceil(CHUNK);
-        let mut chunks = Vec::with_capacity(n);
-        chunks.resize_with(n, || None);
-        EntryArray { chunks, nr_chunks: 0 }
+        let chunks = (len as usize).div_ceil(CHUNK);
+        // vec![0; n] asks the allocator for zeroed memory (calloc), which
+        // for a large array is a fresh mapping: nothing is zeroed or made
+        // resident up front.
+        let entries = vec![0u64; len as usize];
+        crate::util::advise_huge_pages(entries.as_ptr() as *const u8, entries.len() * 8);
+        EntryArray { entries, written: vec![0; chunks.div_ceil(64)], nr_chunks: 0 }
     }
     #[inline]
     pub fn get(&self, i: u64) -> u64 {
-        match &self.chunks[(i >> CHUNK_SHIFT) as usize] {
-            Some(c) => c[(i as usize) & (CHUNK - 1)],
-            None => 0,
-        }
+        self.entries[i as usize]
     }
     #[inline]
     pub fn set(&mut self, i: u64, v: u64) {
-        let slot = &mut self.chunks[(i >> CHUNK_SHIFT) as usize];
-        if slot.is_none() {
+        let c = (i >> CHUNK_SHIFT) as usize;
+        let (word, bit) = (c / 64, 1u64 << (c % 64));
+        if self.written[word] & bit == 0 {
             if v == 0 {
                 return;
             }
-            *slot = Some(Box::new([0; CHUNK]));
+            self.written[word] |= bit;
             self.nr_chunks += 1;
         }
-        slot.as_mut().unwrap()[(i as usize) & (CHUNK - 1)] = v;
+        self.entries[i as usize] = v;
     }
-    /// Address of entry `i` if its chunk exists (for prefetching).
+    /// Address of entry `i` if it is inside the array (for prefetching).
     #[inline]
     pub fn entry_ptr(&self, i: u64) -> Option<*const u64> {
-        match self.chunks.get((i >> CHUNK_SHIFT) as usize) {
-            Some(Some(c)) => Some(&c[(i as usize) & (CHUNK - 1)] as *const u64),
-            _ => None,
-        }
+        self.entries.get(i as usize).map(|e| e as *const u64)
     }
     pub fn bytes(&self) -> u64 {
-        self.chunks.len() as u64 * 8 + self.nr_chunks * (CHUNK as u64 * 8)
+        (self.entries.len().div_ceil(CHUNK) as u64) * 8 + self.nr_chunks * (CHUNK as u64 * 8)
     }
 }
 

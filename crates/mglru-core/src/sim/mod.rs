@@ -520,9 +520,15 @@ fn prefetch_read(p: *const u8) {
 
 /// How far ahead of the operation applied a replay loop prefetches the
 /// page-cache entry of a read or write ([`Simulator::prefetch`] stage 0),
-pub const PREFETCH_ENTRY_AHEAD: usize = 8;
-/// and the folio that entry points to (stage 1; the entry arrived meanwhile).
-pub const PREFETCH_FOLIO_AHEAD: usize = 4;
+/// and the folio that entry points to (stage 1; the entry arrived
+/// meanwhile). A cached read takes some 20-30 ns, a miss in memory about
+/// 100 ns or more on a virtual machine: at 8 and 4 ops ahead the loads
+/// still waited for both, at 32 and 16 they mostly do not (the zipf
+/// benchmark's binary form, docs/PERFORMANCE.md, fifth session); 64 and
+/// 32 gained nothing more.
+pub const PREFETCH_ENTRY_AHEAD: usize = 32;
+/// See [`PREFETCH_ENTRY_AHEAD`].
+pub const PREFETCH_FOLIO_AHEAD: usize = 16;
 
 /// [`Simulator::prefetch`] with the file and folio tables.
 #[inline(always)]
