@@ -539,8 +539,24 @@ fn prefetch_op(files: &[File], folios: &FolioTable, op: &Op, stage: u8) {
             if let Some(p) = f.cache.entry_ptr(page) {
                 prefetch_read(p as *const u8);
             }
-        } else if let Some(pfn) = f.folio_at(page) {
-            prefetch_read(folios.get(pfn) as *const _ as *const u8);
+        } else {
+            prefetch_page(f, folios, page);
+        }
+    }
+}
+
+/// Stage 1 for page `page` of `f`, whose page-cache entry stage 0 brought
+/// in: the folio if the page is cached; else the page will be read into
+/// the page cache, and what that touches first out of cache is the
+/// entry's xarray node (its counts, `xa_slot_changed`): that node.
+#[inline(always)]
+fn prefetch_page(f: &File, folios: &FolioTable, page: u64) {
+    match f.folio_at(page) {
+        Some(pfn) => prefetch_read(folios.get(pfn) as *const _ as *const u8),
+        None => {
+            if let Some(node) = f.xa.nodes.get((page >> crate::shadow::XA_CHUNK_SHIFT) as usize) {
+                prefetch_read(node as *const _ as *const u8);
+            }
         }
     }
 }
@@ -562,11 +578,7 @@ fn prefetch_ahead_file(files: &[File], f: &File, file: u32, folios: &FolioTable,
     }
     if let Some(o) = ops.get(n + PREFETCH_FOLIO_AHEAD) {
         match *o {
-            Op::Read { file: x, page, .. } if x == file => {
-                if let Some(pfn) = f.folio_at(page) {
-                    prefetch_read(folios.get(pfn) as *const _ as *const u8);
-                }
-            }
+            Op::Read { file: x, page, .. } if x == file => prefetch_page(f, folios, page),
             _ => prefetch_op(files, folios, o, 1),
         }
     }
