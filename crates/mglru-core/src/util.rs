@@ -54,6 +54,19 @@ pub fn advise_huge_pages(p: *const u8, len: usize) {
     }
 }
 
+/// A hint to start loading the cache line at `p` (a replay loop's or a
+/// reclaim batch's look-ahead). Changes no state.
+#[inline(always)]
+pub fn prefetch_read(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; it never faults, whatever the address.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,6 +21,7 @@ use crate::madvise::Advice;
 use crate::stat::Ev;
 use crate::file::File;
 use crate::folio::{pg, FolioTable};
+use crate::util::prefetch_read;
 
 /// Largest RAM or swap, in pages: the trace format's limit, which is what
 /// the model's page-table encoding can address (one source: mglru_trace).
@@ -507,16 +508,6 @@ fn sched_task(op: &Op) -> Option<u32> {
     }
 }
 
-#[inline]
-fn prefetch_read(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint; it never faults, whatever the address.
-    unsafe {
-        core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
 
 /// How far ahead of the operation applied a replay loop prefetches the
 /// page-cache entry of a read or write ([`Simulator::prefetch`] stage 0),
