@@ -30,7 +30,13 @@ pub const ENT_SWAP: u64 = 1 << 61;
 /// a page of it is written, and entries are written 4 KiB at a time
 /// exactly where the chunked array allocates a chunk (a chunk is written
 /// first with a value other than 0; writing 0 to a chunk never written is
-/// skipped). Larger files keep 4 KiB chunks allocated on first write, so
+/// skipped). (glibc maps allocations above its mmap threshold fresh; the
+/// threshold starts at 128 KiB and can rise to 32 MiB after large frees,
+/// e.g. between the configurations of a sweep, and below it calloc clears
+/// heap memory: an array of up to 32 MiB, a file of up to 4 Mi pages, may
+/// then be resident whole, at most 8 bytes per page of the file. Huge
+/// pages, below, likewise make a sparse array resident 2 MiB at a time.)
+/// Larger files keep 4 KiB chunks allocated on first write, so
 /// that no single allocation is large enough for the system to refuse.
 /// Either way `written` records the chunks written, and the bytes reported
 /// are 8 per chunk for the bookkeeping and 4 KiB per chunk written.
