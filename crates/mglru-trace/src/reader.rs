@@ -187,6 +187,43 @@ impl TextRun<'_> {
         let n = prefix.len();
         let (mut pos, mut line, mut k) = (self.pos, self.line, self.k);
         let room = out_ops.len().min(out_lines.len());
+        // The common line first: a prefix of 9 to 16 bytes (`read T F `
+        // with short names: two 8-byte words, the second overlapping),
+        // then one to seven digits and a newline (a count of 1), all
+        // within one window of n + 9 bytes. Any other line, and the end
+        // of the buffer, go to the general loop below, which reads the
+        // same line again from its start (so the ops are the same).
+        if (9..=16).contains(&n) {
+            let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().unwrap());
+            let (head, tail) = (word(prefix, 0), word(prefix, n - 8));
+            while k < room {
+                let Some(w) = buf.get(pos..pos + n + 9) else { break };
+                if word(w, 0) != head || word(w, n - 8) != tail {
+                    break;
+                }
+                // decimal8 without its fallbacks: digits are bytes whose
+                // XOR with '0' is 0..=9.
+                let t = word(w, n) ^ 0x3030_3030_3030_3030;
+                let non_digit = (t.wrapping_add(0x7676_7676_7676_7676) | t) & 0x8080_8080_8080_8080;
+                let len = (non_digit.trailing_zeros() / 8) as usize;
+                if len == 0 || len == 8 || w[n + len] != b'\n' {
+                    break;
+                }
+                let d = (t & ((1u64 << (8 * len)) - 1)) << (8 * (8 - len));
+                let d = (d.wrapping_mul(10 * 256 + 1) >> 8) & 0x00ff_00ff_00ff_00ff;
+                let d = (d.wrapping_mul(100 * 65536 + 1) >> 16) & 0x0000_ffff_0000_ffff;
+                let page = d.wrapping_mul(10000 * (1 << 32) + 1) >> 32;
+                // At most seven digits: page + 1 cannot overflow.
+                if page + 1 > pages {
+                    break;
+                }
+                out_ops[k].write(op(page, 1));
+                line += 1;
+                out_lines[k].write(line);
+                k += 1;
+                pos += n + len + 1;
+            }
+        }
         while k < room {
             let b = &buf[pos..];
             if b.len() <= n || !starts_with(b, prefix) {
