@@ -10,6 +10,7 @@ use crate::Op;
 use std::fmt;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::mem::MaybeUninit;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -156,6 +157,155 @@ fn decimal(b: &[u8], mut i: usize) -> Option<(u64, usize)> {
         return None;
     }
     Some((v, i))
+}
+
+/// The loop of [`TraceReader::text_access_block`]: access lines of one
+/// kind, task and target (`prefix`, `pages` of [`LastAccess`]) from the
+/// front of `buf`.
+struct TextRun<'a> {
+    buf: &'a [u8],
+    prefix: &'a [u8],
+    /// The size of the target, in pages.
+    pages: u64,
+    /// The next line's offset in `buf`.
+    pos: usize,
+    /// The line number of the last line decoded.
+    line: u64,
+    /// Slots of the output written so far.
+    k: usize,
+}
+
+impl TextRun<'_> {
+    /// Decodes lines while they start with the prefix, then `PAGE` or
+    /// `PAGE COUNT` and a newline within `buf`, in range; stops at any
+    /// other line (left for the full parser); `op` builds the operation.
+    /// Not inlined: on its own the loop keeps its state in registers,
+    /// which inside `next_ops` it spilled to the stack.
+    #[inline(never)]
+    fn decode(&mut self, out_ops: &mut [MaybeUninit<Op>], out_lines: &mut [MaybeUninit<u64>], op: impl Fn(u64, u64) -> Op) {
+        let (buf, prefix, pages) = (self.buf, self.prefix, self.pages);
+        let n = prefix.len();
+        let (mut pos, mut line, mut k) = (self.pos, self.line, self.k);
+        let room = out_ops.len().min(out_lines.len());
+        // The common line first: a prefix of 9 to 16 bytes (`read T F `
+        // with short names: two 8-byte words, the second overlapping),
+        // then one to seven digits and a newline (a count of 1), all
+        // within one window of n + 9 bytes. Any other line, and the end
+        // of the buffer, go to the general loop below, which reads the
+        // same line again from its start (so the ops are the same).
+        if (9..=16).contains(&n) {
+            let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().unwrap());
+            let (head, tail) = (word(prefix, 0), word(prefix, n - 8));
+            while k < room {
+                let Some(w) = buf.get(pos..pos + n + 9) else { break };
+                if word(w, 0) != head || word(w, n - 8) != tail {
+                    break;
+                }
+                // decimal8 without its fallbacks: digits are bytes whose
+                // XOR with '0' is 0..=9.
+                let t = word(w, n) ^ 0x3030_3030_3030_3030;
+                let non_digit = (t.wrapping_add(0x7676_7676_7676_7676) | t) & 0x8080_8080_8080_8080;
+                let len = (non_digit.trailing_zeros() / 8) as usize;
+                if len == 0 || len == 8 || w[n + len] != b'\n' {
+                    break;
+                }
+                let d = (t & ((1u64 << (8 * len)) - 1)) << (8 * (8 - len));
+                let d = (d.wrapping_mul(10 * 256 + 1) >> 8) & 0x00ff_00ff_00ff_00ff;
+                let d = (d.wrapping_mul(100 * 65536 + 1) >> 16) & 0x0000_ffff_0000_ffff;
+                let page = d.wrapping_mul(10000 * (1 << 32) + 1) >> 32;
+                // At most seven digits: page + 1 cannot overflow.
+                if page + 1 > pages {
+                    break;
+                }
+                out_ops[k].write(op(page, 1));
+                line += 1;
+                out_lines[k].write(line);
+                k += 1;
+                pos += n + len + 1;
+            }
+        }
+        while k < room {
+            let b = &buf[pos..];
+            if b.len() <= n || !starts_with(b, prefix) {
+                break;
+            }
+            // PAGE, then a newline or ` COUNT` and a newline; within the
+            // buffer. `decimal` stops at the first non-digit (or after
+            // 19 digits: longer numbers are the full parser's).
+            let Some((page, i)) = decimal8(b, n) else { break };
+            let (count, i) = match b.get(i) {
+                Some(b'\n') => (1, i),
+                Some(b' ') => match decimal(b, i + 1) {
+                    Some((c, j)) if c != 0 && b.get(j) == Some(&b'\n') => (c, j),
+                    _ => break,
+                },
+                _ => break,
+            };
+            match page.checked_add(count) {
+                Some(end) if end <= pages => {}
+                _ => break,
+            }
+            out_ops[k].write(op(page, count));
+            line += 1;
+            out_lines[k].write(line);
+            k += 1;
+            pos += i + 1;
+        }
+        (self.pos, self.line, self.k) = (pos, line, k);
+    }
+}
+
+/// [`decimal`] for the text block decoder, eight bytes at a time: where
+/// at least eight bytes follow `i`, the digits among them are found and
+/// combined without a branch per digit (SWAR: the bytes as one u64, the
+/// first character in the low byte). Page numbers of a trace are mostly
+/// 4 to 7 digits, whose varying length made the per-digit loop's exit a
+/// mispredicted branch. Eight digits in a row, or fewer than eight bytes
+/// left, go to `decimal` itself; the result is always `decimal`'s.
+#[inline(always)]
+fn decimal8(b: &[u8], i: usize) -> Option<(u64, usize)> {
+    let Some(w) = b.get(i..i + 8) else { return decimal(b, i) };
+    let x = u64::from_le_bytes(w.try_into().unwrap());
+    // A byte is a digit iff it XOR '0' is 0..=9: then adding 0x76 leaves
+    // its top bit clear (and carries nothing into the next byte).
+    let t = x ^ 0x3030_3030_3030_3030;
+    let non_digit = (t.wrapping_add(0x7676_7676_7676_7676) | t) & 0x8080_8080_8080_8080;
+    // The lowest flagged byte is exact (only a non-digit byte can carry).
+    let len = (non_digit.trailing_zeros() / 8) as usize;
+    if len == 0 {
+        return None;
+    }
+    if len == 8 {
+        return decimal(b, i);
+    }
+    // The digits' values, moved to the top so the number reads as eight
+    // digits with leading zeros, then combined pairwise: 2, 4, 8 digits.
+    let d = (t & ((1u64 << (8 * len)) - 1)) << (8 * (8 - len));
+    let d = (d.wrapping_mul(10 * 256 + 1) >> 8) & 0x00ff_00ff_00ff_00ff;
+    let d = (d.wrapping_mul(100 * 65536 + 1) >> 16) & 0x0000_ffff_0000_ffff;
+    let v = d.wrapping_mul(10000 * (1 << 32) + 1) >> 32;
+    Some((v, i + len))
+}
+
+/// Whether `b` starts with `prefix` (no longer than `b`). The prefix of
+/// an access line (`read TASK FILE `) is typically 8 to 24 bytes: compared
+/// in 8-byte words, the last one overlapping, instead of by a call to
+/// memcmp (which cost some 18 instructions a line).
+#[inline(always)]
+fn starts_with(b: &[u8], prefix: &[u8]) -> bool {
+    let n = prefix.len();
+    if n < 8 || n > 32 || b.len() < n {
+        return b.len() >= n && b[..n] == *prefix;
+    }
+    let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().unwrap());
+    let mut at = 0;
+    while at + 8 < n {
+        if word(b, at) != word(prefix, at) {
+            return false;
+        }
+        at += 8;
+    }
+    word(b, n - 8) == word(prefix, n - 8)
 }
 
 /// 1-based column (in characters) of byte offset `off` in `line`; offsets
@@ -380,41 +530,31 @@ impl TraceReader {
         if !last.valid {
             return;
         }
-        let buf = self.input.buffer();
-        let prefix = &last.prefix[..];
-        let n = prefix.len();
-        let (mut pos, mut line) = (0, self.line);
-        while ops.len() < max {
-            let b = &buf[pos..];
-            if b.len() <= n || b[..n] != *prefix {
-                break;
-            }
-            // PAGE, then a newline or ` COUNT` and a newline; within the
-            // buffer. `decimal` stops at the first non-digit (or after
-            // 19 digits: longer numbers are the full parser's).
-            let Some((page, i)) = decimal(b, n) else { break };
-            let (count, i) = match b.get(i) {
-                Some(b'\n') => (1, i),
-                Some(b' ') => match decimal(b, i + 1) {
-                    Some((c, j)) if c != 0 && b.get(j) == Some(&b'\n') => (c, j),
-                    _ => break,
-                },
-                _ => break,
-            };
-            match page.checked_add(count) {
-                Some(end) if end <= last.pages => {}
-                _ => break,
-            }
-            let (task, t) = (last.task, last.target);
-            ops.push(match last.kind {
-                AccessKind::Read => Op::Read { task, file: t, page, count },
-                AccessKind::Write => Op::Write { task, file: t, page, count },
-                AccessKind::Load => Op::Load { task, region: t, page, count },
-                AccessKind::Store => Op::Store { task, region: t, page, count },
-            });
-            line += 1;
-            lines.push(line);
-            pos += i + 1;
+        // As bin_access_block: the ops are written into the vectors' spare
+        // room and their lengths set once at the end, and the loop is
+        // instantiated per access kind, so that it keeps its state in
+        // registers (pushing each op spilled and reloaded it, some 120
+        // instructions a line in all).
+        let room = max.saturating_sub(ops.len());
+        ops.reserve(room);
+        lines.reserve(room);
+        let (o0, l0) = (ops.len(), lines.len());
+        let out_ops = &mut ops.spare_capacity_mut()[..room];
+        let out_lines = &mut lines.spare_capacity_mut()[..room];
+        let mut run = TextRun { buf: self.input.buffer(), prefix: &last.prefix, pages: last.pages, pos: 0, line: self.line, k: 0 };
+        let (task, t) = (last.task, last.target);
+        match last.kind {
+            AccessKind::Read => run.decode(out_ops, out_lines, |page, count| Op::Read { task, file: t, page, count }),
+            AccessKind::Write => run.decode(out_ops, out_lines, |page, count| Op::Write { task, file: t, page, count }),
+            AccessKind::Load => run.decode(out_ops, out_lines, |page, count| Op::Load { task, region: t, page, count }),
+            AccessKind::Store => run.decode(out_ops, out_lines, |page, count| Op::Store { task, region: t, page, count }),
+        }
+        let (pos, line, k) = (run.pos, run.line, run.k);
+        // SAFETY: the first `k` slots of both spare rooms were written
+        // (TextRun::decode writes slot k, then counts it).
+        unsafe {
+            ops.set_len(o0 + k);
+            lines.set_len(l0 + k);
         }
         self.input.consume(pos);
         self.line = line;
@@ -840,5 +980,59 @@ impl fmt::Debug for TraceReader {
             .field("binary", &self.binary)
             .field("compression", &self.compression)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod fast_text_tests {
+    use super::{decimal, decimal8, starts_with};
+
+    /// A small deterministic generator (xorshift) for the cases below.
+    fn next(s: &mut u64) -> u64 {
+        *s ^= *s << 13;
+        *s ^= *s >> 7;
+        *s ^= *s << 17;
+        *s
+    }
+
+    #[test]
+    fn decimal8_agrees_with_decimal() {
+        let alphabet = b"0123456789 \n/:a\xff";
+        let mut s = 0x9e37_79b9_7f4a_7c15;
+        for case in 0..200_000 {
+            let len = (next(&mut s) % 26) as usize;
+            // Mostly digits, so that every length of number is common.
+            let b: Vec<u8> = (0..len)
+                .map(|_| {
+                    let r = next(&mut s);
+                    if r % 4 != 0 { b'0' + (r / 4 % 10) as u8 } else { alphabet[(r / 4 % alphabet.len() as u64) as usize] }
+                })
+                .collect();
+            let i = if len == 0 { 0 } else { (next(&mut s) % len as u64) as usize };
+            assert_eq!(decimal8(&b, i), decimal(&b, i), "case {case}: {:?} at {i}", String::from_utf8_lossy(&b));
+        }
+        for v in [0u64, 7, 10, 99, 1_000_000, 9_999_999, 12_345_678, u64::MAX / 10] {
+            let t = format!("{v}\n........................");
+            assert_eq!(decimal8(t.as_bytes(), 0), Some((v, v.to_string().len())));
+        }
+    }
+
+    #[test]
+    fn starts_with_agrees_with_slices() {
+        let mut s = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..100_000 {
+            let n = (next(&mut s) % 40) as usize;
+            let prefix: Vec<u8> = (0..n).map(|_| b"ab "[(next(&mut s) % 3) as usize]).collect();
+            let mut b = prefix.clone();
+            if n > 0 && next(&mut s) % 2 == 0 {
+                let k = (next(&mut s) % n as u64) as usize;
+                b[k] = b'x';
+            }
+            b.extend((0..next(&mut s) % 4).map(|_| b'7'));
+            if next(&mut s) % 5 == 0 {
+                b.truncate((next(&mut s) % (b.len() as u64 + 1)) as usize);
+            }
+            assert_eq!(starts_with(&b, &prefix), b.len() >= n && b[..n] == prefix[..]);
+        }
     }
 }

@@ -100,3 +100,46 @@ fn text_runs_decode_and_fail_as_one_by_one() {
     assert!(err.is_none(), "{err:?}");
     assert!(ops.len() > 120_000, "{}", ops.len());
 }
+
+/// The block decoder's word-wise lane (prefixes of 9 to 16 bytes, one to
+/// seven digits and a newline) and its way back to the general loop, for
+/// prefixes from 9 to 20 bytes and pages of one to nine digits, some with
+/// a count: the same ops, lines and errors as one by one.
+#[test]
+fn text_runs_of_every_prefix_length_decode_as_one_by_one() {
+    let mut s: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |m: u64| {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s % m
+    };
+    // 400G = 104,857,600 pages: nine-digit pages exist.
+    let mut t = String::from("memory 64M\n");
+    let names = ["f", "fi", "fil", "file", "file5", "file_6", "file__7", "file___8", "file____9", "file_____10", "f"];
+    let tasks = ["t", "t2", "t"];
+    for n in names.iter().skip(1).take(names.len() - 2) {
+        t.push_str(&format!("file {n} size=400G\n"));
+    }
+    t.push_str("file f size=400G\ntask t\ntask t2\n");
+    for round in 0..60 {
+        let name = names[(next(names.len() as u64)) as usize];
+        let task = tasks[(round % tasks.len() as u64) as usize];
+        let verb = if next(5) == 0 { "write" } else { "read" };
+        for _ in 0..(1 + next(300)) {
+            let digits = 1 + next(9) as u32;
+            let page = next(10u64.pow(digits).min(104_857_500));
+            match next(20) {
+                0 => t.push_str(&format!("{verb} {task} {name} {page} {}\n", 1 + next(50))),
+                1 => t.push_str(&format!("{verb} {task} {name} 00{page}\n")),
+                _ => t.push_str(&format!("{verb} {task} {name} {page}\n")),
+            }
+        }
+    }
+    let want = one_by_one(&t);
+    assert!(want.1.is_none(), "{:?}", want.1);
+    for max in [1, 7, 256, 1 << 20] {
+        let got = in_blocks(&t, max);
+        assert!(got == want, "max {max}: {:?}", summary(&got, &want));
+    }
+}

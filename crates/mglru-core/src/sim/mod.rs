@@ -21,6 +21,7 @@ use crate::madvise::Advice;
 use crate::stat::Ev;
 use crate::file::File;
 use crate::folio::{pg, FolioTable};
+use crate::util::prefetch_read;
 
 /// Largest RAM or swap, in pages: the trace format's limit, which is what
 /// the model's page-table encoding can address (one source: mglru_trace).
@@ -508,22 +509,18 @@ fn sched_task(op: &Op) -> Option<u32> {
     }
 }
 
-#[inline]
-fn prefetch_read(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint; it never faults, whatever the address.
-    unsafe {
-        core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
 
 /// How far ahead of the operation applied a replay loop prefetches the
 /// page-cache entry of a read or write ([`Simulator::prefetch`] stage 0),
-pub const PREFETCH_ENTRY_AHEAD: usize = 8;
-/// and the folio that entry points to (stage 1; the entry arrived meanwhile).
-pub const PREFETCH_FOLIO_AHEAD: usize = 4;
+/// and the folio that entry points to (stage 1; the entry arrived
+/// meanwhile). A cached read takes some 20-30 ns, a miss in memory about
+/// 100 ns or more on a virtual machine: at 8 and 4 ops ahead the loads
+/// still waited for both, at 32 and 16 they mostly do not (the zipf
+/// benchmark's binary form, docs/PERFORMANCE.md, fifth session); 64 and
+/// 32 gained nothing more.
+pub const PREFETCH_ENTRY_AHEAD: usize = 32;
+/// See [`PREFETCH_ENTRY_AHEAD`].
+pub const PREFETCH_FOLIO_AHEAD: usize = 16;
 
 /// [`Simulator::prefetch`] with the file and folio tables.
 #[inline(always)]
@@ -534,8 +531,24 @@ fn prefetch_op(files: &[File], folios: &FolioTable, op: &Op, stage: u8) {
             if let Some(p) = f.cache.entry_ptr(page) {
                 prefetch_read(p as *const u8);
             }
-        } else if let Some(pfn) = f.folio_at(page) {
-            prefetch_read(folios.get(pfn) as *const _ as *const u8);
+        } else {
+            prefetch_page(f, folios, page);
+        }
+    }
+}
+
+/// Stage 1 for page `page` of `f`, whose page-cache entry stage 0 brought
+/// in: the folio if the page is cached; else the page will be read into
+/// the page cache, and what that touches first out of cache is the
+/// entry's xarray node (its counts, `xa_slot_changed`): that node.
+#[inline(always)]
+fn prefetch_page(f: &File, folios: &FolioTable, page: u64) {
+    match f.folio_at(page) {
+        Some(pfn) => prefetch_read(folios.get(pfn) as *const _ as *const u8),
+        None => {
+            if let Some(node) = f.xa.nodes.get((page >> crate::shadow::XA_CHUNK_SHIFT) as usize) {
+                prefetch_read(node as *const _ as *const u8);
+            }
         }
     }
 }
@@ -557,11 +570,7 @@ fn prefetch_ahead_file(files: &[File], f: &File, file: u32, folios: &FolioTable,
     }
     if let Some(o) = ops.get(n + PREFETCH_FOLIO_AHEAD) {
         match *o {
-            Op::Read { file: x, page, .. } if x == file => {
-                if let Some(pfn) = f.folio_at(page) {
-                    prefetch_read(folios.get(pfn) as *const _ as *const u8);
-                }
-            }
+            Op::Read { file: x, page, .. } if x == file => prefetch_page(f, folios, page),
             _ => prefetch_op(files, folios, o, 1),
         }
     }
