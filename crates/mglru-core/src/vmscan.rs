@@ -230,7 +230,13 @@ impl Kernel {
         let mut nr_reclaimed = 0;
         let mut kept = Vec::with_capacity(list.len());
         let mut pgactivate = 0;
-        for &pfn in list.iter() {
+        for (i, &pfn) in list.iter().enumerate() {
+            // A hint for the host's caches, no state: the page-cache entry
+            // and xarray node of the folio four ahead, which its removal
+            // will write (docs/PERFORMANCE.md, fifth session).
+            if let Some(&ahead) = list.get(i + 4) {
+                self.prefetch_folio_removal(ahead);
+            }
             let fate = self.shrink_one_folio(pfn, sc, stat);
             match fate {
                 Fate::Freed => {
