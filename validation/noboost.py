@@ -3,14 +3,14 @@
 """Watermark boosting and kswapd's wake-ups (issue 12; validation/README.md
 "Watermark boosting").
 
-For each kernel result of traces-extra/two-memcgs-global-pressure-noboost
-(results-noboost/POLICY-runN.json: the guest with vm.watermark_boost_factor=0)
-and, for contrast, results/two-memcgs-global-pressure.POLICY.json (the
-default boost factor, 15000), print the guest's kswapd counters beside the
-model's with --kswapd instant and --kswapd thread, the model following that
-run's clock as `mglru validate` does.
+For each kernel result of traces-extra/NAME-noboost (DIR/POLICY-runN.json:
+the guest with vm.watermark_boost_factor=0) and, for contrast,
+results/NAME.POLICY.json (the default boost factor, 15000), print the guest's
+kswapd counters beside the model's with --kswapd instant and --kswapd thread,
+the model following that run's clock as `mglru validate` does.
 
-Usage: validation/noboost.py --mglru PATH [--json OUT]
+Usage: validation/noboost.py --mglru PATH [--trace NAME --results DIR] [--json OUT]
+(default: two-memcgs-global-pressure and results-noboost)
 """
 
 import argparse
@@ -24,13 +24,12 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-NAME = "two-memcgs-global-pressure"
 EXTRA = ["pgscan_direct", "pgscan_kswapd", "allocstall_movable", "pageoutrun",
          "kswapd_low_wmark_hit_quickly"]
 SHOWN = EXTRA + ["compact_daemon_wake"]
 
 
-def model_counters(mglru, suite, sub, policy, kswapd):
+def model_counters(mglru, suite, sub, policy, kswapd, NAME):
     """The model's extra counters for one result (validate's comparison)."""
     out = subprocess.run(
         [mglru, "validate", "--suite", suite, "--results", sub, "--kswapd", kswapd,
@@ -51,9 +50,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--mglru", required=True, help="the mglru binary")
     ap.add_argument("--json", help="also write the table as JSON")
+    ap.add_argument("--trace", default="two-memcgs-global-pressure",
+                    help="the reference trace whose -noboost copy was replayed")
+    ap.add_argument("--results", default="results-noboost",
+                    help="the folder (in validation/) of the noboost kernel results")
     a = ap.parse_args()
+    NAME = a.trace
     runs = []
-    for path in sorted(glob.glob(os.path.join(HERE, "results-noboost", "*-run*.json"))):
+    for path in sorted(glob.glob(os.path.join(HERE, a.results, "*-run*.json"))):
         policy, run = os.path.basename(path)[:-5].split("-")
         runs.append(("noboost", run, policy, path,
                      os.path.join(HERE, "traces-extra", f"{NAME}-noboost.trace.gz")))
@@ -62,7 +66,7 @@ def main():
                      os.path.join(HERE, "results", f"{NAME}.{policy}.json"),
                      os.path.join(HERE, "traces", f"{NAME}.trace.gz")))
     if not runs:
-        sys.exit("no results in validation/results-noboost")
+        sys.exit(f"no results in validation/{a.results}")
     rows = []
     with tempfile.TemporaryDirectory() as suite:
         os.mkdir(os.path.join(suite, "traces"))
@@ -79,7 +83,7 @@ def main():
             row = {"boost": boost, "run": run, "policy": policy,
                    "kernel": {k: kernel.get(k, 0) for k in SHOWN}}
             for mode in ("instant", "thread"):
-                row[mode] = model_counters(a.mglru, suite, sub, policy, mode)
+                row[mode] = model_counters(a.mglru, suite, sub, policy, mode, NAME)
             rows.append(row)
     print("guest boost  run          policy   counter                        kernel  model instant  model thread")
     for r in rows:

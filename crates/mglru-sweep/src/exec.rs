@@ -91,10 +91,10 @@ pub fn run_config(input: &Input, cfg: &Config, check: bool, sample_ms: Option<u6
     let mut series = sample_ms.map(|_| Series { columns: SERIES_EVENTS.iter().map(|e| e.name()).collect(), rows: Vec::new() });
     let interval = sample_ms.unwrap_or(0).max(1) * 1_000_000;
     let mut next_sample = 0;
-    // Prefetch this many operations ahead (page-cache entries, then folios),
-    // as the streaming run does: the model's time is mostly cache misses.
-    const AHEAD: usize = 8;
-    const FOLIO_AHEAD: usize = 4;
+    // Prefetch operations ahead (page-cache entries, then folios) at the
+    // streaming run's distances: the model's time is mostly cache misses.
+    const AHEAD: usize = mglru_core::sim::PREFETCH_ENTRY_AHEAD;
+    const FOLIO_AHEAD: usize = mglru_core::sim::PREFETCH_FOLIO_AHEAD;
     let ops = &input.ops;
     for (i, op) in ops.iter().enumerate() {
         if let Some(o) = ops.get(i + AHEAD) {
