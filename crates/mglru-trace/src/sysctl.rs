@@ -163,6 +163,7 @@ fn parse_lru_gen_enabled(value: &str) -> Result<u64, String> {
 /// | `vm.page-cluster` | 0..=10 |
 /// | `vm.min_free_kbytes` | >= 128 |
 /// | `vm.watermark_scale_factor` | 1..=3000 |
+/// | `vm.watermark_boost_factor` | 0..=2147483647 (no boosting in the model: as 0) |
 /// | `vm.dirty_ratio` | 0..=100 |
 /// | `vm.dirty_background_ratio` | 0..=100 |
 /// | `vm.dirty_expire_centisecs` | u32 |
@@ -215,6 +216,14 @@ mod tests {
         assert_eq!(
             parse_sysctl("vm.min_free_kbytes", "128"),
             Ok((Sysctl::MinFreeKbytes, 128))
+        );
+        assert_eq!(
+            parse_sysctl("vm.watermark_boost_factor", "0"),
+            Ok((Sysctl::WatermarkBoostFactor, 0))
+        );
+        assert_eq!(
+            parse_sysctl("vm.watermark_boost_factor", "2147483647"),
+            Ok((Sysctl::WatermarkBoostFactor, 2147483647))
         );
         assert_eq!(
             parse_sysctl("vm.watermark_scale_factor", "3000"),
@@ -290,6 +299,8 @@ mod tests {
             ("vm.min_free_kbytes", "99999999999999999999"),
             ("vm.watermark_scale_factor", "0"),
             ("vm.watermark_scale_factor", "3001"),
+            ("vm.watermark_boost_factor", "2147483648"),
+            ("vm.watermark_boost_factor", "-1"),
             ("vm.dirty_ratio", "101"),
             ("vm.dirty_background_ratio", "101"),
             ("vm.dirty_expire_centisecs", "4294967296"),
