@@ -29,16 +29,16 @@ EXTRA = ["pgscan_direct", "pgscan_kswapd", "allocstall_movable", "pageoutrun",
 SHOWN = EXTRA + ["compact_daemon_wake"]
 
 
-def model_counters(mglru, suite, sub, policy, kswapd, NAME):
+def model_counters(mglru, suite, sub, policy, kswapd, name):
     """The model's extra counters for one result (validate's comparison)."""
     out = subprocess.run(
         [mglru, "validate", "--suite", suite, "--results", sub, "--kswapd", kswapd,
-         "--trace", NAME, "--extra", ",".join(EXTRA)],
+         "--trace", name, "--extra", ",".join(EXTRA)],
         check=False, capture_output=True, text=True)
     if out.returncode not in (0, 4):
         sys.exit(f"mglru validate failed ({out.returncode}): {out.stderr.strip()}")
     got = {}
-    pat = re.compile(rf"^{NAME}\s+{policy}\s+(\S+)\s+(\d+)\s+(\d+)\s")
+    pat = re.compile(rf"^{name}\s+{policy}\s+(\S+)\s+(\d+)\s+(\d+)\s")
     for line in out.stdout.splitlines():
         m = pat.match(line)
         if m and m.group(1) in EXTRA:
@@ -55,16 +55,16 @@ def main():
     ap.add_argument("--results", default="results-noboost",
                     help="the folder (in validation/) of the noboost kernel results")
     a = ap.parse_args()
-    NAME = a.trace
+    name = a.trace
     runs = []
     for path in sorted(glob.glob(os.path.join(HERE, a.results, "*-run*.json"))):
         policy, run = os.path.basename(path)[:-5].split("-")
         runs.append(("noboost", run, policy, path,
-                     os.path.join(HERE, "traces-extra", f"{NAME}-noboost.trace.gz")))
+                     os.path.join(HERE, "traces-extra", f"{name}-noboost.trace.gz")))
     for policy in ("mglru", "classic"):
         runs.append(("boost 15000", "results/", policy,
-                     os.path.join(HERE, "results", f"{NAME}.{policy}.json"),
-                     os.path.join(HERE, "traces", f"{NAME}.trace.gz")))
+                     os.path.join(HERE, "results", f"{name}.{policy}.json"),
+                     os.path.join(HERE, "traces", f"{name}.trace.gz")))
     if not runs:
         sys.exit(f"no results in validation/{a.results}")
     rows = []
@@ -77,13 +77,13 @@ def main():
             # thresholds entry gives the guest's memory at the start).
             sub = f"r{i}"
             os.mkdir(os.path.join(suite, sub))
-            shutil.copy(trace, os.path.join(suite, "traces", f"{NAME}.trace.gz"))
-            shutil.copy(path, os.path.join(suite, sub, f"{NAME}.{policy}.json"))
+            shutil.copy(trace, os.path.join(suite, "traces", f"{name}.trace.gz"))
+            shutil.copy(path, os.path.join(suite, sub, f"{name}.{policy}.json"))
             kernel = json.load(open(path))["vmstat"]
             row = {"boost": boost, "run": run, "policy": policy,
                    "kernel": {k: kernel.get(k, 0) for k in SHOWN}}
             for mode in ("instant", "thread"):
-                row[mode] = model_counters(a.mglru, suite, sub, policy, mode, NAME)
+                row[mode] = model_counters(a.mglru, suite, sub, policy, mode, name)
             rows.append(row)
     print("guest boost  run          policy   counter                        kernel  model instant  model thread")
     for r in rows:

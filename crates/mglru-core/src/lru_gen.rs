@@ -703,6 +703,28 @@ impl Kernel {
         l.get(i + 1).copied()
     }
 
+    /// The memcg-LRU operation pending on the memcg before (`op` on
+    /// `prev`), if any, applied.
+    fn shrink_many_rotate_pending(&mut self, w: &mut ManyWalk) {
+        if w.op != MEMCG_LRU_NOP {
+            self.lru_gen_rotate_memcg(w.prev.unwrap(), w.op);
+            w.op = MEMCG_LRU_NOP;
+        }
+    }
+
+    /// Memcg `m`'s turn in `shrink_many` ended with `op` for it: true when
+    /// the walk ends there (`should_abort_scan`: `op` is applied, the
+    /// successor is not needed).
+    fn shrink_many_turn_end(&mut self, w: &mut ManyWalk, m: u16, op: u8, sc: &ScanControl) -> bool {
+        w.op = op;
+        w.prev = Some(m);
+        if !self.should_abort_scan(sc) {
+            return false;
+        }
+        self.shrink_many_rotate_pending(w);
+        true
+    }
+
     /// `shrink_many`'s walk of the bins of the oldest memcg generation
     /// from where `w` stands: true when done, false when kswapd stopped
     /// (inside a memcg's lruvec, or between two memcgs).
@@ -714,13 +736,8 @@ impl Kernel {
                     return false;
                 };
                 w.one = None;
-                w.op = self.shrink_one_end(m, sc, success);
-                w.prev = Some(m);
-                if self.should_abort_scan(sc) {
-                    // The successor is not needed: the walk ends.
-                    if w.op != MEMCG_LRU_NOP {
-                        self.lru_gen_rotate_memcg(m, w.op);
-                    }
+                let op = self.shrink_one_end(m, sc, success);
+                if self.shrink_many_turn_end(w, m, op, sc) {
                     return true;
                 }
                 w.cur = self.memcg_lru_next(m);
@@ -738,9 +755,7 @@ impl Kernel {
             }
             let Some(m) = w.cur else {
                 // The end of this bin.
-                if w.op != MEMCG_LRU_NOP {
-                    self.lru_gen_rotate_memcg(w.prev.unwrap(), w.op);
-                }
+                self.shrink_many_rotate_pending(w);
                 w.in_bin = false;
                 w.bin = (w.bin + 1) % MEMCG_NR_BINS;
                 if w.bin == w.first_bin {
@@ -753,10 +768,7 @@ impl Kernel {
                 w.cur = None;
                 continue;
             }
-            if w.op != MEMCG_LRU_NOP {
-                self.lru_gen_rotate_memcg(w.prev.unwrap(), w.op);
-                w.op = MEMCG_LRU_NOP;
-            }
+            self.shrink_many_rotate_pending(w);
             let skip = self.memcgs[m as usize].lruvec.lrugen.memcg_gen as usize != w.gen;
             if !skip {
                 match self.shrink_one_begin(m, sc) {
@@ -765,12 +777,7 @@ impl Kernel {
                         continue;
                     }
                     Ok(op) => {
-                        w.op = op;
-                        w.prev = Some(m);
-                        if self.should_abort_scan(sc) {
-                            if w.op != MEMCG_LRU_NOP {
-                                self.lru_gen_rotate_memcg(m, w.op);
-                            }
+                        if self.shrink_many_turn_end(w, m, op, sc) {
                             return true;
                         }
                     }
