@@ -26,22 +26,24 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MGLRU = os.path.join(HERE, "..", "target", "release", "mglru")
 
 
-def validate_json(results, trace, prog="spread"):
+def validate_json(results, trace, prog="spread", kswapd=None):
     """`mglru validate --results RESULTS --trace TRACE --json`'s document (the model
-    following that run); `prog` names the calling script in the error."""
+    following that run); `prog` names the calling script in the error; `kswapd` the
+    model's kswapd mode (None: validate's default)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cmp.json")
+        mode = [] if kswapd is None else ["--kswapd", kswapd]
         r = subprocess.run([MGLRU, "validate", "--suite", HERE, "--results", results, "--trace", trace,
-                            "--json", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            "--json", out] + mode, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if r.returncode != 0:
             sys.exit(f"{prog}: mglru validate --results {results} --trace {trace} failed: {r.stderr.strip()}")
         with open(out) as f:
             return json.load(f)
 
 
-def model_rows(results, trace):
+def model_rows(results, trace, kswapd=None):
     """The model against one run: {(policy, counter): (kernel, model)}."""
-    rows = validate_json(results, trace)["rows"]
+    rows = validate_json(results, trace, kswapd=kswapd)["rows"]
     return {(x["policy"], x["counter"]): (x["kernel"], x["model"]) for x in rows}
 
 
@@ -49,6 +51,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("runs", nargs="+", help="result folders under validation/, one per kernel run")
     ap.add_argument("--trace", action="append", required=True, help="a trace name (repeatable)")
+    ap.add_argument("--kswapd", choices=["instant", "thread"], help="the model's kswapd mode (default: validate's)")
     args = ap.parse_args()
     if not os.access(MGLRU, os.X_OK):
         sys.exit(f"spread: no {MGLRU}: run cargo build --release first")
@@ -56,7 +59,7 @@ def main():
         if not os.path.isdir(os.path.join(HERE, d)):
             sys.exit(f"spread: validation/{d} is not a folder of kernel results")
     for trace in args.trace:
-        per_run = [(d, model_rows(d, trace)) for d in args.runs]
+        per_run = [(d, model_rows(d, trace, args.kswapd)) for d in args.runs]
         keys = [k for k in per_run[0][1] if k[1] in COUNTERS]
         print(f"{trace}: kernel / model per run (rel. error)")
         print(f"  {'policy':8} {'counter':26} " + " ".join(f"{os.path.basename(d):>22}" for d, _ in per_run))

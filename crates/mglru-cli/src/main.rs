@@ -12,6 +12,7 @@ mod output;
 mod plot;
 mod progress;
 mod run;
+mod spread;
 mod sweep;
 mod timeline;
 mod timeseries;
@@ -417,8 +418,34 @@ fn cmd_validate(a: ValidateArgs) -> ExitCode {
         Err(e) => return fail(Failure::input(e)),
     };
     let th = validate::load_thresholds_for(&dir, &a.results).ok();
+    // The figures that vary from boot to boot, over the kernel's runs of
+    // the reference results (not for another results folder, which has
+    // its own runs, nor for one trace outside the list).
+    let spread_spec = if a.results == "results" {
+        match spread::load_spec(&dir) {
+            Ok(s) => s,
+            Err(e) => return fail(Failure::input(e)),
+        }
+    } else {
+        None
+    };
+    let spread_spec = spread_spec.map(|mut s| {
+        s.runs.retain(|(t, _)| a.trace.as_deref().is_none_or(|o| o == t));
+        s
+    });
+    let spread_rows = match &spread_spec {
+        Some(s) if !s.runs.is_empty() => match spread::spread_rows(&dir, s, a.kswapd.into()) {
+            Ok(r) => r,
+            Err(e) => return fail(Failure::input(e)),
+        },
+        _ => Vec::new(),
+    };
     if json.as_ref().map_or(true, |j| !j.is_stdout()) {
-        if let Err(f) = output::print(&validate::render(&cmp, th.as_ref())) {
+        let mut text = validate::render(&cmp, th.as_ref());
+        if let Some(s) = spread_spec.as_ref().filter(|_| !spread_rows.is_empty()) {
+            text.push_str(&spread::render(&spread_rows, s, a.kswapd.into()));
+        }
+        if let Err(f) = output::print(&text) {
             return fail(f);
         }
     }
@@ -449,8 +476,10 @@ fn cmd_validate(a: ValidateArgs) -> ExitCode {
             );
             return ExitCode::from(4);
         }
-        if let Err(e) = validate::check(&cmp, &th) {
-            eprintln!("mglru: validation failed:\n{e}");
+        let mut errs: Vec<String> = validate::check(&cmp, &th).err().into_iter().collect();
+        errs.extend(spread::check(&spread_rows));
+        if !errs.is_empty() {
+            eprintln!("mglru: validation failed:\n{}", errs.join("\n"));
             return ExitCode::from(4);
         }
         eprintln!("mglru: validation within the thresholds in force");

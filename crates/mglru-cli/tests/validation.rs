@@ -22,6 +22,38 @@ fn model_is_within_the_thresholds_of_the_kernel_results() {
     assert!(!out.contains("no kernel results for"), "a suite trace lacks kernel results:\n{out}");
 }
 
+/// The same check with kswapd as a thread in simulated time: the
+/// counters' thresholds and the spread section's, whose known deviations
+/// differ by mode (thresholds.json `spread.exceptions`). The section is
+/// there, checked, and its rows name every trace of `spread.runs`.
+#[test]
+fn thread_mode_is_within_the_thresholds_and_the_kernel_spread() {
+    let suite = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation");
+    let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
+        .args(["validate", "--suite", suite.to_str().unwrap(), "--kswapd", "thread", "--check"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "validation failed:\n{err}\n{}", out.lines().rev().take(8).collect::<Vec<_>>().join("\n"));
+    let section = out.split("Reclaim by whom").nth(1).expect("the spread section");
+    for t in ["global-swap-brd", "two-memcgs-global-pressure", "memcg-high-two-tasks", "two-readers-two-cpus", "writer-beside-reader"] {
+        assert!(section.contains(&format!("{t:<28} classic  pgscan_direct")), "{t} missing:\n{section}");
+    }
+    // Thread mode reclaims directly where the kernel does: the classic
+    // LRU's global-swap-brd split is within the kernel's range, not exempt.
+    let row = section.lines().find(|l| l.starts_with("global-swap-brd") && l.contains("classic  pgscan_direct")).unwrap();
+    assert!(row.ends_with(" ok"), "{row}");
+    // Instant mode does none, and says that it is a known deviation.
+    let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
+        .args(["validate", "--suite", suite.to_str().unwrap(), "--trace", "two-memcgs-global-pressure"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let row = out.lines().find(|l| l.starts_with("two-memcgs-global-pressure") && l.contains("classic  pgscan_direct")).unwrap();
+    assert!(row.ends_with("known deviation") && row.contains(" 0 "), "{row}");
+}
+
 /// The parallel replays (validation/results-parallel, mglru-replay
 /// --parallel) against the model in parallel, with that folder's own
 /// thresholds.json, which covers its three traces; a trace it does not
