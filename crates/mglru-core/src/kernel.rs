@@ -336,6 +336,10 @@ pub struct Kernel {
     /// Reclaim steps done but not yet charged as CPU time: charged at
     /// the end of the batch or walk that did them (`spend_reclaim`).
     pub(crate) pending_work: ReclaimWork,
+    /// On an external clock (`CostModel::tasks_on_external_clock`): the
+    /// reclaim time of the current task not charged to its clock, since
+    /// the allocator's slow path last took it (crate::page_alloc).
+    pub(crate) uncharged_reclaim_ns: u64,
     /// The task on whose behalf the kernel runs now.
     pub current: u32,
     /// `current->in_lru_fault`.
@@ -433,6 +437,7 @@ impl Kernel {
             stat_points: Vec::new(),
             sim: SimCounters::default(),
             pending_work: ReclaimWork::default(),
+            uncharged_reclaim_ns: 0,
             current: 0,
             in_lru_fault: false,
             in_kswapd: false,

@@ -996,6 +996,8 @@ impl Kernel {
             self.kswapd_spend(ns);
         } else if !self.cost.tasks_on_external_clock {
             self.spend_cpu(ns, true);
+        } else {
+            self.uncharged_reclaim_ns += ns;
         }
     }
 

@@ -198,3 +198,41 @@ fn woken_kswapd_runs_on_an_idle_cpu() {
     assert_eq!(t.k().kswapd.cpu, 1);
     t.check();
 }
+
+/// On an external clock (`mglru validate` following the guest's, where
+/// the tasks' own work is already in the guest's time), a task's direct
+/// reclaim is not charged to its clock, but the time a try took still
+/// passes before the allocator looks again, so that kswapd, a thread
+/// beside it, can run meanwhile (page_alloc `direct_reclaim_time_passes`).
+/// Reads cost nothing here, so the only time that passes is the direct
+/// reclaim's: the clock ends at exactly pgscan_direct × S. Without it the
+/// clock stood at 0 while the task reclaimed; with `--kswapd instant`
+/// nothing runs beside the task and the clock is left alone.
+#[test]
+fn direct_reclaim_time_passes_on_an_external_clock() {
+    let run = |mode: KswapdMode| {
+        let dma32 = ZoneSpec { pages: 16384, managed: 16384, wmark: None, lowmem_reserve: None, pcp: 0 };
+        let mut cost = common::only_costs(&[("scan", S)]);
+        cost.tasks_on_external_clock = true;
+        let mut t = T::with_options(RunOptions {
+            policy: Some(Policy::Mglru),
+            zones: Some([ZoneSpec::default(), dma32, ZoneSpec::default()]),
+            cost: Some(cost),
+            kswapd: mode,
+            ..Default::default()
+        });
+        t.run("memory 64M\nfile f size=128M readahead=0\ntask t");
+        let mut page = 0;
+        while t.ev(Ev::AllocstallMovable) == 0 && page < 32768 {
+            t.run(&format!("read t f {page}"));
+            page += 1;
+        }
+        t
+    };
+    let mut t = run(KswapdMode::Thread);
+    let direct = t.ev(Ev::PgscanDirect);
+    assert!(direct > 0, "the task reclaimed directly");
+    assert_eq!(t.k().now, direct * S);
+    let mut t = run(KswapdMode::Instant);
+    assert_eq!(t.k().now, 0);
+}
