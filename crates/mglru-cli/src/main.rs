@@ -450,7 +450,7 @@ fn cmd_validate(a: ValidateArgs) -> ExitCode {
         }
     }
     if let Some(j) = json {
-        if let Err(f) = j.write(validate::to_json(&cmp).as_bytes()) {
+        if let Err(f) = j.write(validate::to_json(&cmp, &spread_rows).as_bytes()) {
             return fail(f);
         }
     }

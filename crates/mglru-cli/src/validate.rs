@@ -1136,6 +1136,37 @@ struct ComparisonJson<'a> {
     /// so older folders' documents are unchanged).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     cpu: Vec<CpuJson<'a>>,
+    /// The figures held to the kernel's spread over its runs (the
+    /// reference results only; absent otherwise).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    spread: Vec<SpreadJson<'a>>,
+}
+
+/// One row of the spread section (crate::spread::SpreadRow): pages and
+/// events whole, times as shares of the workload's time.
+#[derive(Serialize)]
+struct SpreadJson<'a> {
+    trace: &'a str,
+    policy: &'a str,
+    figure: &'a str,
+    /// Per kernel run: the kernel's value and the model's following it.
+    runs: Vec<RunJson>,
+    #[serde(serialize_with = "count")]
+    kernel_median: f64,
+    #[serde(serialize_with = "count")]
+    model_median: f64,
+    #[serde(serialize_with = "count")]
+    tolerance: f64,
+    /// "ok", "known deviation" or "outside".
+    verdict: &'static str,
+}
+
+#[derive(Serialize)]
+struct RunJson {
+    #[serde(serialize_with = "count")]
+    kernel: f64,
+    #[serde(serialize_with = "count")]
+    model: f64,
 }
 
 /// One CPU-time or pressure figure (`CpuRow`); `kernel` null where the
@@ -1209,7 +1240,7 @@ fn six_places<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
 }
 
 /// JSON of the comparison (`--json`), pretty-printed, ending in a newline.
-pub fn to_json(cmp: &Comparison) -> String {
+pub fn to_json(cmp: &Comparison, spread: &[crate::spread::SpreadRow]) -> String {
     let doc = ComparisonJson {
         rows: cmp
             .rows
@@ -1230,6 +1261,23 @@ pub fn to_json(cmp: &Comparison) -> String {
             .cpu
             .iter()
             .map(|r| CpuJson { trace: &r.trace, policy: r.policy, figure: &r.figure, kernel: r.kernel, model: r.model })
+            .collect(),
+        spread: spread
+            .iter()
+            .map(|r| SpreadJson {
+                trace: &r.trace,
+                policy: r.policy,
+                figure: &r.figure,
+                runs: r.runs.iter().map(|&(kernel, model)| RunJson { kernel, model }).collect(),
+                kernel_median: r.kernel_median,
+                model_median: r.model_median,
+                tolerance: r.tolerance,
+                verdict: match (r.ok, r.exempt) {
+                    (true, _) => "ok",
+                    (false, true) => "known deviation",
+                    (false, false) => "outside",
+                },
+            })
             .collect(),
     };
     let mut text = serde_json::to_string_pretty(&doc).expect("structs of strings and numbers serialise");
@@ -1399,7 +1447,7 @@ mod tests {
             extra: vec![("t".into(), "classic", "nr_free_pages".into(), 172989.0, 114822.0, rel_err(114822.0, 172989.0, 256.0))],
             cpu: vec![],
         };
-        let text = to_json(&cmp);
+        let text = to_json(&cmp, &[]);
         assert!(text.ends_with("}\n"), "{text}");
         let doc: Doc = serde_json::from_str(&text).unwrap();
         assert_eq!((doc.rows.len(), doc.signs.len(), doc.extra.len()), (2, 2, 1));
@@ -1432,7 +1480,7 @@ mod tests {
         order(&first("extra"), &["trace", "policy", "counter", "kernel", "model", "rel_err"]);
         // An empty comparison is three empty arrays.
         let empty = Comparison { platform: None, times: vec![], kswapd: vec![], rows: vec![], signs: vec![], missing: vec![], meta: vec![], extra: vec![], cpu: vec![] };
-        let doc: Doc = serde_json::from_str(&to_json(&empty)).unwrap();
+        let doc: Doc = serde_json::from_str(&to_json(&empty, &[])).unwrap();
         assert!(doc.rows.is_empty() && doc.signs.is_empty() && doc.extra.is_empty());
     }
 
@@ -1472,12 +1520,12 @@ mod tests {
     #[test]
     fn the_cpu_table_is_in_the_json_only_when_recorded() {
         let mut cmp = Comparison { platform: None, times: vec![], kswapd: vec![], rows: vec![], signs: vec![], missing: vec![], meta: vec![], extra: vec![], cpu: vec![] };
-        assert!(!to_json(&cmp).contains("\"cpu\""));
+        assert!(!to_json(&cmp, &[]).contains("\"cpu\""));
         cmp.cpu = vec![
             CpuRow { trace: "t".into(), policy: "mglru", figure: "psi_some system".into(), kernel: None, model: 1.041 },
             CpuRow { trace: "t".into(), policy: "mglru", figure: "allocstall".into(), kernel: Some(189.0), model: 0.0 },
         ];
-        let v: serde_json::Value = serde_json::from_str(&to_json(&cmp)).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&to_json(&cmp, &[])).unwrap();
         assert_eq!(v["cpu"][0]["kernel"], serde_json::Value::Null);
         assert_eq!(v["cpu"][0]["model"].as_f64(), Some(1.041));
         assert_eq!(v["cpu"][1]["figure"], "allocstall");

@@ -52,6 +52,17 @@ fn thread_mode_is_within_the_thresholds_and_the_kernel_spread() {
     let out = String::from_utf8_lossy(&o.stdout);
     let row = out.lines().find(|l| l.starts_with("two-memcgs-global-pressure") && l.contains("classic  pgscan_direct")).unwrap();
     assert!(row.ends_with("known deviation") && row.contains(" 0 "), "{row}");
+    // The same rows in --json, with each kernel run beside the model's.
+    let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
+        .args(["validate", "--suite", suite.to_str().unwrap(), "--trace", "two-memcgs-global-pressure", "--json", "-"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let rows = v["spread"].as_array().expect("a spread array");
+    let r = rows.iter().find(|r| r["policy"] == "classic" && r["figure"] == "pgscan_direct").expect("the row");
+    assert_eq!(r["verdict"], "known deviation");
+    assert_eq!(r["runs"].as_array().unwrap().len(), 3, "{r}");
+    assert!(r["runs"].as_array().unwrap().iter().all(|x| x["model"] == 0 && x["kernel"].as_f64().unwrap() > 0.0), "{r}");
 }
 
 /// The parallel replays (validation/results-parallel, mglru-replay
