@@ -2116,10 +2116,12 @@ class S4t(Section):
                      "write within 0.1%% of each other here (table above): in the model the series does not "
                      "change how much the build reclaims. What the model's system time holds: mostly the "
                      "compilers' minor faults on fresh heap pages (`minor_fault` each), then the swap-ins "
-                     "(`swap_read`, zram's decompression in the faulting task) and reclaim's steps; it leaves "
-                     "out zram's compression at swap-out (a synchronous device's write costs the reclaimer only "
-                     "`pageout`, calibrated on brd: docs/COST_MODEL.md), where the seed's profile of a zram "
-                     "workload (digest 439-440, S1) spends a quarter of its cycles." % ())
+                     "(`swap_read`, zram's decompression in the faulting task) and reclaim's steps; zram's "
+                     "compression at swap-out has no cost of its own (a synchronous device's write costs the "
+                     "reclaimer `pageout`, calibrated on brd; on the validation guest a page written to zram "
+                     "took no more guest instructions than one written to brd: docs/COST_MODEL.md pair F), "
+                     "where the seed's profile of a zram workload on real hardware (digest 439-440, S1) spends "
+                     "a quarter of its cycles: instructions under TCG are not a phone's cycles." % ())
         return "\n".join(o), rows
 
 

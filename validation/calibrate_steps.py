@@ -25,6 +25,10 @@ ratios are ratios of guest instructions.
                                       each), on a leaf memcg vs on its parent with 8 leaves: the
                                       same calls visiting 9 lruvecs a pass instead of 1: lruvec
 
+    F  swapout      vs swapout-zram   D's swap-out onto zram instead of brd: zram_write, what a page
+                                      compressed into zram costs the reclaimer beyond brd's copy
+                                      (run alone, `--pairs F`, with the stored scan)
+
 For each pair, delta guest time (the replayer's `wall_seconds`) = sum over steps of delta count x
 cost. Folios scanned and written come from the kernel's own counters of the two runs
 (pgscan_file + pgscan_anon + pgrefill; nr_vmscan_write); the kernel has no counter of rmap walks
@@ -63,7 +67,8 @@ HEAP = 16384    # pages of the anon heap walked by each aging command
 ROUNDS = 480    # aging commands
 RECLAIMS = 200  # memory.reclaim writes of pair E
 PAIRS = {"A": ("miss", "miss-reclaim"), "B": ("mmiss", "mmiss-reclaim"), "B8": ("mmiss8", "mmiss8-reclaim"),
-         "C": ("age-base", "age"), "D": ("swapout-base", "swapout"), "E": ("visit-base", "visit")}
+         "C": ("age-base", "age"), "D": ("swapout-base", "swapout"), "E": ("visit-base", "visit"),
+         "F": ("swapout", "swapout-zram")}
 
 
 def traces():
@@ -103,6 +108,11 @@ def traces():
                          + [f"store t h {p} 1" for p in order])
     t["swapout"] = (head("swapout", swap) + ["memcg app max=16M", "task t memcg=app", *so]
                     + [f"store t h {p} 1" for p in order])
+    # The same swap-out onto zram (lz4, the data's ratio as anon-zipf-zram
+    # measured it): the reclaim is the same, the device's write in the
+    # reclaimer's context compresses the page instead of copying it.
+    t["swapout-zram"] = (head("swapout-zram", ["swap 256M zram=y ratio=120.45"])
+                         + ["memcg app max=16M", "task t memcg=app", *so] + [f"store t h {p} 1" for p in order])
     # Eight leaves under `app`, each holding one anon page (an empty memcg
     # is below its memory.min of 0 and skipped, not visited); no swap, so
     # no reclaim finds anything. The same writes on leaf c0 (1 lruvec a
@@ -163,7 +173,7 @@ def main():
     ap.add_argument("--mglru", default=os.path.join(REPO, "target", "release", "mglru"))
     ap.add_argument("--platform", default=os.path.join(HERE, "platform.json"))
     ap.add_argument("--write", action="store_true", help="store the step costs in --platform")
-    ap.add_argument("--pairs", default=",".join(PAIRS), help="the pairs to run (default all: A,B,B8,C,D,E)")
+    ap.add_argument("--pairs", default=",".join(x for x in PAIRS if x != "F"), help="the pairs to run (default all but F: A,B,B8,C,D,E; F alone)")
     ap.add_argument("--reuse", action="store_true",
                     help="count the results of earlier runs of unchanged traces (else they are removed)")
     a = ap.parse_args()
@@ -224,6 +234,20 @@ def main():
         E = {"wall": w["visit"] - w["visit-base"], "lruvecs": mw["visit"]["lruvecs"] - mw["visit-base"]["lruvecs"],
              "scanned": mw["visit"]["scanned"] - mw["visit-base"]["scanned"]}
         pairs["E"] = E
+    if want == ["F"]:
+        # zram_write: what a page written to zram costs the reclaimer beyond
+        # the same write to brd, per page written, with `scan` of the stored
+        # full run (the same guest, the same instruction count) for any
+        # difference in folios scanned.
+        scan = platform["steps"]["scan_this_batch_ns"]
+        F = {"wall": w["swapout-zram"] - w["swapout"], "scanned": kscan["swapout-zram"] - kscan["swapout"],
+             "written": kwrite["swapout-zram"], "written_brd": kwrite["swapout"]}
+        zw = (F["wall"] - scan * F["scanned"]) / F["written"]
+        ratio["zram_write"] = zw / scan
+        out.update({"scan_ns_from_stored_steps": scan, "zram_write_ns": round(zw), "pairs": {"F": F},
+                    "wall_seconds": {n: [round(x / 1e9, 6) for x in sorted(v)] for n, v in sorted(walls.items())}})
+        finish(a, platform, out, ratio, key="zram_write")
+        return
     if want == ["E"]:
         # scan of the stored full run: the same guest, the same instruction count.
         scan = platform["steps"]["scan_this_batch_ns"]
