@@ -336,6 +336,11 @@ pub struct Kernel {
     /// Reclaim steps done but not yet charged as CPU time: charged at
     /// the end of the batch or walk that did them (`spend_reclaim`).
     pub(crate) pending_work: ReclaimWork,
+    /// `NR_ISOLATED_ANON`, `NR_ISOLATED_FILE` of the node: folios the
+    /// classic LRU's `shrink_inactive_list` / `shrink_active_list` hold
+    /// off their lists (the multi-gen LRU does not count its batches
+    /// there, as in 6.12).
+    pub nr_isolated: [u64; 2],
     /// On an external clock (`CostModel::tasks_on_external_clock`): the
     /// reclaim time of the current task not charged to its clock, since
     /// the allocator's slow path last took it (crate::page_alloc).
@@ -437,6 +442,7 @@ impl Kernel {
             stat_points: Vec::new(),
             sim: SimCounters::default(),
             pending_work: ReclaimWork::default(),
+            nr_isolated: [0; 2],
             uncharged_reclaim_ns: 0,
             current: 0,
             in_lru_fault: false,

@@ -480,6 +480,9 @@ impl Kernel {
         }
         // Steps done but not yet charged are kswapd's.
         self.spend_reclaim(0);
+        // A pause comes between batches: kswapd holds no folio off the
+        // lists while the tasks (and their reclaim) go on.
+        debug_assert_eq!(self.nr_isolated, [0, 0], "kswapd pauses holding isolated folios");
         true
     }
 

@@ -278,8 +278,8 @@ impl Kernel {
             ("nr_inactive_file", lru[LRU_INACTIVE_FILE]),
             ("nr_active_file", lru[LRU_ACTIVE_FILE]),
             ("nr_unevictable", lru[LRU_UNEVICTABLE]),
-            ("nr_isolated_anon", 0),
-            ("nr_isolated_file", 0),
+            ("nr_isolated_anon", self.nr_isolated[0]),
+            ("nr_isolated_file", self.nr_isolated[1]),
             ("workingset_nodes", self.nr_workingset_nodes),
         ];
         for x in [

@@ -477,13 +477,42 @@ impl Kernel {
         self.count_memcg(memcg, e, n);
     }
 
+    /// `too_many_isolated`: a direct or limit reclaimer (not kswapd) waits
+    /// while other reclaimers hold more of the node's folios of this type
+    /// off the lists than an eighth of its inactive list (`GFP_IO|FS`:
+    /// every allocation of the model's tasks). The model runs one
+    /// reclaimer at a time and kswapd pauses only with its batch put back
+    /// (crate::kswapd), so nobody else holds any when it asks: the answer
+    /// is false, as the kernel's would be with one reclaimer.
+    fn too_many_isolated(&self, file: bool) -> bool {
+        if self.in_kswapd {
+            return false;
+        }
+        let isolated = self.nr_isolated[file as usize];
+        if isolated == 0 {
+            return false;
+        }
+        let lru = if file { LRU_INACTIVE_FILE } else { LRU_INACTIVE_ANON };
+        isolated > self.node_page_state_lru(lru) >> 3
+    }
+
     /// `shrink_inactive_list`.
     fn shrink_inactive_list(&mut self, nr_to_scan: u64, memcg: u16, lru: usize, sc: &mut ScanControl) -> u64 {
         let file = lru == LRU_INACTIVE_FILE;
+        let mut stalled = false;
+        while self.too_many_isolated(file) {
+            if stalled {
+                return 0;
+            }
+            // Wait a bit for the other reclaimers (VMSCAN_THROTTLE_ISOLATED).
+            stalled = true;
+            self.reclaim_throttle(HZ / 50);
+        }
         self.lru_add_drain();
         let mut list = Vec::with_capacity(nr_to_scan as usize);
         let nr_scanned = self.isolate_lru_folios(nr_to_scan, memcg, lru, sc, &mut list);
         let nr_taken = list.len() as u64;
+        self.nr_isolated[file as usize] += nr_taken;
         self.count_reclaim_event(memcg, Ev::PgscanKswapd, Ev::PgscanDirect, sc, nr_scanned);
         self.ev.add(if file { Ev::PgscanFile } else { Ev::PgscanAnon }, nr_scanned);
         self.spend_reclaim(nr_scanned);
@@ -493,6 +522,7 @@ impl Kernel {
         let mut stat = ReclaimStat::default();
         let nr_reclaimed = self.shrink_folio_list(&mut list, sc, &mut stat);
         self.move_folios_to_lru(&list);
+        self.nr_isolated[file as usize] -= nr_taken;
         // The rmap walks and pageouts of shrink_folio_list.
         self.spend_reclaim(0);
         self.count_reclaim_event(memcg, Ev::PgstealKswapd, Ev::PgstealDirect, sc, nr_reclaimed);
@@ -519,6 +549,8 @@ impl Kernel {
         self.lru_add_drain();
         let mut hold = Vec::with_capacity(nr_to_scan as usize);
         let nr_scanned = self.isolate_lru_folios(nr_to_scan, memcg, lru, sc, &mut hold);
+        let nr_taken = hold.len() as u64;
+        self.nr_isolated[file as usize] += nr_taken;
         if !sc.cgroup_reclaim() {
             self.ev.add(Ev::Pgrefill, nr_scanned);
         }
@@ -542,6 +574,7 @@ impl Kernel {
         // The rmap walks of folio_referenced above.
         self.spend_reclaim(0);
         let nr_deactivate = self.move_folios_to_lru(&hold);
+        self.nr_isolated[file as usize] -= nr_taken;
         self.ev.add(Ev::Pgdeactivate, nr_deactivate);
         self.count_memcg(memcg, Ev::Pgdeactivate, nr_deactivate);
         if nr_rotated > 0 {

@@ -236,3 +236,42 @@ fn direct_reclaim_time_passes_on_an_external_clock() {
     let mut t = run(KswapdMode::Instant);
     assert_eq!(t.k().now, 0);
 }
+
+/// kswapd and a direct reclaimer never isolate the same folio: kswapd
+/// pauses only between batches, with what it isolated put back, so
+/// whenever a task runs beside a paused pass the node has no folio
+/// isolated (`nr_isolated_*` 0) for its own reclaim to meet; the task's
+/// isolations are its own and back on the lists when its reclaim ends.
+/// The classic LRU (the one that counts NR_ISOLATED), one zone, the task
+/// on an external clock so that it outruns kswapd and reclaims directly
+/// while kswapd is mid-pass: checked after every read.
+#[test]
+fn kswapd_and_a_direct_reclaimer_never_hold_folios_at_once() {
+    let dma32 = ZoneSpec { pages: 16384, managed: 16384, wmark: None, lowmem_reserve: None, pcp: 0 };
+    let mut cost = common::only_costs(&[("scan", S)]);
+    cost.tasks_on_external_clock = true;
+    let mut t = T::with_options(RunOptions {
+        policy: Some(Policy::Classic),
+        zones: Some([ZoneSpec::default(), dma32, ZoneSpec::default()]),
+        cost: Some(cost),
+        kswapd: KswapdMode::Thread,
+        ..Default::default()
+    });
+    t.run("memory 64M\nfile f size=128M readahead=0\ntask t");
+    let mut beside = 0;
+    for page in 0..32768 {
+        let mid = t.k().kswapd_mid_pass();
+        let stalls = t.ev(Ev::AllocstallMovable);
+        t.run(&format!("read t f {page}"));
+        if mid && t.ev(Ev::AllocstallMovable) > stalls {
+            beside += 1;
+        }
+        assert_eq!(t.k().nr_isolated, [0, 0], "after read {page}");
+        if beside >= 8 {
+            break;
+        }
+    }
+    assert_eq!((t.vm("nr_isolated_anon"), t.vm("nr_isolated_file")), (0, 0));
+    assert!(beside > 0, "the task reclaimed directly while kswapd was mid-pass");
+    assert!(t.ev(Ev::PgscanKswapd) > 0 && t.ev(Ev::PgscanDirect) > 0);
+}
