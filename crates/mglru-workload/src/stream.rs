@@ -22,7 +22,9 @@ pub(crate) trait Source: Send {
     fn step_statements(&mut self, out: &mut Out) -> Result<bool, String> {
         let mut lines = VecDeque::new();
         let r = self.step(&mut lines);
-        out.q.extend(lines.into_iter().map(Statement::Text));
+        for l in lines {
+            out.line(l);
+        }
         r
     }
 }
@@ -54,17 +56,65 @@ impl Emit for VecDeque<String> {
 }
 
 /// Statements of one step: a text line as it is, an access as a
-/// [`Statement::Access`] of the names it uses (defined once each).
+/// [`Statement::Access`] of the names it uses (defined once each), and
+/// consecutive one-page accesses of the same kind and names gathered into
+/// one [`Statement::Pages`].
 pub(crate) struct Out {
     q: VecDeque<Statement>,
     names: Vec<(String, String)>,
     /// The names id of the last access, a guess for the next.
     last: usize,
+    /// One-page accesses not queued yet: all of kind and names `run`
+    /// (meaningless while `pages` is empty).
+    run: (AccessKind, u32),
+    pages: Vec<u64>,
 }
+
+/// At most this many pages in one [`Statement::Pages`]: a step's
+/// statements are queued whole, so this bounds nothing but the size of one
+/// allocation, and the reader's blocks are of 256 ops.
+const RUN_PAGES: usize = 256;
 
 impl Out {
     fn new(header: VecDeque<String>) -> Out {
-        Out { q: header.into_iter().map(Statement::Text).collect(), names: Vec::new(), last: 0 }
+        Out {
+            q: header.into_iter().map(Statement::Text).collect(),
+            names: Vec::new(),
+            last: 0,
+            run: (AccessKind::Read, 0),
+            pages: Vec::new(),
+        }
+    }
+
+    /// Queues the gathered one-page accesses, before anything else is
+    /// queued (and at the end of each step), so that the order stays that
+    /// of the emits.
+    #[inline]
+    fn flush(&mut self) {
+        if !self.pages.is_empty() {
+            let (kind, names) = self.run;
+            let pages = std::mem::replace(&mut self.pages, Vec::with_capacity(RUN_PAGES));
+            self.q.push_back(Statement::Pages { kind, names, pages });
+        }
+    }
+
+    /// Queues the access: a one-page one joins the gathered run if it has
+    /// the run's kind and names.
+    #[inline]
+    fn push_access(&mut self, kind: AccessKind, names: u32, page: u64, count: u64) {
+        if count == 1 {
+            if self.pages.is_empty() || self.run != (kind, names) {
+                self.flush();
+                self.run = (kind, names);
+            }
+            self.pages.push(page);
+            if self.pages.len() >= RUN_PAGES {
+                self.flush();
+            }
+        } else {
+            self.flush();
+            self.q.push_back(Statement::Access { kind, names, page, count });
+        }
     }
 
     /// The names id of (task, target), defining it if new.
@@ -77,6 +127,7 @@ impl Out {
         let id = match self.names.iter().position(hit) {
             Some(i) => i,
             None => {
+                self.flush();
                 let id = self.names.len();
                 self.names.push((task.to_string(), target.to_string()));
                 self.q.push_back(Statement::Names { id: id as u32, task: task.to_string(), target: target.to_string() });
@@ -90,12 +141,13 @@ impl Out {
 
 impl Emit for Out {
     fn line(&mut self, l: String) {
+        self.flush();
         self.q.push_back(Statement::Text(l));
     }
     #[inline]
     fn access(&mut self, kind: AccessKind, task: &str, target: &str, page: u64, count: u64) {
         let names = self.names(task, target);
-        self.q.push_back(Statement::Access { kind, names, page, count });
+        self.push_access(kind, names, page, count);
     }
     #[inline]
     fn access_cached(&mut self, id: &mut Option<u32>, kind: AccessKind, task: &str, target: &str, page: u64, count: u64) {
@@ -110,7 +162,7 @@ impl Emit for Out {
                 n
             }
         };
-        self.q.push_back(Statement::Access { kind, names, page, count });
+        self.push_access(kind, names, page, count);
     }
 }
 
@@ -169,7 +221,10 @@ impl<S: Source> Iterator for StatementStream<S> {
             if self.done {
                 return None;
             }
-            match self.src.step_statements(&mut self.out) {
+            let r = self.src.step_statements(&mut self.out);
+            // What the step gathered goes out before anything after it.
+            self.out.flush();
+            match r {
                 Ok(true) => {}
                 Ok(false) => self.done = true,
                 Err(e) => {

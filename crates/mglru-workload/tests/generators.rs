@@ -1474,6 +1474,14 @@ fn statements_match_lines(spec: &str) -> usize {
                 got.push(Statement::access_text(kind, t, g, page, count));
                 direct += 1;
             }
+            Statement::Pages { kind, names: n, pages } => {
+                assert!(!pages.is_empty(), "{spec}: an empty run");
+                let (t, g) = &names[n as usize];
+                for page in pages {
+                    got.push(Statement::access_text(kind, t, g, page, 1));
+                    direct += 1;
+                }
+            }
         }
     }
     assert_eq!(got, text, "{spec}");
@@ -1503,6 +1511,14 @@ fn fio_statements_stand_for_its_lines() {
         "fio:--name=m --numjobs=2 --size=1m --rw=randrw --rwmixread=70 --norandommap --io_size=1g --number_ios=3000",
         // The benchmark's shape: zipf random reads, one page each, in a memcg.
         "fio:--name=z --size=4m --rw=randread --random_distribution=zipf:1.2 --norandommap --number_ios=5000;memory=64M,memcg_max=32M",
+        // One job whose offsets are drawn (fio::JobRun::sampled_ios, in
+        // batches, against next_io one by one in the text): writes of 3
+        // pages, loops ended by io_size with invalidation between them.
+        "fio:--name=p --rw=randwrite --size=4m --bs=12k --random_distribution=pareto:0.2 --norandommap --io_size=1m --loops=3 --invalidate=1;memory=64M",
+        // Loads of a mapping at normally distributed offsets, ended by a count.
+        "fio:--name=n --rw=randread --ioengine=mmap --size=2m --random_distribution=normal:10 --norandommap --number_ios=3000;memory=64M",
+        // Zipf reads ended by time, two files in turn (not batched).
+        "fio:--name=t --rw=randread --size=1m --nrfiles=2 --random_distribution=zipf:0.9 --norandommap --time_based --runtime=1;memory=64M,rate_iops=2000",
     ] {
         assert!(statements_match_lines(spec) > 0, "{spec}: accesses handed over as statements");
     }
