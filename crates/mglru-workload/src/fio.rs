@@ -4,11 +4,11 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use crate::rng::{derive, Pareto, Perm, Rng, Zipf};
+use crate::rng::{derive, Pareto, Perm, Rng, Zipf, ZipfTable};
 use crate::stream::{lines, statements, Emit, Out, Source};
 use crate::util::{
     check_tasks, fmt_secs, fmt_size, page_span, parse_bool, parse_fio_size, parse_fio_time, sanitize,
-    shell_split, Machine, Params, NS_PER_SEC,
+    shell_split, Machine, Params, NS_PER_SEC, PAGE,
 };
 use crate::{Lines, Statements};
 use mglru_trace::AccessKind;
@@ -365,6 +365,9 @@ pub(crate) struct JobRun {
     loop_bytes: u64,
     loop_no: u64,
     pub finished: bool,
+    /// The zipf sampler's table of blocks ([`ZipfTable`]) of a job with
+    /// one file, made at its first batch of I/Os (`sampled_ios`).
+    ztable: Option<Box<ZipfTable>>,
 }
 
 const READ: usize = 0;
@@ -494,8 +497,17 @@ impl JobRun {
     /// `s` (one draw of `rng`).
     #[inline(always)]
     fn sampled_block(f: &JobFile, s: &Sampler, rng: &mut Rng) -> u64 {
-        let n = f.nblocks;
         let rank = match s {
+            Sampler::Zipf(z) => z.sample(rng),
+            _ => Self::sampled_rank(s, f.nblocks, rng),
+        };
+        Self::place(f, rank)
+    }
+
+    /// A rank drawn from `s` over `n` blocks.
+    #[inline(always)]
+    fn sampled_rank(s: &Sampler, n: u64, rng: &mut Rng) -> u64 {
+        match s {
             Sampler::Zipf(z) => z.sample(rng),
             Sampler::Pareto(p) => p.sample(rng),
             Sampler::Normal { center, sigma } => {
@@ -504,7 +516,13 @@ impl JobRun {
                 let m = n as f64;
                 (((v % m) + m) % m) as u64
             }
-        };
+        }
+    }
+
+    /// The block of file `f` a drawn `rank` stands for.
+    #[inline(always)]
+    fn place(f: &JobFile, rank: u64) -> u64 {
+        let n = f.nblocks;
         match (f.center_off, &f.scatter) {
             (Some(c), _) => (rank + c) % n,
             (None, Some(p)) => p.apply(rank),
@@ -533,6 +551,55 @@ impl JobRun {
             let Some(s) = &f.sampler else {
                 return k;
             };
+            // One-page I/Os: every block is a page, and a drawn block
+            // (< nblocks) lies whole inside the file, so each I/O is the
+            // access of page `block`, count 1, of `bs` bytes. The I/Os
+            // before the next one that ends the job or its loop change
+            // nothing but the counts below (one file: the file turn stays
+            // at file 0), so they are drawn and emitted in a loop of their
+            // own; the one that ends goes through `issue`.
+            if bs == PAGE && min_bs == PAGE && f.bytes >= f.nblocks * PAGE {
+                // `issue` ends the job once `issued` reaches the cap, else
+                // the loop once `loop_bytes` reaches io_size.
+                let cap_left = self.cap.map_or(u64::MAX, |c| c.saturating_sub(self.issued + 1));
+                let loop_left =
+                    if self.time_based { u64::MAX } else { self.io_size.saturating_sub(self.loop_bytes).saturating_sub(1) / bs };
+                let n = ((max - k) as u64).min(cap_left).min(loop_left) as usize;
+                if n > 0 {
+                    let (kind, target) = match (&f.region, dir) {
+                        (Some(r), READ) => (AccessKind::Load, r.as_str()),
+                        (Some(r), _) => (AccessKind::Store, r.as_str()),
+                        (None, READ) => (AccessKind::Read, f.name.as_str()),
+                        (None, _) => (AccessKind::Write, f.name.as_str()),
+                    };
+                    let (rng, nblocks) = (&mut self.rng, f.nblocks);
+                    let mut id = f.names_id;
+                    if let Sampler::Zipf(z) = s {
+                        // The zipf ranks through the job's table: the same
+                        // blocks, mostly without `pow` or the scatter
+                        // permutation (rng.rs). The file's mapping of ranks
+                        // to blocks never changes.
+                        let t = self.ztable.get_or_insert_with(|| Box::new(ZipfTable::new()));
+                        out.pages_cached(&mut id, kind, &self.task, target, n, || {
+                            let block = z.sample_mapped(t, rng, |rank| Self::place(f, rank));
+                            debug_assert!(block < nblocks);
+                            block
+                        });
+                    } else {
+                        out.pages_cached(&mut id, kind, &self.task, target, n, || {
+                            let block = Self::place(f, Self::sampled_rank(s, nblocks, rng));
+                            debug_assert!(block < nblocks);
+                            block
+                        });
+                    }
+                    self.files[0].names_id = id;
+                    self.issued += n as u64;
+                    self.loop_bytes += n as u64 * bs;
+                    self.files[0].loop_bytes += n as u64 * bs;
+                    k += n;
+                    continue;
+                }
+            }
             let off = Self::sampled_block(f, s, &mut self.rng) * min_bs;
             let len = bs.min(f.bytes - off);
             self.issue(0, dir, off, len, out);
@@ -1153,6 +1220,7 @@ impl FioPlan {
                     loop_bytes: 0,
                     loop_no: 0,
                     finished: false,
+                    ztable: None,
                 });
             }
         }

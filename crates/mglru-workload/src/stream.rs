@@ -44,6 +44,17 @@ pub(crate) trait Emit {
         let _ = id;
         self.access(kind, task, target, page, count);
     }
+
+    /// `n` one-page accesses `KIND TASK TARGET PAGE`, PAGE the next value
+    /// of `page` each: the same as `n` calls of
+    /// [`access_cached`](Emit::access_cached) with count 1.
+    #[inline]
+    fn pages_cached(&mut self, id: &mut Option<u32>, kind: AccessKind, task: &str, target: &str, n: usize, mut page: impl FnMut() -> u64) {
+        for _ in 0..n {
+            let p = page();
+            self.access_cached(id, kind, task, target, p, 1);
+        }
+    }
 }
 
 impl Emit for VecDeque<String> {
@@ -163,6 +174,26 @@ impl Emit for Out {
             }
         };
         self.push_access(kind, names, page, count);
+    }
+
+    #[inline]
+    fn pages_cached(&mut self, id: &mut Option<u32>, kind: AccessKind, task: &str, target: &str, n: usize, mut page: impl FnMut() -> u64) {
+        if n == 0 {
+            return;
+        }
+        // The first as one access (it names the names and starts or joins
+        // the run), the rest straight into the run.
+        let p = page();
+        self.access_cached(id, kind, task, target, p, 1);
+        for _ in 1..n {
+            if self.pages.len() >= RUN_PAGES {
+                self.flush();
+            }
+            self.pages.push(page());
+        }
+        if self.pages.len() >= RUN_PAGES {
+            self.flush();
+        }
     }
 }
 
