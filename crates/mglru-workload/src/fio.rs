@@ -580,16 +580,18 @@ impl JobRun {
                         // permutation (rng.rs). The file's mapping of ranks
                         // to blocks never changes.
                         let t = self.ztable.get_or_insert_with(|| Box::new(ZipfTable::new()));
-                        out.pages_cached(&mut id, kind, &self.task, target, n, || {
-                            let block = z.sample_mapped(t, rng, |rank| Self::place(f, rank));
-                            debug_assert!(block < nblocks);
-                            block
+                        out.pages_cached(&mut id, kind, &self.task, target, n, |pages| {
+                            for p in pages {
+                                *p = z.sample_mapped(t, rng, |rank| Self::place(f, rank));
+                                debug_assert!(*p < nblocks);
+                            }
                         });
                     } else {
-                        out.pages_cached(&mut id, kind, &self.task, target, n, || {
-                            let block = Self::place(f, Self::sampled_rank(s, nblocks, rng));
-                            debug_assert!(block < nblocks);
-                            block
+                        out.pages_cached(&mut id, kind, &self.task, target, n, |pages| {
+                            for p in pages {
+                                *p = Self::place(f, Self::sampled_rank(s, nblocks, rng));
+                                debug_assert!(*p < nblocks);
+                            }
                         });
                     }
                     self.files[0].names_id = id;

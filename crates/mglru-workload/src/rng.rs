@@ -272,17 +272,26 @@ impl Zipf {
     /// of `rng`), looked up in `t` where the draw's slot has a single rank
     /// (see [`ZipfTable`]). `t` must be new or have been used only with
     /// this sampler and this `map` (a pure function).
-    #[inline]
+    #[inline(always)]
     pub fn sample_mapped(&self, t: &mut ZipfTable, rng: &mut Rng, map: impl Fn(u64) -> u64) -> u64 {
-        // The 53 bits `next_f64` makes `u` of.
+        // The 53 bits `next_f64` makes `u` of; the slot is their top BITS
+        // (< the table's length, so no bounds check).
         let x = rng.next_u64() >> 11;
         let slot = (x >> (53 - ZipfTable::BITS)) as usize;
         let e = t.slots[slot];
         if e < ZipfTable::MIXED {
             return u64::from(e);
         }
+        self.sample_slot(t, x, map)
+    }
+
+    /// [`sample_mapped`](Self::sample_mapped) of draw `x` whose slot holds
+    /// no value: computed, and the slot filled if it was not looked at.
+    #[inline(never)]
+    fn sample_slot(&self, t: &mut ZipfTable, x: u64, map: impl Fn(u64) -> u64) -> u64 {
+        let slot = (x >> (53 - ZipfTable::BITS)) as usize;
         let v = map(self.rank(x as f64 * (1.0 / (1u64 << 53) as f64)));
-        if e == ZipfTable::UNKNOWN {
+        if t.slots[slot] == ZipfTable::UNKNOWN {
             // A single-rank slot's rank is this draw's: `v` is its value.
             let single = self.slot_rank(slot as u64) != ZipfTable::MIXED;
             t.slots[slot] = if single && v < u64::from(ZipfTable::MIXED) { v as u32 } else { ZipfTable::MIXED };
@@ -354,7 +363,7 @@ impl Zipf {
 /// [`Zipf::rank`] (see `Zipf::slot_rank`). 256 KiB.
 #[derive(Clone, Debug)]
 pub struct ZipfTable {
-    slots: Vec<u32>,
+    slots: Box<[u32; 1 << ZipfTable::BITS]>,
 }
 
 impl ZipfTable {
@@ -366,7 +375,8 @@ impl ZipfTable {
     const MIXED: u32 = u32::MAX - 1;
 
     pub fn new() -> ZipfTable {
-        ZipfTable { slots: vec![ZipfTable::UNKNOWN; 1 << ZipfTable::BITS] }
+        let slots = vec![ZipfTable::UNKNOWN; 1 << ZipfTable::BITS].into_boxed_slice();
+        ZipfTable { slots: slots.try_into().expect("the table's length") }
     }
 }
 

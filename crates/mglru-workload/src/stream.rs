@@ -45,14 +45,23 @@ pub(crate) trait Emit {
         self.access(kind, task, target, page, count);
     }
 
-    /// `n` one-page accesses `KIND TASK TARGET PAGE`, PAGE the next value
-    /// of `page` each: the same as `n` calls of
-    /// [`access_cached`](Emit::access_cached) with count 1.
+    /// `n` one-page accesses `KIND TASK TARGET PAGE`, their PAGEs written
+    /// in order by `fill` into the slices it is handed (at most `n` pages
+    /// in all, in as many calls as the emitter likes): the same as `n`
+    /// calls of [`access_cached`](Emit::access_cached) with count 1. A
+    /// loop inside `fill` keeps the caller's per-page work out of a call
+    /// per page.
     #[inline]
-    fn pages_cached(&mut self, id: &mut Option<u32>, kind: AccessKind, task: &str, target: &str, n: usize, mut page: impl FnMut() -> u64) {
-        for _ in 0..n {
-            let p = page();
-            self.access_cached(id, kind, task, target, p, 1);
+    fn pages_cached(&mut self, id: &mut Option<u32>, kind: AccessKind, task: &str, target: &str, n: usize, mut fill: impl FnMut(&mut [u64])) {
+        let mut buf = [0u64; 64];
+        let mut left = n;
+        while left > 0 {
+            let m = left.min(buf.len());
+            fill(&mut buf[..m]);
+            for &p in &buf[..m] {
+                self.access_cached(id, kind, task, target, p, 1);
+            }
+            left -= m;
         }
     }
 }
@@ -162,7 +171,42 @@ impl Emit for Out {
     }
     #[inline]
     fn access_cached(&mut self, id: &mut Option<u32>, kind: AccessKind, task: &str, target: &str, page: u64, count: u64) {
-        let names = match *id {
+        let names = self.names_cached(id, task, target);
+        self.push_access(kind, names, page, count);
+    }
+
+    #[inline]
+    fn pages_cached(&mut self, id: &mut Option<u32>, kind: AccessKind, task: &str, target: &str, n: usize, mut fill: impl FnMut(&mut [u64])) {
+        if n == 0 {
+            return;
+        }
+        let names = self.names_cached(id, task, target);
+        if self.pages.is_empty() || self.run != (kind, names) {
+            self.flush();
+            self.run = (kind, names);
+        }
+        // Straight into the run, up to RUN_PAGES at a time (the run is
+        // queued whenever it holds RUN_PAGES, so there is room).
+        let mut left = n;
+        while left > 0 {
+            let len = self.pages.len();
+            let m = left.min(RUN_PAGES - len);
+            self.pages.resize(len + m, 0);
+            fill(&mut self.pages[len..]);
+            left -= m;
+            if self.pages.len() >= RUN_PAGES {
+                self.flush();
+            }
+        }
+    }
+}
+
+impl Out {
+    /// The names id of (task, target) for a caller that keeps it in `id`
+    /// (see [`Emit::access_cached`]).
+    #[inline]
+    fn names_cached(&mut self, id: &mut Option<u32>, task: &str, target: &str) -> u32 {
+        match *id {
             Some(n) => {
                 debug_assert!(self.names.get(n as usize).is_some_and(|x| x.0 == task && x.1 == target));
                 n
@@ -172,27 +216,6 @@ impl Emit for Out {
                 *id = Some(n);
                 n
             }
-        };
-        self.push_access(kind, names, page, count);
-    }
-
-    #[inline]
-    fn pages_cached(&mut self, id: &mut Option<u32>, kind: AccessKind, task: &str, target: &str, n: usize, mut page: impl FnMut() -> u64) {
-        if n == 0 {
-            return;
-        }
-        // The first as one access (it names the names and starts or joins
-        // the run), the rest straight into the run.
-        let p = page();
-        self.access_cached(id, kind, task, target, p, 1);
-        for _ in 1..n {
-            if self.pages.len() >= RUN_PAGES {
-                self.flush();
-            }
-            self.pages.push(page());
-        }
-        if self.pages.len() >= RUN_PAGES {
-            self.flush();
         }
     }
 }
