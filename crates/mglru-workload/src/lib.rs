@@ -37,7 +37,7 @@ pub type Lines = Box<dyn Iterator<Item = Result<String, String>> + Send>;
 
 /// The same stream as statements for `mglru_trace::TraceReader::from_statements`:
 /// the lines of [`Lines`], the accesses of the generators that can
-/// without text (fio) as `Statement::Access`.
+/// without text (fio) as `Statement::Access` and `Statement::Pages`.
 pub use mglru_trace::Statements;
 
 /// Settings for the importers.
