@@ -24,6 +24,11 @@ pub enum Statement {
     /// PAGE COUNT`, TASK and TARGET those of [`Statement::Names`] `names`:
     /// the same statement as that line of text, with the same errors.
     Access { kind: AccessKind, names: u32, page: u64, count: u64 },
+    /// One-page accesses `VERB TASK TARGET PAGE` of `names`, one for each
+    /// of `pages` in order: the same as a [`Statement::Access`] with
+    /// `count` 1 per page (one line each), handed over together so that
+    /// the reader turns them into ops in a tight loop.
+    Pages { kind: AccessKind, names: u32, pages: Vec<u64> },
 }
 
 impl Statement {
@@ -52,6 +57,14 @@ struct Resolved {
     pages: u64,
 }
 
+/// The [`Statement::Pages`] being read: `pages[next..]` are still to come.
+struct PagesRun {
+    kind: AccessKind,
+    names: u32,
+    pages: Vec<u64>,
+    next: usize,
+}
+
 /// The reader's state for a statement stream.
 pub(crate) struct StmtState {
     src: Statements,
@@ -60,11 +73,47 @@ pub(crate) struct StmtState {
     resolved: Vec<Resolved>,
     /// Text lines read so far, plus one.
     epoch: u64,
+    run: PagesRun,
 }
 
 impl StmtState {
     pub(crate) fn new(src: Statements) -> StmtState {
-        StmtState { src, names: Vec::new(), resolved: Vec::new(), epoch: 1 }
+        let run = PagesRun { kind: AccessKind::Read, names: 0, pages: Vec::new(), next: 0 };
+        StmtState { src, names: Vec::new(), resolved: Vec::new(), epoch: 1, run }
+    }
+
+    /// Appends the ops of the current [`Statement::Pages`] run to `ops`
+    /// (and their lines, counting on from `*line`, to `lines`) until
+    /// `ops` holds `max`, as long as its names are resolved since the last
+    /// text line and its pages lie inside the target; returns how many.
+    /// What it leaves (a first use, a page out of range) goes one access at
+    /// a time through [`TraceReader::next_statement_op`], which reads it
+    /// as its line of text would be read (errors included).
+    fn pages_block(&mut self, ops: &mut Vec<Op>, lines: &mut Vec<u64>, line: &mut u64, max: usize) -> usize {
+        let run = &mut self.run;
+        let rest = &run.pages[run.next..];
+        let slot = 4 * run.names as usize + kind_code(run.kind);
+        let r = self.resolved.get(slot).copied().unwrap_or_default();
+        if rest.is_empty() || r.epoch != self.epoch {
+            return 0;
+        }
+        // For a one-page access, the check of `next_statement_op`
+        // (`page + 1 <= pages`, without overflow) is `page < pages`.
+        let room = max.saturating_sub(ops.len());
+        let k = rest.iter().take(room).take_while(|&&p| p < r.pages).count();
+        let (task, t, take) = (r.task, r.target, &rest[..k]);
+        // One loop per kind, so that the loop body is a store of the op.
+        match run.kind {
+            AccessKind::Read => ops.extend(take.iter().map(|&page| Op::Read { task, file: t, page, count: 1 })),
+            AccessKind::Write => ops.extend(take.iter().map(|&page| Op::Write { task, file: t, page, count: 1 })),
+            AccessKind::Load => ops.extend(take.iter().map(|&page| Op::Load { task, region: t, page, count: 1 })),
+            AccessKind::Store => ops.extend(take.iter().map(|&page| Op::Store { task, region: t, page, count: 1 })),
+        }
+        let first = *line + 1;
+        lines.extend(first..first + k as u64);
+        *line += k as u64;
+        run.next += k;
+        k
     }
 }
 
@@ -83,6 +132,10 @@ impl TraceReader {
     pub(crate) fn next_statement_ops(&mut self, ops: &mut Vec<Op>, lines: &mut Vec<u64>, max: usize) -> Result<usize, TraceError> {
         let start = ops.len();
         while ops.len() < max && self.failed.is_none() {
+            let st = self.stmts.as_mut().expect("a statement stream");
+            if st.pages_block(ops, lines, &mut self.line, max) > 0 {
+                continue;
+            }
             match self.next_statement_op() {
                 Ok(Some(op)) => {
                     ops.push(op);
@@ -104,6 +157,12 @@ impl TraceReader {
     pub(crate) fn next_statement_op(&mut self) -> Result<Option<Op>, TraceError> {
         loop {
             let st = self.stmts.as_mut().expect("a statement stream");
+            if let Some(&page) = st.run.pages.get(st.run.next) {
+                // The next page of a `Pages` statement: its access.
+                st.run.next += 1;
+                let (kind, names) = (st.run.kind, st.run.names);
+                return self.statement_access(kind, names, page, 1).map(Some);
+            }
             let item = match st.src.next() {
                 None => return Ok(None),
                 Some(Err(e)) => {
@@ -115,39 +174,12 @@ impl TraceReader {
             };
             match item {
                 Statement::Access { kind, names, page, count } => {
-                    self.line += 1;
-                    let slot = 4 * names as usize + kind_code(kind);
-                    let r = st.resolved.get(slot).copied().unwrap_or_default();
-                    if r.epoch == st.epoch && count != 0 && page.checked_add(count).is_some_and(|e| e <= r.pages) {
-                        let (task, t) = (r.task, r.target);
-                        return Ok(Some(match kind {
-                            AccessKind::Read => Op::Read { task, file: t, page, count },
-                            AccessKind::Write => Op::Write { task, file: t, page, count },
-                            AccessKind::Load => Op::Load { task, region: t, page, count },
-                            AccessKind::Store => Op::Store { task, region: t, page, count },
-                        }));
-                    }
-                    // First use since the last text line, another kind, or
-                    // out of range: the line of text it stands for, read in
-                    // full (which reports any error as for that line).
-                    let Some((task, target)) = st.names.get(names as usize) else {
-                        let msg = format!("the generator referred to names {names}, which it never defined (an internal error of the generator)");
-                        return Err(self.read_error(&io::Error::other(msg), Pos::Text { line: self.line, col: 1 }));
-                    };
-                    let text = Statement::access_text(kind, task, target, page, count);
-                    let op = self.statement_line(&text)?.expect("an access line is a statement");
-                    let st = self.stmts.as_mut().expect("a statement stream");
-                    let (task, target) = match op {
-                        Op::Read { task, file, .. } | Op::Write { task, file, .. } => (task, file),
-                        Op::Load { task, region, .. } | Op::Store { task, region, .. } => (task, region),
-                        _ => unreachable!("an access line resolves to an access"),
-                    };
-                    let pages = self.res.target_pages(kind.is_region(), u64::from(target));
-                    if st.resolved.len() <= slot {
-                        st.resolved.resize(slot + 1, Resolved::default());
-                    }
-                    st.resolved[slot] = Resolved { epoch: st.epoch, task, target, pages };
-                    return Ok(Some(op));
+                    return self.statement_access(kind, names, page, count).map(Some);
+                }
+                Statement::Pages { kind, names, pages } => {
+                    // Read from the top of the loop (and in blocks by
+                    // `pages_block`); an empty one stands for no line.
+                    st.run = PagesRun { kind, names, pages, next: 0 };
                 }
                 Statement::Names { id, task, target } => {
                     if id as usize != st.names.len() {
@@ -165,6 +197,45 @@ impl TraceReader {
                 }
             }
         }
+    }
+
+    /// The access statement `kind names page count` (the next line).
+    #[inline]
+    fn statement_access(&mut self, kind: AccessKind, names: u32, page: u64, count: u64) -> Result<Op, TraceError> {
+        let st = self.stmts.as_mut().expect("a statement stream");
+        self.line += 1;
+        let slot = 4 * names as usize + kind_code(kind);
+        let r = st.resolved.get(slot).copied().unwrap_or_default();
+        if r.epoch == st.epoch && count != 0 && page.checked_add(count).is_some_and(|e| e <= r.pages) {
+            let (task, t) = (r.task, r.target);
+            return Ok(match kind {
+                AccessKind::Read => Op::Read { task, file: t, page, count },
+                AccessKind::Write => Op::Write { task, file: t, page, count },
+                AccessKind::Load => Op::Load { task, region: t, page, count },
+                AccessKind::Store => Op::Store { task, region: t, page, count },
+            });
+        }
+        // First use since the last text line, another kind, or out of
+        // range: the line of text it stands for, read in full (which
+        // reports any error as for that line).
+        let Some((task, target)) = st.names.get(names as usize) else {
+            let msg = format!("the generator referred to names {names}, which it never defined (an internal error of the generator)");
+            return Err(self.read_error(&io::Error::other(msg), Pos::Text { line: self.line, col: 1 }));
+        };
+        let text = Statement::access_text(kind, task, target, page, count);
+        let op = self.statement_line(&text)?.expect("an access line is a statement");
+        let st = self.stmts.as_mut().expect("a statement stream");
+        let (task, target) = match op {
+            Op::Read { task, file, .. } | Op::Write { task, file, .. } => (task, file),
+            Op::Load { task, region, .. } | Op::Store { task, region, .. } => (task, region),
+            _ => unreachable!("an access line resolves to an access"),
+        };
+        let pages = self.res.target_pages(kind.is_region(), u64::from(target));
+        if st.resolved.len() <= slot {
+            st.resolved.resize(slot + 1, Resolved::default());
+        }
+        st.resolved[slot] = Resolved { epoch: st.epoch, task, target, pages };
+        Ok(op)
     }
 
     /// One line of text of a statement stream, at line `self.line`.

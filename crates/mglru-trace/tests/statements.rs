@@ -33,6 +33,13 @@ fn as_text(st: &[Result<Statement, String>]) -> String {
                 out.push_str(&Statement::access_text(*kind, t, g, *page, *count));
                 out.push('\n');
             }
+            Ok(Statement::Pages { kind, names, pages }) => {
+                let (t, g) = &table[*names as usize];
+                for &page in pages {
+                    out.push_str(&Statement::access_text(*kind, t, g, page, 1));
+                    out.push('\n');
+                }
+            }
             Err(_) => break,
         }
     }
@@ -183,4 +190,66 @@ fn producer_errors_and_bad_streams() {
     let st = vec![Ok(text("file f size=16K\ntask t"))];
     let (_, err) = check_alone(&st);
     assert!(err.as_deref().is_some_and(|e| e.starts_with("g:1:1: ") && e.contains("newline")), "{err:?}");
+}
+
+fn pages(kind: AccessKind, names: u32, pages: &[u64]) -> Statement {
+    Statement::Pages { kind, names, pages: pages.to_vec() }
+}
+
+/// A `Pages` statement reads as one one-page access per page: the same
+/// ops at the same lines as its text, in blocks (of 3, so runs are split
+/// across blocks) and one at a time, and the same as `Access` statements.
+#[test]
+fn pages_read_as_their_accesses() {
+    use AccessKind::*;
+    let head = || {
+        vec![
+            Ok(text("file f size=64K")),
+            Ok(text("task t")),
+            Ok(text("anon t heap size=16K")),
+            Ok(names(0, "t", "f")),
+            Ok(names(1, "t", "heap")),
+        ]
+    };
+    let mut st = head();
+    // A first use inside a run, runs of every kind, an empty run, a run
+    // after a text line (resolved again), runs of two names in turn.
+    st.push(Ok(pages(Read, 0, &[3, 1, 4, 1, 5, 9, 2, 6])));
+    st.push(Ok(pages(Write, 0, &[15])));
+    st.push(Ok(pages(Load, 1, &[0, 3, 2])));
+    st.push(Ok(pages(Store, 1, &[])));
+    st.push(Ok(pages(Store, 1, &[1, 1])));
+    st.push(Ok(text("# a comment")));
+    st.push(Ok(pages(Read, 0, &[0, 15, 7])));
+    st.push(Ok(acc(Read, 0, 2, 4)));
+    st.push(Ok(pages(Read, 0, &[8, 8])));
+    let (ops, err) = check(st.clone());
+    assert_eq!(err, None);
+    assert_eq!(ops.len(), 3 + 8 + 1 + 3 + 2 + 3 + 1 + 2);
+    assert_eq!(ops[3], (Op::Read { task: 0, file: 0, page: 3, count: 1 }, 4));
+    assert_eq!(ops[ops.len() - 1], (Op::Read { task: 0, file: 0, page: 8, count: 1 }, 24));
+    // The same accesses one statement each.
+    let single: Vec<Result<Statement, String>> = st
+        .iter()
+        .flat_map(|s| match s {
+            Ok(Statement::Pages { kind, names, pages }) => pages.iter().map(|&p| Ok(acc(*kind, *names, p, 1))).collect(),
+            other => vec![other.clone()],
+        })
+        .collect();
+    assert_eq!(check(single), (ops, None));
+    // A page past the end in the middle of a run: the run's accesses
+    // before it, then the text's error at its line.
+    let mut st = head();
+    st.push(Ok(pages(Read, 0, &[1, 2, 16, 3])));
+    let (ops, err) = check(st);
+    assert_eq!(ops.len(), 5);
+    assert!(err.as_deref().is_some_and(|e| e.starts_with("g:6:")), "{err:?}");
+    // A run whose task exited (the `exit` is an op, line 5).
+    let mut st = head();
+    st.push(Ok(pages(Read, 0, &[1])));
+    st.push(Ok(text("exit t")));
+    st.push(Ok(pages(Read, 0, &[2, 3])));
+    let (ops, err) = check(st);
+    assert_eq!(ops.len(), 5);
+    assert!(err.as_deref().is_some_and(|e| e.starts_with("g:6:")), "{err:?}");
 }

@@ -4,11 +4,11 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use crate::rng::{derive, Pareto, Perm, Rng, Zipf};
+use crate::rng::{derive, Pareto, Perm, Rng, Zipf, ZipfTable};
 use crate::stream::{lines, statements, Emit, Out, Source};
 use crate::util::{
     check_tasks, fmt_secs, fmt_size, page_span, parse_bool, parse_fio_size, parse_fio_time, sanitize,
-    shell_split, Machine, Params, NS_PER_SEC,
+    shell_split, Machine, Params, NS_PER_SEC, PAGE,
 };
 use crate::{Lines, Statements};
 use mglru_trace::AccessKind;
@@ -365,10 +365,25 @@ pub(crate) struct JobRun {
     loop_bytes: u64,
     loop_no: u64,
     pub finished: bool,
+    /// The zipf sampler's table of blocks ([`ZipfTable`]) of a job with
+    /// one file, made at its first batch of I/Os (`sampled_ios`).
+    ztable: Option<Box<ZipfTable>>,
 }
 
 const READ: usize = 0;
 const WRITE: usize = 1;
+
+/// The file after `cur` of `n` in turn: `(cur + 1) % n` for `cur < n`,
+/// without a division.
+#[inline(always)]
+fn next_file(cur: usize, n: usize) -> usize {
+    debug_assert!(cur < n);
+    if cur + 1 >= n {
+        0
+    } else {
+        cur + 1
+    }
+}
 
 impl JobRun {
     /// The `mmap` and `advise` statements a job makes when it starts.
@@ -456,23 +471,7 @@ impl JobRun {
                 (off, bs)
             } else if let (Some(s), rng) = (&self.files[fi].sampler, &mut self.rng) {
                 let f = &self.files[fi];
-                let n = f.nblocks;
-                let rank = match s {
-                    Sampler::Zipf(z) => z.sample(rng),
-                    Sampler::Pareto(p) => p.sample(rng),
-                    Sampler::Normal { center, sigma } => {
-                        let v = *center as f64 + rng.normal() * sigma;
-                        let v = v.round();
-                        let m = n as f64;
-                        (((v % m) + m) % m) as u64
-                    }
-                };
-                let block = match (f.center_off, &f.scatter) {
-                    (Some(c), _) => (rank + c) % n,
-                    (None, Some(p)) => p.apply(rank),
-                    (None, None) => rank,
-                };
-                let off = block * min_bs;
+                let off = Self::sampled_block(f, s, rng) * min_bs;
                 (off, bs.min(f.bytes - off))
             } else if self.randommap {
                 if self.files[fi].perm_idx >= self.files[fi].nblocks {
@@ -491,6 +490,132 @@ impl JobRun {
                 (off, bs.min(f.bytes - off))
             }
         };
+        self.issue(fi, dir, off, len, out);
+    }
+
+    /// The block of a random I/O of file `f` whose offsets are drawn from
+    /// `s` (one draw of `rng`).
+    #[inline(always)]
+    fn sampled_block(f: &JobFile, s: &Sampler, rng: &mut Rng) -> u64 {
+        let rank = match s {
+            Sampler::Zipf(z) => z.sample(rng),
+            _ => Self::sampled_rank(s, f.nblocks, rng),
+        };
+        Self::place(f, rank)
+    }
+
+    /// A rank drawn from `s` over `n` blocks.
+    #[inline(always)]
+    fn sampled_rank(s: &Sampler, n: u64, rng: &mut Rng) -> u64 {
+        match s {
+            Sampler::Zipf(z) => z.sample(rng),
+            Sampler::Pareto(p) => p.sample(rng),
+            Sampler::Normal { center, sigma } => {
+                let v = *center as f64 + rng.normal() * sigma;
+                let v = v.round();
+                let m = n as f64;
+                (((v % m) + m) % m) as u64
+            }
+        }
+    }
+
+    /// The block of file `f` a drawn `rank` stands for.
+    #[inline(always)]
+    fn place(f: &JobFile, rank: u64) -> u64 {
+        let n = f.nblocks;
+        match (f.center_off, &f.scatter) {
+            (Some(c), _) => (rank + c) % n,
+            (None, Some(p)) => p.apply(rank),
+            (None, None) => rank,
+        }
+    }
+
+    /// Up to `max` I/Os, exactly as that many calls of
+    /// [`next_io`](Self::next_io) would emit them, for a job of one file
+    /// whose I/Os all go one way at offsets drawn from a distribution
+    /// (`random_distribution=zipf|pareto|normal`); the choices `next_io`
+    /// makes per I/O (direction, file, kind of offset) are made once.
+    /// Returns how many I/Os it emitted: 0 for another kind of job (then
+    /// use `next_io`) or a finished one.
+    pub fn sampled_ios(&mut self, out: &mut impl Emit, max: usize) -> usize {
+        if self.finished || !self.random || self.mix_read.is_some() || self.files.len() != 1 {
+            return 0;
+        }
+        // With one file, every file service type picks file 0 without a
+        // draw (`Rng::below(1)` draws nothing).
+        let dir = if self.read_only { READ } else { WRITE };
+        let (bs, min_bs) = (self.bs[dir], self.min_bs);
+        let mut k = 0;
+        while k < max && !self.finished {
+            let f = &self.files[0];
+            let Some(s) = &f.sampler else {
+                return k;
+            };
+            // One-page I/Os: every block is a page, and a drawn block
+            // (< nblocks) lies whole inside the file, so each I/O is the
+            // access of page `block`, count 1, of `bs` bytes. The I/Os
+            // before the next one that ends the job or its loop change
+            // nothing but the counts below (one file: the file turn stays
+            // at file 0), so they are drawn and emitted in a loop of their
+            // own; the one that ends goes through `issue`.
+            if bs == PAGE && min_bs == PAGE && f.bytes >= f.nblocks * PAGE {
+                // `issue` ends the job once `issued` reaches the cap, else
+                // the loop once `loop_bytes` reaches io_size.
+                let cap_left = self.cap.map_or(u64::MAX, |c| c.saturating_sub(self.issued + 1));
+                let loop_left =
+                    if self.time_based { u64::MAX } else { self.io_size.saturating_sub(self.loop_bytes).saturating_sub(1) / bs };
+                let n = ((max - k) as u64).min(cap_left).min(loop_left) as usize;
+                if n > 0 {
+                    let (kind, target) = match (&f.region, dir) {
+                        (Some(r), READ) => (AccessKind::Load, r.as_str()),
+                        (Some(r), _) => (AccessKind::Store, r.as_str()),
+                        (None, READ) => (AccessKind::Read, f.name.as_str()),
+                        (None, _) => (AccessKind::Write, f.name.as_str()),
+                    };
+                    let (rng, nblocks) = (&mut self.rng, f.nblocks);
+                    let mut id = f.names_id;
+                    if let Sampler::Zipf(z) = s {
+                        // The zipf ranks through the job's table: the same
+                        // blocks, mostly without `pow` or the scatter
+                        // permutation (rng.rs). The file's mapping of ranks
+                        // to blocks never changes.
+                        let t = self.ztable.get_or_insert_with(|| Box::new(ZipfTable::new()));
+                        out.pages_cached(&mut id, kind, &self.task, target, n, |pages| {
+                            for p in pages {
+                                *p = z.sample_mapped(t, rng, |rank| Self::place(f, rank));
+                                debug_assert!(*p < nblocks);
+                            }
+                        });
+                    } else {
+                        out.pages_cached(&mut id, kind, &self.task, target, n, |pages| {
+                            for p in pages {
+                                *p = Self::place(f, Self::sampled_rank(s, nblocks, rng));
+                                debug_assert!(*p < nblocks);
+                            }
+                        });
+                    }
+                    self.files[0].names_id = id;
+                    self.issued += n as u64;
+                    self.loop_bytes += n as u64 * bs;
+                    self.files[0].loop_bytes += n as u64 * bs;
+                    k += n;
+                    continue;
+                }
+            }
+            let off = Self::sampled_block(f, s, &mut self.rng) * min_bs;
+            let len = bs.min(f.bytes - off);
+            self.issue(0, dir, off, len, out);
+            k += 1;
+        }
+        k
+    }
+
+    /// Emits the I/O of `len` bytes at `off` of file `fi` in direction
+    /// `dir`, and moves the job on past it (file, loop, end; with any
+    /// invalidation or `exit` that brings).
+    #[inline(always)]
+    fn issue(&mut self, fi: usize, dir: usize, off: u64, len: u64, out: &mut impl Emit) {
+        let nfiles = self.files.len();
         let (page, count) = page_span(off, len);
         let f = &self.files[fi];
         let (verb, target) = match (&f.region, dir) {
@@ -506,11 +631,11 @@ impl JobRun {
         self.loop_bytes += len;
         self.files[fi].loop_bytes += len;
         match self.fsvc {
-            FileService::RoundRobin => self.cur_file = (self.cur_file + 1) % nfiles,
+            FileService::RoundRobin => self.cur_file = next_file(self.cur_file, nfiles),
             FileService::Sequential => {
                 let share = (self.io_size / nfiles as u64).max(1);
                 if self.files[fi].loop_bytes >= share {
-                    self.cur_file = (self.cur_file + 1) % nfiles;
+                    self.cur_file = next_file(self.cur_file, nfiles);
                 }
             }
             FileService::Random => {}
@@ -1097,6 +1222,7 @@ impl FioPlan {
                     loop_bytes: 0,
                     loop_no: 0,
                     finished: false,
+                    ztable: None,
                 });
             }
         }
@@ -1132,7 +1258,7 @@ impl RoundRobin {
         let n = self.jobs.len();
         for _ in 0..n {
             let i = self.next;
-            self.next = (self.next + 1) % n;
+            self.next = next_file(self.next, n);
             if !self.jobs[i].finished {
                 self.jobs[i].next_io(out);
                 return true;
@@ -1150,11 +1276,22 @@ impl Source for RoundRobin {
         // Up to STEP_IOS I/Os per call: the same statements in the same
         // order as one per call, with the stream's per-call work paid once
         // per batch (the queue holds at most a batch).
-        const STEP_IOS: usize = 64;
-        for _ in 0..STEP_IOS {
+        const STEP_IOS: usize = 256;
+        let mut left = STEP_IOS;
+        while left > 0 {
+            // One job: no turns to take, so a job whose I/Os are all
+            // alike emits them in a loop of its own.
+            if self.jobs.len() == 1 {
+                let k = self.jobs[0].sampled_ios(out, left);
+                if k > 0 {
+                    left -= k;
+                    continue;
+                }
+            }
             if !self.next(out) {
                 return Ok(false);
             }
+            left -= 1;
         }
         Ok(true)
     }

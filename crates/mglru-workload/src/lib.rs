@@ -37,7 +37,7 @@ pub type Lines = Box<dyn Iterator<Item = Result<String, String>> + Send>;
 
 /// The same stream as statements for `mglru_trace::TraceReader::from_statements`:
 /// the lines of [`Lines`], the accesses of the generators that can
-/// without text (fio) as `Statement::Access`.
+/// without text (fio) as `Statement::Access` and `Statement::Pages`.
 pub use mglru_trace::Statements;
 
 /// Settings for the importers.
@@ -144,17 +144,21 @@ pub fn workload(spec: &str) -> Result<Lines, String> {
 
 /// [`workload`] as statements (see [`Statements`]): for feeding the model
 /// directly, without formatting and parsing text. The statements stand
-/// for exactly the lines [`workload`] gives.
+/// for exactly the lines [`workload`] gives. On a machine with more than
+/// one CPU they are made on a helper thread, ahead of the reader.
 pub fn workload_statements(spec: &str) -> Result<Statements, String> {
     let trimmed = spec.trim();
     let (name, rest) = match trimmed.split_once(':') {
         Some((n, r)) => (n.trim(), r),
         None => (trimmed, ""),
     };
-    match name {
-        "fio" | "fio-job" => fio::generator_statements(name, rest),
-        _ => Ok(Box::new(workload(spec)?.map(|l| l.map(mglru_trace::Statement::Text)))),
-    }
+    let stmts: Statements = match name {
+        "fio" | "fio-job" => fio::generator_statements(name, rest)?,
+        _ => Box::new(workload(spec)?.map(|l| l.map(mglru_trace::Statement::Text))),
+    };
+    // Made on a helper thread if there is a second CPU: the same
+    // statements, made while the model works (stream.rs).
+    Ok(stream::on_thread(stmts))
 }
 
 /// The importer formats.

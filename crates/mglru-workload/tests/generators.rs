@@ -1474,6 +1474,14 @@ fn statements_match_lines(spec: &str) -> usize {
                 got.push(Statement::access_text(kind, t, g, page, count));
                 direct += 1;
             }
+            Statement::Pages { kind, names: n, pages } => {
+                assert!(!pages.is_empty(), "{spec}: an empty run");
+                let (t, g) = &names[n as usize];
+                for page in pages {
+                    got.push(Statement::access_text(kind, t, g, page, 1));
+                    direct += 1;
+                }
+            }
         }
     }
     assert_eq!(got, text, "{spec}");
@@ -1503,9 +1511,80 @@ fn fio_statements_stand_for_its_lines() {
         "fio:--name=m --numjobs=2 --size=1m --rw=randrw --rwmixread=70 --norandommap --io_size=1g --number_ios=3000",
         // The benchmark's shape: zipf random reads, one page each, in a memcg.
         "fio:--name=z --size=4m --rw=randread --random_distribution=zipf:1.2 --norandommap --number_ios=5000;memory=64M,memcg_max=32M",
+        // One job whose offsets are drawn (fio::JobRun::sampled_ios, in
+        // batches, against next_io one by one in the text): writes of 3
+        // pages, loops ended by io_size with invalidation between them.
+        "fio:--name=p --rw=randwrite --size=4m --bs=12k --random_distribution=pareto:0.2 --norandommap --io_size=1m --loops=3 --invalidate=1;memory=64M",
+        // Loads of a mapping at normally distributed offsets, ended by a count.
+        "fio:--name=n --rw=randread --ioengine=mmap --size=2m --random_distribution=normal:10 --norandommap --number_ios=3000;memory=64M",
+        // Zipf reads ended by time, two files in turn (not batched).
+        "fio:--name=t --rw=randread --size=1m --nrfiles=2 --random_distribution=zipf:0.9 --norandommap --time_based --runtime=1;memory=64M,rate_iops=2000",
     ] {
         assert!(statements_match_lines(spec) > 0, "{spec}: accesses handed over as statements");
     }
     // Other generators hand over their lines as text.
     assert_eq!(statements_match_lines("ebizzy:seq=16,loops=1"), 0);
+}
+
+/// The ops of `workload_statements(spec)` against those of its text
+/// (`workload(spec)`, read as text lines by the same reader), in lockstep,
+/// in blocks of 256 like the replay loop: O(1) memory however long.
+/// Returns the number of ops.
+fn statement_ops_match_text(spec: &str) -> u64 {
+    use mglru_trace::{Statement, TraceReader};
+    let text = mglru_workload::workload(spec).unwrap().map(|l| l.map(Statement::Text));
+    let mut a = TraceReader::from_statements("w", Box::new(text));
+    let mut b = TraceReader::from_statements("w", mglru_workload::workload_statements(spec).unwrap());
+    let (mut n, mut pos) = (0u64, 0usize);
+    let (mut xa, mut la, mut xb, mut lb) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    loop {
+        if pos == xa.len() {
+            xa.clear();
+            la.clear();
+            xb.clear();
+            lb.clear();
+            let ka = a.next_ops(&mut xa, &mut la, 256).unwrap();
+            // The statement reader's blocks may be cut elsewhere: fill it
+            // up to the same count.
+            while xb.len() < ka {
+                if b.next_ops(&mut xb, &mut lb, ka).unwrap() == 0 {
+                    break;
+                }
+            }
+            assert_eq!(xb.len(), ka, "{spec}: op count after {n} ops");
+            if ka == 0 {
+                return n;
+            }
+            pos = 0;
+        }
+        assert_eq!((&xa[pos], la[pos]), (&xb[pos], lb[pos]), "{spec}: op {n}");
+        pos += 1;
+        n += 1;
+    }
+}
+
+/// The benchmark's fio job (bench/zipf_bench.py's generator row) at a
+/// tenth of the benchmark's length: its I/Os go through the batched lane
+/// and the zipf table of blocks (fio::JobRun::sampled_ios, rng::ZipfTable),
+/// and must give the ops of the text, which draws every I/O one by one.
+#[test]
+fn fio_bench_job_batched_ops_are_its_text_ops() {
+    let spec = "fio:--name=j --rw=randread --bs=4k --size=4294967296 --buffered=1 --random_distribution=zipf:1.2 \
+                --norandommap --io_size=819200000 --number_ios=200000;memory=214749184";
+    assert_eq!(statement_ops_match_text(spec), 200_000 + 5);
+    // A small file (most slots of the table span one block), zipf < 1,
+    // ended by io_size in the middle of a batch.
+    let spec = "fio:--name=k --rw=randread --size=1m --random_distribution=zipf:0.7 --norandommap --io_size=3000k --loops=2;memory=64M";
+    assert!(statement_ops_match_text(spec) > 1500);
+}
+
+/// The same at the benchmark's full length (10 M I/Os; a few seconds in a
+/// release build): `cargo test --release -p mglru-workload --test
+/// generators -- --ignored bench_job_full`.
+#[test]
+#[ignore]
+fn fio_bench_job_full_batched_ops_are_its_text_ops() {
+    let spec = "fio:--name=j --rw=randread --bs=4k --size=4294967296 --buffered=1 --random_distribution=zipf:1.2 \
+                --norandommap --io_size=40960000000 --number_ios=10000000;memory=214749184";
+    assert_eq!(statement_ops_match_text(spec), 10_000_000 + 5);
 }
