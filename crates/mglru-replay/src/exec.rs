@@ -423,6 +423,9 @@ struct VmstatProfile {
     lines: Vec<u64>,
     ns: Vec<u64>,
     values: Vec<[u64; VMSTAT_PROFILED.len()]>,
+    /// `/proc/zoneinfo` at the same samples (empty where unreadable): each
+    /// zone's free pages and its per-CPU lists' count and high.
+    zones: Vec<Vec<sysfs::ZoneInfo>>,
     every_ns: u64,
 }
 
@@ -460,7 +463,7 @@ impl VmstatProfile {
         self.ns.last().is_none_or(|&t| ns >= t + self.every_ns.max(VMSTAT_EVERY.as_nanos() as u64))
     }
 
-    fn note(&mut self, line: u64, ns: u64, vmstat: &[(String, u64)]) {
+    fn note(&mut self, line: u64, ns: u64, vmstat: &[(String, u64)], zones: Vec<sysfs::ZoneInfo>) {
         if self.every_ns == 0 {
             self.every_ns = VMSTAT_EVERY.as_nanos() as u64;
         }
@@ -468,8 +471,10 @@ impl VmstatProfile {
             drop_every_other(&mut self.lines);
             drop_every_other(&mut self.ns);
             drop_every_other(&mut self.values);
+            drop_every_other(&mut self.zones);
             self.every_ns *= 2;
         }
+        self.zones.push(zones);
         let mut row = [0u64; VMSTAT_PROFILED.len()];
         for (slot, name) in row.iter_mut().zip(VMSTAT_PROFILED) {
             *slot = vmstat.iter().find(|(k, _)| k == name).map_or(0, |(_, v)| *v);
@@ -787,7 +792,8 @@ impl Exec {
                         self.profile.note(line, ns);
                         if !op.is_setup() && self.vmstat_profile.due(ns) {
                             let v = self.read_vmstat().map_err(|e| e.at(&self.loc(p)))?;
-                            self.vmstat_profile.note(line, ns, &v);
+                            let z = self.read_zones().map_err(|e| e.at(&self.loc(p)))?;
+                            self.vmstat_profile.note(line, ns, &v, z);
                         }
                     }
                     if let Err(e) = self.perform(p, line, &op, action) {
@@ -2518,6 +2524,29 @@ impl Exec {
             j.int_arr(name, self.vmstat_profile.values.iter().map(|row| row[i]));
         }
         j.end_obj();
+        // Per populated zone (as the first sample had them): free pages,
+        // and per CPU its list's count and high, one value per sample.
+        j.begin_obj(Some("zones"));
+        let first: Vec<(String, usize)> = self.vmstat_profile.zones.first().map_or(Vec::new(), |z| {
+            z.iter().filter(|z| z.managed > 0).map(|z| (z.name.clone(), z.pcp_cpu.len())).collect()
+        });
+        for (name, ncpu) in &first {
+            let zone_at = |s: &Vec<sysfs::ZoneInfo>| s.iter().find(|z| &z.name == name).cloned().unwrap_or_default();
+            j.begin_obj(Some(name));
+            j.int_arr("free", self.vmstat_profile.zones.iter().map(|s| zone_at(s).free));
+            for c in 0..*ncpu {
+                j.int_arr(
+                    &format!("pcp_count_cpu{c}"),
+                    self.vmstat_profile.zones.iter().map(|s| zone_at(s).pcp_cpu.get(c).map_or(0, |x| x.0)),
+                );
+                j.int_arr(
+                    &format!("pcp_high_cpu{c}"),
+                    self.vmstat_profile.zones.iter().map(|s| zone_at(s).pcp_cpu.get(c).map_or(0, |x| x.1)),
+                );
+            }
+            j.end_obj();
+        }
+        j.end_obj();
         j.end_obj();
         j.int("operations", self.ops);
         j.int("skipped_operations", self.skipped);
@@ -2830,10 +2859,10 @@ mod time_profile_tests {
         };
         let mut p = VmstatProfile::default();
         assert!(p.due(0));
-        p.note(5, 0, &vm(100, 1));
+        p.note(5, 0, &vm(100, 1), Vec::new());
         assert!(!p.due(99 * ms));
         assert!(p.due(100 * ms));
-        p.note(9, 100 * ms, &vm(90, 3));
+        p.note(9, 100 * ms, &vm(90, 3), Vec::new());
         let free = VMSTAT_PROFILED.iter().position(|&n| n == "nr_free_pages").unwrap();
         let scan = VMSTAT_PROFILED.iter().position(|&n| n == "pgscan_kswapd").unwrap();
         let direct = VMSTAT_PROFILED.iter().position(|&n| n == "pgscan_direct").unwrap();
@@ -2841,7 +2870,7 @@ mod time_profile_tests {
         assert_eq!((p.values[1][free], p.values[1][scan], p.values[1][direct]), (90, 3, 0));
         let mut q = VmstatProfile::default();
         for i in 0..=VMSTAT_MAX as u64 {
-            q.note(i, i * 100 * ms, &vm(i, 2 * i));
+            q.note(i, i * 100 * ms, &vm(i, 2 * i), Vec::new());
         }
         assert_eq!(q.values.len(), VMSTAT_MAX / 2 + 1);
         assert_eq!(q.every_ns, 200 * ms);

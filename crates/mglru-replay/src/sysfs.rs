@@ -235,6 +235,8 @@ pub struct ZoneInfo {
     /// Pages on the zone's per-CPU free lists (the pagesets' `count:`
     /// lines summed): free, usable by allocations, but not in `free`.
     pub pcp: u64,
+    /// Per CPU, in `cpu:` order: its list's `count:` and `high:`.
+    pub pcp_cpu: Vec<(u64, u64)>,
 }
 
 /// Parses `/proc/zoneinfo`: every `Node N, zone NAME` section's `pages
@@ -275,7 +277,18 @@ pub fn parse_zoneinfo(text: &str) -> Vec<ZoneInfo> {
             "low" => z.low = n,
             "high" => z.high = n,
             "managed" => z.managed = n,
-            "count:" => z.pcp += n,
+            "cpu:" => z.pcp_cpu.push((0, 0)),
+            "count:" => {
+                z.pcp += n;
+                if let Some(c) = z.pcp_cpu.last_mut() {
+                    c.0 = n;
+                }
+            }
+            "high:" => {
+                if let Some(c) = z.pcp_cpu.last_mut() {
+                    c.1 = n;
+                }
+            }
             _ => {}
         }
     }
@@ -672,7 +685,17 @@ mod tests {
         assert_eq!(z.len(), 3);
         assert_eq!(
             z[0],
-            ZoneInfo { name: "DMA".into(), free: 3968, min: 24, low: 30, high: 36, managed: 3976, protection: vec![0, 383, 383, 383, 383], pcp: 12 }
+            ZoneInfo {
+                name: "DMA".into(),
+                free: 3968,
+                min: 24,
+                low: 30,
+                high: 36,
+                managed: 3976,
+                protection: vec![0, 383, 383, 383, 383],
+                pcp: 12,
+                pcp_cpu: vec![(7, 0), (5, 0)]
+            }
         );
         assert_eq!((z[1].name.as_str(), z[1].free, z[1].high, z[1].managed), ("DMA32", 50000, 921, 98304));
         assert_eq!((z[2].name.as_str(), z[2].managed), ("Normal", 0));
