@@ -400,12 +400,23 @@ def build_merged(out, header, memtier_spec, fio_spec, phases, memtier_rate, fio_
     return {"phases": counts, "lines": n[0]}
 
 
-def build_split(out, spec, markers):
+def build_split(out, spec, markers, nomemcg=False):
     """Emit SPEC's trace to `out` and write prefixes ending before the first line
-    that starts with each marker string. Counts I/O pages per task prefix per phase."""
+    that starts with each marker string. Counts I/O pages per task prefix per phase.
+    With `nomemcg`, also write `out`.nomemcg: the same trace with every task in the
+    root memcg (the `memcg` statements and the tasks' `memcg=` dropped), as on a
+    kernel built without memcg."""
     path = os.path.join(ROOT, out)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     subprocess.run([BIN, "workload", spec, "--emit-trace", path], check=True, stderr=subprocess.DEVNULL)
+    if nomemcg:
+        with open(path) as src, open(path + ".nomemcg", "w") as dst:
+            for line in src:
+                if line.startswith("memcg "):
+                    continue
+                if line.startswith("task "):
+                    line = " ".join(w for w in line.split() if not w.startswith("memcg=")) + "\n"
+                dst.write(line)
     found = []
     counts = [{}]
     mi = 0
@@ -1517,10 +1528,14 @@ class S3(Section):
     def spec(self, N):
         return "mixed-memcg:scale=%d" % N
 
+    def trace_path(self, ctx):
+        return os.path.join(ctx.work_rel, self.id, "mixed.trace")
+
     def plan(self, ctx):
         N = self.n(ctx)
         out = os.path.join(ctx.work_rel, self.id, "mixed.trace")
-        preps = [Prep(self.id, "mixed", "split", out=out, spec=self.spec(N), markers=["read mglru.", "load memcached"])]
+        preps = [Prep(self.id, "mixed", "split", out=out, spec=self.spec(N), markers=["read mglru.", "load memcached"],
+                      nomemcg=True)]
         runs = []
         for pol in ("classic", "mglru"):
             runs.append(Run(self.id, pol, ("trace", out), policy=pol, costs=RAMDISK, ts_ms=20, needs=self.id + "/mixed"))
@@ -1533,6 +1548,11 @@ class S3(Section):
         for i in (0, 1):
             runs.append(Run(self.id, "nolru-p%d" % i, ("trace", out + ".p%d" % i), policy="mglru",
                             variant="memcg-lru-off", costs=RAMDISK, needs=self.id + "/mixed"))
+        # S3-i: the same workload with every task in the root memcg (CONFIG_MEMCG=n's closest
+        # model), patch1-8 and patch1-9.
+        for name, variant in (("nomemcg-mglru", None), ("nomemcg-nolru", "memcg-lru-off")):
+            runs.append(Run(self.id, name, ("trace", out + ".nomemcg"), policy="mglru", variant=variant,
+                            costs=RAMDISK, needs=self.id + "/mixed"))
         return preps, runs
 
     def render(self, ctx, R, P):
@@ -1564,7 +1584,9 @@ class S3(Section):
             cmp_row("S3-g", "memcached ops/s, 5.19-rc1 → patch1-9", 1673524.04, 1911022.12, pct(1673524.04, 1911022.12), c[1], m[1]),
             cmp_row("S3-h", "memcached KB/s, 5.19-rc1 → patch1-9", 65008.87, 74234.54, pct(65008.87, 74234.54),
                     c[1] * 74234.54 / 1911022.12, m[1] * 74234.54 / 1911022.12),
-            na_row("S3-i", "client: \"no change (CONFIG_MEMCG=n)\"", None, None, "no change", "patch 9 is not a variant"),
+            cmp_row("S3-i", "client: \"no change (CONFIG_MEMCG=n)\": all tasks' ops/s, every task in the root memcg, "
+                    "patch1-8 → patch1-9", None, None, 0.0, R["nomemcg-nolru"].throughput,
+                    R["nomemcg-mglru"].throughput, seed_dir="0", seed_change="no change"),
             cmp_row("S3", "derived: memcached 5.19-rc1 → patch1-8", 1673524.04, 862768.65, pct(1673524.04, 862768.65),
                     c[1], n8[1]),
         ]
@@ -1594,7 +1616,7 @@ class S3(Section):
         o.append("```")
         o.append("")
         o.append(cmd_block(ctx, [R[k].run for k in ("classic", "classic-p0", "classic-p1", "mglru", "mglru-p0", "mglru-p1",
-                                                   "nolru", "nolru-p0", "nolru-p1")]))
+                                                   "nolru", "nolru-p0", "nolru-p1", "nomemcg-nolru", "nomemcg-mglru")]))
         o.append("")
         o.append(EST_NOTE)
         o.append("")
@@ -1608,8 +1630,12 @@ class S3(Section):
         o.append("Patches 1-8 of the seed's series are modelled by the `memcg-lru-off` variant: 6.12 with its "
                  "global reclaim walking every memcg in iterator order (as before the memcg LRU) instead of "
                  "picking memcgs from the memcg LRU. It is an interpretation (the seed gives the patch's "
-                 "description, not its code; docs/VARIANTS.md). S3-i is a claim about machines without "
-                 "memcgs, which the model does not have.")
+                 "description, not its code; docs/VARIANTS.md). S3-i is a claim about kernels built without "
+                 "memcg (CONFIG_MEMCG=n); the model always has the root memcg, so its closest case is the "
+                 "same trace with every task in the root memcg (`%s.nomemcg`: the `memcg` statements and "
+                 "the tasks' `memcg=` dropped), run with and without the memcg LRU: all tasks' ops/s %s "
+                 "and %s." % (os.path.basename(str(self.trace_path(ctx))), fmt_num(R["nomemcg-nolru"].throughput),
+                              fmt_num(R["nomemcg-mglru"].throughput)))
         o.append("")
         if "no" in verdicts(rows):
             t = ["**Where it differs.**"]
