@@ -19,8 +19,16 @@ const S: u64 = 1_000;
 /// One zone, DMA32, of `pages` pages, a file twice its size, no swap;
 /// only scanning costs time.
 fn machine(policy: Policy, mode: KswapdMode, pages: u64) -> T {
+    machine_on(policy, mode, pages, false)
+}
+
+/// `machine`, its task on an external clock when `external` (as under
+/// `mglru validate`: a task's own work, reclaim included, takes no time of
+/// the model's; kswapd's does).
+fn machine_on(policy: Policy, mode: KswapdMode, pages: u64, external: bool) -> T {
     let dma32 = ZoneSpec { pages, managed: pages, wmark: None, lowmem_reserve: None, pcp: 0 };
-    let cost = common::only_costs(&[("scan", S)]);
+    let mut cost = common::only_costs(&[("scan", S)]);
+    cost.tasks_on_external_clock = external;
     let mut t = T::with_options(RunOptions {
         policy: Some(policy),
         zones: Some([ZoneSpec::default(), dma32, ZoneSpec::default()]),
@@ -211,17 +219,7 @@ fn woken_kswapd_runs_on_an_idle_cpu() {
 #[test]
 fn direct_reclaim_time_passes_on_an_external_clock() {
     let run = |mode: KswapdMode| {
-        let dma32 = ZoneSpec { pages: 16384, managed: 16384, wmark: None, lowmem_reserve: None, pcp: 0 };
-        let mut cost = common::only_costs(&[("scan", S)]);
-        cost.tasks_on_external_clock = true;
-        let mut t = T::with_options(RunOptions {
-            policy: Some(Policy::Mglru),
-            zones: Some([ZoneSpec::default(), dma32, ZoneSpec::default()]),
-            cost: Some(cost),
-            kswapd: mode,
-            ..Default::default()
-        });
-        t.run("memory 64M\nfile f size=128M readahead=0\ntask t");
+        let mut t = machine_on(Policy::Mglru, mode, 16384, true);
         let mut page = 0;
         while t.ev(Ev::AllocstallMovable) == 0 && page < 32768 {
             t.run(&format!("read t f {page}"));
@@ -247,17 +245,7 @@ fn direct_reclaim_time_passes_on_an_external_clock() {
 /// while kswapd is mid-pass: checked after every read.
 #[test]
 fn kswapd_and_a_direct_reclaimer_never_hold_folios_at_once() {
-    let dma32 = ZoneSpec { pages: 16384, managed: 16384, wmark: None, lowmem_reserve: None, pcp: 0 };
-    let mut cost = common::only_costs(&[("scan", S)]);
-    cost.tasks_on_external_clock = true;
-    let mut t = T::with_options(RunOptions {
-        policy: Some(Policy::Classic),
-        zones: Some([ZoneSpec::default(), dma32, ZoneSpec::default()]),
-        cost: Some(cost),
-        kswapd: KswapdMode::Thread,
-        ..Default::default()
-    });
-    t.run("memory 64M\nfile f size=128M readahead=0\ntask t");
+    let mut t = machine_on(Policy::Classic, KswapdMode::Thread, 16384, true);
     let mut beside = 0;
     for page in 0..32768 {
         let mid = t.k().kswapd_mid_pass();
