@@ -218,7 +218,7 @@ impl<R: Read> ZstdReader<R> {
 }
 
 impl<R: Read> Read for ZstdReader<R> {
-    /// Errors are sticky: after one, every read fails the same way.
+    /// Decoding errors are sticky: after one, every read fails the same way.
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         if out.is_empty() {
             return Ok(0);
@@ -435,17 +435,16 @@ mod tests {
         }
         // Streamed (the size unknown up front), so that the window is the
         // one asked for, not shrunk to the input.
+        use zstd_safe::zstd_sys::ZSTD_EndDirective::{ZSTD_e_continue, ZSTD_e_end};
         let mut out: Vec<u8> = Vec::with_capacity(zstd_safe::compress_bound(data.len()) + 64);
         let mut input = zstd_safe::InBuffer::around(data);
-        let mut o = zstd_safe::OutBuffer::around(&mut out);
-        c.compress_stream2(&mut o, &mut input, zstd_safe::zstd_sys::ZSTD_EndDirective::ZSTD_e_continue)
-            .unwrap();
-        assert_eq!(input.pos(), data.len());
-        let left = c
-            .compress_stream2(&mut o, &mut input, zstd_safe::zstd_sys::ZSTD_EndDirective::ZSTD_e_end)
-            .unwrap();
-        assert_eq!(left, 0);
-        drop(o);
+        {
+            let mut o = zstd_safe::OutBuffer::around(&mut out);
+            c.compress_stream2(&mut o, &mut input, ZSTD_e_continue).unwrap();
+            assert_eq!(input.pos(), data.len());
+            let left = c.compress_stream2(&mut o, &mut input, ZSTD_e_end).unwrap();
+            assert_eq!(left, 0);
+        }
         out
     }
 
@@ -520,7 +519,8 @@ mod tests {
         two.extend_from_slice(&big);
         for z in [big, two] {
             let m = invalid(decode(&z, 4096));
-            assert!(m.contains("frame window of 134217728 bytes is larger than the supported 104857600"), "{m}");
+            let want = "frame window of 134217728 bytes is larger than the supported 104857600";
+            assert!(m.contains(want), "{m}");
         }
         // 120 MiB (2^26 * 15/8): above 100 MiB though below libzstd's 2^27.
         let m = invalid(decode(&[0x28, 0xb5, 0x2f, 0xfd, 0x00, (16 << 3) | 7, 0, 0, 0], 4096));
