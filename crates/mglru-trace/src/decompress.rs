@@ -2,12 +2,11 @@
 //! Input plumbing: byte counting, magic detection and transparent gzip and
 //! zstd decompression.
 
-use ruzstd::frame::ReadFrameHeaderError;
-use ruzstd::frame_decoder::{BlockDecodingStrategy, FrameDecoder, FrameDecoderError};
-use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::io::{self, Cursor, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
 use std::sync::Arc;
+use zstd::zstd_safe;
 
 /// A boxed input stream.
 pub(crate) type Input = Box<dyn Read + Send>;
@@ -49,11 +48,22 @@ pub(crate) fn peek(mut r: Input, n: usize) -> io::Result<(Vec<u8>, Input)> {
 }
 
 /// Decodes a stream of zstd frames (skippable frames are skipped) and
-/// checks content checksums.
-pub(crate) struct ZstdReader<R: BufRead> {
+/// checks content checksums, with libzstd (through the `zstd` crate).
+///
+/// The reader keeps its own input buffer so that it sees every frame header
+/// before libzstd does: skippable frames are consumed here, and a frame whose
+/// window is larger than [`MAX_WINDOW`] is refused before anything is
+/// allocated for it. libzstd's own limit (`window_log_max`) backs this up.
+pub(crate) struct ZstdReader<R: Read> {
     src: R,
-    dec: FrameDecoder,
-    /// A frame has been started and not yet fully drained.
+    dctx: zstd_safe::DCtx<'static>,
+    /// Compressed input: `buf[pos..len]` is not yet consumed.
+    buf: Box<[u8]>,
+    pos: usize,
+    len: usize,
+    /// `src` returned end of input.
+    eof: bool,
+    /// A frame has been started and not yet fully decoded and flushed.
     in_frame: bool,
 }
 
@@ -62,81 +72,155 @@ fn zerr(e: impl std::fmt::Display) -> io::Error {
 }
 
 /// Frames asking for a larger window are rejected before anything is
-/// allocated for them. This is ruzstd's own limit for every frame after the
-/// first, applied to all frames for consistency; it covers every standard
-/// compression level up to `-21` (`-22 --ultra` and `--long` use 128 MiB).
+/// allocated for them (ruzstd's limit, which this reader used to be built
+/// on); it covers every standard compression level up to `-21` (`-22
+/// --ultra` and `--long` use 128 MiB).
 const MAX_WINDOW: u64 = 100 << 20;
 
-impl<R: BufRead> ZstdReader<R> {
-    pub fn new(src: R) -> ZstdReader<R> {
-        ZstdReader {
+/// libzstd's own window limit, the smallest power of two at or above
+/// [`MAX_WINDOW`]: a backstop in case a header escapes the check here.
+const WINDOW_LOG_MAX: u32 = 27;
+
+/// Size of the compressed input buffer (libzstd suggests about 128 KiB).
+const IN_BUF: usize = 128 << 10;
+
+/// Longest zstd frame header: magic 4, descriptor 1, window 1, dictionary
+/// id 4, content size 8.
+const MAX_FRAME_HEADER: usize = 18;
+
+fn window_too_large(w: u64) -> io::Error {
+    zerr(format!(
+        "frame window of {w} bytes is larger than the supported {MAX_WINDOW}"
+    ))
+}
+
+/// The window size a zstd frame header asks for, or `None` if `h` is not
+/// the start of a complete zstd frame header (libzstd then reports what is
+/// wrong with it).
+fn frame_window(h: &[u8]) -> Option<u64> {
+    if !h.starts_with(&ZSTD_MAGIC) || h.len() < 5 {
+        return None;
+    }
+    let fhd = h[4];
+    let single_segment = fhd & 0x20 != 0;
+    if !single_segment {
+        // Window descriptor: exponent and mantissa.
+        let wd = *h.get(5)?;
+        let log = 10 + u32::from(wd >> 3);
+        let base = 1u64 << log;
+        return Some(base + (base / 8) * u64::from(wd & 7));
+    }
+    // Single segment: the window is the frame content size.
+    let did_len = [0, 1, 2, 4][usize::from(fhd & 3)];
+    let fcs_len = [1, 2, 4, 8][usize::from(fhd >> 6)];
+    let at = 5 + did_len;
+    let f = h.get(at..at + fcs_len)?;
+    let mut v = [0u8; 8];
+    v[..fcs_len].copy_from_slice(f);
+    let size = u64::from_le_bytes(v);
+    Some(if fcs_len == 2 { size + 256 } else { size })
+}
+
+fn is_skippable(h: &[u8]) -> bool {
+    h.len() >= 4
+        && (0x184D_2A50..=0x184D_2A5F).contains(&u32::from_le_bytes([h[0], h[1], h[2], h[3]]))
+}
+
+impl<R: Read> ZstdReader<R> {
+    pub fn new(src: R) -> io::Result<ZstdReader<R>> {
+        let mut dctx = zstd_safe::DCtx::try_create()
+            .ok_or_else(|| zerr("cannot create a decompression context"))?;
+        dctx.set_parameter(zstd_safe::DParameter::WindowLogMax(WINDOW_LOG_MAX))
+            .map_err(code_err)?;
+        Ok(ZstdReader {
             src,
-            dec: FrameDecoder::new(),
+            dctx,
+            buf: vec![0u8; IN_BUF].into_boxed_slice(),
+            pos: 0,
+            len: 0,
+            eof: false,
             in_frame: false,
-        }
+        })
     }
 
-    /// Starts the next frame; returns false at a clean end of input.
-    fn next_frame(&mut self) -> io::Result<bool> {
+    /// Reads more input after the unconsumed bytes (moved to the front of
+    /// the buffer); returns false at the end of input.
+    fn refill(&mut self) -> io::Result<bool> {
+        if self.eof {
+            return Ok(false);
+        }
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.len, 0);
+            self.len -= self.pos;
+            self.pos = 0;
+        }
         loop {
-            if self.src.fill_buf()?.is_empty() {
-                return Ok(false);
-            }
-            // Check the window size before the decoder allocates for it.
-            {
-                let head = self.src.fill_buf()?;
-                let mut probe: &[u8] = head;
-                if let Ok((frame, _)) = ruzstd::frame::read_frame_header(&mut probe) {
-                    match frame.header.window_size() {
-                        Ok(w) if w > MAX_WINDOW => return Err(zerr(format!(
-                            "frame window of {w} bytes is larger than the supported {MAX_WINDOW}"
-                        ))),
-                        Err(e) => return Err(zerr(e)),
-                        Ok(_) => {}
-                    }
+            match self.src.read(&mut self.buf[self.len..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(false);
                 }
-            }
-            match self.dec.reset(&mut self.src) {
-                Ok(()) => {
-                    self.in_frame = true;
+                Ok(n) => {
+                    self.len += n;
                     return Ok(true);
                 }
-                Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
-                    length,
-                    ..
-                })) => {
-                    let skipped = io::copy(
-                        &mut (&mut self.src).take(u64::from(length)),
-                        &mut io::sink(),
-                    )?;
-                    if skipped != u64::from(length) {
-                        return Err(zerr("truncated skippable frame"));
-                    }
-                }
-                Err(e) => return Err(zerr(e)),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
             }
         }
     }
 
-    fn decode_more(&mut self, want: usize) -> io::Result<()> {
-        let dec = &mut self.dec;
-        let src = &mut self.src;
-        // Guard against a panic inside the decoder on corrupt input: report
-        // it as corrupt data instead of unwinding through the reader.
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            dec.decode_blocks(src, BlockDecodingStrategy::UptoBytes(want))
-        }));
-        match r {
-            Ok(Ok(_)) => Ok(()),
-            Ok(Err(e)) => Err(zerr(e)),
-            Err(_) => Err(zerr("corrupt compressed data (decoder failure)")),
+    /// Makes at least `n` unconsumed bytes available, or as many as there
+    /// are before the end of input.
+    fn want(&mut self, n: usize) -> io::Result<()> {
+        while self.len - self.pos < n && self.refill()? {}
+        Ok(())
+    }
+
+    /// Starts the next frame, skipping skippable frames and checking the
+    /// window size; returns false at a clean end of input.
+    fn next_frame(&mut self) -> io::Result<bool> {
+        loop {
+            self.want(MAX_FRAME_HEADER)?;
+            let head = &self.buf[self.pos..self.len];
+            if head.is_empty() {
+                return Ok(false);
+            }
+            if is_skippable(head) {
+                if head.len() < 8 {
+                    return Err(zerr("truncated skippable frame"));
+                }
+                let mut length =
+                    u64::from(u32::from_le_bytes([head[4], head[5], head[6], head[7]]));
+                self.pos += 8;
+                while length > 0 {
+                    if self.pos == self.len && !self.refill()? {
+                        return Err(zerr("truncated skippable frame"));
+                    }
+                    let k = length.min((self.len - self.pos) as u64);
+                    self.pos += k as usize;
+                    length -= k;
+                }
+                continue;
+            }
+            if let Some(w) = frame_window(head) {
+                if w > MAX_WINDOW {
+                    return Err(window_too_large(w));
+                }
+            }
+            self.dctx
+                .reset(zstd_safe::ResetDirective::SessionOnly)
+                .map_err(code_err)?;
+            self.in_frame = true;
+            return Ok(true);
         }
     }
 }
 
-impl<R: BufRead> Read for ZstdReader<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if buf.is_empty() {
+impl<R: Read> Read for ZstdReader<R> {
+    /// Decoding errors are sticky: after one, every read fails the same way.
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if out.is_empty() {
             return Ok(0);
         }
         loop {
@@ -146,27 +230,43 @@ impl<R: BufRead> Read for ZstdReader<R> {
                 }
                 continue;
             }
-            if self.dec.can_collect() == 0 && self.dec.is_finished() {
-                if let (Some(want), Some(got)) = (
-                    self.dec.get_checksum_from_data(),
-                    self.dec.get_calculated_checksum(),
-                ) {
-                    if want != got {
-                        return Err(zerr("checksum mismatch: the data is corrupt"));
-                    }
-                }
+            if self.pos == self.len {
+                self.refill()?;
+            }
+            let mut input = zstd_safe::InBuffer::around(&self.buf[self.pos..self.len]);
+            let mut output = zstd_safe::OutBuffer::around(&mut *out);
+            let hint = self
+                .dctx
+                .decompress_stream(&mut output, &mut input)
+                .map_err(code_err)?;
+            let (used, n) = (input.pos(), output.pos());
+            self.pos += used;
+            if hint == 0 {
+                // The frame is decoded, checked and flushed.
                 self.in_frame = false;
-                continue;
             }
-            while self.dec.can_collect() < buf.len() && !self.dec.is_finished() {
-                let want = buf.len() - self.dec.can_collect();
-                self.decode_more(want)?;
-            }
-            let n = self.dec.read(buf)?;
             if n > 0 {
                 return Ok(n);
             }
+            if hint != 0 && used == 0 && self.pos == self.len && self.eof {
+                return Err(zerr("truncated input: the last frame is incomplete"));
+            }
         }
+    }
+}
+
+/// An io::Error for a libzstd error code.
+fn code_err(code: zstd_safe::ErrorCode) -> io::Error {
+    use zstd_safe::zstd_sys::ZSTD_ErrorCode as E;
+    if zstd_safe::is_error_kind(code, E::ZSTD_error_checksum_wrong) {
+        zerr("checksum mismatch: the data is corrupt")
+    } else if zstd_safe::is_error_kind(code, E::ZSTD_error_frameParameter_windowTooLarge) {
+        zerr(format!(
+            "frame window is larger than the supported {MAX_WINDOW} bytes ({})",
+            zstd_safe::get_error_name(code)
+        ))
+    } else {
+        zerr(zstd_safe::get_error_name(code))
     }
 }
 
@@ -201,7 +301,7 @@ pub(crate) fn decompress(raw: Input) -> io::Result<(Compression, Input)> {
         && (0x184D_2A50..=0x184D_2A5F)
             .contains(&u32::from_le_bytes([head[0], head[1], head[2], head[3]]));
     if head.starts_with(&ZSTD_MAGIC) || skippable {
-        let r = ZstdReader::new(BufReader::with_capacity(128 << 10, again));
+        let r = ZstdReader::new(again)?;
         Ok((Compression::Zstd, pipelined(Box::new(r))))
     } else if head.starts_with(&GZIP_MAGIC) {
         let r = flate2::read::MultiGzDecoder::new(again);
@@ -314,5 +414,173 @@ impl Read for Pipelined {
         out[..n].copy_from_slice(&self.cur[self.pos..self.pos + n]);
         self.pos += n;
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zstd_safe::{CCtx, CParameter};
+
+    /// One zstd frame of `data`, with a content checksum and the given
+    /// window log (0: the level's default).
+    fn frame(data: &[u8], window_log: u32) -> Vec<u8> {
+        let mut c = CCtx::create();
+        c.set_parameter(CParameter::ChecksumFlag(true)).unwrap();
+        c.set_parameter(CParameter::CompressionLevel(3)).unwrap();
+        if window_log != 0 {
+            c.set_parameter(CParameter::WindowLog(window_log)).unwrap();
+            // Keep the window in the header even though the input is small.
+            c.set_parameter(CParameter::ContentSizeFlag(false)).unwrap();
+        }
+        // Streamed (the size unknown up front), so that the window is the
+        // one asked for, not shrunk to the input.
+        use zstd_safe::zstd_sys::ZSTD_EndDirective::{ZSTD_e_continue, ZSTD_e_end};
+        let mut out: Vec<u8> = Vec::with_capacity(zstd_safe::compress_bound(data.len()) + 64);
+        let mut input = zstd_safe::InBuffer::around(data);
+        {
+            let mut o = zstd_safe::OutBuffer::around(&mut out);
+            c.compress_stream2(&mut o, &mut input, ZSTD_e_continue).unwrap();
+            assert_eq!(input.pos(), data.len());
+            let left = c.compress_stream2(&mut o, &mut input, ZSTD_e_end).unwrap();
+            assert_eq!(left, 0);
+        }
+        out
+    }
+
+    fn skippable(payload: &[u8]) -> Vec<u8> {
+        let mut v = 0x184D_2A5Au32.to_le_bytes().to_vec();
+        v.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        v.extend_from_slice(payload);
+        v
+    }
+
+    /// Reads everything, `step` bytes at a time.
+    fn decode(z: &[u8], step: usize) -> io::Result<Vec<u8>> {
+        let mut r = ZstdReader::new(z)?;
+        let mut out = Vec::new();
+        let mut buf = vec![0u8; step];
+        loop {
+            let n = r.read(&mut buf)?;
+            if n == 0 {
+                return Ok(out);
+            }
+            out.extend_from_slice(&buf[..n]);
+        }
+    }
+
+    fn text(n: usize) -> Vec<u8> {
+        let mut t = Vec::new();
+        let mut x: u64 = 1;
+        while t.len() < n {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            t.extend_from_slice(format!("read f {}\n", (x >> 40) % 5000).as_bytes());
+        }
+        t
+    }
+
+    #[test]
+    fn frames_and_skippable_frames() {
+        let (a, b) = (text(300_000), text(1000));
+        let mut z = skippable(b"front");
+        z.extend(frame(&a, 0));
+        z.extend(skippable(&[7u8; 200_000]));
+        z.extend(frame(b"", 0));
+        z.extend(frame(&b, 0));
+        z.extend(skippable(b""));
+        let mut want = a.clone();
+        want.extend_from_slice(&b);
+        for step in [1, 7, 4096, CHUNK] {
+            assert_eq!(decode(&z, step).unwrap(), want, "step {step}");
+        }
+        assert_eq!(decode(&skippable(b"only"), 100).unwrap(), b"");
+        assert_eq!(decode(b"", 100).unwrap(), b"");
+    }
+
+    fn invalid(r: io::Result<Vec<u8>>) -> String {
+        let e = match r {
+            Ok(d) => panic!("decoded {} bytes, expected an error", d.len()),
+            Err(e) => e,
+        };
+        assert_eq!(e.kind(), io::ErrorKind::InvalidData, "{e}");
+        let m = e.to_string();
+        assert!(m.starts_with("zstd: "), "{m}");
+        m
+    }
+
+    #[test]
+    fn window_limit() {
+        let data = text(10_000);
+        // 64 MiB: accepted.
+        assert_eq!(decode(&frame(&data, 26), 4096).unwrap(), data);
+        // 128 MiB, in a later frame too.
+        let big = frame(&data, 27);
+        let mut two = frame(&data, 0);
+        two.extend_from_slice(&big);
+        for z in [big, two] {
+            let m = invalid(decode(&z, 4096));
+            let want = "frame window of 134217728 bytes is larger than the supported 104857600";
+            assert!(m.contains(want), "{m}");
+        }
+        // 120 MiB (2^26 * 15/8): above 100 MiB though below libzstd's 2^27.
+        let m = invalid(decode(&[0x28, 0xb5, 0x2f, 0xfd, 0x00, (16 << 3) | 7, 0, 0, 0], 4096));
+        assert!(m.contains("frame window of 125829120 bytes"), "{m}");
+        // Single segment: the window is the content size (4-byte field).
+        let mut h = vec![0x28, 0xb5, 0x2f, 0xfd, 0xa0];
+        h.extend_from_slice(&(101u32 << 20).to_le_bytes());
+        h.extend_from_slice(&[1, 0, 0]);
+        let m = invalid(decode(&h, 4096));
+        assert!(m.contains(&format!("frame window of {} bytes", 101u64 << 20)), "{m}");
+    }
+
+    #[test]
+    fn corrupt_and_truncated() {
+        let data = text(50_000);
+        let z = frame(&data, 0);
+        for cut in [1, 3, 4, 5, 6, z.len() / 2, z.len() - 4, z.len() - 1] {
+            invalid(decode(&z[..cut], 4096));
+        }
+        let m = invalid(decode(&skippable(b"abcdef")[..9], 4096));
+        assert!(m.contains("truncated skippable frame"), "{m}");
+        // The checksum.
+        let mut bad = z.clone();
+        let at = bad.len() - 2;
+        bad[at] ^= 1;
+        let m = invalid(decode(&bad, 4096));
+        assert!(m.contains("checksum mismatch"), "{m}");
+        // Trailing garbage after a good frame.
+        let mut t = z.clone();
+        t.extend_from_slice(b"garbage!");
+        invalid(decode(&t, 4096));
+        // Every single-bit flip: an error or the right data, never a panic.
+        let mut caught = 0;
+        for at in 0..z.len() {
+            for bit in [0x01, 0x80] {
+                let mut bad = z.clone();
+                bad[at] ^= bit;
+                match decode(&bad, 65536) {
+                    Ok(d) => assert_eq!(d, data, "flip at {at}"),
+                    Err(_) => {
+                        invalid(decode(&bad, 65536));
+                        caught += 1;
+                    }
+                }
+            }
+        }
+        assert!(caught > z.len() * 2 * 9 / 10, "{caught}");
+    }
+
+    #[test]
+    fn errors_are_sticky() {
+        let z = frame(&text(10_000), 0);
+        let mut r = ZstdReader::new(&z[..z.len() / 2]).unwrap();
+        let mut buf = vec![0u8; 1 << 20];
+        let mut errs = 0;
+        for _ in 0..4 {
+            if r.read(&mut buf).is_err() {
+                errs += 1;
+            }
+        }
+        assert!(errs >= 3, "{errs}");
     }
 }
