@@ -26,9 +26,6 @@ use mglru_core::report::Report;
 
 use crate::validate::{self, parse_json, Json, KernelResult};
 
-/// The page counters of the section: the direct/kswapd split.
-const SPLIT: [&str; 4] = ["pgscan_direct", "pgscan_kswapd", "pgsteal_direct", "pgsteal_kswapd"];
-
 /// Floors of the tolerance, per kind of figure: pages as the main table
 /// (256), events (allocation stalls, kswapd wake-ups) 16, shares of the
 /// workload's time 1 %.
@@ -139,7 +136,8 @@ pub fn load_spec(dir: &Path) -> Result<Option<SpreadSpec>, String> {
 pub struct SpreadRow {
     pub trace: String,
     pub policy: &'static str,
-    /// `allocstall`, `pageoutrun`, a SPLIT counter (pages or events), or
+    /// `allocstall`, `pageoutrun`, a validate::CPU_VMSTAT counter (the
+    /// direct/kswapd split; pages or events), or
     /// `kswapd_cpu`, `stime TASK`, `psi_some GROUP`, `psi_full GROUP`
     /// (shares of the workload's time).
     pub figure: String,
@@ -152,6 +150,22 @@ pub struct SpreadRow {
     pub ok: bool,
     /// A known deviation (thresholds.json spread.exceptions).
     pub exempt: bool,
+}
+
+impl SpreadRow {
+    /// The row of `figure` over `runs` ((kernel, model) per run): the two
+    /// medians, the tolerance (the kernel's range, at least the figure's
+    /// floor) and the verdict.
+    fn new(trace: &str, policy: &'static str, figure: String, runs: Vec<(f64, f64)>, exempt: bool) -> SpreadRow {
+        let ks: Vec<f64> = runs.iter().map(|r| r.0).collect();
+        let lo = ks.iter().cloned().fold(f64::INFINITY, f64::min);
+        let hi = ks.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let kernel_median = median(ks);
+        let model_median = median(runs.iter().map(|r| r.1).collect());
+        let tolerance = (hi - lo).max(floor_of(&figure));
+        let ok = (model_median - kernel_median).abs() <= tolerance + 1e-12;
+        SpreadRow { trace: trace.to_string(), policy, figure, runs, kernel_median, model_median, tolerance, ok, exempt }
+    }
 }
 
 fn is_share(figure: &str) -> bool {
@@ -171,13 +185,12 @@ fn floor_of(figure: &str) -> f64 {
 /// The figures of one run: kernel (None where not measured) and model.
 fn run_figures(kr: &KernelResult, rep: &Report, own: &Report) -> Vec<(String, Option<f64>, f64)> {
     let mut out = Vec::new();
-    let alloc = |m: &mut dyn Iterator<Item = (&str, f64)>| m.filter(|(k, _)| k.starts_with("allocstall_")).map(|(_, v)| v).sum::<f64>();
     out.push((
         "allocstall".to_string(),
-        Some(alloc(&mut kr.vmstat.iter().map(|(k, v)| (k.as_str(), *v)))),
-        alloc(&mut rep.vmstat.iter().map(|(k, v)| (*k, *v as f64))),
+        Some(validate::allocstall_sum(kr.vmstat.iter().map(|(k, v)| (k.as_str(), *v)))),
+        validate::allocstall_sum(rep.vmstat.iter().map(|(k, v)| (*k, *v as f64))),
     ));
-    for c in SPLIT.iter().chain(std::iter::once(&"pageoutrun")) {
+    for c in validate::CPU_VMSTAT.iter().chain(std::iter::once(&"pageoutrun")) {
         out.push((c.to_string(), Some(kr.vmstat.get(*c).copied().unwrap_or(0.0)), rep.vmstat(c).unwrap_or(0) as f64));
     }
     // Shares of the workload's time: the guest's wall clock, the model's
@@ -190,10 +203,7 @@ fn run_figures(kr: &KernelResult, rep: &Report, own: &Report) -> Vec<(String, Op
             let m = own.cpu.tasks.iter().find(|m| &m.name == name).map_or(0.0, |m| m.stime_ns as f64 / 1e9);
             out.push((format!("stime {name}"), t.map(|(_, st)| st / kw), m / mw));
         }
-        let groups = std::iter::once(("system".to_string(), kc.psi_system, own.memcg(mglru_trace::ROOT_MEMCG)))
-            .chain(kc.psi_memcg.iter().map(|(n, v)| (n.clone(), *v, own.memcg(n))));
-        for (group, k, m) in groups {
-            let (ms, mf) = m.map_or((0.0, 0.0), |m| (m.pressure.some.total as f64 / 1e6, m.pressure.full.total as f64 / 1e6));
+        for (group, k, (ms, mf)) in validate::psi_groups(kc, own) {
             out.push((format!("psi_some {group}"), k.map(|(s, _)| s / 1e6 / kw), ms / mw));
             out.push((format!("psi_full {group}"), k.map(|(_, f)| f / 1e6 / kw), mf / mw));
         }
@@ -276,15 +286,8 @@ pub fn spread_rows(dir: &Path, spec: &SpreadSpec, kswapd: KswapdMode) -> Result<
             }
             for fig in order {
                 let runs = per.remove(&fig).unwrap_or_default();
-                let ks: Vec<f64> = runs.iter().map(|r| r.0).collect();
-                let lo = ks.iter().cloned().fold(f64::INFINITY, f64::min);
-                let hi = ks.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-                let kernel_median = median(ks);
-                let model_median = median(runs.iter().map(|r| r.1).collect());
-                let tolerance = (hi - lo).max(floor_of(&fig));
-                let ok = (model_median - kernel_median).abs() <= tolerance + 1e-12;
                 let exempt = spec.exempt(trace, pol, &fig, kswapd);
-                rows.push(SpreadRow { trace: trace.clone(), policy: pol, figure: fig, runs, kernel_median, model_median, tolerance, ok, exempt });
+                rows.push(SpreadRow::new(trace, pol, fig, runs, exempt));
             }
         }
     }
@@ -367,23 +370,7 @@ mod tests {
     use super::*;
 
     fn row(fig: &str, runs: Vec<(f64, f64)>) -> SpreadRow {
-        let ks: Vec<f64> = runs.iter().map(|r| r.0).collect();
-        let lo = ks.iter().cloned().fold(f64::INFINITY, f64::min);
-        let hi = ks.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-        let km = median(ks);
-        let mm = median(runs.iter().map(|r| r.1).collect());
-        let tol = (hi - lo).max(floor_of(fig));
-        SpreadRow {
-            trace: "t".into(),
-            policy: "mglru",
-            figure: fig.into(),
-            runs,
-            kernel_median: km,
-            model_median: mm,
-            tolerance: tol,
-            ok: (mm - km).abs() <= tol,
-            exempt: false,
-        }
+        SpreadRow::new("t", "mglru", fig.into(), runs, false)
     }
 
     #[test]

@@ -618,11 +618,11 @@ pub struct CpuRow {
 }
 
 /// The vmstat figures of the CPU table: the direct/kswapd split.
-const CPU_VMSTAT: [&str; 4] = ["pgscan_direct", "pgscan_kswapd", "pgsteal_direct", "pgsteal_kswapd"];
+pub(crate) const CPU_VMSTAT: [&str; 4] = ["pgscan_direct", "pgscan_kswapd", "pgsteal_direct", "pgsteal_kswapd"];
 
 /// Every `allocstall_*` counter summed (the kernel counts them per zone
 /// type the allocation asked for).
-fn allocstall_sum<'a>(m: impl Iterator<Item = (&'a str, f64)>) -> f64 {
+pub(crate) fn allocstall_sum<'a>(m: impl Iterator<Item = (&'a str, f64)>) -> f64 {
     m.filter(|(k, _)| k.starts_with("allocstall_")).map(|(_, v)| v).sum()
 }
 
@@ -644,11 +644,7 @@ fn cpu_rows(trace: &str, policy: &'static str, kr: &KernelResult, kc: &KernelCpu
         row(format!("stime {name}"), t.map(|(_, st)| st), model);
     }
     row("kswapd_cpu".into(), kr.kswapd_cpu_seconds, time_rep.cpu.kswapd_ns as f64 / 1e9);
-    // The root memcg's pressure file is the system's.
-    let groups = std::iter::once(("system".to_string(), kc.psi_system, time_rep.memcg(mglru_trace::ROOT_MEMCG)))
-        .chain(kc.psi_memcg.iter().map(|(n, v)| (n.clone(), *v, time_rep.memcg(n))));
-    for (group, k, m) in groups {
-        let (ms, mf) = m.map_or((0.0, 0.0), |m| (m.pressure.some.total as f64 / 1e6, m.pressure.full.total as f64 / 1e6));
+    for (group, k, (ms, mf)) in psi_groups(kc, time_rep) {
         row(format!("psi_some {group}"), k.map(|(s, _)| s / 1e6), ms);
         row(format!("psi_full {group}"), k.map(|(_, f)| f / 1e6), mf);
     }
@@ -661,6 +657,19 @@ fn cpu_rows(trace: &str, policy: &'static str, kr: &KernelResult, kc: &KernelCpu
         row(c.into(), Some(kr.vmstat.get(c).copied().unwrap_or(0.0)), rep.vmstat(c).unwrap_or(0) as f64);
     }
     out
+}
+
+/// The pressure groups the guest measured (`system`, then each trace
+/// memcg): the group, the guest's (some, full) growth in µs, and the
+/// model's totals in `rep`, in seconds (0 for a memcg the model lacks).
+/// The root memcg's pressure file is the system's.
+pub(crate) fn psi_groups<'a>(kc: &'a KernelCpu, rep: &'a Report) -> impl Iterator<Item = (String, Option<PsiPair>, (f64, f64))> + 'a {
+    std::iter::once(("system".to_string(), kc.psi_system, rep.memcg(mglru_trace::ROOT_MEMCG)))
+        .chain(kc.psi_memcg.iter().map(|(n, v)| (n.clone(), *v, rep.memcg(n))))
+        .map(|(group, k, m)| {
+            let model = m.map_or((0.0, 0.0), |m| (m.pressure.some.total as f64 / 1e6, m.pressure.full.total as f64 / 1e6));
+            (group, k, model)
+        })
 }
 
 fn policy_name(p: Policy) -> &'static str {
