@@ -32,7 +32,7 @@
 
 use crate::error::{Pos, TraceErrorKind};
 use crate::parse::{parse_line, AccessKind, PErr};
-use crate::reader::{column, TraceReader, MAX_LINE};
+use crate::reader::{column, commit_room, spare_room, TraceReader, MAX_LINE};
 use crate::{Op, TraceError};
 use std::io::{BufRead, BufWriter, Read, Write};
 use std::mem::MaybeUninit;
@@ -374,12 +374,8 @@ impl TraceReader {
         let mut line = self.line;
         // The records are written into the vectors' spare room, their
         // lengths set once at the end.
-        let room = max.saturating_sub(ops.len());
-        ops.reserve(room);
-        lines.reserve(room);
-        let (o0, l0) = (ops.len(), lines.len());
-        let out_ops = &mut ops.spare_capacity_mut()[..room];
-        let out_lines = &mut lines.spare_capacity_mut()[..room];
+        let (out_ops, out_lines) = spare_room(ops, lines, max);
+        let room = out_ops.len();
         let mut k = 0;
         // The previous and the checked access stay in locals while the
         // block decodes; stored back once after it.
@@ -471,10 +467,7 @@ impl TraceReader {
         bin.checked = checked;
         // SAFETY: the first `k` slots of both spare rooms were written
         // above (each iteration writes slot k, then counts it).
-        unsafe {
-            ops.set_len(o0 + k);
-            lines.set_len(l0 + k);
-        }
+        unsafe { commit_room(ops, lines, k) };
         self.input.consume(pos);
         self.bin.offset += pos as u64;
         self.line = line;

@@ -320,6 +320,34 @@ pub(crate) fn column(line: &str, off: usize) -> u64 {
     }
 }
 
+/// The spare room of `ops` and `lines` for the ops a block decoder may
+/// add (up to `max` in `ops` in all): the block writes its ops and their
+/// line numbers there and sets both lengths once at the end
+/// ([`commit_room`]), so that its loop keeps its state in registers
+/// instead of spilling it at every push.
+#[inline]
+pub(crate) fn spare_room<'a>(
+    ops: &'a mut Vec<Op>,
+    lines: &'a mut Vec<u64>,
+    max: usize,
+) -> (&'a mut [MaybeUninit<Op>], &'a mut [MaybeUninit<u64>]) {
+    let room = max.saturating_sub(ops.len());
+    ops.reserve(room);
+    lines.reserve(room);
+    (&mut ops.spare_capacity_mut()[..room], &mut lines.spare_capacity_mut()[..room])
+}
+
+/// Takes the first `k` slots of [`spare_room`]'s two slices into `ops` and
+/// `lines`.
+///
+/// # Safety
+/// Those `k` slots of both must have been written.
+#[inline]
+pub(crate) unsafe fn commit_room(ops: &mut Vec<Op>, lines: &mut Vec<u64>, k: usize) {
+    ops.set_len(ops.len() + k);
+    lines.set_len(lines.len() + k);
+}
+
 impl TraceReader {
     /// Opens a trace file. Compression (gzip: magic `1f 8b`, zstd: magic
     /// `28 b5 2f fd`) and the binary form (magic `MGLRUTB1`, also inside
@@ -535,12 +563,7 @@ impl TraceReader {
         // instantiated per access kind, so that it keeps its state in
         // registers (pushing each op spilled and reloaded it, some 120
         // instructions a line in all).
-        let room = max.saturating_sub(ops.len());
-        ops.reserve(room);
-        lines.reserve(room);
-        let (o0, l0) = (ops.len(), lines.len());
-        let out_ops = &mut ops.spare_capacity_mut()[..room];
-        let out_lines = &mut lines.spare_capacity_mut()[..room];
+        let (out_ops, out_lines) = spare_room(ops, lines, max);
         let mut run = TextRun { buf: self.input.buffer(), prefix: &last.prefix, pages: last.pages, pos: 0, line: self.line, k: 0 };
         let (task, t) = (last.task, last.target);
         match last.kind {
@@ -552,10 +575,7 @@ impl TraceReader {
         let (pos, line, k) = (run.pos, run.line, run.k);
         // SAFETY: the first `k` slots of both spare rooms were written
         // (TextRun::decode writes slot k, then counts it).
-        unsafe {
-            ops.set_len(o0 + k);
-            lines.set_len(l0 + k);
-        }
+        unsafe { commit_room(ops, lines, k) };
         self.input.consume(pos);
         self.line = line;
     }
