@@ -95,6 +95,17 @@ def traces():
     return t
 
 
+def run_guest(cmd, label, prog):
+    """Run run-kernel.sh's `cmd`, three tries (a TCG boot panics now and then); the failure of
+    the last names `label` and the calling script `prog`."""
+    for attempt in range(3):
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode == 0:
+            return
+        print(f"{prog}: {label}: run-kernel.sh failed ({p.returncode}), attempt {attempt + 1}", file=sys.stderr)
+    raise SystemExit(f"{prog}: {label}: run-kernel.sh failed three times:\n{p.stderr}")
+
+
 def run(name, lines, replayer):
     os.makedirs(WORK, exist_ok=True)
     path = os.path.join(WORK, name + ".trace")

@@ -138,14 +138,7 @@ def guest(name, rep, replayer):
     cmd = [os.path.join(HERE, "run-kernel.sh"), path, "--mode", "mglru", "--out", out, "--icount", "0"]
     if replayer:
         cmd += ["--replayer", replayer]
-    for attempt in range(3):
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode == 0:
-            break
-        print(f"calibrate_steps: {name}.{rep}: run-kernel.sh failed ({p.returncode}), attempt {attempt + 1}",
-              file=sys.stderr)
-    else:
-        raise SystemExit(f"calibrate_steps: {name}: run-kernel.sh failed three times:\n{p.stderr}")
+    calibrate.run_guest(cmd, f"{name}.{rep}", "calibrate_steps")
     with open(out) as f:
         return name, rep, json.load(f)
 

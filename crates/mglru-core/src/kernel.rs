@@ -685,15 +685,20 @@ impl Kernel {
         self.spend(ns);
     }
 
-    /// The current task waits `ns` for a read; reading a refaulting
-    /// workingset folio is a memory stall (psi).
-    pub fn wait_for_read(&mut self, ns: u64, workingset: bool) {
+    /// The current task's read of a page from the file disk: `disk_read`
+    /// waiting, `disk_read_sys` its own system time (a RAM disk's copy);
+    /// reading a refaulting workingset folio is a memory stall (psi).
+    pub fn wait_for_read(&mut self, workingset: bool) {
         if workingset {
             self.psi_memstall_enter();
-            self.spend(ns);
+        }
+        let (wait, sys) = (self.cost.disk_read, self.cost.disk_read_sys);
+        if sys > 0 {
+            self.spend_cpu(sys, true);
+        }
+        self.spend(wait);
+        if workingset {
             self.psi_memstall_leave();
-        } else {
-            self.spend(ns);
         }
     }
 

@@ -177,6 +177,39 @@ fn cpu_time_splits_user_and_system_per_task() {
     assert_eq!(rep.cpu.tasks[1].cpu, 1);
 }
 
+/// The operation's own cost in three parts (the ground-truth platform's
+/// replayer: docs/COST_MODEL.md "The ground-truth platform"): `op` user
+/// time, `op_sys` system time, `op_wait` time without the task's CPU; and
+/// a file disk that reads in the reader's context (brd): `disk_read_sys`
+/// is system time, `disk_read` a wait. Each operation moves the clock by all three parts,
+/// also on the one-step paths of cached one-page reads.
+#[test]
+fn op_parts_and_a_synchronous_disk_split_cpu_time() {
+    for disk_sys in [0, 7_000] {
+        let mut c = mglru_core::CostModel::default();
+        for n in mglru_core::CostModel::NAMES {
+            c.set(n, 0).unwrap();
+        }
+        for (n, v) in [("op", 1), ("op_sys", 20), ("op_wait", 300), ("page_copy", 4_000), ("disk_read", 50_000), ("disk_read_sys", disk_sys)] {
+            c.set(n, v).unwrap();
+        }
+        let mut t = T::with_options(RunOptions { policy: Some(Policy::Classic), cost: Some(c), ..Default::default() });
+        t.run("memory 256M\nfile f size=1M readahead=0\ntask a\nanon a heap size=40K");
+        // 10 loads of absent pages: 10 operations, no faults charged
+        // (minor_fault 0); 2 one-page reads of page 0 (the first misses and
+        // reads from the disk, the second is cached: the one-step path);
+        // 8 more cached one-page reads in a run (the batched path).
+        t.run("load a heap 0 10\nread a f 0 1\nread a f 0 1");
+        let ops = vec![mglru_trace::Op::Read { task: 0, file: 0, page: 0, count: 1 }; 8];
+        assert_eq!(t.sim.apply_cached_reads(&ops, ops.len()), 8, "the batched path takes all eight");
+        let k = t.k();
+        // 1 load run + 10 reads = 11 operations; 10 copies; 1 disk read.
+        assert_eq!(k.tasks[0].utime_ns, 11, "op is user time");
+        assert_eq!(k.tasks[0].stime_ns, 11 * 20 + 10 * 4_000 + disk_sys, "op_sys, the copies and the disk read's own part are system time");
+        assert_eq!(k.now, 11 * 321 + 10 * 4_000 + 50_000 + disk_sys, "the clock moves by every part");
+    }
+}
+
 /// kswapd's scanning is its own CPU time (pages scanned × `scan`), and
 /// does not move the workload's clock.
 #[test]

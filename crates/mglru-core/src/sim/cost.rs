@@ -8,8 +8,19 @@
 #[derive(Clone, Debug, PartialEq)]
 pub struct CostModel {
     /// Per task operation (a trace's read, write, load/store run or
-    /// advice): the system call or the program's own work around it.
+    /// advice): the program's own work around it, the task's user time.
     pub op: u64,
+    /// Per task operation: system time around it that is not the page's
+    /// own work (a system call's entry and exit, the file descriptor's
+    /// look-up). The platform's replayer spends most of its operation here,
+    /// in the socket read and write that hand each line to the task's
+    /// worker (validation/calibrate_split.py).
+    pub op_sys: u64,
+    /// Per task operation: time that passes while the task has no CPU time
+    /// of its own for it (the platform's replayer: its controller parsing
+    /// and sending the line while the worker waits on its socket).
+    pub op_wait: u64,
+
     /// A CPU load or store to a resident, mapped page.
     pub mem_access: u64,
     /// A buffered read or write of one cached page (syscall + 4 KiB copy).
@@ -18,6 +29,11 @@ pub struct CostModel {
     pub minor_fault: u64,
     /// Reading one page from the file disk (synchronous wait).
     pub disk_read: u64,
+    /// Reading one page from the file disk: the reader's own system time
+    /// on top of `disk_read`'s wait. A RAM disk (brd, the ground-truth
+    /// platform's) copies the page inside `submit_bio`, in the reader's
+    /// context; a real disk's read is a wait only (0).
+    pub disk_read_sys: u64,
     /// Writing one page to the file disk (time until writeback completes).
     pub disk_write: u64,
     /// Reading one page from swap.
@@ -56,10 +72,13 @@ impl Default for CostModel {
     fn default() -> Self {
         CostModel {
             op: 0,
+            op_sys: 0,
+            op_wait: 0,
             mem_access: 100,
             page_copy: 500,
             minor_fault: 1_000,
             disk_read: 100_000,
+            disk_read_sys: 0,
             disk_write: 10_000,
             swap_read: 100_000,
             swap_write: 10_000,
@@ -87,12 +106,15 @@ pub const LRUVEC_DEFAULT_NS: u64 = 44;
 pub const MAX_COST_NS: u64 = 1_000_000_000;
 
 impl CostModel {
-    pub const NAMES: [&'static str; 13] = [
+    pub const NAMES: [&'static str; 16] = [
         "op",
+        "op_sys",
+        "op_wait",
         "mem_access",
         "page_copy",
         "minor_fault",
         "disk_read",
+        "disk_read_sys",
         "disk_write",
         "swap_read",
         "swap_write",
@@ -107,10 +129,13 @@ impl CostModel {
     pub fn set(&mut self, name: &str, ns: u64) -> Result<(), String> {
         let slot = match name {
             "op" => &mut self.op,
+            "op_sys" => &mut self.op_sys,
+            "op_wait" => &mut self.op_wait,
             "mem_access" => &mut self.mem_access,
             "page_copy" => &mut self.page_copy,
             "minor_fault" => &mut self.minor_fault,
             "disk_read" => &mut self.disk_read,
+            "disk_read_sys" => &mut self.disk_read_sys,
             "disk_write" => &mut self.disk_write,
             "swap_read" => &mut self.swap_read,
             "swap_write" => &mut self.swap_write,
@@ -134,10 +159,13 @@ impl CostModel {
     pub fn get(&self, name: &str) -> Option<u64> {
         Some(match name {
             "op" => self.op,
+            "op_sys" => self.op_sys,
+            "op_wait" => self.op_wait,
             "mem_access" => self.mem_access,
             "page_copy" => self.page_copy,
             "minor_fault" => self.minor_fault,
             "disk_read" => self.disk_read,
+            "disk_read_sys" => self.disk_read_sys,
             "disk_write" => self.disk_write,
             "swap_read" => self.swap_read,
             "swap_write" => self.swap_write,

@@ -609,6 +609,12 @@ impl Kernel {
         if self.cost.op > 0 {
             self.spend_cpu(self.cost.op, false);
         }
+        if self.cost.op_sys > 0 {
+            self.spend_cpu(self.cost.op_sys, true);
+        }
+        if self.cost.op_wait > 0 {
+            self.spend(self.cost.op_wait);
+        }
         true
     }
 
@@ -635,8 +641,9 @@ impl Kernel {
         if !t.alive || self.psi.cpus[c].state == crate::psi::PsiState::Idle || self.psi.cpus[c].task != task {
             return false;
         }
-        let (op, copy) = (self.cost.op, self.cost.page_copy);
-        let end = self.now.saturating_add(op).saturating_add(copy);
+        let (op, sys, copy) = (self.cost.op, self.cost.op_sys, self.cost.page_copy);
+        let spent = op + sys + self.cost.op_wait + copy;
+        let end = self.now.saturating_add(spent);
         if !self.no_event_by(end) || self.kswapd_release_by(end) {
             return false;
         }
@@ -651,8 +658,8 @@ impl Kernel {
         self.sim.page_accesses += 1;
         let t = &mut self.tasks[task as usize];
         t.utime_ns += op;
-        t.stime_ns += copy;
-        self.sim.task_ns += op + copy;
+        t.stime_ns += sys + copy;
+        self.sim.task_ns += spent;
         if end > self.now {
             self.now = end;
         }
@@ -675,7 +682,7 @@ impl Kernel {
     #[inline]
     fn read_cached_pages_now(&mut self, ops: &[Op], limit: usize) -> usize {
         let Some(&Op::Read { task, file, count: 1, .. }) = ops.first() else { return 0 };
-        let step = self.cost.op.saturating_add(self.cost.page_copy);
+        let step = self.cost.op.saturating_add(self.cost.op_sys).saturating_add(self.cost.op_wait).saturating_add(self.cost.page_copy);
         let last_end = self.now.saturating_add(step.saturating_mul(limit as u64));
         if !self.no_event_by(last_end) || self.kswapd_release_by(last_end) {
             let mut n = 0;
@@ -716,15 +723,15 @@ impl Kernel {
             "a one-step read changed what its conditions read"
         );
         // The counts and times read_cached_page_now adds per read.
-        let (op, copy) = (self.cost.op, self.cost.page_copy);
+        let (op, sys, copy) = (self.cost.op, self.cost.op_sys, self.cost.page_copy);
         let k = n as u64;
         self.sim.operations += k;
         self.sim.access_ops += k;
         self.sim.page_accesses += k;
         let t = &mut self.tasks[task as usize];
         t.utime_ns += k * op;
-        t.stime_ns += k * copy;
-        self.sim.task_ns += k * (op + copy);
+        t.stime_ns += k * (sys + copy);
+        self.sim.task_ns += k * step;
         n
     }
 
