@@ -39,6 +39,11 @@ pub const MAX_STACKS: usize = 40;
 const PAGETYPEINFO: &str = "/proc/pagetypeinfo";
 const EXTFRAG_EVENT: &str = "events/kmem/mm_page_alloc_extfrag";
 const PAGE_ALLOC_EVENT: &str = "events/kmem/mm_page_alloc";
+const WAKEUP_EVENT: &str = "events/vmscan/mm_vmscan_wakeup_kswapd";
+// kswapd woken because a fallback boosted the watermark: rmqueue() calls
+// wakeup_kswapd(zone, 0, 0, ...), gfp_flags 0 (shown as `none`); other
+// wake-ups pass the allocation's flags.
+const WAKEUP_KEYS: &str = "hist:keys=gfp_flags,order,zid:vals=hitcount:sort=hitcount.descending:size=2048";
 // A histogram has at most three keys (tracing_map.h: TRACING_MAP_KEYS_MAX):
 // one by migratetypes, one by orders.
 const TYPE_KEYS: &str =
@@ -83,27 +88,23 @@ impl ExtfragEvent {
     }
 }
 
+/// One `mm_vmscan_wakeup_kswapd` event (kswapd woken from its sleep).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WakeupEvent {
+    pub comm: String,
+    pub cpu: u32,
+    pub ts_ns: u64,
+    pub order: i64,
+    /// The GFP flags as printed (`none` for a boosted watermark's wake-up).
+    pub gfp_flags: String,
+}
+
 /// Parses one line of the `trace` file; None for comments and other
 /// events. The line looks like
 /// `  kswapd0-45  [001] d..2.  12.345678: mm_page_alloc_extfrag: page=... alloc_order=0 ...`.
 pub fn parse_extfrag_line(line: &str) -> Option<ExtfragEvent> {
     let (head, fields) = line.split_once(": mm_page_alloc_extfrag: ")?;
-    let open = head.find(" [")?;
-    let task = head[..open].trim();
-    let comm = task.rsplit_once('-').map_or(task, |(c, _)| c).to_string();
-    let rest = &head[open + 2..];
-    let close = rest.find(']')?;
-    let cpu = rest[..close].trim().parse().ok()?;
-    let ts = rest[close + 1..].split_whitespace().last()?.trim_end_matches(':');
-    let (sec, frac) = ts.split_once('.').unwrap_or((ts, "0"));
-    let mut frac_ns: u64 = 0;
-    for (i, c) in frac.bytes().take(9).enumerate() {
-        if !c.is_ascii_digit() {
-            return None;
-        }
-        frac_ns += u64::from(c - b'0') * 10u64.pow(8 - i as u32);
-    }
-    let ts_ns = sec.parse::<u64>().ok()?.checked_mul(1_000_000_000)? + frac_ns;
+    let (comm, cpu, ts_ns) = parse_head(head)?;
     let mut ev = ExtfragEvent {
         comm,
         cpu,
@@ -125,6 +126,49 @@ pub fn parse_extfrag_line(line: &str) -> Option<ExtfragEvent> {
         seen += 1;
     }
     (seen == 5).then_some(ev)
+}
+
+/// Parses a `mm_vmscan_wakeup_kswapd` line (`nid=0 order=0 gfp_flags=none`).
+pub fn parse_wakeup_line(line: &str) -> Option<WakeupEvent> {
+    let (head, fields) = line.split_once(": mm_vmscan_wakeup_kswapd: ")?;
+    let (comm, cpu, ts_ns) = parse_head(head)?;
+    let mut order = None;
+    let mut gfp = None;
+    for kv in fields.split_whitespace() {
+        match kv.split_once('=') {
+            Some(("order", v)) => order = v.parse().ok(),
+            Some(("gfp_flags", v)) => gfp = Some(v.to_string()),
+            _ => {}
+        }
+    }
+    Some(WakeupEvent {
+        comm,
+        cpu,
+        ts_ns,
+        order: order?,
+        gfp_flags: gfp?,
+    })
+}
+
+/// The part of a trace line before the event name: task, CPU, time.
+fn parse_head(head: &str) -> Option<(String, u32, u64)> {
+    let open = head.find(" [")?;
+    let task = head[..open].trim();
+    let comm = task.rsplit_once('-').map_or(task, |(c, _)| c).to_string();
+    let rest = &head[open + 2..];
+    let close = rest.find(']')?;
+    let cpu = rest[..close].trim().parse().ok()?;
+    let ts = rest[close + 1..].split_whitespace().last()?.trim_end_matches(':');
+    let (sec, frac) = ts.split_once('.').unwrap_or((ts, "0"));
+    let mut frac_ns: u64 = 0;
+    for (i, c) in frac.bytes().take(9).enumerate() {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        frac_ns += u64::from(c - b'0') * 10u64.pow(8 - i as u32);
+    }
+    let ts_ns = sec.parse::<u64>().ok()?.checked_mul(1_000_000_000)? + frac_ns;
+    Some((comm, cpu, ts_ns))
 }
 
 /// One entry of a histogram trigger's `hist` file.
@@ -295,6 +339,8 @@ pub struct Tracer {
 pub struct Report {
     tracefs: String,
     events: Vec<ExtfragEvent>,
+    wakeups: Vec<WakeupEvent>,
+    wakeup_hist: Option<Hist>,
     overrun: Vec<(u32, u64, u64)>,
     type_hist: Option<Hist>,
     order_hist: Option<Hist>,
@@ -362,6 +408,8 @@ impl Tracer {
             w(&format!("{EXTFRAG_EVENT}/trigger"), &format!("{keys}:pause"))?;
         }
         w(&format!("{PAGE_ALLOC_EVENT}/trigger"), &format!("{ALLOC_KEYS}:pause{ALLOC_FILTER}"))?;
+        w(&format!("{WAKEUP_EVENT}/enable"), "0")?;
+        w(&format!("{WAKEUP_EVENT}/trigger"), &format!("{WAKEUP_KEYS}:pause"))?;
         Ok(Tracer {
             dir,
             sys: sys.clone(),
@@ -390,7 +438,9 @@ impl Tracer {
             w(&format!("{EXTFRAG_EVENT}/trigger"), &format!("{keys}:cont"))?;
         }
         w(&format!("{PAGE_ALLOC_EVENT}/trigger"), &format!("{ALLOC_KEYS}:cont{ALLOC_FILTER}"))?;
+        w(&format!("{WAKEUP_EVENT}/trigger"), &format!("{WAKEUP_KEYS}:cont"))?;
         w(&format!("{EXTFRAG_EVENT}/enable"), "1")?;
+        w(&format!("{WAKEUP_EVENT}/enable"), "1")?;
         w("tracing_on", "1")?;
         self.start_mono_ns = mono_ns();
         Ok(())
@@ -407,11 +457,14 @@ impl Tracer {
             w(&format!("{EXTFRAG_EVENT}/trigger"), &format!("{keys}:pause"));
         }
         w(&format!("{PAGE_ALLOC_EVENT}/trigger"), &format!("{ALLOC_KEYS}:pause{ALLOC_FILTER}"));
+        w(&format!("{WAKEUP_EVENT}/enable"), "0");
+        w(&format!("{WAKEUP_EVENT}/trigger"), &format!("{WAKEUP_KEYS}:pause"));
         let pagetypeinfo_end = self.read_pagetypeinfo();
         let read = |p: &Path| sysfs::read_opt(p).ok().flatten();
-        let events: Vec<ExtfragEvent> = read(&self.dir.join("trace"))
-            .map(|t| t.lines().filter_map(parse_extfrag_line).collect())
-            .unwrap_or_default();
+        let text = read(&self.dir.join("trace")).unwrap_or_default();
+        let events: Vec<ExtfragEvent> = text.lines().filter_map(parse_extfrag_line).collect();
+        let wakeups: Vec<WakeupEvent> = text.lines().filter_map(parse_wakeup_line).collect();
+        drop(text);
         let mut overrun = Vec::new();
         for cpu in 0..1024u32 {
             let Some(t) = read(&self.dir.join(format!("per_cpu/cpu{cpu}/stats"))) else { break };
@@ -439,7 +492,10 @@ impl Tracer {
             *slot = Some(h);
         }
         let alloc_hist = hists(PAGE_ALLOC_EVENT).into_iter().next();
+        let wakeup_hist = hists(WAKEUP_EVENT).into_iter().next();
         Report {
+            wakeups,
+            wakeup_hist,
             tracefs: self.dir.display().to_string(),
             events,
             overrun,
@@ -566,6 +622,24 @@ impl Report {
         json_hist(j, "hist_orders", &self.order_hist, MAX_HIST_ENTRIES);
         json_hist(j, "hist_stacks", &self.stack_hist, MAX_STACKS);
         json_hist(j, "page_alloc_nonmovable", &self.alloc_hist, MAX_HIST_ENTRIES);
+        // kswapd's wake-ups (vmscan/mm_vmscan_wakeup_kswapd): each one's
+        // time since the start, order, GFP flags as printed (`none`: woken
+        // for a boosted watermark) and task; and the lossless histogram.
+        j.int("kswapd_wakeups", self.wakeups.len() as u64);
+        let kept = &self.wakeups[..self.wakeups.len().min(MAX_EVENTS)];
+        j.int_arr("wakeup_ns", kept.iter().map(|e| i128::from(e.ts_ns) - i128::from(self.start_mono_ns)));
+        j.int_arr("wakeup_order", kept.iter().map(|e| e.order));
+        j.begin_arr("wakeup_gfp_flags");
+        for e in kept {
+            j.elem_str(&e.gfp_flags);
+        }
+        j.end_arr();
+        j.begin_arr("wakeup_comm");
+        for e in kept {
+            j.elem_str(&e.comm);
+        }
+        j.end_arr();
+        json_hist(j, "hist_kswapd_wakeups", &self.wakeup_hist, MAX_HIST_ENTRIES);
         json_pagetypeinfo(j, "pagetypeinfo_start", &self.pagetypeinfo_start);
         json_pagetypeinfo(j, "pagetypeinfo_end", &self.pagetypeinfo_end);
         j.end_obj();
@@ -591,6 +665,12 @@ mod tests {
         assert_eq!(e2.ts_ns, 3_000_001_000);
         assert_eq!(e2.key(), (2, 0, 2, 9, 0));
         assert_eq!(parse_extfrag_line("# tracer: nop"), None);
+        let w = " mglru-replay-170  [000] d..1.  4.500000: mm_vmscan_wakeup_kswapd: nid=0 order=0 gfp_flags=none";
+        let e3 = parse_wakeup_line(w).expect("a wake-up");
+        assert_eq!((e3.comm.as_str(), e3.cpu, e3.ts_ns, e3.order), ("mglru-replay", 0, 4_500_000_000, 0));
+        assert_eq!(e3.gfp_flags, "none");
+        assert_eq!(parse_wakeup_line(line), None);
+        assert_eq!(parse_extfrag_line(w), None);
         assert_eq!(
             parse_extfrag_line(" a-1 [000] ..... 1.0: mm_page_alloc: page=x pfn=0x1 order=0 migratetype=0 gfp_flags=GFP_KERNEL"),
             None
