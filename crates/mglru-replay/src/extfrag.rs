@@ -24,8 +24,16 @@ use crate::sysfs::{self, Json, Sys};
 use crate::ReplayError;
 
 /// Per-CPU trace buffer size written to `buffer_size_kb` (an extfrag
-/// event takes about 48 bytes: some 40,000 events per CPU).
-pub const BUFFER_KB: u64 = 2048;
+/// event takes about 48 bytes: some 10,000 events per CPU). The buffer and
+/// the histograms' maps are guest memory the workload no longer has: with
+/// 2048 KiB and maps of 2048 entries the guest started a two-memcgs run with
+/// about 1,100 fewer free pages and its kswapd woke twice as often as
+/// untraced runs did (validation/README.md), hence these small sizes.
+pub const BUFFER_KB: u64 = 512;
+
+/// Entries of each histogram's map (`size=`; the key sets seen are far
+/// smaller; an overflow shows as `dropped`).
+pub const HIST_SIZE: u64 = 256;
 
 /// Events whose time and fields go into the result (all are counted).
 pub const MAX_EVENTS: usize = 50_000;
@@ -43,16 +51,16 @@ const WAKEUP_EVENT: &str = "events/vmscan/mm_vmscan_wakeup_kswapd";
 // kswapd woken because a fallback boosted the watermark: rmqueue() calls
 // wakeup_kswapd(zone, 0, 0, ...), gfp_flags 0 (shown as `none`); other
 // wake-ups pass the allocation's flags.
-const WAKEUP_KEYS: &str = "hist:keys=gfp_flags,order,zid:vals=hitcount:sort=hitcount.descending:size=2048";
+const WAKEUP_KEYS: &str = "hist:keys=gfp_flags,order,zid:vals=hitcount:sort=hitcount.descending";
 // A histogram has at most three keys (tracing_map.h: TRACING_MAP_KEYS_MAX):
 // one by migratetypes, one by orders.
 const TYPE_KEYS: &str =
-    "hist:keys=alloc_migratetype,fallback_migratetype,change_ownership:vals=hitcount:sort=hitcount.descending:size=2048";
+    "hist:keys=alloc_migratetype,fallback_migratetype,change_ownership:vals=hitcount:sort=hitcount.descending";
 const ORDER_KEYS: &str =
-    "hist:keys=alloc_order,fallback_order,change_ownership:vals=hitcount:sort=hitcount.descending:size=2048";
-const STACK_KEYS: &str = "hist:keys=common_stacktrace:vals=hitcount:sort=hitcount.descending:size=2048";
+    "hist:keys=alloc_order,fallback_order,change_ownership:vals=hitcount:sort=hitcount.descending";
+const STACK_KEYS: &str = "hist:keys=common_stacktrace:vals=hitcount:sort=hitcount.descending";
 const ALLOC_KEYS: &str =
-    "hist:keys=gfp_flags,order,migratetype:vals=hitcount:sort=hitcount.descending:size=2048";
+    "hist:keys=gfp_flags,order,migratetype:vals=hitcount:sort=hitcount.descending";
 const ALLOC_FILTER: &str = " if migratetype != 1";
 
 /// One `mm_page_alloc_extfrag` event as the trace file shows it.
@@ -351,6 +359,13 @@ pub struct Report {
     start_mono_ns: u64,
 }
 
+/// A histogram trigger's text: its keys, map size, command (`pause`,
+/// `cont`) and filter — the same text each time, as the kernel matches a
+/// `pause`/`cont` to its trigger by keys, sort, size and filter.
+fn trigger(keys: &str, cmd: &str, filter: &str) -> String {
+    format!("{keys}:size={HIST_SIZE}:{cmd}{filter}")
+}
+
 /// Writes a tracefs file; a failure's message carries the kernel's
 /// `error_log` (where a rejected trigger is explained).
 fn write_traced(sys: &Sys, dir: &Path, rel: &str, v: &str) -> Result<(), ReplayError> {
@@ -405,11 +420,11 @@ impl Tracer {
         w("trace_clock", "mono")?;
         w("buffer_size_kb", &BUFFER_KB.to_string())?;
         for keys in [TYPE_KEYS, ORDER_KEYS, STACK_KEYS] {
-            w(&format!("{EXTFRAG_EVENT}/trigger"), &format!("{keys}:pause"))?;
+            w(&format!("{EXTFRAG_EVENT}/trigger"), &trigger(keys, "pause", ""))?;
         }
-        w(&format!("{PAGE_ALLOC_EVENT}/trigger"), &format!("{ALLOC_KEYS}:pause{ALLOC_FILTER}"))?;
+        w(&format!("{PAGE_ALLOC_EVENT}/trigger"), &trigger(ALLOC_KEYS, "pause", ALLOC_FILTER))?;
         w(&format!("{WAKEUP_EVENT}/enable"), "0")?;
-        w(&format!("{WAKEUP_EVENT}/trigger"), &format!("{WAKEUP_KEYS}:pause"))?;
+        w(&format!("{WAKEUP_EVENT}/trigger"), &trigger(WAKEUP_KEYS, "pause", ""))?;
         Ok(Tracer {
             dir,
             sys: sys.clone(),
@@ -435,10 +450,10 @@ impl Tracer {
             .open(self.dir.join("trace"))
             .map_err(|e| ReplayError::system(format!("cannot clear {}/trace: {e}", self.dir.display())))?;
         for keys in [TYPE_KEYS, ORDER_KEYS, STACK_KEYS] {
-            w(&format!("{EXTFRAG_EVENT}/trigger"), &format!("{keys}:cont"))?;
+            w(&format!("{EXTFRAG_EVENT}/trigger"), &trigger(keys, "cont", ""))?;
         }
-        w(&format!("{PAGE_ALLOC_EVENT}/trigger"), &format!("{ALLOC_KEYS}:cont{ALLOC_FILTER}"))?;
-        w(&format!("{WAKEUP_EVENT}/trigger"), &format!("{WAKEUP_KEYS}:cont"))?;
+        w(&format!("{PAGE_ALLOC_EVENT}/trigger"), &trigger(ALLOC_KEYS, "cont", ALLOC_FILTER))?;
+        w(&format!("{WAKEUP_EVENT}/trigger"), &trigger(WAKEUP_KEYS, "cont", ""))?;
         w(&format!("{EXTFRAG_EVENT}/enable"), "1")?;
         w(&format!("{WAKEUP_EVENT}/enable"), "1")?;
         w("tracing_on", "1")?;
@@ -454,11 +469,11 @@ impl Tracer {
         w("tracing_on", "0");
         w(&format!("{EXTFRAG_EVENT}/enable"), "0");
         for keys in [TYPE_KEYS, ORDER_KEYS, STACK_KEYS] {
-            w(&format!("{EXTFRAG_EVENT}/trigger"), &format!("{keys}:pause"));
+            w(&format!("{EXTFRAG_EVENT}/trigger"), &trigger(keys, "pause", ""));
         }
-        w(&format!("{PAGE_ALLOC_EVENT}/trigger"), &format!("{ALLOC_KEYS}:pause{ALLOC_FILTER}"));
+        w(&format!("{PAGE_ALLOC_EVENT}/trigger"), &trigger(ALLOC_KEYS, "pause", ALLOC_FILTER));
         w(&format!("{WAKEUP_EVENT}/enable"), "0");
-        w(&format!("{WAKEUP_EVENT}/trigger"), &format!("{WAKEUP_KEYS}:pause"));
+        w(&format!("{WAKEUP_EVENT}/trigger"), &trigger(WAKEUP_KEYS, "pause", ""));
         let pagetypeinfo_end = self.read_pagetypeinfo();
         let read = |p: &Path| sysfs::read_opt(p).ok().flatten();
         let text = read(&self.dir.join("trace")).unwrap_or_default();
@@ -579,6 +594,7 @@ impl Report {
         j.begin_obj(Some("extfrag"));
         j.str("tracefs", &self.tracefs);
         j.int("buffer_size_kb", BUFFER_KB);
+        j.int("hist_size", HIST_SIZE);
         j.int("events", self.events.len() as u64);
         j.begin_arr("per_cpu");
         for (cpu, over, dropped) in &self.overrun {
