@@ -24,11 +24,12 @@ use crate::sysfs::{self, Json, Sys};
 use crate::ReplayError;
 
 /// Per-CPU trace buffer size written to `buffer_size_kb` (an extfrag
-/// event takes about 48 bytes: some 10,000 events per CPU). The buffer and
-/// the histograms' maps are guest memory the workload no longer has: with
-/// 2048 KiB and maps of 2048 entries the guest started a two-memcgs run with
-/// about 1,100 fewer free pages and its kswapd woke twice as often as
-/// untraced runs did (validation/README.md), hence these small sizes.
+/// event takes about 48 bytes: some 10,000 events per CPU; an overflow
+/// overwrites the oldest and shows as `overrun`). The buffer and the
+/// histograms' maps are unmovable guest memory: with 2048 KiB and maps of
+/// 2048 entries the two-memcgs MGLRU runs had 2,078-7,792 fallbacks and
+/// kswapd ran 356-407 times, against 110-221 untraced; with these sizes
+/// 11,526-21,993 and 146-295 (validation/README.md, "Migratetype fallbacks").
 pub const BUFFER_KB: u64 = 512;
 
 /// Entries of each histogram's map (`size=`; the key sets seen are far
