@@ -103,6 +103,9 @@ pub struct Config {
     /// waiting for other tasks' accesses to end, but only once the line
     /// above it has started; any other line waits for every worker.
     pub parallel: bool,
+    /// `--extfrag`: trace the migratetype fallbacks (and non-movable page
+    /// allocations) over the workload; result field `extfrag`.
+    pub extfrag: bool,
     /// The kernel files.
     pub sys: Sys,
 }
@@ -524,6 +527,8 @@ struct Exec {
     last_progress: Instant,
     profile: TimeProfile,
     vmstat_profile: VmstatProfile,
+    /// `--extfrag`'s tracing, set up by `begin`.
+    extfrag: Option<crate::extfrag::Tracer>,
 }
 
 /// Runs `reader`'s trace on the running kernel and prints the result line.
@@ -605,6 +610,7 @@ impl Exec {
             last_progress: Instant::now(),
             profile: TimeProfile::default(),
             vmstat_profile: VmstatProfile::default(),
+            extfrag: None,
             cfg,
         };
         let meminfo = sysfs::read_opt(&ex.sys.path(sysfs::MEMINFO))?.unwrap_or_default();
@@ -2238,6 +2244,11 @@ impl Exec {
     /// Before the first non-definition operation: clean, uncached files
     /// and the start snapshot.
     fn begin(&mut self) -> Result<(), ReplayError> {
+        if self.cfg.extfrag {
+            // The trace buffer is allocated here, before the start
+            // snapshot (its pages are not the workload's).
+            self.extfrag = Some(crate::extfrag::Tracer::setup(&self.sys)?);
+        }
         // SAFETY: plain system call.
         unsafe { libc::sync() };
         let dc = self.sys.path(sysfs::DROP_CACHES);
@@ -2266,6 +2277,9 @@ impl Exec {
             if let TaskState::Alive(w) = &mut self.tasks[t] {
                 w.cpu_start = ticks;
             }
+        }
+        if let Some(t) = self.extfrag.as_mut() {
+            t.start()?;
         }
         self.start = Some(Start {
             vmstat,
@@ -2360,6 +2374,7 @@ impl Exec {
         let end_psi = self.read_psi_all();
         let end_meminfo = self.read_meminfo()?;
         let end_zones = self.read_zones()?;
+        let extfrag = self.extfrag.as_mut().map(|t| t.stop());
         let wall = self
             .start
             .as_ref()
@@ -2614,6 +2629,9 @@ impl Exec {
             j.end_obj();
         }
         j.end_arr();
+        if let Some(r) = &extfrag {
+            r.json(&mut j);
+        }
         j.end_obj();
         let text = j.finish();
         let _ = writeln!(self.out, "{RESULT}{text}");

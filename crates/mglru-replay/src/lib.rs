@@ -18,6 +18,7 @@
 //! [`dry_run`] prints the canonical access log without touching the system.
 
 pub mod exec;
+pub mod extfrag;
 pub mod plan;
 pub mod sysfs;
 

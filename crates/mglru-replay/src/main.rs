@@ -46,6 +46,11 @@ OPTIONS:
                             an access goes to its task's worker once the line above it has started,
                             without waiting for other tasks' accesses to end; any other line waits
                             for every worker first (result field replay_schedule)
+    --extfrag               record the workload's migratetype fallbacks (tracepoint
+                            kmem/mm_page_alloc_extfrag: each event's time and fields, counts by
+                            kind and by kernel stack), its non-movable page allocations by GFP
+                            flags and order (kmem/mm_page_alloc histogram) and /proc/pagetypeinfo
+                            at both ends (result field extfrag; needs tracefs)
     -h, --help              this text
 
 OUTPUT (real run, standard output):
@@ -70,6 +75,7 @@ struct Args {
     settle_ms: u64,
     sync_stats_flush: bool,
     parallel: bool,
+    extfrag: bool,
     sys_root: Option<PathBuf>,
 }
 
@@ -85,6 +91,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, ReplayError> {
         settle_ms: 0,
         sync_stats_flush: false,
         parallel: false,
+        extfrag: false,
         sys_root: None,
     };
     let mut trace = None;
@@ -114,6 +121,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, ReplayError> {
             "--tmpfs-dir" => a.tmpfs_dir = PathBuf::from(value(&mut i)?),
             "--sync-stats-flush" => a.sync_stats_flush = true,
             "--parallel" => a.parallel = true,
+            "--extfrag" => a.extfrag = true,
             "--settle-ms" => {
                 let v = value(&mut i)?;
                 a.settle_ms = v.parse().map_err(|_| {
@@ -176,6 +184,7 @@ fn run(a: Args) -> Result<(), ReplayError> {
         settle_ms: a.settle_ms,
         sync_stats_flush: a.sync_stats_flush,
         parallel: a.parallel,
+        extfrag: a.extfrag,
         sys: match &a.sys_root {
             Some(r) => Sys::fake(r),
             None => Sys::real(),

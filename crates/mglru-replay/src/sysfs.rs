@@ -508,6 +508,12 @@ impl Json {
         let _ = write!(self.out, "{}", v.into());
     }
 
+    /// A string element of an open array.
+    pub fn elem_str(&mut self, v: &str) {
+        self.sep();
+        push_str(&mut self.out, v);
+    }
+
     /// A boolean member.
     pub fn bool(&mut self, k: &str, v: bool) {
         self.key(k);
