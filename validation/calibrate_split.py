@@ -29,9 +29,10 @@ operation.
 
 Writes the measured figures to FILE (default validation/work/calibration/split.json) and prints
 the medians; `--apply` also writes the split into validation/platform.json (`op_split`, and the
-costs `op`, `op_sys` and `op_wait`, which add up to its measured `op`, and `disk_read` and
-`disk_read_sys`, which add up to its measured `disk_read`). No counter of the reference suite is
-used.
+costs `op`, `op_sys` and `op_wait`, which add up to its measured `op`, `disk_read` and
+`disk_read_sys`, which add up to its measured `disk_read`, and `write_new`, what a full-page
+buffered write to a page not cached costs beyond the operation and `page_copy`, from 10,000 such
+writes (`none` -> `write-miss`)). No counter of the reference suite is used.
 """
 
 import argparse
@@ -48,6 +49,7 @@ from calibrate import Lcg, run_guest, shuffled  # noqa: E402  (the pairs' helper
 WORK = os.path.join(HERE, "work", "calibration")
 
 N = 40000       # loads in the one-task phase
+NW = 10000      # full-page writes (39 MiB: below the guest's background dirty threshold)
 N2 = 8000       # loads in each two-task phase (they are slow: a socket round trip across CPUs)
 
 
@@ -67,6 +69,9 @@ def traces(two_tasks):
     t["none"] = head("none") + ["memcg app", "task t memcg=app", "anon t h size=160M",
                                 "file f size=256M readahead=0"]
     t["miss"] = t["none"] + [f"read t f {p} 1" for p in shuffled(4, N)]
+    # Full-page writes to pages not cached (ext4's buffered write path), few enough to stay
+    # below the background dirty threshold: the cost of a page a write adds (write_new).
+    t["write-miss"] = t["none"] + [f"write t f {p} 1" for p in shuffled(6, NW)]
     if not two_tasks:
         return t
     two = ["memcg app", "task a memcg=app cpu=0", "task b memcg=app cpu=1",
@@ -126,6 +131,8 @@ def main():
         op_wall = d_wall / N
         user_share = (u1 - u0) / d_wall
         sys_share = (s1 - s0) / d_wall
+        d_write = w["write-miss"] - w["none"]
+        (uw, sw) = cpu(res["write-miss"], "t")
         d_miss = w["miss"] - w["none"]
         (um, sm), (un, sn) = cpu(res["miss"], "t"), cpu(res["none"], "t")
         one = {
@@ -135,6 +142,9 @@ def main():
             "miss_wall_ns": d_miss / N * 1e9,
             "miss_user_share": (um - un) / d_miss,
             "miss_sys_share": (sm - sn) / d_miss,
+            "write_wall_ns": d_write / NW * 1e9,
+            "write_to_op": d_write / NW / op_wall,
+            "write_sys_share": (sw - sn) / d_write,
             "wall_seconds": w,
             "task_cpu_seconds": {k: v.get("task_cpu_seconds") for k, v in res.items()},
         }
@@ -148,7 +158,8 @@ def main():
             one["switch_to_op"] = (alt - blk) * N2 / (N2 - 2) / op_wall
             one["blocks_to_op"] = blk / op_wall
         runs.append(one)
-    keys = ["op_wall_ns", "user_share", "sys_share", "miss_wall_ns", "miss_user_share", "miss_sys_share"]
+    keys = ["op_wall_ns", "user_share", "sys_share", "miss_wall_ns", "miss_user_share", "miss_sys_share",
+            "write_wall_ns", "write_to_op", "write_sys_share"]
     if a.two_tasks:
         keys += ["two_alternate_ns", "two_blocks_ns", "switch_to_op", "blocks_to_op"]
     med = {k: statistics.median(r[k] for r in runs) for k in keys}
@@ -193,18 +204,26 @@ def apply(path, med, spread, repeats):
         "repeats": repeats,
         "date": datetime.date.today().isoformat(),
     }
+    # A full-page buffered write to a page not cached: what it costs beyond the operation and
+    # the copy (allocating the page, adding it to the page cache, ext4's write_begin/write_end),
+    # from its wall time as a multiple of the operation's in the same runs.
+    write_new = max(0, round(med["write_to_op"] * op) - op - c["page_copy"])
+    plat["op_split"]["write_to_op"] = round(med["write_to_op"], 4)
+    plat["op_split"]["write_sys_share"] = round(med["write_sys_share"], 4)
     cost = {"op": user, "op_sys": sys_, "op_wait": op - user - sys_}
     for k, v in c.items():
-        if k not in cost and k not in ("disk_read", "disk_read_sys"):
+        if k not in cost and k not in ("disk_read", "disk_read_sys", "write_new"):
             cost[k] = v
         if k == "disk_read":
             cost["disk_read"] = disk - disk_sys
             cost["disk_read_sys"] = disk_sys
+        if k == "page_copy":
+            cost["write_new"] = write_new
     plat["cost"] = cost
     with open(path, "w") as f:
         json.dump(plat, f, indent=2)
         f.write("\n")
-    print(f"calibrate_split: wrote op, op_sys, op_wait, disk_read and disk_read_sys into {path}")
+    print(f"calibrate_split: wrote op, op_sys, op_wait, disk_read, disk_read_sys and write_new into {path}")
 
 
 if __name__ == "__main__":

@@ -172,8 +172,8 @@ struct RunArgs {
     #[arg(long, value_name = "NAME=VALUE", value_parser = sysctl_arg)]
     sysctl: Vec<(mglru_trace::Sysctl, u64)>,
     /// A cost-model value in simulated ns (repeatable): op, op_sys, op_wait,
-    /// mem_access, page_copy, minor_fault, disk_read, disk_read_sys, disk_write, swap_read,
-    /// swap_write, scan, rmap, pte, pageout, lruvec
+    /// mem_access, page_copy, minor_fault, write_new, disk_read, disk_read_sys, disk_write,
+    /// swap_read, swap_write, scan, rmap, pte, pageout, lruvec
     #[arg(long, value_name = "NAME=NS")]
     cost: Vec<String>,
     /// Seed of the model's random choices

@@ -390,6 +390,12 @@ impl Kernel {
                 None => {
                     let Some(p) = self.alloc_folio(memcg, Gfp::Normal) else { break };
                     self.filemap_add_folio(file, idx, p, true);
+                    // write_begin's new folio: its allocation, insertion
+                    // and the file system's block reservation (system
+                    // time, `write_new`).
+                    if self.cost.write_new > 0 {
+                        self.spend_cpu(self.cost.write_new, true);
+                    }
                     p
                 }
             };

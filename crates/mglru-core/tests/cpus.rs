@@ -204,10 +204,31 @@ fn op_parts_and_a_synchronous_disk_split_cpu_time() {
         assert_eq!(t.sim.apply_cached_reads(&ops, ops.len()), 8, "the batched path takes all eight");
         let k = t.k();
         // 1 load run + 10 reads = 11 operations; 10 copies; 1 disk read.
+        // (The writes below are checked apart.)
         assert_eq!(k.tasks[0].utime_ns, 11, "op is user time");
         assert_eq!(k.tasks[0].stime_ns, 11 * 20 + 10 * 4_000 + disk_sys, "op_sys, the copies and the disk read's own part are system time");
         assert_eq!(k.now, 11 * 321 + 10 * 4_000 + 50_000 + disk_sys, "the clock moves by every part");
     }
+}
+
+/// A buffered write of a page not cached costs `write_new` (write_begin's
+/// new folio) on top of its copy, as system time; a write to a cached page
+/// only its copy.
+#[test]
+fn a_write_of_an_uncached_page_costs_write_new() {
+    let mut c = mglru_core::CostModel::default();
+    for n in mglru_core::CostModel::NAMES {
+        c.set(n, 0).unwrap();
+    }
+    c.set("page_copy", 4_000).unwrap();
+    c.set("write_new", 30_000).unwrap();
+    let mut t = T::with_options(RunOptions { policy: Some(Policy::Classic), cost: Some(c), ..Default::default() });
+    t.run("memory 256M\nfile f size=1M readahead=0\ntask a");
+    // 3 new pages, then 2 of them again (cached: copies only).
+    t.run("write a f 0 3\nwrite a f 0 2");
+    let k = t.k();
+    assert_eq!(k.tasks[0].stime_ns, 5 * 4_000 + 3 * 30_000);
+    assert_eq!(k.tasks[0].utime_ns, 0);
 }
 
 /// kswapd's scanning is its own CPU time (pages scanned × `scan`), and

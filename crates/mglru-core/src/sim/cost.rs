@@ -27,6 +27,10 @@ pub struct CostModel {
     pub page_copy: u64,
     /// A minor fault (page already in memory, or a fresh zeroed page).
     pub minor_fault: u64,
+    /// A buffered write's page that was not cached: write_begin allocates
+    /// it, adds it to the page cache and the file system reserves its
+    /// block (system time, beside `page_copy`'s copy).
+    pub write_new: u64,
     /// Reading one page from the file disk (synchronous wait).
     pub disk_read: u64,
     /// Reading one page from the file disk: the reader's own system time
@@ -77,6 +81,7 @@ impl Default for CostModel {
             mem_access: 100,
             page_copy: 500,
             minor_fault: 1_000,
+            write_new: 0,
             disk_read: 100_000,
             disk_read_sys: 0,
             disk_write: 10_000,
@@ -106,13 +111,14 @@ pub const LRUVEC_DEFAULT_NS: u64 = 44;
 pub const MAX_COST_NS: u64 = 1_000_000_000;
 
 impl CostModel {
-    pub const NAMES: [&'static str; 16] = [
+    pub const NAMES: [&'static str; 17] = [
         "op",
         "op_sys",
         "op_wait",
         "mem_access",
         "page_copy",
         "minor_fault",
+        "write_new",
         "disk_read",
         "disk_read_sys",
         "disk_write",
@@ -134,6 +140,7 @@ impl CostModel {
             "mem_access" => &mut self.mem_access,
             "page_copy" => &mut self.page_copy,
             "minor_fault" => &mut self.minor_fault,
+            "write_new" => &mut self.write_new,
             "disk_read" => &mut self.disk_read,
             "disk_read_sys" => &mut self.disk_read_sys,
             "disk_write" => &mut self.disk_write,
@@ -164,6 +171,7 @@ impl CostModel {
             "mem_access" => self.mem_access,
             "page_copy" => self.page_copy,
             "minor_fault" => self.minor_fault,
+            "write_new" => self.write_new,
             "disk_read" => self.disk_read,
             "disk_read_sys" => self.disk_read_sys,
             "disk_write" => self.disk_write,
