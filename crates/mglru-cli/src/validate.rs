@@ -358,7 +358,7 @@ pub fn load_platform(dir: &Path) -> Result<Option<CostModel>, String> {
         return Err(format!(
             "{}: no cost \"{missing}\" (every cost of the model must be measured on the platform: rerun validation/{})",
             p.display(),
-            if matches!(*missing, "op_sys" | "op_wait" | "disk_read_sys" | "write_new") { "calibrate_split.py --apply" } else { "calibrate.py" }
+            if matches!(*missing, "op_sys" | "op_wait" | "task_switch" | "disk_read_sys" | "write_new") { "calibrate_split.py --apply" } else { "calibrate.py" }
         ));
     }
     Ok(Some(c))
@@ -453,6 +453,7 @@ pub fn guest_clock_costs(c: CostModel) -> CostModel {
         op: 0,
         op_sys: 0,
         op_wait: 0,
+        task_switch: 0,
         mem_access: 0,
         page_copy: 0,
         minor_fault: 0,
@@ -1405,10 +1406,10 @@ mod tests {
         assert_eq!(c.target(44), Some(4_700));
         assert_eq!(c.target(45), Some(5_750));
         assert_eq!(c.target(99), Some(6_000));
-        let base = CostModel { disk_write: 7, swap_write: 9, scan: 11, op: 3, op_sys: 4, op_wait: 5, disk_read_sys: 6, write_new: 8, ..CostModel::default() };
+        let base = CostModel { disk_write: 7, swap_write: 9, scan: 11, op: 3, op_sys: 4, op_wait: 5, task_switch: 9, disk_read_sys: 6, write_new: 8, ..CostModel::default() };
         let g = guest_clock_costs(base);
         assert_eq!((g.op, g.mem_access, g.page_copy, g.minor_fault, g.disk_read, g.swap_read), (0, 0, 0, 0, 0, 0));
-        assert_eq!((g.op_sys, g.op_wait, g.disk_read_sys, g.write_new), (0, 0, 0, 0));
+        assert_eq!((g.op_sys, g.op_wait, g.task_switch, g.disk_read_sys, g.write_new), (0, 0, 0, 0, 0));
         // kswapd's scanning is not in the guest's task clock: it keeps its
         // cost, and only the tasks' reclaim stops moving the clock.
         assert_eq!((g.disk_write, g.swap_write, g.scan, g.tasks_on_external_clock), (7, 9, 11, true));

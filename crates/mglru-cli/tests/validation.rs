@@ -236,7 +236,7 @@ fn validate_runs_the_model_with_the_platform_costs() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("no cost \"op_sys\"") && err.contains("calibrate_split.py --apply"), "{err}");
-    std::fs::write(dir.join("platform.json"), r#"{"cost": {"op": 3, "op_sys": 4, "op_wait": 5, "disk_read_sys": 6, "write_new": 7}}"#).unwrap();
+    std::fs::write(dir.join("platform.json"), r#"{"cost": {"op": 3, "op_sys": 4, "op_wait": 5, "task_switch": 8, "disk_read_sys": 6, "write_new": 7}}"#).unwrap();
     let o = validate_in(&dir, &[]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("no cost \"mem_access\"") && err.contains("calibrate.py"), "{err}");

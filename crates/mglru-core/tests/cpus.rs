@@ -231,6 +231,28 @@ fn a_write_of_an_uncached_page_costs_write_new() {
     assert_eq!(k.tasks[0].utime_ns, 0);
 }
 
+/// A line of another task than the last task's line costs `task_switch`
+/// of time and nobody's CPU time; lines of one task in a row do not.
+#[test]
+fn a_line_of_another_task_costs_task_switch() {
+    let mut c = mglru_core::CostModel::default();
+    for n in mglru_core::CostModel::NAMES {
+        c.set(n, 0).unwrap();
+    }
+    c.set("op", 100).unwrap();
+    c.set("task_switch", 5_000).unwrap();
+    let mut t = T::with_options(RunOptions { policy: Some(Policy::Classic), cost: Some(c), ..Default::default() });
+    t.run("cpus 2\nmemory 256M\ntask a\ntask b\nanon a x size=40K\nanon b y size=40K");
+    let t0 = t.k().now;
+    // a a b a b b: switches at the 3rd, 4th and 5th line (the first line
+    // is a's, the task that ran last: none before it ran any).
+    t.run("load a x 0 1\nload a x 1 1\nload b y 0 1\nload a x 2 1\nload b y 1 1\nload b y 2 1");
+    let k = t.k();
+    assert_eq!(k.now - t0, 6 * 100 + 3 * 5_000);
+    assert_eq!(k.tasks[0].utime_ns + k.tasks[1].utime_ns, 6 * 100);
+    assert_eq!(k.tasks[0].stime_ns + k.tasks[1].stime_ns, 0);
+}
+
 /// kswapd's scanning is its own CPU time (pages scanned × `scan`), and
 /// does not move the workload's clock.
 #[test]

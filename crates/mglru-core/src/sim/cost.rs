@@ -20,6 +20,12 @@ pub struct CostModel {
     /// of its own for it (the platform's replayer: its controller parsing
     /// and sending the line while the worker waits on its socket).
     pub op_wait: u64,
+    /// Per task operation whose task differs from the task of the last
+    /// operation before it: time that passes, no task's CPU time (the
+    /// platform's replayer hands the line to another worker, on another
+    /// CPU, which has to be woken: validation/calibrate_split.py
+    /// `--two-tasks`).
+    pub task_switch: u64,
 
     /// A CPU load or store to a resident, mapped page.
     pub mem_access: u64,
@@ -78,6 +84,7 @@ impl Default for CostModel {
             op: 0,
             op_sys: 0,
             op_wait: 0,
+            task_switch: 0,
             mem_access: 100,
             page_copy: 500,
             minor_fault: 1_000,
@@ -111,10 +118,11 @@ pub const LRUVEC_DEFAULT_NS: u64 = 44;
 pub const MAX_COST_NS: u64 = 1_000_000_000;
 
 impl CostModel {
-    pub const NAMES: [&'static str; 17] = [
+    pub const NAMES: [&'static str; 18] = [
         "op",
         "op_sys",
         "op_wait",
+        "task_switch",
         "mem_access",
         "page_copy",
         "minor_fault",
@@ -137,6 +145,7 @@ impl CostModel {
             "op" => &mut self.op,
             "op_sys" => &mut self.op_sys,
             "op_wait" => &mut self.op_wait,
+            "task_switch" => &mut self.task_switch,
             "mem_access" => &mut self.mem_access,
             "page_copy" => &mut self.page_copy,
             "minor_fault" => &mut self.minor_fault,
@@ -168,6 +177,7 @@ impl CostModel {
             "op" => self.op,
             "op_sys" => self.op_sys,
             "op_wait" => self.op_wait,
+            "task_switch" => self.task_switch,
             "mem_access" => self.mem_access,
             "page_copy" => self.page_copy,
             "minor_fault" => self.minor_fault,

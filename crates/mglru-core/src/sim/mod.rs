@@ -598,6 +598,10 @@ impl Kernel {
     /// counted as dropped) if it was OOM-killed.
     #[inline(always)]
     pub fn begin_task_op(&mut self, task: u32, count: u64) -> bool {
+        // A line of another task than the last task's line
+        // (`task_switch`: the platform's replayer wakes that task's
+        // worker).
+        let switch = task != self.current && self.cost.task_switch > 0;
         self.psi_switch_to(task);
         // The task runs on its CPU; operations without a task (a write to
         // memory.reclaim, a sleep) stay on the last task's CPU.
@@ -605,6 +609,9 @@ impl Kernel {
         if !self.tasks[task as usize].alive {
             self.sim.dropped_accesses += count;
             return false;
+        }
+        if switch {
+            self.spend(self.cost.task_switch);
         }
         if self.cost.op > 0 {
             self.spend_cpu(self.cost.op, false);
