@@ -367,6 +367,9 @@ struct Start {
     /// memcg's `memory.pressure` in `memcgs` order from the second on
     /// (None where the kernel has no PSI, or for the root memcg).
     psi: Vec<Option<sysfs::PsiTotals>>,
+    /// `/proc/pagetypeinfo` at the start: the pageblocks of each migratetype
+    /// and their free chunks per order (None where it cannot be read).
+    pagetypeinfo: Option<crate::extfrag::Pagetypeinfo>,
     at: Instant,
 }
 
@@ -2258,6 +2261,7 @@ impl Exec {
         let vmstat = self.read_vmstat()?;
         let zones = self.read_zones()?;
         let meminfo = self.read_meminfo()?;
+        let pagetypeinfo = crate::extfrag::read_pagetypeinfo(&self.sys);
         for i in 0..self.memcgs.len() {
             let s = sysfs::memcg_snapshot(&self.memcgs[i].dir)?;
             self.memcgs[i].start = Some(s);
@@ -2287,6 +2291,7 @@ impl Exec {
             meminfo,
             kswapd_ticks,
             psi,
+            pagetypeinfo,
             at: Instant::now(),
         });
         Ok(())
@@ -2374,6 +2379,7 @@ impl Exec {
         let end_psi = self.read_psi_all();
         let end_meminfo = self.read_meminfo()?;
         let end_zones = self.read_zones()?;
+        let end_pagetypeinfo = crate::extfrag::read_pagetypeinfo(&self.sys);
         let extfrag = self.extfrag.as_mut().map(|t| t.stop());
         let wall = self
             .start
@@ -2465,6 +2471,12 @@ impl Exec {
         let zones: &[sysfs::ZoneInfo] = self.start.as_ref().map_or(&[], |s| &s.zones);
         json_zones(&mut j, "start_zones", zones);
         json_zones(&mut j, "end_zones", &end_zones);
+        // The migratetypes of the pageblocks and their free chunks at both
+        // ends (watermark boosting's start layout: validation/README.md
+        // "Migratetype fallbacks").
+        let start_pti = self.start.as_ref().and_then(|s| s.pagetypeinfo.clone());
+        crate::extfrag::json_pagetypeinfo(&mut j, "pagetypeinfo_start", &start_pti);
+        crate::extfrag::json_pagetypeinfo(&mut j, "pagetypeinfo_end", &end_pagetypeinfo);
         // kswapd0's CPU time over the workload (clock ticks, USER_HZ):
         // how fast the guest's kswapd reclaims, for the model's kswapd.
         // SAFETY: plain libc call without pointers.

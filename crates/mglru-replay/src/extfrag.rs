@@ -435,7 +435,7 @@ impl Tracer {
     }
 
     fn read_pagetypeinfo(&self) -> Option<Pagetypeinfo> {
-        sysfs::read_opt(&self.sys.path(PAGETYPEINFO)).ok().flatten().map(|t| parse_pagetypeinfo(&t))
+        read_pagetypeinfo(&self.sys)
     }
 
     /// At the workload's start: `/proc/pagetypeinfo`, an empty buffer,
@@ -526,7 +526,13 @@ impl Tracer {
     }
 }
 
-fn json_pagetypeinfo(j: &mut Json, key: &str, p: &Option<Pagetypeinfo>) {
+/// `/proc/pagetypeinfo`, parsed; None where it cannot be read.
+pub fn read_pagetypeinfo(sys: &Sys) -> Option<Pagetypeinfo> {
+    sysfs::read_opt(&sys.path(PAGETYPEINFO)).ok().flatten().map(|t| parse_pagetypeinfo(&t))
+}
+
+/// `key`: a parsed `/proc/pagetypeinfo` (null where it was unreadable).
+pub fn json_pagetypeinfo(j: &mut Json, key: &str, p: &Option<Pagetypeinfo>) {
     let Some(p) = p else {
         j.null(key);
         return;

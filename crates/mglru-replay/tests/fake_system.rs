@@ -629,3 +629,34 @@ fn psi_totals_are_differences_and_missing_groups_null() {
     let want = r#""psi":{"system":{"some_us":0,"full_us":0},"memcg":{"app":null}}"#;
     assert!(r.contains(want), "missing {want} in {r}");
 }
+
+#[test]
+fn pagetypeinfo_is_recorded_at_both_ends_and_null_when_unreadable() {
+    // Without the file: null at both ends, the run goes on.
+    let f = Fake::new("pti0");
+    let out = f.run("memory 64M\nfile d size=64K\ntask t\nread t d 0 4\n", &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let r = stdout.lines().find(|l| l.starts_with("MGLRU-REPLAY-RESULT ")).expect("result line");
+    assert!(r.contains(r#""pagetypeinfo_start":null"#) && r.contains(r#""pagetypeinfo_end":null"#), "{r}");
+    // With it: the pageblocks of each migratetype per zone.
+    let f = Fake::new("pti1");
+    fs::write(
+        f.sys.join("proc/pagetypeinfo"),
+        "Page block order: 9\nPages per block:  512\n\n\
+         Free pages count per migrate type at order       0      1      2      3      4      5      6      7      8      9     10 \n\
+         Node    0, zone    DMA32, type    Unmovable      3      0      0      0      0      0      0      0      0      0      0 \n\
+         Node    0, zone    DMA32, type      Movable      5      1      0      0      0      0      0      0      0      0      2 \n\n\
+         Number of blocks type     Unmovable      Movable  Reclaimable   HighAtomic      Isolate \n\
+         Node 0, zone    DMA32          116           96            4            0            0 \n",
+    )
+    .expect("write");
+    let out = f.run("memory 64M\nfile d size=64K\ntask t\nread t d 0 4\n", &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let r = stdout.lines().find(|l| l.starts_with("MGLRU-REPLAY-RESULT ")).expect("result line");
+    for key in ["pagetypeinfo_start", "pagetypeinfo_end"] {
+        let want = format!(r#""{key}":{{"pageblock_order":9,"zones":{{"DMA32":{{"node":0,"blocks":{{"Unmovable":116,"Movable":96,"Reclaimable":4"#);
+        assert!(r.contains(&want), "missing {want} in {r}");
+    }
+}
