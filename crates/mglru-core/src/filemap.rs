@@ -313,7 +313,7 @@ impl Kernel {
                 // Waiting for a refaulting workingset folio is a memory
                 // stall (folio_wait_bit_common).
                 let ws = self.files[file as usize].folio_at(pos).is_some_and(|p| self.folios.get(p).test(pg::WORKINGSET));
-                self.wait_for_read(ws);
+                self.disk_read_time(ws);
                 n = self.filemap_get_read_batch(file, pos, end, &mut batch);
             }
             if n == 0 {
@@ -519,7 +519,7 @@ impl Kernel {
         self.count(memcg, Ev::Pgmajfault, 1);
         self.do_sync_mmap_readahead(region, file, page);
         let ws = self.files[file as usize].folio_at(page).is_some_and(|p| self.folios.get(p).test(pg::WORKINGSET));
-        self.wait_for_read(ws);
+        self.disk_read_time(ws);
         if let Some(pfn) = self.files[file as usize].folio_at(page) {
             return Some(pfn);
         }

@@ -686,39 +686,34 @@ impl Kernel {
     }
 
     /// The current task's read of a page from the file disk: `disk_read`
-    /// waiting, `disk_read_sys` its own system time (a RAM disk's copy);
-    /// reading a refaulting workingset folio is a memory stall (psi).
-    pub fn wait_for_read(&mut self, workingset: bool) {
-        if workingset {
-            self.psi_memstall_enter();
-        }
-        let (wait, sys) = (self.cost.disk_read, self.cost.disk_read_sys);
-        if sys > 0 {
-            self.spend_cpu(sys, true);
-        }
-        self.spend(wait);
-        if workingset {
-            self.psi_memstall_leave();
-        }
+    /// waiting, `disk_read_sys` its own system time (a RAM disk's copy).
+    pub fn disk_read_time(&mut self, workingset: bool) {
+        self.read_time(self.cost.disk_read_sys, self.cost.disk_read, workingset);
     }
 
-    /// `swap_read_folio`'s time for the faulting task: a memory stall if
-    /// the folio is a refaulting workingset one (psi). On a synchronous
+    /// `swap_read_folio`'s time for the faulting task. On a synchronous
     /// device (`SWP_SYNCHRONOUS_IO`: zram, brd) `submit_bio_wait` returns
     /// after the driver has decompressed or copied the page in the
     /// task's own context, so `swap_read` is the task's system time; on
     /// any other device the task sleeps until the read completes.
     pub fn swap_read_time(&mut self, workingset: bool) {
         let ns = self.cost.swap_read;
-        let on_cpu = self.swap.as_ref().is_some_and(|s| s.sync_io);
+        if self.swap.as_ref().is_some_and(|s| s.sync_io) {
+            self.read_time(ns, 0, workingset);
+        } else {
+            self.read_time(0, ns, workingset);
+        }
+    }
+
+    /// A read the current task does or waits for: `sys` of its system
+    /// time, then `wait` asleep; reading a refaulting workingset folio is
+    /// a memory stall (psi).
+    fn read_time(&mut self, sys: u64, wait: u64, workingset: bool) {
         if workingset {
             self.psi_memstall_enter();
         }
-        if on_cpu {
-            self.spend_cpu(ns, true);
-        } else {
-            self.spend(ns);
-        }
+        self.spend_cpu(sys, true);
+        self.spend(wait);
         if workingset {
             self.psi_memstall_leave();
         }

@@ -2474,8 +2474,8 @@ impl Exec {
         // The migratetypes of the pageblocks and their free chunks at both
         // ends (watermark boosting's start layout: validation/README.md
         // "Migratetype fallbacks").
-        let start_pti = self.start.as_ref().and_then(|s| s.pagetypeinfo.clone());
-        crate::extfrag::json_pagetypeinfo(&mut j, "pagetypeinfo_start", &start_pti);
+        let start_pti = self.start.as_ref().map_or(&None, |s| &s.pagetypeinfo);
+        crate::extfrag::json_pagetypeinfo(&mut j, "pagetypeinfo_start", start_pti);
         crate::extfrag::json_pagetypeinfo(&mut j, "pagetypeinfo_end", &end_pagetypeinfo);
         // kswapd0's CPU time over the workload (clock ticks, USER_HZ):
         // how fast the guest's kswapd reclaims, for the model's kswapd.

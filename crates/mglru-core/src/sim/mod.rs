@@ -649,7 +649,7 @@ impl Kernel {
             return false;
         }
         let (op, sys, copy) = (self.cost.op, self.cost.op_sys, self.cost.page_copy);
-        let spent = op + sys + self.cost.op_wait + copy;
+        let spent = self.cost.cached_read();
         let end = self.now.saturating_add(spent);
         if !self.no_event_by(end) || self.kswapd_release_by(end) {
             return false;
@@ -689,7 +689,7 @@ impl Kernel {
     #[inline]
     fn read_cached_pages_now(&mut self, ops: &[Op], limit: usize) -> usize {
         let Some(&Op::Read { task, file, count: 1, .. }) = ops.first() else { return 0 };
-        let step = self.cost.op.saturating_add(self.cost.op_sys).saturating_add(self.cost.op_wait).saturating_add(self.cost.page_copy);
+        let step = self.cost.cached_read();
         let last_end = self.now.saturating_add(step.saturating_mul(limit as u64));
         if !self.no_event_by(last_end) || self.kswapd_release_by(last_end) {
             let mut n = 0;
