@@ -160,6 +160,11 @@ struct RunArgs {
     /// How kswapd runs: `instant` (default) or `thread` (docs/FIDELITY.md simplification 2)
     #[arg(long, value_enum, default_value_t = KswapdArg::Instant)]
     kswapd: KswapdArg,
+    /// Group pages by mobility: page tables and brd's pages Unmovable, per-type per-CPU
+    /// lists, fallbacks between pageblock types and the watermark boosts they cause
+    /// (off by default: docs/FIDELITY.md simplification 3)
+    #[arg(long)]
+    migratetypes: bool,
     /// How tasks run: `serial` (default: one operation at a time in trace order) or
     /// `parallel` (tasks side by side on their CPUs; docs/TRACE_FORMAT.md "Scheduling");
     /// with --guest-clock, default: how that result was replayed
@@ -224,6 +229,13 @@ struct ValidateArgs {
     /// How the model's kswapd runs: `instant` (default) or `thread`
     #[arg(long, value_enum, default_value_t = KswapdArg::Instant)]
     kswapd: KswapdArg,
+    /// Group pages by mobility (page tables and brd's pages Unmovable,
+    /// fallbacks, watermark boosting), the global-pressure traces' zones
+    /// laid out as the guest's /proc/pagetypeinfo was at the start where
+    /// the result recorded it (docs/FIDELITY.md simplification 3; not
+    /// what the thresholds are set for)
+    #[arg(long)]
+    migratetypes: bool,
     /// Only this trace of the suite
     #[arg(long, value_name = "NAME")]
     trace: Option<String>,
@@ -405,7 +417,7 @@ fn cmd_validate(a: ValidateArgs) -> ExitCode {
         if a.check || a.json.is_some() || !a.extra.is_empty() {
             return fail(Failure::input("--timeline shows one trace along its run; run --check, --json and --extra without it"));
         }
-        return match timeline::build(&dir, &a.results, &trace, &names, !a.cost_model_clock, a.kswapd.into()) {
+        return match timeline::build(&dir, &a.results, &trace, &names, !a.cost_model_clock, a.kswapd.into(), a.migratetypes) {
             Ok(tls) => done(output::print(&timeline::render(&trace, &names, &tls, every_ms))),
             Err(e) => fail(Failure::input(e)),
         };
@@ -414,7 +426,7 @@ fn cmd_validate(a: ValidateArgs) -> ExitCode {
         Ok(j) => j,
         Err(f) => return fail(f),
     };
-    let cmp = match validate::compare_suite(&dir, &a.results, a.trace.as_deref(), !a.cost_model_clock, &a.extra, a.kswapd.into()) {
+    let cmp = match validate::compare_suite(&dir, &a.results, a.trace.as_deref(), !a.cost_model_clock, &a.extra, a.kswapd.into(), a.migratetypes) {
         Ok(c) => c,
         Err(e) => return fail(Failure::input(e)),
     };
@@ -435,7 +447,7 @@ fn cmd_validate(a: ValidateArgs) -> ExitCode {
         s
     });
     let spread_rows = match &spread_spec {
-        Some(s) if !s.runs.is_empty() => match spread::spread_rows(&dir, s, a.kswapd.into()) {
+        Some(s) if !s.runs.is_empty() => match spread::spread_rows(&dir, s, a.kswapd.into(), a.migratetypes) {
             Ok(r) => r,
             Err(e) => return fail(Failure::input(e)),
         },

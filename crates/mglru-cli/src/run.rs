@@ -43,6 +43,7 @@ fn options(a: &RunArgs) -> Result<(Source, RunOptions), Failure> {
         cpus: a.cpus,
         kswapd: a.kswapd.into(),
         schedule: a.schedule.map(Into::into).unwrap_or_default(),
+        migratetypes: a.migratetypes,
         ..Default::default()
     };
     Ok((source, opts))

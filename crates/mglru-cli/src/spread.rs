@@ -218,7 +218,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// The model against every kernel run of every trace in `spec`. The runs
 /// are independent simulations, spread over the machine's cores; the rows
 /// come out in the same order whatever the number of threads.
-pub fn spread_rows(dir: &Path, spec: &SpreadSpec, kswapd: KswapdMode) -> Result<Vec<SpreadRow>, String> {
+pub fn spread_rows(dir: &Path, spec: &SpreadSpec, kswapd: KswapdMode, migratetypes: bool) -> Result<Vec<SpreadRow>, String> {
     let start_free = validate::start_free_traces(dir);
     let platform = validate::load_platform(dir)?;
     let cpus = validate::load_platform_cpus(dir)?;
@@ -238,10 +238,10 @@ pub fn spread_rows(dir: &Path, spec: &SpreadSpec, kswapd: KswapdMode) -> Result<
         }
         let kr = validate::load_kernel_result(&rp)?;
         let path = dir.join("traces").join(format!("{trace}.trace.gz"));
-        let (memory, zones) = validate::model_memory(&start_free, trace, &kr);
+        let (memory, zones) = validate::model_memory(&start_free, trace, &kr, migratetypes);
         let policy = Some(kr.policy);
-        let rep = validate::simulate_trace(&path, policy, memory, zones.clone(), platform.clone(), &kr.profile, kswapd, kr.schedule, cpus)?;
-        let own = validate::simulate_trace(&path, policy, memory, zones, platform.clone(), &[], kswapd, kr.schedule, cpus)?;
+        let rep = validate::simulate_trace(&path, policy, memory, zones.clone(), platform.clone(), &kr.profile, kswapd, kr.schedule, cpus, migratetypes)?;
+        let own = validate::simulate_trace(&path, policy, memory, zones, platform.clone(), &[], kswapd, kr.schedule, cpus, migratetypes)?;
         Ok(run_figures(&kr, &rep, &own))
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(jobs.len()).max(1);

@@ -82,6 +82,7 @@ pub fn build(
     names: &[String],
     follow_guest_clock: bool,
     kswapd: mglru_core::kswapd::KswapdMode,
+    migratetypes: bool,
 ) -> Result<Vec<PolicyTimeline>, String> {
     let trace_path = dir.join("traces").join(format!("{trace}.trace.gz"));
     if !trace_path.is_file() {
@@ -112,9 +113,9 @@ pub fn build(
             }
         }
         let policy = if pname == "self" { None } else { Some(kr.policy) };
-        let (memory, zones) = validate::model_memory(&start_free, trace, &kr);
+        let (memory, zones) = validate::model_memory(&start_free, trace, &kr, migratetypes);
         let profile: &[(u64, u64)] = if follow_guest_clock { &kr.profile } else { &[] };
-        let (_, samples) = validate::simulate_trace_sampled(&trace_path, policy, memory, zones, platform.clone(), profile, &tl.lines, kswapd, kr.schedule, platform_cpus)
+        let (_, samples) = validate::simulate_trace_sampled(&trace_path, policy, memory, zones, platform.clone(), profile, &tl.lines, kswapd, kr.schedule, platform_cpus, migratetypes)
             .map_err(|e| format!("{}: {e}", rp.display()))?;
         let model_of = |i: usize, n: &str| -> Result<f64, String> {
             samples[i]

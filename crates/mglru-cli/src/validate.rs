@@ -21,6 +21,7 @@ use mglru_core::kswapd::KswapdMode;
 use mglru_core::{Policy, RunOptions, Simulator};
 use mglru_core::kernel::{ZoneSpec, ZONE_NAMES};
 use mglru_core::folio::NR_ZONES;
+use mglru_core::buddy::{ZoneLayout, MIGRATE_PCPTYPES, NR_PAGE_ORDERS, PAGEBLOCK_ORDER};
 use mglru_trace::TraceReader;
 
 /// The counters whose error is published and enforced.
@@ -313,7 +314,21 @@ fn parse_start_zones(j: &Json) -> Result<Option<[ZoneSpec; NR_ZONES]>, String> {
             wmark: Some([num("min")?, num("low")?, num("high")?]),
             lowmem_reserve: Some(reserve),
             pcp: pcp_of(z),
+            layout: None,
         };
+    }
+    // The pageblocks and free chunks at the start (/proc/pagetypeinfo,
+    // recorded since 2026-11-27), for a model that groups pages by
+    // mobility (crate::kernel ZoneSpec `layout`).
+    if let Some(layouts) = parse_pagetypeinfo(j.get("pagetypeinfo_start"))? {
+        for (idx, l) in layouts.into_iter().enumerate() {
+            if let Some(l) = l {
+                if out[idx].managed == 0 {
+                    return Err(format!("pagetypeinfo_start: zone {} has pageblocks but no managed pages in start_zones", ZONE_NAMES[idx]));
+                }
+                out[idx].layout = Some(l);
+            }
+        }
     }
     // The replayer's own pages (mlocked, so the growth of the guest's
     // Unevictable over the run) came out of the same memory; they come
@@ -323,6 +338,55 @@ fn parse_start_zones(j: &Json) -> Result<Option<[ZoneSpec; NR_ZONES]>, String> {
         let grown = ((b - a).max(0.0) / 4.0) as u64;
         if let Some(z) = out.iter_mut().rev().find(|z| z.pages > 0) {
             z.pages = z.pages.saturating_sub(grown);
+        }
+    }
+    Ok(Some(out))
+}
+
+/// A result's `pagetypeinfo_start` (the replayer's parse of
+/// /proc/pagetypeinfo) as the model's zone layouts; None where the result
+/// has none (older results, or null: unreadable). The model has no
+/// HighAtomic or Isolate pageblocks: a zone with any is an error.
+fn parse_pagetypeinfo(p: Option<&Json>) -> Result<Option<[Option<ZoneLayout>; NR_ZONES]>, String> {
+    let Some(p) = p else { return Ok(None) };
+    if matches!(p, Json::Null) {
+        return Ok(None);
+    }
+    let what = "pagetypeinfo_start";
+    if p.get("pageblock_order").and_then(|v| v.num()) != Some(f64::from(PAGEBLOCK_ORDER)) {
+        return Err(format!("{what}: \"pageblock_order\" must be {PAGEBLOCK_ORDER} (x86-64), as the model's"));
+    }
+    let Some(Json::Obj(zones)) = p.get("zones") else {
+        return Err(format!("{what}: no \"zones\" object"));
+    };
+    let mut out: [Option<ZoneLayout>; NR_ZONES] = Default::default();
+    for (name, z) in zones {
+        let Some(idx) = ZONE_NAMES.iter().position(|n| n == name) else {
+            return Err(format!("{what}: zone {name}: the model has only {}", ZONE_NAMES.join(", ")));
+        };
+        let mut l = ZoneLayout::default();
+        for (t, tname) in ["Unmovable", "Movable", "Reclaimable", "HighAtomic", "Isolate"].iter().enumerate() {
+            let blocks = z.get("blocks").and_then(|b| b.get(tname)).and_then(|v| v.num()).filter(|n| *n >= 0.0);
+            let Some(blocks) = blocks else {
+                return Err(format!("{what}: zone {name} has no whole number blocks.{tname}"));
+            };
+            let free = num_array(z.get("free").unwrap_or(&Json::Null), &format!("{what}: zone {name} free"), tname)?;
+            if free.len() != NR_PAGE_ORDERS {
+                return Err(format!("{what}: zone {name} free.{tname} has {} orders, not {NR_PAGE_ORDERS}", free.len()));
+            }
+            if t >= MIGRATE_PCPTYPES {
+                if blocks > 0.0 || free.iter().any(|&n| n > 0.0) {
+                    return Err(format!("{what}: zone {name} has {tname} pageblocks or free pages; the model has none of that type"));
+                }
+                continue;
+            }
+            l.blocks[t] = blocks as u32;
+            for (o, n) in free.into_iter().enumerate() {
+                l.free[t][o] = n as u32;
+            }
+        }
+        if l.blocks.iter().sum::<u32>() > 0 {
+            out[idx] = Some(l);
         }
     }
     Ok(Some(out))
@@ -483,8 +547,9 @@ pub fn simulate_trace(
     kswapd: KswapdMode,
     schedule: mglru_core::sched::Schedule,
     cpus: Option<u32>,
+    migratetypes: bool,
 ) -> Result<Report, String> {
-    simulate_trace_sampled(trace, policy, memory, zones, cost, profile, &[], kswapd, schedule, cpus).map(|(r, _)| r)
+    simulate_trace_sampled(trace, policy, memory, zones, cost, profile, &[], kswapd, schedule, cpus, migratetypes).map(|(r, _)| r)
 }
 
 /// The model's clock (ns) and `/proc/vmstat` at one sampled line.
@@ -504,6 +569,7 @@ pub fn simulate_trace_sampled(
     kswapd: KswapdMode,
     schedule: mglru_core::sched::Schedule,
     cpus: Option<u32>,
+    migratetypes: bool,
 ) -> Result<(Report, Vec<ModelSample>), String> {
     let sleeps = if profile.is_empty() {
         Vec::new()
@@ -512,7 +578,7 @@ pub fn simulate_trace_sampled(
     };
     let mut reader = TraceReader::open(trace).map_err(|e| e.to_string())?;
     let cost = if profile.is_empty() { cost } else { Some(guest_clock_costs(cost.unwrap_or_default())) };
-    let mut sim = Simulator::new(RunOptions { policy, memory, zones, cost, kswapd, schedule, cpus, ..Default::default() });
+    let mut sim = Simulator::new(RunOptions { policy, memory, zones, cost, kswapd, schedule, cpus, migratetypes, ..Default::default() });
     let mut clock = GuestClock::new(profile, &sleeps);
     let mut samples = Vec::with_capacity(sample_lines.len());
     let mut next = 0;
@@ -705,6 +771,7 @@ pub fn compare_suite(
     follow_guest_clock: bool,
     extra: &[String],
     kswapd: KswapdMode,
+    migratetypes: bool,
 ) -> Result<Comparison, String> {
     let start_free = start_free_traces(dir);
     let platform = load_platform(dir)?;
@@ -742,9 +809,9 @@ pub fn compare_suite(
             let kr = load_kernel_result(&rp)?;
             // "self": the trace picks its policy with lru_gen.enabled.
             let policy = if pname == "self" { None } else { Some(kr.policy) };
-            let (memory, zones) = model_memory(&start_free, &name, &kr);
+            let (memory, zones) = model_memory(&start_free, &name, &kr, migratetypes);
             let profile: &[(u64, u64)] = if follow_guest_clock { &kr.profile } else { &[] };
-            let rep = simulate_trace(&trace, policy, memory, zones.clone(), platform.clone(), profile, kswapd, kr.schedule, platform_cpus)?;
+            let rep = simulate_trace(&trace, policy, memory, zones.clone(), platform.clone(), profile, kswapd, kr.schedule, platform_cpus, migratetypes)?;
             cmp.meta.push(format!("{name}.{pname}: {}", kr.meta));
             let sim: f64Map = rep.vmstat.iter().map(|(k, v)| (k.to_string(), *v as f64)).collect();
             let p = policy_name(kr.policy);
@@ -762,7 +829,7 @@ pub fn compare_suite(
                 // own cost-model clock.
                 let own;
                 let time_rep = if follow_guest_clock && !profile.is_empty() {
-                    own = simulate_trace(&trace, policy, memory, zones, platform.clone(), &[], kswapd, kr.schedule, platform_cpus)?;
+                    own = simulate_trace(&trace, policy, memory, zones, platform.clone(), &[], kswapd, kr.schedule, platform_cpus, migratetypes)?;
                     &own
                 } else {
                     &rep
@@ -819,12 +886,22 @@ pub fn start_free_traces(dir: &Path) -> Vec<String> {
 
 /// The model's memory for a trace's kernel result: the trace's own, or,
 /// for the `memory_start_free` traces, the guest's zones at the start
-/// (older results without them: the guest's free pages).
-pub fn model_memory(start_free: &[String], name: &str, kr: &KernelResult) -> (Option<u64>, Option<[ZoneSpec; NR_ZONES]>) {
+/// (older results without them: the guest's free pages), laid out as its
+/// /proc/pagetypeinfo said with `migratetypes` (`--migratetypes`; results
+/// that recorded it), else with every page free in a Movable pageblock.
+pub fn model_memory(start_free: &[String], name: &str, kr: &KernelResult, migratetypes: bool) -> (Option<u64>, Option<[ZoneSpec; NR_ZONES]>) {
     let use_start = start_free.iter().any(|n| n == name);
     match (use_start, &kr.start_zones) {
         (false, _) => (None, None),
-        (true, Some(z)) => (None, Some(z.clone())),
+        (true, Some(z)) => {
+            let mut z = z.clone();
+            if !migratetypes {
+                for s in z.iter_mut() {
+                    s.layout = None;
+                }
+            }
+            (None, Some(z))
+        }
         (true, None) => (kr.memory_override, None),
     }
 }
@@ -1324,7 +1401,7 @@ mod tests {
             z("Movable", 0, 0, "0, 0, 0, 0, 0")
         );
         let zones = parse_start_zones(&parse_json(&text).unwrap()).unwrap().unwrap();
-        assert_eq!(zones[0], ZoneSpec { pages: 3808, managed: 3840, wmark: Some([23, 28, 33]), lowmem_reserve: Some(373), pcp: 0 });
+        assert_eq!(zones[0], ZoneSpec { pages: 3808, managed: 3840, wmark: Some([23, 28, 33]), lowmem_reserve: Some(373), pcp: 0, layout: None });
         assert_eq!((zones[1].pages, zones[1].managed, zones[1].lowmem_reserve), (46220, 98464, Some(0)));
         assert_eq!(zones[2].pages, 0);
         // A populated zone the model lacks is an error naming it.

@@ -62,6 +62,15 @@ pub mod pg {
     /// and may be written without a copy. Fork clears it on every page
     /// it shares; so does unmapping for swap (the swap PTE keeps it).
     pub const ANON_EXCLUSIVE: u32 = 1 << 29;
+    /// `PageBuddy`: the first page of a free chunk on the buddy
+    /// allocator's lists (crate::buddy; its order in `index`, its list's
+    /// migrate type in `mapping`).
+    pub const BUDDY: u32 = 1 << 30;
+    /// Memory that was in use before the run and stays so: the kernel's,
+    /// other programs' (a zone laid out from /proc/pagetypeinfo,
+    /// crate::buddy `lay_out_zone`). On no list; `index` 1 if it counts
+    /// as movable (in a Movable pageblock).
+    pub const KERNEL: u32 = 1 << 31;
 }
 
 /// One simulated 4 KiB folio. 28 bytes.
@@ -83,7 +92,7 @@ pub struct Folio {
 }
 
 impl Folio {
-    const FREE: Folio = Folio {
+    pub(crate) const FREE: Folio = Folio {
         flags: 0,
         prev: NIL,
         next: NIL,
@@ -165,38 +174,75 @@ impl Default for FolioList {
 /// machine's; `ZONE_MOVABLE` and `ZONE_DEVICE` are never populated here).
 pub const NR_ZONES: usize = 3;
 
-/// The folio table: every page of simulated RAM, and the free lists, one
-/// per zone. Zone `z` holds the pfns from `zone_end[z - 1]` (0 for the
-/// first) to `zone_end[z]`.
+/// The folio table: every page of simulated RAM, the buddy allocator's
+/// free lists, one free area per zone (crate::buddy), and each pageblock's
+/// migrate type. Zone `z` holds the pfns from `zone_end[z - 1]` (0 for
+/// the first) to `zone_end[z]`.
 pub struct FolioTable {
     pub f: Vec<Folio>,
-    free: [Vec<u32>; NR_ZONES],
-    zone_end: [u32; NR_ZONES],
+    pub(crate) areas: [crate::buddy::FreeArea; NR_ZONES],
+    pub(crate) block_mt: Vec<u8>,
+    pub(crate) zone_end: [u32; NR_ZONES],
 }
 
 impl FolioTable {
-    /// A table of `zone_pages[z]` pages in each zone, laid out in zone order.
+    /// A table of `zone_pages[z]` pages in each zone, laid out in zone
+    /// order, every pageblock Movable (as memmap_init leaves them) and
+    /// every page free, as the boot's memblock hands them over.
     pub fn new(zone_pages: [u32; NR_ZONES]) -> FolioTable {
+        FolioTable::with_layouts(zone_pages, &[None, None, None])
+    }
+
+    /// A table whose zones are laid out as /proc/pagetypeinfo showed them
+    /// where a layout is given (crate::buddy `lay_out_zone`: the zone
+    /// spans its pageblocks, starts on a pageblock boundary, and holds
+    /// `zone_pages[z]` free pages beyond its layout's chunks for the
+    /// per-CPU lists); the others as [`new`](Self::new) lays them out.
+    pub fn with_layouts(zone_pages: [u32; NR_ZONES], layouts: &[Option<&crate::buddy::ZoneLayout>; NR_ZONES]) -> FolioTable {
         let mut zone_end = [0u32; NR_ZONES];
-        let mut free: [Vec<u32>; NR_ZONES] = Default::default();
         let mut start = 0u32;
         for z in 0..NR_ZONES {
-            zone_end[z] = start + zone_pages[z];
-            // Free pages are handed out lowest pfn first, for readability of dumps.
-            free[z] = (start..zone_end[z]).rev().collect();
+            if let Some(l) = layouts[z] {
+                zone_end[z] = start.next_multiple_of(crate::buddy::PAGEBLOCK_NR_PAGES) + l.span();
+            } else {
+                zone_end[z] = start + zone_pages[z];
+            }
             start = zone_end[z];
         }
-        FolioTable { f: vec![Folio::FREE; start as usize], free, zone_end }
+        let blocks = start.div_ceil(crate::buddy::PAGEBLOCK_NR_PAGES) as usize;
+        let mut t = FolioTable {
+            f: vec![Folio::FREE; start as usize],
+            areas: Default::default(),
+            block_mt: vec![crate::buddy::MIGRATE_MOVABLE as u8; blocks],
+            zone_end,
+        };
+        for z in 0..NR_ZONES {
+            let zs = t.zone_start(z);
+            match layouts[z] {
+                Some(l) => {
+                    // A laid-out zone starts on a pageblock boundary: the
+                    // pages before it (after the zone below) are its own,
+                    // allocated for the run.
+                    let first = zone_end[z] - l.span();
+                    for p in zs..first {
+                        t.f[p as usize] = Folio { flags: pg::ALLOCATED | pg::KERNEL, ..Folio::FREE };
+                    }
+                    t.lay_out_zone(first, l, zone_pages[z]);
+                }
+                None => t.free_range(zs, zone_end[z]),
+            }
+        }
+        t
     }
     /// Free pages of the node (every zone).
     #[inline]
     pub fn nr_free(&self) -> u64 {
-        self.free.iter().map(|f| f.len() as u64).sum()
+        self.areas.iter().map(|a| a.nr_free).sum()
     }
     /// Free pages of zone `z`.
     #[inline]
     pub fn nr_free_zone(&self, z: usize) -> u64 {
-        self.free[z].len() as u64
+        self.areas[z].nr_free
     }
     #[inline]
     pub fn nr_pages(&self) -> u64 {
@@ -218,27 +264,19 @@ impl FolioTable {
             2
         }
     }
-    /// Take a free folio of zone `z`; the caller checked the watermarks.
+    /// Take a free Movable page of zone `z` straight from its free lists
+    /// (no per-CPU list; for tests); the caller checked the watermarks.
     #[inline]
     pub fn alloc(&mut self, z: usize) -> Option<u32> {
-        let pfn = self.free[z].pop()?;
-        let fo = &mut self.f[pfn as usize];
-        debug_assert_eq!(fo.flags, 0);
-        fo.flags = pg::ALLOCATED;
+        let pfn = self.rmqueue_smallest(z, 0, crate::buddy::MIGRATE_MOVABLE)?;
+        self.mark_allocated(pfn);
         Some(pfn)
     }
+    /// Free a page straight to its zone's free lists (no per-CPU list).
     #[inline]
     pub fn free(&mut self, pfn: u32) {
-        debug_assert!(self.f[pfn as usize].prev == NIL && self.f[pfn as usize].next == NIL);
-        self.f[pfn as usize] = Folio::FREE;
-        let z = self.zone_of(pfn);
-        self.free[z].push(pfn);
-    }
-    /// Take a page off zone `z`'s free list for a per-CPU list: free
-    /// still, but no longer the zone's (`rmqueue_bulk`).
-    #[inline]
-    pub fn take_free(&mut self, z: usize) -> Option<u32> {
-        self.free[z].pop()
+        self.mark_free(pfn);
+        self.put_free(pfn);
     }
     /// A page of a per-CPU list handed out.
     #[inline]
@@ -253,47 +291,13 @@ impl FolioTable {
         debug_assert!(self.f[pfn as usize].prev == NIL && self.f[pfn as usize].next == NIL);
         self.f[pfn as usize] = Folio::FREE;
     }
-    /// A free page back on its zone's free list (`__free_one_page`).
+    /// A free page back on its zone's free lists (`__free_one_page` with
+    /// the type of its pageblock, as `free_pcppages_bulk` takes it).
     #[inline]
     pub fn put_free(&mut self, pfn: u32) {
         debug_assert_eq!(self.f[pfn as usize].flags, 0);
-        let z = self.zone_of(pfn);
-        self.free[z].push(pfn);
-    }
-    /// The free lists and the per-CPU lists (`pcp`) together hold exactly
-    /// the folios that are not allocated, each once and the zones' lists
-    /// each in its own zone (for `Kernel::check`).
-    pub fn check_free_lists(&self, pcp: &[u32]) -> Result<(), String> {
-        let mut seen = vec![false; self.f.len()];
-        for &pfn in pcp {
-            let i = pfn as usize;
-            if i >= self.f.len() || seen[i] {
-                return Err(format!("per-CPU free lists: pfn {pfn} out of range or listed twice"));
-            }
-            seen[i] = true;
-            if self.f[i].flags & pg::ALLOCATED != 0 {
-                return Err(format!("a per-CPU free list holds allocated pfn {pfn}"));
-            }
-        }
-        for z in 0..NR_ZONES {
-            for &pfn in &self.free[z] {
-                let i = pfn as usize;
-                if i >= self.f.len() || seen[i] {
-                    return Err(format!("free list of zone {z}: pfn {pfn} out of range or listed twice (or also on a per-CPU list)"));
-                }
-                seen[i] = true;
-                if self.zone_of(pfn) != z {
-                    return Err(format!("free list of zone {z} holds pfn {pfn} of zone {}", self.zone_of(pfn)));
-                }
-                if self.f[i].flags & pg::ALLOCATED != 0 {
-                    return Err(format!("free list of zone {z} holds allocated pfn {pfn}"));
-                }
-            }
-        }
-        if let Some(p) = (0..self.f.len()).find(|&p| !seen[p] && self.f[p].flags & pg::ALLOCATED == 0) {
-            return Err(format!("pfn {p} is neither allocated nor on a free list"));
-        }
-        Ok(())
+        let mt = self.pageblock_mt(pfn);
+        self.free_one_page(pfn, 0, mt, false);
     }
 
     #[inline]
@@ -402,7 +406,7 @@ mod tests {
         assert_eq!([t.zone_of(0), t.zone_of(1), t.zone_of(2), t.zone_of(4), t.zone_of(5)], [0, 0, 1, 1, 2]);
         assert_eq!([t.zone_pages(0), t.zone_pages(1), t.zone_pages(2)], [2, 3, 1]);
         let p = t.alloc(1).unwrap();
-        assert_eq!(p, 2, "lowest pfn of the zone first");
+        assert_eq!(p, 4, "the smallest free chunk first (pfn 4 alone; 2-3 is a pair)");
         let q = t.alloc(0).unwrap();
         assert_eq!(q, 0);
         assert_eq!((t.nr_free_zone(0), t.nr_free_zone(1), t.nr_free()), (1, 2, 4));

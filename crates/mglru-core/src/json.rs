@@ -158,6 +158,8 @@ struct SimView {
     page_accesses: u64,
     dropped_accesses: u64,
     failed_allocations: u64,
+    fallbacks: u64,
+    watermark_boosts: u64,
     simulated_ns: u64,
     task_ns: u64,
     /// Microsecond resolution.
@@ -266,6 +268,8 @@ pub fn report_value(r: &Report) -> impl Serialize + '_ {
             page_accesses: s.page_accesses,
             dropped_accesses: s.dropped_accesses,
             failed_allocations: s.failed_allocations,
+            fallbacks: s.fallbacks,
+            watermark_boosts: s.watermark_boosts,
             simulated_ns: s.simulated_ns,
             task_ns: s.task_ns,
             wall_seconds: round(s.wall_seconds, 6),
@@ -324,7 +328,7 @@ mod tests {
             stats: Vec::new(),
             reclaims: Vec::new(),
             zram: None,
-            sim: SimReport { operations: 10, access_ops: 4, page_accesses: 9, dropped_accesses: 0, failed_allocations: 0, simulated_ns: 100, task_ns: 3, wall_seconds: 0.1234567, model_bytes: 1, model_bytes_ram: 0, model_bytes_files: 0, simulated_pages: 2 },
+            sim: SimReport { operations: 10, access_ops: 4, page_accesses: 9, dropped_accesses: 0, failed_allocations: 0, fallbacks: 0, watermark_boosts: 0, simulated_ns: 100, task_ns: 3, wall_seconds: 0.1234567, model_bytes: 1, model_bytes_ram: 0, model_bytes_files: 0, simulated_pages: 2 },
             cpu: crate::report::CpuReport {
                 cpus: 2,
                 schedule: "parallel",

@@ -68,6 +68,14 @@ pub struct ZoneSpec {
     /// out evenly over the CPUs, the first CPUs taking the remainder);
     /// each list's `high` starts at its count (or `high_min`, if higher).
     pub pcp: u64,
+    /// The zone's pageblocks and free chunks at the start, as the guest's
+    /// /proc/pagetypeinfo showed them (crate::buddy `ZoneLayout`; used
+    /// with `--migratetypes` only): then the zone spans its pageblocks,
+    /// `pages` are still its free pages (the chunks', and the rest as
+    /// order-0 pages, those of `pcp` among them), and the pages neither
+    /// free nor on the per-CPU lists are the boot's, allocated for the run.
+    /// None: every page of `pages` free, every pageblock Movable.
+    pub layout: Option<crate::buddy::ZoneLayout>,
 }
 
 impl ZoneSpec {
@@ -79,7 +87,7 @@ impl ZoneSpec {
         let dma = nr_pages.min(MAX_DMA_PFN);
         let dma32 = nr_pages.min(MAX_DMA32_PFN) - dma;
         let normal = nr_pages - dma - dma32;
-        [dma, dma32, normal].map(|p| ZoneSpec { pages: p, managed: p, wmark: None, lowmem_reserve: None, pcp: 0 })
+        [dma, dma32, normal].map(|p| ZoneSpec { pages: p, managed: p, wmark: None, lowmem_reserve: None, pcp: 0, layout: None })
     }
 }
 
@@ -103,6 +111,13 @@ pub struct Zone {
     /// `ZONE_BELOW_HIGH`: an allocation found the zone below its high
     /// watermark (cleared when a per-CPU list's flush lifts it above).
     pub below_high: bool,
+    /// `zone->watermark_boost`: pages added on top of every watermark
+    /// after fallbacks into other types' pageblocks (crate::buddy), until
+    /// kswapd has reclaimed them.
+    pub watermark_boost: u64,
+    /// `ZONE_BOOSTED_WATERMARK`: a boost since the last allocation from
+    /// the zone woke kswapd.
+    pub boosted_wmark: bool,
     /// `ZONE_RECLAIM_ACTIVE`: kswapd's balance_pgdat is reclaiming the node.
     pub reclaim_active: bool,
 }
@@ -124,8 +139,8 @@ pub struct Sysctls {
     /// None = the kernel's default, computed from memory size.
     pub min_free_kbytes: Option<u64>,
     pub watermark_scale_factor: u64,
-    /// Kept for the report; the model has no watermark boosting
-    /// (docs/FIDELITY.md simplification 2): it behaves as with 0.
+    /// `vm.watermark_boost_factor`: how far (in 1/10000 of the high
+    /// watermark) fallbacks may boost a zone's watermarks (0: never).
     pub watermark_boost_factor: u64,
     pub dirty_ratio: u64,
     pub dirty_background_ratio: u64,
@@ -200,6 +215,12 @@ pub struct MachineConfig {
     pub kswapd: crate::kswapd::KswapdMode,
     /// How operations are scheduled (`--schedule`).
     pub schedule: crate::sched::Schedule,
+    /// Group pages by mobility (`--migratetypes`): page tables and brd's
+    /// pages Unmovable, fallbacks between pageblock types, watermark
+    /// boosting, zones laid out as their `ZoneSpec::layout` says. Off:
+    /// every page and pageblock Movable (docs/FIDELITY.md
+    /// simplification 3).
+    pub migratetypes: bool,
 }
 
 impl Default for MachineConfig {
@@ -218,6 +239,7 @@ impl Default for MachineConfig {
             cpus: DEFAULT_CPUS,
             kswapd: Default::default(),
             schedule: Default::default(),
+            migratetypes: false,
         }
     }
 }
@@ -262,6 +284,11 @@ pub struct SimCounters {
     pub dropped_accesses: u64,
     /// Allocations that failed for good (charge or page) and were dropped.
     pub failed_allocations: u64,
+    /// Pages taken from another migrate type's pageblock (the kernel's
+    /// `mm_page_alloc_extfrag` events, order 0), and watermark boosts
+    /// (`boost_watermark` that raised a zone's watermarks).
+    pub fallbacks: u64,
+    pub watermark_boosts: u64,
     /// Simulated ns the tasks spent (operations plus stalls).
     pub task_ns: u64,
     /// kswapd's CPU time from the cost model (pages it scanned × `scan`);
@@ -399,6 +426,8 @@ pub struct Kernel {
     pub psi: crate::psi::Psi,
     /// kswapd0 in simulated time.
     pub kswapd: crate::kswapd::Kswapd,
+    /// Pages are grouped by mobility (MachineConfig `migratetypes`).
+    pub migratetypes: bool,
     /// When operations run (crate::sched).
     pub sched: crate::sched::SchedState,
 }
@@ -409,7 +438,22 @@ impl Kernel {
         let mut k = Kernel {
             sysctl: cfg.sysctl.clone(),
             cost: cfg.cost.clone(),
-            folios: FolioTable::new(spec.clone().map(|z| z.pages as u32)),
+            // Zone layouts only with grouping by mobility: otherwise every
+            // page of `pages` is free in a Movable pageblock.
+            folios: if cfg.migratetypes {
+                FolioTable::with_layouts(
+                    // A laid-out zone's free pages beyond its chunks (the
+                    // per-CPU lists' and a difference between the two
+                    // files' readings) are free order-0 pages.
+                    spec.clone().map(|z| match &z.layout {
+                        Some(l) => z.pages.saturating_sub(l.free_pages()) as u32,
+                        None => z.pages as u32,
+                    }),
+                    &[spec[0].layout.as_ref(), spec[1].layout.as_ref(), spec[2].layout.as_ref()],
+                )
+            } else {
+                FolioTable::new(spec.clone().map(|z| z.pages as u32))
+            },
             zones: spec.clone().map(|z| Zone { managed: z.managed, ..Default::default() }),
             memcgs: vec![Memcg::new("root", crate::memcontrol::NO_MEMCG)],
             files: Vec::new(),
@@ -471,6 +515,7 @@ impl Kernel {
             // kswapd starts on the last CPU; a wake-up may move it to an
             // idle one (crate::kswapd `kswapd_select_cpu`).
             kswapd: crate::kswapd::Kswapd::new(cfg.cpus.max(1) as usize - 1, cfg.kswapd),
+            migratetypes: cfg.migratetypes,
             sched: crate::sched::SchedState { mode: cfg.schedule, cpu_free: vec![0; cfg.cpus.max(1) as usize], ..Default::default() },
         };
         k.setup_per_zone_wmarks();
@@ -519,6 +564,7 @@ impl Kernel {
             let min = pages_min * z.managed / lowmem_pages;
             let tmp = (min / 4).max(z.managed * self.sysctl.watermark_scale_factor / 10_000);
             z.wmark = [min, min + tmp, min + 2 * tmp];
+            z.watermark_boost = 0;
         }
     }
 
@@ -533,10 +579,11 @@ impl Kernel {
     }
 
     /// A watermark summed over the node's zones (`min_wmark_pages`,
-    /// `high_wmark_pages` added up as the node-wide checks do).
+    /// `high_wmark_pages` added up as the node-wide checks do, boosts
+    /// included).
     #[inline]
     pub fn node_wmark(&self, i: usize) -> u64 {
-        self.zones.iter().map(|z| z.wmark[i]).sum()
+        self.zones.iter().map(|z| z.wmark[i] + z.watermark_boost).sum()
     }
 
     /// `calculate_totalreserve_pages`: per zone its largest lowmem reserve

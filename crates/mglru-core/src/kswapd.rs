@@ -144,6 +144,11 @@ pub struct Kswapd {
     pass_ns: u64,
     pass_frees: [u64; NR_ZONES],
     pass_marks: Vec<(u64, [u64; NR_ZONES])>,
+    /// balance_pgdat's `nr_boost_reclaim` (pages of boosted reclaim still
+    /// to do; 0 once the node is found imbalanced) and `zone_boosts` (each
+    /// zone's boost when it started, taken off at its end).
+    nr_boost_reclaim: u64,
+    zone_boosts: [u64; NR_ZONES],
 }
 
 impl Kswapd {
@@ -162,6 +167,8 @@ impl Kswapd {
             pass_ns: 0,
             pass_frees: [0; NR_ZONES],
             pass_marks: Vec::new(),
+            nr_boost_reclaim: 0,
+            zone_boosts: [0; NR_ZONES],
         }
     }
 
@@ -187,7 +194,7 @@ impl Kernel {
                 continue;
             }
             any_managed = true;
-            if self.zone_watermark_ok(z, self.zones[z].wmark[2]) {
+            if self.zone_watermark_ok(z, self.wmark_pages(z, 2)) {
                 return true;
             }
         }
@@ -195,13 +202,14 @@ impl Kernel {
     }
 
     /// `wakeup_kswapd`: wake kswapd if it waits on `kswapd_wait` and the
-    /// node is neither hopeless nor balanced. A running kswapd is not on
-    /// the wait queue: the wake-up is lost, as in the kernel.
+    /// node is neither hopeless nor balanced with no zone boosted. A
+    /// running kswapd is not on the wait queue: the wake-up is lost, as in
+    /// the kernel.
     pub fn wakeup_kswapd(&mut self) {
         if self.in_kswapd || self.in_reclaim || !self.kswapd.waiting() {
             return;
         }
-        if self.kswapd_failures >= MAX_RECLAIM_RETRIES || self.pgdat_balanced() {
+        if self.kswapd_failures >= MAX_RECLAIM_RETRIES || (self.pgdat_balanced() && !self.pgdat_watermark_boosted()) {
             return;
         }
         self.kswapd_wake();
@@ -370,9 +378,19 @@ impl Kernel {
         }
     }
 
-    /// `balance_pgdat` up to its loop (order 0, no watermark boosting).
+    /// `balance_pgdat` up to its loop (order 0): the zones' boosts are
+    /// the boosted reclaim to do (left in place meanwhile, so that
+    /// allocations near the watermarks keep waking kswapd or reclaiming).
     fn balance_pgdat_begin(&mut self) {
         self.ev.add(Ev::Pageoutrun, 1);
+        let mut boosts = [0; NR_ZONES];
+        for (z, b) in boosts.iter_mut().enumerate() {
+            if self.zones[z].managed > 0 {
+                *b = self.zones[z].watermark_boost;
+            }
+        }
+        self.kswapd.zone_boosts = boosts;
+        self.kswapd.nr_boost_reclaim = boosts.iter().sum();
         // set_reclaim_active: the zones' per-CPU lists keep fewer pages
         // while kswapd reclaims (crate::page_alloc `nr_pcp_high`).
         self.update_reclaim_active(true);
@@ -415,12 +433,21 @@ impl Kernel {
     /// A pass up to `shrink_node`'s walk: Err(done) when it ends before
     /// (the node is balanced: `goto out`, no failure counted).
     fn balance_pgdat_begin_pass(&mut self, sc: &mut ScanControl) -> Result<Box<PassFrame>, bool> {
-        if self.pgdat_balanced() {
+        let balanced = self.pgdat_balanced();
+        if !balanced && self.kswapd.nr_boost_reclaim > 0 {
+            // An imbalanced node: the boost is left for later, and
+            // balance_pgdat restarts as ordinary reclaim.
+            self.kswapd.nr_boost_reclaim = 0;
+            sc.priority = DEF_PRIORITY;
+        }
+        let boosting = self.kswapd.nr_boost_reclaim > 0;
+        if !boosting && balanced {
             return Err(true);
         }
         let nr_reclaimed = sc.nr_reclaimed;
-        sc.may_writepage = true;
-        sc.may_swap = true;
+        // Boosted reclaim neither writes back nor swaps.
+        sc.may_writepage = !boosting;
+        sc.may_swap = !boosting;
         self.kswapd_age_node(sc);
         if sc.priority < DEF_PRIORITY - 2 {
             sc.may_writepage = true;
@@ -428,7 +455,7 @@ impl Kernel {
         sc.nr_scanned = 0;
         // kswapd_shrink_node: a number of pages proportional to the number
         // of zones.
-        sc.nr_to_reclaim = self.zones.iter().filter(|z| z.managed > 0).map(|z| z.wmark[2].max(SWAP_CLUSTER_MAX)).sum();
+        sc.nr_to_reclaim = (0..NR_ZONES).filter(|&z| self.zones[z].managed > 0).map(|z| self.wmark_pages(z, 2).max(SWAP_CLUSTER_MAX)).sum();
         let shrink_from = sc.nr_reclaimed;
         let node = self.shrink_node_begin(sc);
         Ok(Box::new(PassFrame { policy: self.policy(), nr_reclaimed, shrink_from, node }))
@@ -440,18 +467,26 @@ impl Kernel {
         if !self.shrink_node_resume(&mut f.node, sc) {
             return None;
         }
+        // Boosted reclaim stays at DEF_PRIORITY - 2 or above; then
         // kswapd_shrink_node's answer: did it scan (or reclaim) its target?
-        let raise_priority = sc.nr_scanned.max(sc.nr_reclaimed - f.shrink_from) < sc.nr_to_reclaim;
+        let boosting = self.kswapd.nr_boost_reclaim > 0;
+        let raise_priority = !(boosting && sc.priority == DEF_PRIORITY - 2)
+            && sc.nr_scanned.max(sc.nr_reclaimed - f.shrink_from) < sc.nr_to_reclaim;
         // (Throttled direct reclaimers are woken when allow_direct_reclaim
         // holds: they check it at the end of every pass.)
         let delta = sc.nr_reclaimed - f.nr_reclaimed;
-        if raise_priority || delta == 0 {
-            sc.priority -= 1;
+        self.kswapd.nr_boost_reclaim -= self.kswapd.nr_boost_reclaim.min(delta);
+        // Boosted reclaim that reclaimed nothing stops: it cannot write.
+        let stop = self.kswapd.nr_boost_reclaim > 0 && delta == 0;
+        if !stop {
+            if raise_priority || delta == 0 {
+                sc.priority -= 1;
+            }
+            if sc.priority >= 1 {
+                return Some(false);
+            }
         }
-        if sc.priority >= 1 {
-            return Some(false);
-        }
-        if sc.nr_reclaimed == 0 && !sc.no_cache_trim_mode && sc.cache_trim_mode_failed {
+        if sc.nr_reclaimed == 0 && sc.priority < 1 && !sc.no_cache_trim_mode && sc.cache_trim_mode_failed {
             // restart with cache trim mode off.
             sc.no_cache_trim_mode = true;
             sc.priority = DEF_PRIORITY;
@@ -486,8 +521,15 @@ impl Kernel {
         true
     }
 
-    /// The tail of balance_pgdat (`out:`).
+    /// The tail of balance_pgdat (`out:`): the boosts it started with are
+    /// taken off the zones (kcompactd, woken then to defragment, is not
+    /// modelled: docs/FIDELITY.md).
     fn balance_pgdat_end(&mut self) {
+        for z in 0..NR_ZONES {
+            let b = std::mem::take(&mut self.kswapd.zone_boosts[z]);
+            self.zones[z].watermark_boost -= self.zones[z].watermark_boost.min(b);
+        }
+        self.kswapd.nr_boost_reclaim = 0;
         self.update_reclaim_active(false);
         self.kswapd.sc = None;
         self.kswapd.frame = None;

@@ -5,6 +5,7 @@
 //! No I/O, no wall clock, no randomness but the seeded [`sim::rng::Rng`]: the
 //! same operations give the same counters, bit for bit.
 
+pub mod buddy;
 pub mod file;
 pub mod filemap;
 pub mod folio;

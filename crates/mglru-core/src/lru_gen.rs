@@ -900,7 +900,7 @@ impl Kernel {
             return false;
         }
         // kswapd stops only when every eligible zone is safe.
-        (0..NR_ZONES).all(|z| self.zones[z].managed == 0 || self.zone_watermark_ok(z, self.zones[z].wmark[2] + MIN_LRU_BATCH))
+        (0..NR_ZONES).all(|z| self.zones[z].managed == 0 || self.zone_watermark_ok(z, self.wmark_pages(z, 2) + MIN_LRU_BATCH))
     }
 
     /// `try_to_shrink_lruvec`, whole: true = aging was done or the memcg

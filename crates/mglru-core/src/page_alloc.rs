@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The page allocator's reclaim-relevant behaviour (mm/page_alloc.c).
 
+use crate::buddy::{MAX_PAGE_ORDER, MIGRATE_MOVABLE, MIGRATE_PCPTYPES, MIGRATE_UNMOVABLE, PAGEBLOCK_NR_PAGES, PAGEBLOCK_ORDER};
 use crate::folio::{pg, NR_ZONES};
 use crate::lruvec::{ANON, FILE};
 use crate::memcontrol::ROOT_MEMCG;
@@ -31,11 +32,59 @@ impl Kernel {
         self.nr_free_available(z) > mark + self.zones[z].lowmem_reserve
     }
 
+    /// `wmark_pages(zone, i)`: watermark `i` of zone `z` with the zone's
+    /// boost on top (every check the kernel makes against a watermark
+    /// uses it so; /proc/zoneinfo prints it so).
+    #[inline]
+    pub fn wmark_pages(&self, z: usize, i: usize) -> u64 {
+        self.zones[z].wmark[i] + self.zones[z].watermark_boost
+    }
+
+    /// `pgdat_watermark_boosted`: some managed zone is boosted.
+    pub fn pgdat_watermark_boosted(&self) -> bool {
+        self.zones.iter().any(|z| z.managed > 0 && z.watermark_boost > 0)
+    }
+
+    /// `boost_watermark`: a fallback that may claim a pageblock raises
+    /// zone `z`'s watermarks by a pageblock, up to `watermark_boost_factor`
+    /// / 10000 of its high watermark (at least a pageblock). Not in zones
+    /// smaller than four pageblocks. True if boosted.
+    fn boost_watermark(&mut self, z: usize) -> bool {
+        let factor = self.sysctl.watermark_boost_factor;
+        if factor == 0 {
+            return false;
+        }
+        let zn = &mut self.zones[z];
+        if u64::from(PAGEBLOCK_NR_PAGES) * 4 > zn.managed {
+            return false;
+        }
+        // mult_frac(high, factor, 10000)
+        let high = zn.wmark[WMARK_HIGH];
+        let max_boost = (high / 10_000) * factor + (high % 10_000) * factor / 10_000;
+        if max_boost == 0 {
+            return false;
+        }
+        let max_boost = max_boost.max(u64::from(PAGEBLOCK_NR_PAGES));
+        zn.watermark_boost = (zn.watermark_boost + u64::from(PAGEBLOCK_NR_PAGES)).min(max_boost);
+        self.sim.watermark_boosts += 1;
+        true
+    }
+
+    /// `alloc_flags_nofragment` for an allocation's first try: when the
+    /// preferred zone (the highest populated one) is Normal, the fast
+    /// path may not fall back into another type's pageblock below a
+    /// whole one (ALLOC_NOFRAGMENT); it tries the lower zones first and
+    /// only then again without the flag.
+    #[inline]
+    fn nofragment(&self) -> bool {
+        self.zones[crate::kernel::ZONE_NORMAL].managed > 0
+    }
+
     /// Allocate one page and charge it to `memcg`; None if both failed
     /// for good. Order as in the kernel: the page first
     /// (`alloc_pages`), then the charge (`mem_cgroup_charge`).
     pub fn alloc_folio(&mut self, memcg: u16, gfp: Gfp) -> Option<u32> {
-        let pfn = self.alloc_page(gfp)?;
+        let pfn = self.alloc_page(gfp, MIGRATE_MOVABLE)?;
         // PGALLOC is counted when the page leaves the free lists
         // (rmqueue), whether or not the charge then succeeds.
         self.count_pgalloc(pfn);
@@ -70,11 +119,11 @@ impl Kernel {
         self.free_unref_page(pfn);
     }
 
-    /// A page-table page (`pagetable_alloc(GFP_PGTABLE_USER)`): a page
-    /// from the zones like any other (GFP_KERNEL: may reclaim, may OOM);
+    /// A page-table page (`pagetable_alloc(GFP_PGTABLE_USER)`): an
+    /// Unmovable page from the zones (GFP_KERNEL: may reclaim, may OOM);
     /// its memcg charge is the caller's. None if no page could be had.
     pub(crate) fn alloc_pgtable_page(&mut self) -> Option<u32> {
-        let pfn = self.alloc_page(Gfp::Normal)?;
+        let pfn = self.alloc_page(Gfp::Normal, MIGRATE_UNMOVABLE)?;
         self.count_pgalloc(pfn);
         let f = self.folios.get_mut(pfn);
         f.set(pg::PGTABLE);
@@ -99,7 +148,8 @@ impl Kernel {
             Some(s) if s.ram && !s.stored[slot as usize] => {}
             _ => return true,
         }
-        let Some(pfn) = self.alloc_page(Gfp::NoRetry) else {
+        // brd_insert_page: alloc_page(GFP_NOIO | __GFP_HIGHMEM): Unmovable.
+        let Some(pfn) = self.alloc_page(Gfp::NoRetry, MIGRATE_UNMOVABLE) else {
             return false;
         };
         self.count_pgalloc(pfn);
@@ -132,7 +182,8 @@ impl Kernel {
             debug_assert_eq!(need - have, u64::from(z.pages_per_zspage));
             let mut got = Vec::with_capacity((need - have) as usize);
             while (got.len() as u64) < need - have {
-                match self.alloc_page(Gfp::NoRetry) {
+                // zsmalloc's pages are __GFP_MOVABLE (with compaction).
+                match self.alloc_page(Gfp::NoRetry, MIGRATE_MOVABLE) {
                     Some(pfn) => {
                         self.count_pgalloc(pfn);
                         let f = self.folios.get_mut(pfn);
@@ -179,31 +230,152 @@ impl Kernel {
     }
 
     /// `get_page_from_freelist` at watermark `mark` (0 min, 1 low, 2
-    /// high): the zonelist from the highest populated zone down, the first
-    /// zone above its watermark and reserve gives the page (from this
-    /// CPU's list). On the way each zone found below its high watermark is
-    /// flagged `ZONE_BELOW_HIGH` (its CPUs' lists then shrink as pages are
-    /// freed).
+    /// high) for a page of type `mt`: the zonelist from the highest
+    /// populated zone down, the first zone above its watermark and reserve
+    /// that has a page gives it (from this CPU's list). On the way each
+    /// zone found below its high watermark is flagged `ZONE_BELOW_HIGH`
+    /// (its CPUs' lists then shrink as pages are freed). With
+    /// `nofragment` (ALLOC_NOFRAGMENT) a zone whose own lists are empty
+    /// gives only whole pageblocks of another type; if no zone gives a
+    /// page so, every zone is tried again without the flag.
     #[inline]
-    fn get_page_from_freelist(&mut self, mark: usize) -> Option<u32> {
+    fn get_page_from_freelist(&mut self, mark: usize, mt: usize, nofragment: bool) -> Option<u32> {
         for z in (0..NR_ZONES).rev() {
             if self.zones[z].managed == 0 {
                 continue;
             }
             if !self.zones[z].below_high {
-                if self.zone_watermark_ok(z, self.zones[z].wmark[WMARK_HIGH]) {
-                    if let Some(p) = self.rmqueue_pcplist(z) {
+                if self.zone_watermark_ok(z, self.wmark_pages(z, WMARK_HIGH)) {
+                    if let Some(p) = self.rmqueue(z, mt, nofragment) {
                         return Some(p);
                     }
                     continue;
                 }
                 self.zones[z].below_high = true;
             }
-            if self.zone_watermark_ok(z, self.zones[z].wmark[mark]) {
-                if let Some(p) = self.rmqueue_pcplist(z) {
+            if self.zone_watermark_ok(z, self.wmark_pages(z, mark)) {
+                if let Some(p) = self.rmqueue(z, mt, nofragment) {
                     return Some(p);
                 }
             }
+        }
+        if nofragment {
+            return self.get_page_from_freelist(mark, mt, false);
+        }
+        None
+    }
+
+    /// `rmqueue` of an order-0 page of type `mt` from zone `z` (its
+    /// per-CPU list), then: a fallback that boosted the zone's watermarks
+    /// (`ZONE_BOOSTED_WATERMARK`) wakes kswapd, which may find the node
+    /// balanced but must work off the boost. Simplification
+    /// (docs/FIDELITY.md): inside direct reclaim the model lets no
+    /// allocation wake kswapd (crate::kswapd `wakeup_kswapd`), so there
+    /// the flag stays for the next allocation outside reclaim to act on.
+    #[inline]
+    fn rmqueue(&mut self, z: usize, mt: usize, nofragment: bool) -> Option<u32> {
+        let page = self.rmqueue_pcplist(z, mt, nofragment);
+        if self.zones[z].boosted_wmark && !(self.in_reclaim && !self.in_kswapd) {
+            self.zones[z].boosted_wmark = false;
+            self.wakeup_kswapd();
+        }
+        page
+    }
+
+    /// `__rmqueue` of an order-0 page of type `mt` from zone `z`'s free
+    /// lists: its own type's smallest chunk, else claim a block of
+    /// another type, else (without ALLOC_NOFRAGMENT) steal a page of one.
+    /// `mode` remembers, across a `rmqueue_bulk`, where the last page
+    /// came from (`enum rmqueue_mode`): a bulk that had to steal goes on
+    /// stealing without looking at its own lists again.
+    fn rmqueue_buddy_page(&mut self, z: usize, mt: usize, nofragment: bool, mode: &mut RmqueueMode) -> Option<u32> {
+        if *mode == RmqueueMode::Normal {
+            if let Some(p) = self.folios.rmqueue_smallest(z, 0, mt) {
+                return Some(p);
+            }
+        }
+        if *mode != RmqueueMode::Steal {
+            if let Some(p) = self.rmqueue_claim(z, mt, nofragment) {
+                *mode = RmqueueMode::Normal;
+                return Some(p);
+            }
+        }
+        if !nofragment {
+            if let Some(p) = self.rmqueue_steal(z, mt) {
+                *mode = RmqueueMode::Steal;
+                return Some(p);
+            }
+        }
+        None
+    }
+
+    /// `__rmqueue_claim` (order 0): the largest free chunk of a type `mt`
+    /// falls back to, if it is big enough to claim its pageblock (order ≥
+    /// 4 for a Movable page, any for the others; only whole pageblocks
+    /// under ALLOC_NOFRAGMENT); each try may boost the watermarks
+    /// (`try_to_steal_block`). None if no block could be claimed.
+    fn rmqueue_claim(&mut self, z: usize, mt: usize, nofragment: bool) -> Option<u32> {
+        let min_order = if nofragment { PAGEBLOCK_ORDER } else { 0 };
+        for cur in (min_order..=MAX_PAGE_ORDER).rev() {
+            let Some((fallback_mt, can_steal)) = self.folios.find_suitable_fallback(z, cur, mt) else {
+                continue;
+            };
+            if !can_steal {
+                break;
+            }
+            let pfn = self.folios.first_chunk(z, cur, fallback_mt);
+            if let Some(p) = self.try_to_steal_block(z, pfn, cur, mt) {
+                self.sim.fallbacks += 1;
+                return Some(p);
+            }
+        }
+        None
+    }
+
+    /// `try_to_steal_block` for an order-0 page of type `start_mt` from
+    /// the chunk of `cur` at `pfn`: a chunk of a whole pageblock or more
+    /// becomes `start_mt`'s, blocks and all. A smaller one first boosts
+    /// the zone's watermarks (and flags the zone for kswapd), then claims
+    /// its block if at least half of it is free or in use by pages of the
+    /// same mobility (for a Movable page: pages on an LRU; for the others,
+    /// from a Movable block: whatever is neither free nor on an LRU).
+    fn try_to_steal_block(&mut self, z: usize, pfn: u32, cur: u32, start_mt: usize) -> Option<u32> {
+        let block_mt = self.folios.pageblock_mt(pfn);
+        if cur >= PAGEBLOCK_ORDER {
+            self.folios.claim_whole_blocks(pfn, cur, 0, start_mt);
+            return Some(pfn);
+        }
+        // Every allocation of the model may wake kswapd (ALLOC_KSWAPD).
+        if self.boost_watermark(z) {
+            self.zones[z].boosted_wmark = true;
+        }
+        let (start, free, movable) = self.folios.pageblock_counts(z, pfn)?;
+        let alike = if start_mt == MIGRATE_MOVABLE {
+            movable
+        } else if block_mt == MIGRATE_MOVABLE {
+            PAGEBLOCK_NR_PAGES - (free + movable)
+        } else {
+            0
+        };
+        if free + alike >= PAGEBLOCK_NR_PAGES / 2 {
+            self.folios.move_freepages_block(start, start_mt);
+            return self.folios.rmqueue_smallest(z, 0, start_mt);
+        }
+        None
+    }
+
+    /// `__rmqueue_steal` (order 0): the smallest chunk of a type `mt`
+    /// falls back to gives the page; the rest stays on that type's lists
+    /// and the block keeps its type.
+    fn rmqueue_steal(&mut self, z: usize, mt: usize) -> Option<u32> {
+        for cur in 0..=MAX_PAGE_ORDER {
+            let Some((fallback_mt, _)) = self.folios.find_suitable_fallback(z, cur, mt) else {
+                continue;
+            };
+            let pfn = self.folios.first_chunk(z, cur, fallback_mt);
+            self.folios.steal_chunk(pfn, cur, 0, fallback_mt);
+            self.sim.fallbacks += 1;
+            return Some(pfn);
         }
         None
     }
@@ -238,17 +410,17 @@ impl Kernel {
         }
         (0..NR_ZONES).rev().filter(|&z| self.zones[z].managed > 0).any(|z| {
             let available = self.zone_reclaimable_pages(z) + self.nr_free_available(z);
-            available > self.zones[z].wmark[WMARK_MIN] + self.zones[z].lowmem_reserve
+            available > self.wmark_pages(z, WMARK_MIN) + self.zones[z].lowmem_reserve
         })
     }
 
     /// `ALLOC_NO_WATERMARKS`: any free page, highest zone first.
-    fn alloc_no_watermarks(&mut self) -> Option<u32> {
+    fn alloc_no_watermarks(&mut self, mt: usize) -> Option<u32> {
         for z in (0..NR_ZONES).rev() {
             if self.zones[z].managed == 0 {
                 continue;
             }
-            if let Some(p) = self.rmqueue_pcplist(z) {
+            if let Some(p) = self.rmqueue(z, mt, false) {
                 return Some(p);
             }
         }
@@ -276,26 +448,31 @@ impl Kernel {
         self.kswapd_run_due();
     }
 
-    /// `__alloc_pages`: fast path at the low watermark, then the slow
-    /// path: wake kswapd, retry at min, direct reclaim, OOM.
-    fn alloc_page(&mut self, gfp: Gfp) -> Option<u32> {
-        if let Some(p) = self.get_page_from_freelist(WMARK_LOW) {
+    /// `__alloc_pages` of a page of type `mt`: fast path at the low
+    /// watermark, then the slow path: wake kswapd, retry at min, direct
+    /// reclaim, OOM.
+    fn alloc_page(&mut self, gfp: Gfp, mt: usize) -> Option<u32> {
+        // Without grouping by mobility (the default: docs/FIDELITY.md
+        // simplification 3) every page is Movable, as every pageblock is.
+        let mt = if self.migratetypes { mt } else { MIGRATE_MOVABLE };
+        let nofragment = self.nofragment();
+        if let Some(p) = self.get_page_from_freelist(WMARK_LOW, mt, nofragment) {
             return Some(p);
         }
         if self.in_reclaim {
             // PF_MEMALLOC: the slow path's first try at the min watermark,
             // then reclaim's own allocations dip into the reserves
             // (__gfp_pfmemalloc_flags: ALLOC_NO_WATERMARKS).
-            if let Some(p) = self.get_page_from_freelist(WMARK_MIN) {
+            if let Some(p) = self.get_page_from_freelist(WMARK_MIN, mt, false) {
                 return Some(p);
             }
-            return self.alloc_no_watermarks();
+            return self.alloc_no_watermarks(mt);
         }
         // __alloc_pages_slowpath. wake_all_kswapds; kswapd, woken, starts
         // beside this task (crate::kswapd).
         self.wakeup_kswapd();
         self.kswapd_run_due();
-        if let Some(p) = self.get_page_from_freelist(WMARK_MIN) {
+        if let Some(p) = self.get_page_from_freelist(WMARK_MIN, mt, false) {
             return Some(p);
         }
         self.uncharged_reclaim_ns = 0;
@@ -311,10 +488,10 @@ impl Kernel {
             self.direct_reclaim_time_passes();
             let mut page = None;
             if reclaimed > 0 {
-                page = self.get_page_from_freelist(WMARK_MIN);
+                page = self.get_page_from_freelist(WMARK_MIN, mt, false);
                 if page.is_none() {
                     self.drain_all_pages();
-                    page = self.get_page_from_freelist(WMARK_MIN);
+                    page = self.get_page_from_freelist(WMARK_MIN, mt, false);
                 }
             }
             self.psi_memstall_leave();
@@ -331,7 +508,7 @@ impl Kernel {
                 // then reclaim.
                 self.wakeup_kswapd();
                 self.kswapd_run_due();
-                if let Some(p) = self.get_page_from_freelist(WMARK_MIN) {
+                if let Some(p) = self.get_page_from_freelist(WMARK_MIN, mt, false) {
                     return Some(p);
                 }
                 continue;
@@ -339,21 +516,21 @@ impl Kernel {
             // __alloc_pages_may_oom: one more try at the high watermark
             // (it catches a parallel OOM kill's freed memory), then the
             // OOM killer.
-            if let Some(p) = self.get_page_from_freelist(WMARK_HIGH) {
+            if let Some(p) = self.get_page_from_freelist(WMARK_HIGH, mt, false) {
                 return Some(p);
             }
             if oom_passes < 8 && self.out_of_memory(None) {
                 // did_some_progress: back to retry.
                 oom_passes += 1;
                 no_progress_loops = 0;
-                if let Some(p) = self.get_page_from_freelist(WMARK_MIN) {
+                if let Some(p) = self.get_page_from_freelist(WMARK_MIN, mt, false) {
                     return Some(p);
                 }
                 continue;
             }
             // No victim: the kernel would loop or fail; take a page below min
             // if one exists, else fail the access.
-            if let Some(p) = self.alloc_no_watermarks() {
+            if let Some(p) = self.alloc_no_watermarks(mt) {
                 return Some(p);
             }
             self.sim.failed_allocations += 1;
@@ -371,13 +548,16 @@ pub const PCP_BATCH_SCALE_MAX: u32 = 5;
 pub const MIN_PERCPU_PAGELIST_HIGH_FRACTION: u64 = 8;
 
 /// One CPU's free pages of one zone (`struct per_cpu_pages`), order 0
-/// only. Simplification (docs/FIDELITY.md 3): one list, where the kernel
-/// keeps one per migrate type (the model has none) and per order.
+/// only (simplification 3 of docs/FIDELITY.md: the kernel also keeps
+/// lists of higher orders).
 #[derive(Clone, Debug, Default)]
 pub struct PerCpuPages {
-    /// The pages, most recently freed first (`list_add` at the head,
-    /// allocation from the head, `free_pcppages_bulk` from the tail).
-    pub list: std::collections::VecDeque<u32>,
+    /// The pages of each migrate type (`pcp->lists`), most recently freed
+    /// first (`list_add` at the head, allocation from the head,
+    /// `free_pcppages_bulk` from the tail).
+    pub lists: [std::collections::VecDeque<u32>; MIGRATE_PCPTYPES],
+    /// `pcp->count`: pages on all the lists.
+    count: u64,
     /// `pcp->high`: tuned between the zone's `high_min` and `high_max`.
     pub high: u64,
     /// `pcp->free_count`: pages freed lately without an allocation
@@ -390,8 +570,41 @@ pub struct PerCpuPages {
 impl PerCpuPages {
     #[inline]
     pub fn count(&self) -> u64 {
-        self.list.len() as u64
+        self.count
     }
+    #[inline]
+    fn push_front(&mut self, mt: usize, pfn: u32) {
+        self.lists[mt].push_front(pfn);
+        self.count += 1;
+    }
+    #[inline]
+    fn push_back(&mut self, mt: usize, pfn: u32) {
+        self.lists[mt].push_back(pfn);
+        self.count += 1;
+    }
+    #[inline]
+    fn pop_front(&mut self, mt: usize) -> Option<u32> {
+        let p = self.lists[mt].pop_front()?;
+        self.count -= 1;
+        Some(p)
+    }
+    #[inline]
+    fn pop_back(&mut self, mt: usize) -> Option<u32> {
+        let p = self.lists[mt].pop_back()?;
+        self.count -= 1;
+        Some(p)
+    }
+    /// Every page on the lists (for checks).
+    pub fn pages(&self) -> impl Iterator<Item = u32> + '_ {
+        self.lists.iter().flatten().copied()
+    }
+}
+
+/// `enum rmqueue_mode`: where a `rmqueue_bulk` found its last page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RmqueueMode {
+    Normal,
+    Steal,
 }
 
 /// `zone_batchsize`: about 0.1 % of the zone, at most 1 MiB, in a 2^n − 1
@@ -435,15 +648,16 @@ impl Kernel {
     }
 
     /// The machine as it starts: `pcp[z]` free pages of zone `z` on the
-    /// CPUs' lists (crate::kernel::ZoneSpec `pcp`), oldest at the tail.
+    /// CPUs' Movable lists (crate::kernel::ZoneSpec `pcp`), oldest at the
+    /// tail.
     pub(crate) fn fill_start_pcp(&mut self, pcp: &[u64; NR_ZONES]) {
         let n = self.cpus.len() as u64;
         for (z, &total) in pcp.iter().enumerate() {
             for cpu in 0..self.cpus.len() {
                 let share = total / n + u64::from((cpu as u64) < total % n);
                 for _ in 0..share {
-                    let Some(pfn) = self.folios.take_free(z) else { break };
-                    self.cpus[cpu].pcp[z].list.push_back(pfn);
+                    let Some(pfn) = self.folios.rmqueue_smallest(z, 0, MIGRATE_MOVABLE) else { break };
+                    self.cpus[cpu].pcp[z].push_back(MIGRATE_MOVABLE, pfn);
                 }
                 let p = &mut self.cpus[cpu].pcp[z];
                 p.high = p.high.max(p.count());
@@ -463,25 +677,27 @@ impl Kernel {
         self.cpus.iter().map(|c| c.pcp[z].count()).sum()
     }
 
-    /// `rmqueue_pcplist` for an order-0 page of zone `z` (the watermarks
-    /// were checked): from this CPU's list, refilled from the zone in a
-    /// batch when empty. None if both are empty.
-    pub(crate) fn rmqueue_pcplist(&mut self, z: usize) -> Option<u32> {
+    /// `rmqueue_pcplist` for an order-0 page of type `mt` of zone `z` (the
+    /// watermarks were checked): from this CPU's list of that type,
+    /// refilled from the zone in a batch when empty (`rmqueue_bulk`:
+    /// whatever the zone's free lists give, watermarks aside, falling
+    /// back to other types' blocks). None if both are empty.
+    pub(crate) fn rmqueue_pcplist(&mut self, z: usize, mt: usize, nofragment: bool) -> Option<u32> {
         let cpu = self.cpu;
         let p = &mut self.cpus[cpu].pcp[z];
         p.free_count >>= 1;
-        if p.list.is_empty() {
+        if p.lists[mt].is_empty() {
             let n = self.nr_pcp_alloc(cpu, z);
             self.arm_vmstat_update(cpu, z);
+            let mut mode = RmqueueMode::Normal;
             for _ in 0..n {
-                // rmqueue_bulk: whatever the zone has, watermarks aside.
-                match self.folios.take_free(z) {
-                    Some(pfn) => self.cpus[cpu].pcp[z].list.push_back(pfn),
+                match self.rmqueue_buddy_page(z, mt, nofragment, &mut mode) {
+                    Some(pfn) => self.cpus[cpu].pcp[z].push_back(mt, pfn),
                     None => break,
                 }
             }
         }
-        let pfn = self.cpus[cpu].pcp[z].list.pop_front()?;
+        let pfn = self.cpus[cpu].pcp[z].pop_front(mt)?;
         self.folios.mark_allocated(pfn);
         Some(pfn)
     }
@@ -525,17 +741,19 @@ impl Kernel {
         batch
     }
 
-    /// `free_unref_page_commit` of an order-0 page (PGFREE) onto this CPU's list of
-    /// its zone; a list that reaches `high` gives pages back to the zone.
+    /// `free_unref_page_commit` of an order-0 page (PGFREE) onto this
+    /// CPU's list of its zone and of its pageblock's type; a CPU's lists
+    /// that reach `high` give pages back to the zone, this type's first.
     pub(crate) fn free_unref_page(&mut self, pfn: u32) {
         let z = self.folios.zone_of(pfn);
         let cpu = self.cpu;
         self.ev.add(Ev::Pgfree, 1);
         self.folios.mark_free(pfn);
+        let mt = self.folios.pageblock_mt(pfn);
         let base = self.zones[z].pcp_batch;
         let p = &mut self.cpus[cpu].pcp[z];
         p.alloc_factor >>= 1;
-        p.list.push_front(pfn);
+        p.push_front(mt, pfn);
         if p.free_count < base << PCP_BATCH_SCALE_MAX {
             p.free_count += 1;
         }
@@ -544,8 +762,8 @@ impl Kernel {
         let p = &self.cpus[cpu].pcp[z];
         if p.count() >= high {
             let n = nr_pcp_free(p.free_count, base, high);
-            self.free_pcppages_bulk(cpu, z, n);
-            if self.zones[z].below_high && self.zone_watermark_ok(z, self.zones[z].wmark[WMARK_HIGH]) {
+            self.free_pcppages_bulk(cpu, z, n, mt);
+            if self.zones[z].below_high && self.zone_watermark_ok(z, self.wmark_pages(z, WMARK_HIGH)) {
                 self.zones[z].below_high = false;
             }
         }
@@ -587,13 +805,20 @@ impl Kernel {
         high
     }
 
-    /// `free_pcppages_bulk`: the `n` oldest pages of a CPU's list go back
-    /// to the zone. Pages kswapd gives back become available to others as
-    /// its time reaches them (crate::kswapd).
-    fn free_pcppages_bulk(&mut self, cpu: usize, z: usize, n: u64) {
+    /// `free_pcppages_bulk`: `n` pages of a CPU's lists of zone `z` go
+    /// back to the zone's free lists, each list's oldest first: the list
+    /// of type `first` until it is empty, then the next non-empty one in
+    /// turn. Each goes back as its pageblock's type now is. Pages kswapd
+    /// gives back become available to others as its time reaches them
+    /// (crate::kswapd).
+    fn free_pcppages_bulk(&mut self, cpu: usize, z: usize, n: u64, first: usize) {
         let n = n.min(self.cpus[cpu].pcp[z].count());
+        let mut mt = first;
         for _ in 0..n {
-            let pfn = self.cpus[cpu].pcp[z].list.pop_back().expect("counted");
+            while self.cpus[cpu].pcp[z].lists[mt].is_empty() {
+                mt = (mt + 1) % MIGRATE_PCPTYPES;
+            }
+            let pfn = self.cpus[cpu].pcp[z].pop_back(mt).expect("counted");
             self.folios.put_free(pfn);
         }
         if self.in_kswapd {
@@ -605,7 +830,7 @@ impl Kernel {
     pub fn drain_pages(&mut self, cpu: usize) {
         for z in 0..NR_ZONES {
             let n = self.cpus[cpu].pcp[z].count();
-            self.free_pcppages_bulk(cpu, z, n);
+            self.free_pcppages_bulk(cpu, z, n, 0);
         }
     }
 
@@ -637,7 +862,7 @@ impl Kernel {
                 }
                 let over = p.count().saturating_sub(p.high);
                 if over > 0 {
-                    self.free_pcppages_bulk(cpu, z, over);
+                    self.free_pcppages_bulk(cpu, z, over, 0);
                     todo = true;
                 }
             }

@@ -106,6 +106,12 @@ pub struct SimReport {
     pub page_accesses: u64,
     pub dropped_accesses: u64,
     pub failed_allocations: u64,
+    /// Order-0 pages taken from another migrate type's pageblock (the
+    /// kernel's `mm_page_alloc_extfrag` trace events) and watermark boosts
+    /// (`boost_watermark` calls that raised a zone's watermarks): no
+    /// /proc/vmstat counter has them.
+    pub fallbacks: u64,
+    pub watermark_boosts: u64,
     pub simulated_ns: u64,
     pub task_ns: u64,
     /// Filled in by the caller (the model has no wall clock).
@@ -437,7 +443,7 @@ impl Kernel {
 
     /// The folio table's part of [`model_bytes`](Self::model_bytes).
     pub fn model_bytes_ram(&self) -> u64 {
-        self.folios.nr_pages() * (std::mem::size_of::<crate::folio::Folio>() as u64 + 4)
+        self.folios.nr_pages() * std::mem::size_of::<crate::folio::Folio>() as u64 + self.folios.nr_pages().div_ceil(u64::from(crate::buddy::PAGEBLOCK_NR_PAGES))
     }
 
     /// The page-cache arrays' part of [`model_bytes`](Self::model_bytes).
@@ -543,9 +549,10 @@ impl Kernel {
                 managed: self.zones[z].managed,
                 free: self.folios.nr_free_zone(z),
                 pcp: self.nr_pcp_pages(z),
-                min: self.zones[z].wmark[0],
-                low: self.zones[z].wmark[1],
-                high: self.zones[z].wmark[2],
+                // As /proc/zoneinfo prints them: boost included.
+                min: self.wmark_pages(z, 0),
+                low: self.wmark_pages(z, 1),
+                high: self.wmark_pages(z, 2),
             })
             .collect();
         Report {
@@ -567,6 +574,8 @@ impl Kernel {
                 page_accesses: self.sim.page_accesses,
                 dropped_accesses: self.sim.dropped_accesses,
                 failed_allocations: self.sim.failed_allocations,
+                fallbacks: self.sim.fallbacks,
+                watermark_boosts: self.sim.watermark_boosts,
                 simulated_ns: self.now,
                 task_ns: self.sim.task_ns,
                 wall_seconds: 0.0,

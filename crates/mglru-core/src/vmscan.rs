@@ -1103,7 +1103,7 @@ impl Kernel {
             if self.zones[z].managed == 0 || self.zone_reclaimable_pages(z) == 0 {
                 continue;
             }
-            reserve += self.zones[z].wmark[0];
+            reserve += self.wmark_pages(z, 0);
             free += self.nr_free_available(z);
         }
         reserve == 0 || free > reserve / 2

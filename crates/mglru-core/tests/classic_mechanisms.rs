@@ -638,7 +638,7 @@ fn direct_reclaim_when_kswapd_is_hopeless() {
     let mut t = T::classic();
     // One zone (DMA32) holding all 16384 pages, so the arithmetic below is
     // about the node's watermarks alone (zones: zone_fallback_* tests).
-    let dma32 = ZoneSpec { pages: 16384, managed: 16384, wmark: None, lowmem_reserve: None, pcp: 0 };
+    let dma32 = ZoneSpec { pages: 16384, managed: 16384, wmark: None, lowmem_reserve: None, pcp: 0, layout: None };
     t.sim = mglru_core::Simulator::new(RunOptions {
         policy: Some(Policy::Classic),
         zones: Some([ZoneSpec::default(), dma32, ZoneSpec::default()]),

@@ -20,7 +20,7 @@ const S: u64 = 1_000;
 /// min 256, low 320, high 384: page_alloc.rs), a 128 MiB file read once
 /// and no swap; only scanning and page copies cost time.
 fn machine(mode: KswapdMode, page_copy: u64, scan: u64) -> T {
-    let dma32 = ZoneSpec { pages: 16384, managed: 16384, wmark: None, lowmem_reserve: None, pcp: 0 };
+    let dma32 = ZoneSpec { pages: 16384, managed: 16384, wmark: None, lowmem_reserve: None, pcp: 0, layout: None };
     let cost = CostModel {
         op: 0,
         mem_access: 0,

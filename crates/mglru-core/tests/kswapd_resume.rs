@@ -26,7 +26,7 @@ fn machine(policy: Policy, mode: KswapdMode, pages: u64) -> T {
 /// `mglru validate`: a task's own work, reclaim included, takes no time of
 /// the model's; kswapd's does).
 fn machine_on(policy: Policy, mode: KswapdMode, pages: u64, external: bool) -> T {
-    let dma32 = ZoneSpec { pages, managed: pages, wmark: None, lowmem_reserve: None, pcp: 0 };
+    let dma32 = ZoneSpec { pages, managed: pages, wmark: None, lowmem_reserve: None, pcp: 0, layout: None };
     let mut cost = common::only_costs(&[("scan", S)]);
     cost.tasks_on_external_clock = external;
     let mut t = T::with_options(RunOptions {
@@ -162,7 +162,7 @@ fn a_classic_pass_stops_between_rounds_of_shrink_lruvec() {
 /// Two CPUs, MGLRU, instant kswapd: tasks `t` (CPU 0) and `u` (CPU 1,
 /// round-robin placement); kswapd starts on the last CPU, 1.
 fn two_cpus() -> T {
-    let dma32 = ZoneSpec { pages: 16384, managed: 16384, wmark: None, lowmem_reserve: None, pcp: 0 };
+    let dma32 = ZoneSpec { pages: 16384, managed: 16384, wmark: None, lowmem_reserve: None, pcp: 0, layout: None };
     let mut t = T::with_options(RunOptions {
         policy: Some(Policy::Mglru),
         zones: Some([ZoneSpec::default(), dma32, ZoneSpec::default()]),

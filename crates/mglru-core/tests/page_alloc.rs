@@ -16,7 +16,7 @@ use mglru_core::{Policy, RunOptions};
 /// min_free_kbytes = int_sqrt(65,536 × 16) = 1,024 → min 256 pages.
 fn one_zone(swap: bool) -> T {
     let mut t = T::classic();
-    let dma32 = ZoneSpec { pages: 16384, managed: 16384, wmark: None, lowmem_reserve: None, pcp: 0 };
+    let dma32 = ZoneSpec { pages: 16384, managed: 16384, wmark: None, lowmem_reserve: None, pcp: 0, layout: None };
     t.sim = mglru_core::Simulator::new(RunOptions {
         policy: Some(Policy::Classic),
         zones: Some([ZoneSpec::default(), dma32, ZoneSpec::default()]),

@@ -17,7 +17,7 @@ use mglru_core::{Policy, RunOptions};
 /// rounddown_pow_of_two(4 + 2) − 1 = 3. high_min = max(320 / cpus, 12),
 /// high_max = max(16,384 / 8 / cpus, 12).
 fn one_zone(cpus: u32) -> T {
-    let dma32 = ZoneSpec { pages: 16384, managed: 16384, wmark: None, lowmem_reserve: None, pcp: 0 };
+    let dma32 = ZoneSpec { pages: 16384, managed: 16384, wmark: None, lowmem_reserve: None, pcp: 0, layout: None };
     let mut t = T::with_options(RunOptions {
         policy: Some(Policy::Classic),
         zones: Some([ZoneSpec::default(), dma32, ZoneSpec::default()]),

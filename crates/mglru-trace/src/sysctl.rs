@@ -16,8 +16,8 @@ pub enum Sysctl {
     MinFreeKbytes,
     /// `vm.watermark_scale_factor`: 1..=3000.
     WatermarkScaleFactor,
-    /// `vm.watermark_boost_factor`: 0..=2147483647 (the model has no
-    /// watermark boosting: it behaves as with 0 whatever the value).
+    /// `vm.watermark_boost_factor`: 0..=2147483647 (boosts happen only
+    /// with pages grouped by mobility, `--migratetypes`).
     WatermarkBoostFactor,
     /// `vm.dirty_ratio`: 0..=100.
     DirtyRatio,
@@ -163,7 +163,7 @@ fn parse_lru_gen_enabled(value: &str) -> Result<u64, String> {
 /// | `vm.page-cluster` | 0..=10 |
 /// | `vm.min_free_kbytes` | >= 128 |
 /// | `vm.watermark_scale_factor` | 1..=3000 |
-/// | `vm.watermark_boost_factor` | 0..=2147483647 (no boosting in the model: as 0) |
+/// | `vm.watermark_boost_factor` | 0..=2147483647 (boosts only with `--migratetypes`) |
 /// | `vm.dirty_ratio` | 0..=100 |
 /// | `vm.dirty_background_ratio` | 0..=100 |
 /// | `vm.dirty_expire_centisecs` | u32 |

@@ -128,7 +128,7 @@ impl Kernel {
         let mut pcp_pages = Vec::new();
         for (c, cpu) in self.cpus.iter().enumerate() {
             for (z, p) in cpu.pcp.iter().enumerate() {
-                for &pfn in &p.list {
+                for pfn in p.pages() {
                     if self.folios.zone_of(pfn) != z {
                         return Err(format!("CPU {c}'s per-CPU list of zone {z} holds pfn {pfn} of zone {}", self.folios.zone_of(pfn)));
                     }
@@ -161,7 +161,9 @@ impl Kernel {
         for pfn in 0..n {
             let f = self.folios.get(pfn as u32);
             if !f.test(pg::ALLOCATED) {
-                if f.flags != 0 || on_list[pfn] != 0 || in_batch[pfn] {
+                // (A free chunk's head carries PageBuddy and its list
+                // links: checked with the free lists above.)
+                if (f.flags != 0 && f.flags != pg::BUDDY) || on_list[pfn] != 0 || in_batch[pfn] {
                     return Err(format!("free pfn {pfn} has state {:?}", f));
                 }
                 continue;
@@ -172,6 +174,13 @@ impl Kernel {
                     return Err(format!("device pfn {pfn} has state {:?}", f));
                 }
                 nr_device += 1;
+                continue;
+            }
+            if f.test(pg::KERNEL) {
+                // The boot's memory (a laid-out zone): on nothing, never freed.
+                if f.flags != pg::ALLOCATED | pg::KERNEL || on_list[pfn] != 0 || in_batch[pfn] {
+                    return Err(format!("boot-time pfn {pfn} has state {:?}", f));
+                }
                 continue;
             }
             if f.test(pg::PGTABLE) {

@@ -48,6 +48,8 @@ pub struct RunOptions {
     pub kswapd: crate::kswapd::KswapdMode,
     /// How operations are scheduled (crate::sched).
     pub schedule: crate::sched::Schedule,
+    /// Group pages by mobility (crate::buddy; MachineConfig `migratetypes`).
+    pub migratetypes: bool,
 }
 
 /// An error that stops a run (bad machine description, unsupported use).
@@ -94,7 +96,7 @@ fn bytes_to_limit(b: u64) -> u64 {
 impl Simulator {
     pub fn new(opts: RunOptions) -> Simulator {
         let mut machine =
-            MachineConfig { seed: opts.seed, variant: opts.variant, kswapd: opts.kswapd, schedule: opts.schedule, ..Default::default() };
+            MachineConfig { seed: opts.seed, variant: opts.variant, kswapd: opts.kswapd, schedule: opts.schedule, migratetypes: opts.migratetypes, ..Default::default() };
         if let Some(c) = &opts.cost {
             machine.cost = c.clone();
         }
