@@ -47,7 +47,7 @@ def _source(trace, workload) -> str:
 
 
 def _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus=None, kswapd=None,
-          schedule=None) -> str:
+          schedule=None, migratetypes=None) -> str:
     """The grid in the engine's terms (mglru_sweep::SweepSpec)."""
     if sysctl is not None and not isinstance(sysctl, dict):
         raise TypeError("sysctl: expected a dict like {'vm.swappiness': [0, 60, 200]}")
@@ -63,6 +63,7 @@ def _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus=None, k
         "seed": _axis("seed", seed),
         "cpus": _axis("cpus", cpus),
         "kswapd": _axis("kswapd", kswapd),
+        "migratetypes": _axis("migratetypes", migratetypes),
         "schedule": _axis("schedule", schedule),
         "sysctl": [f"{k}={_axis(k, v)}" for k, v in (sysctl or {}).items()],
         "memcg": [f"{k}={_axis(k, v)}" for k, v in (memcg or {}).items()],
@@ -124,16 +125,21 @@ def run(trace=None, workload: Optional[str] = None, policy: Optional[str] = None
         memcg: Optional[Dict[str, Union[str, int]]] = None, seed: int = 0,
         cost: Optional[Dict[str, int]] = None, timeseries_ms: Optional[int] = 100,
         check: bool = False, cpus: Optional[int] = None, kswapd: Optional[str] = None,
-        schedule: Optional[str] = None) -> Result:
+        schedule: Optional[str] = None, migratetypes: bool = False) -> Result:
     """Run one configuration of a trace (a path), a workload spec, or the built-in workload.
 
     Sizes are strings like "512M" or numbers of bytes. `timeseries_ms` samples the key
     /proc/vmstat counters every so many simulated milliseconds (None: no series).
     `kswapd` is "instant" (default) or "thread" (docs/FIDELITY.md simplification 2);
-    `schedule` is "serial" (default) or "parallel" (docs/TRACE_FORMAT.md "Scheduling").
+    `schedule` is "serial" (default) or "parallel" (docs/TRACE_FORMAT.md "Scheduling");
+    `migratetypes=True` groups pages by mobility, with fallbacks between pageblock types and
+    watermark boosting (docs/FIDELITY.md simplification 3; off by default).
     Raises ValueError for bad input (the message names the place), OSError for I/O.
     """
-    grid = _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus, kswapd, schedule)
+    if not isinstance(migratetypes, bool):
+        raise TypeError(f"migratetypes: expected True or False, not {migratetypes!r}")
+    grid = _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus, kswapd, schedule,
+                 "on" if migratetypes else "off")
     text = _native.run(_source(trace, workload), grid, timeseries_ms, check)
     r = _result(json.loads(text))
     if timeseries_ms is None:
@@ -154,18 +160,21 @@ def sweep(trace=None, workload: Optional[str] = None, *, policy: Optional[Value]
           sysctl: Optional[Dict[str, Value]] = None, variant: Optional[Value] = None,
           memcg: Optional[Dict[str, Value]] = None, seed: Optional[Value] = None,
           cost: Optional[Dict[str, int]] = None, cpus: Optional[Value] = None,
-          kswapd: Optional[Value] = None, schedule: Optional[Value] = None, jobs: int = 0,
-          backend: str = "local", chunk: int = 1) -> pd.DataFrame:
+          kswapd: Optional[Value] = None, schedule: Optional[Value] = None,
+          migratetypes: Optional[Value] = None, jobs: int = 0, backend: str = "local",
+          chunk: int = 1) -> pd.DataFrame:
     """Run a grid of configurations; one DataFrame row per configuration, in grid order.
 
     Each axis is a value, a list, or a range string "A..B/N" (as `mglru sweep`). Columns: the
     axes, `policy_run`, the derived figures (hit_ratio, refaults_per_1k_accesses, ...) and key
-    /proc/vmstat counters. `backend="local"` runs on `jobs` threads (0 = one per core);
-    `backend="ray"` runs `chunk` configurations per Ray task on the cluster `ray.init()`
-    connected to. Results are identical either way.
+    /proc/vmstat counters. `migratetypes` is "off", "on" or ["off", "on"] (grouping pages by
+    mobility, docs/FIDELITY.md simplification 3). `backend="local"` runs on `jobs` threads
+    (0 = one per core); `backend="ray"` runs `chunk` configurations per Ray task on the cluster
+    `ray.init()` connected to. Results are identical either way.
     """
     source = _source(trace, workload)
-    grid = _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus, kswapd, schedule)
+    grid = _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus, kswapd, schedule,
+                 migratetypes)
     if backend == "local":
         doc = json.loads(_native.sweep(source, grid, jobs, None))
         return _rows_frame(doc["rows"], doc["axes"])

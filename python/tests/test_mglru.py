@@ -153,6 +153,27 @@ def test_kswapd_thread_mode_is_reachable_from_run_and_sweep():
         mglru.run(trace, kswapd="fast")
 
 
+def test_migratetypes_are_reachable_from_run_and_sweep():
+    # Anonymous stores filling most of 64M: with pages grouped by mobility
+    # the allocator falls back into other types' pageblocks (6 times, as
+    # crates/mglru-core/tests/migratetypes.rs has it); without, never.
+    trace = ROOT / "target" / "pytest-migratetypes.trace"
+    trace.parent.mkdir(exist_ok=True)
+    trace.write_text("memory 64M\ntask t\nanon t heap size=64M\nstore t heap 0 15835\n")
+    on = mglru.run(trace, migratetypes=True, timeseries_ms=None)
+    off = mglru.run(trace, timeseries_ms=None)
+    assert on.report["sim"]["fallbacks"] == 6
+    assert off.report["sim"]["fallbacks"] == 0
+    assert "(--migratetypes)" in on.configuration and "(--migratetypes)" not in off.configuration
+    df = mglru.sweep(trace, migratetypes=["off", "on"], jobs=1)
+    assert list(df["migratetypes"]) == ["off", "on"]
+    assert df.attrs["axes"] == ["migratetypes"]
+    with pytest.raises(ValueError, match="off or on"):
+        mglru.sweep(trace, migratetypes="yes")
+    with pytest.raises(TypeError):
+        mglru.run(trace, migratetypes="on")
+
+
 def test_parallel_schedule_is_reachable_from_run_and_sweep():
     # Two tasks on two CPUs whose lines alternate: in parallel they overlap,
     # so the run is shorter in simulated time than serially, with the same

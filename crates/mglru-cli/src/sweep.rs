@@ -65,6 +65,9 @@ pub struct SweepArgs {
     /// How kswapd runs, e.g. instant,thread (docs/FIDELITY.md simplification 2)
     #[arg(long, value_name = "MODES")]
     kswapd: Option<String>,
+    /// Grouping pages by mobility, e.g. off,on (docs/FIDELITY.md simplification 3)
+    #[arg(long, value_name = "SETTINGS")]
+    migratetypes: Option<String>,
     /// How tasks are scheduled, e.g. serial,parallel (docs/TRACE_FORMAT.md "Scheduling")
     #[arg(long, value_name = "SCHEDULES")]
     schedule: Option<String>,
@@ -165,6 +168,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
         seed: a.seed.clone(),
         cpus: a.cpus.clone(),
         kswapd: a.kswapd.clone(),
+        migratetypes: a.migratetypes.clone(),
         schedule: a.schedule.clone(),
         memory: a.memory.clone(),
         cost: a.cost.clone(),

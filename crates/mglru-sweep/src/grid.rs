@@ -47,6 +47,9 @@ pub struct SweepSpec {
     /// How kswapd runs: `instant`, `thread`.
     #[serde(default)]
     pub kswapd: Option<String>,
+    /// Grouping pages by mobility: `off`, `on` (RunOptions::migratetypes).
+    #[serde(default)]
+    pub migratetypes: Option<String>,
     /// How tasks are scheduled: `serial`, `parallel` (mglru_core::sched).
     #[serde(default)]
     pub schedule: Option<String>,
@@ -90,6 +93,7 @@ enum Setting {
     Seed(u64),
     Cpus(u32),
     Kswapd(mglru_core::kswapd::KswapdMode),
+    Migratetypes(bool),
     Schedule(mglru_core::sched::Schedule),
     Memory(u64),
 }
@@ -318,6 +322,13 @@ pub fn expand(spec: &SweepSpec, input: &Input) -> Result<Vec<Config>, Failure> {
                 .ok_or_else(|| format!("`{x}` is not a kswapd mode: expected instant or thread"))
         })?);
     }
+    if let Some(v) = &spec.migratetypes {
+        axes.push(list_axis("--migratetypes", "migratetypes", v, |x| match x {
+            "off" => Ok(Setting::Migratetypes(false)),
+            "on" => Ok(Setting::Migratetypes(true)),
+            _ => Err(format!("`{x}` is not a migratetypes setting: expected off or on")),
+        })?);
+    }
     if let Some(v) = &spec.schedule {
         axes.push(list_axis("--schedule", "schedule", v, |x| {
             mglru_core::sched::Schedule::parse(x)
@@ -364,6 +375,7 @@ pub fn expand(spec: &SweepSpec, input: &Input) -> Result<Vec<Config>, Failure> {
                 Setting::Seed(x) => cfg.opts.seed = x,
                 Setting::Cpus(n) => cfg.opts.cpus = Some(n),
                 Setting::Kswapd(m) => cfg.opts.kswapd = m,
+                Setting::Migratetypes(b) => cfg.opts.migratetypes = b,
                 Setting::Schedule(m) => cfg.opts.schedule = m,
                 Setting::Memory(b) => cfg.opts.memory = Some(b),
             }
@@ -426,6 +438,17 @@ mod tests {
         let spec = SweepSpec { kswapd: Some("fast".into()), ..Default::default() };
         let e = expand(&spec, &input()).unwrap_err().msg;
         assert!(e.contains("--kswapd") && e.contains("instant or thread"), "{e}");
+    }
+
+    #[test]
+    fn migratetypes_is_an_axis() {
+        let spec = SweepSpec { migratetypes: Some("off,on".into()), ..Default::default() };
+        let c = expand(&spec, &input()).unwrap();
+        assert_eq!(c.iter().map(|c| c.opts.migratetypes).collect::<Vec<_>>(), vec![false, true]);
+        assert_eq!(c[1].labels, vec![("migratetypes".to_string(), "on".to_string())]);
+        let spec = SweepSpec { migratetypes: Some("yes".into()), ..Default::default() };
+        let e = expand(&spec, &input()).unwrap_err().msg;
+        assert!(e.contains("--migratetypes") && e.contains("off or on"), "{e}");
     }
 
     #[test]

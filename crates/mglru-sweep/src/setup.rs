@@ -90,6 +90,9 @@ impl Setup {
         if opts.kswapd == mglru_core::kswapd::KswapdMode::Thread {
             row(&mut o, "kswapd", "a thread in simulated time (--kswapd)".into());
         }
+        if opts.migratetypes {
+            row(&mut o, "mobility", "pages grouped by migrate type (--migratetypes)".into());
+        }
         if !self.memcgs.is_empty() {
             let mut parts = Vec::new();
             for &(id, parent, lim) in &self.memcgs {
