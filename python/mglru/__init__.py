@@ -139,7 +139,7 @@ def run(trace=None, workload: Optional[str] = None, policy: Optional[str] = None
     if not isinstance(migratetypes, bool):
         raise TypeError(f"migratetypes: expected True or False, not {migratetypes!r}")
     grid = _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus, kswapd, schedule,
-                 "on" if migratetypes else "off")
+                 "on" if migratetypes else None)
     text = _native.run(_source(trace, workload), grid, timeseries_ms, check)
     r = _result(json.loads(text))
     if timeseries_ms is None:
