@@ -68,6 +68,9 @@ impl Default for ChunkList {
 pub struct FreeArea {
     lists: [[ChunkList; MIGRATE_PCPTYPES]; NR_PAGE_ORDERS],
     chunks: [[u32; MIGRATE_PCPTYPES]; NR_PAGE_ORDERS],
+    /// Per type, bit `o` set when its list of order `o` is not empty
+    /// (finds the smallest chunk without walking the orders).
+    nonempty: [u16; MIGRATE_PCPTYPES],
     pub nr_free: u64,
 }
 
@@ -124,21 +127,29 @@ impl FolioTable {
         }
     }
 
-    /// `page_is_buddy`: `pfn` heads a free chunk of `order` in zone `z`.
+    /// Zone `z`'s pfns, `start..end`.
     #[inline]
-    fn is_buddy(&self, pfn: u32, order: u32, z: usize) -> bool {
-        if pfn < self.zone_start(z) || pfn >= self.zone_end[z] {
+    fn zone_bounds(&self, z: usize) -> (u32, u32) {
+        (self.zone_start(z), self.zone_end[z])
+    }
+
+    /// `page_is_buddy`: `pfn` heads a free chunk of `order` in the zone
+    /// `bounds` delimit.
+    #[inline]
+    fn is_buddy(&self, pfn: u32, order: u32, bounds: (u32, u32)) -> bool {
+        if pfn < bounds.0 || pfn >= bounds.1 {
             return false;
         }
         let f = &self.f[pfn as usize];
         f.flags & pg::BUDDY != 0 && f.index == order
     }
 
-    /// `__add_to_free_list` + `set_buddy_order`: `pfn` heads a free chunk
-    /// of `order` on the list of `mt`, at its head or its tail.
-    fn add_to_free_list(&mut self, pfn: u32, order: u32, mt: usize, tail: bool) {
-        let z = self.zone_of(pfn);
-        let l = self.areas[z].lists[order as usize][mt];
+    /// `__add_to_free_list` + `set_buddy_order`: `pfn` (of zone `z`) heads
+    /// a free chunk of `order` on the list of `mt`, at its head or its tail.
+    #[inline]
+    fn add_to_free_list(&mut self, z: usize, pfn: u32, order: u32, mt: usize, tail: bool) {
+        let o = order as usize;
+        let l = self.areas[z].lists[o][mt];
         {
             let f = &mut self.f[pfn as usize];
             debug_assert_eq!(f.flags, 0, "a chunk head that is not free: pfn {pfn}");
@@ -148,54 +159,58 @@ impl FolioTable {
             f.prev = if tail { l.tail } else { NIL };
             f.next = if tail { NIL } else { l.head };
         }
-        let list = &mut self.areas[z].lists[order as usize][mt];
+        let area = &mut self.areas[z];
         if tail {
             if l.tail != NIL {
                 self.f[l.tail as usize].next = pfn;
             } else {
-                list.head = pfn;
+                area.lists[o][mt].head = pfn;
             }
-            list.tail = pfn;
+            area.lists[o][mt].tail = pfn;
         } else {
             if l.head != NIL {
                 self.f[l.head as usize].prev = pfn;
             } else {
-                list.tail = pfn;
+                area.lists[o][mt].tail = pfn;
             }
-            list.head = pfn;
+            area.lists[o][mt].head = pfn;
         }
-        self.areas[z].chunks[order as usize][mt] += 1;
+        area.chunks[o][mt] += 1;
+        area.nonempty[mt] |= 1 << o;
     }
 
-    /// `__del_page_from_free_list`: the chunk `pfn` heads leaves its list;
-    /// its head is a plain free page again.
-    fn del_from_free_list(&mut self, pfn: u32) {
-        let z = self.zone_of(pfn);
-        let (order, mt, prev, next) = {
+    /// `__del_page_from_free_list`: the chunk `pfn` (of zone `z`) heads
+    /// leaves its list; its head is a plain free page again.
+    #[inline]
+    fn del_from_free_list(&mut self, z: usize, pfn: u32) {
+        let (o, mt, prev, next) = {
             let f = &self.f[pfn as usize];
             debug_assert!(f.flags & pg::BUDDY != 0, "not a chunk head: pfn {pfn}");
             (f.index as usize, f.mapping as usize, f.prev, f.next)
         };
-        let list = &mut self.areas[z].lists[order][mt];
         if prev != NIL {
             self.f[prev as usize].next = next;
         } else {
-            list.head = next;
+            self.areas[z].lists[o][mt].head = next;
         }
         if next != NIL {
             self.f[next as usize].prev = prev;
         } else {
-            list.tail = prev;
+            self.areas[z].lists[o][mt].tail = prev;
         }
-        self.areas[z].chunks[order][mt] -= 1;
+        let area = &mut self.areas[z];
+        area.chunks[o][mt] -= 1;
+        if area.chunks[o][mt] == 0 {
+            area.nonempty[mt] &= !(1 << o);
+        }
         self.f[pfn as usize] = Folio::FREE;
     }
 
     /// `move_to_free_list`: a chunk moves to the tail of another type's list.
-    fn move_to_free_list(&mut self, pfn: u32, new_mt: usize) {
+    fn move_to_free_list(&mut self, z: usize, pfn: u32, new_mt: usize) {
         let order = self.f[pfn as usize].index;
-        self.del_from_free_list(pfn);
-        self.add_to_free_list(pfn, order, new_mt, true);
+        self.del_from_free_list(z, pfn);
+        self.add_to_free_list(z, pfn, order, new_mt, true);
     }
 
     /// `__free_one_page`: a free chunk of `order` at `pfn` (pages already
@@ -205,48 +220,51 @@ impl FolioTable {
     /// soon (`buddy_merge_likely`), else at the head.
     pub fn free_one_page(&mut self, mut pfn: u32, mut order: u32, mt: usize, to_tail: bool) {
         let z = self.zone_of(pfn);
+        let bounds = self.zone_bounds(z);
         debug_assert_eq!(pfn & ((1 << order) - 1), 0);
         self.areas[z].nr_free += 1 << order;
         let mut buddy_pfn = 0;
         while order < MAX_PAGE_ORDER {
             buddy_pfn = pfn ^ (1 << order);
-            if !self.is_buddy(buddy_pfn, order, z) {
+            if !self.is_buddy(buddy_pfn, order, bounds) {
                 break;
             }
             // No merging across pageblocks of the types without fallbacks
             // (HighAtomic, Isolate): the model has none, so every merge is
             // allowed; the buddy's blocks take the freed chunk's type.
             let buddy_mt = self.f[buddy_pfn as usize].mapping as usize;
-            self.del_from_free_list(buddy_pfn);
+            self.del_from_free_list(z, buddy_pfn);
             if order >= PAGEBLOCK_ORDER && buddy_mt != mt {
                 self.change_pageblock_range(buddy_pfn, order, mt);
             }
             pfn &= buddy_pfn;
             order += 1;
         }
-        let tail = to_tail || self.buddy_merge_likely(pfn, buddy_pfn, order, z);
-        self.add_to_free_list(pfn, order, mt, tail);
+        let tail = to_tail || self.buddy_merge_likely(pfn, buddy_pfn, order, bounds);
+        self.add_to_free_list(z, pfn, order, mt, tail);
     }
 
     /// `buddy_merge_likely`: the chunk one order up from the merged one
     /// has a free buddy (the last buddy looked at is `buddy_pfn`).
-    fn buddy_merge_likely(&self, pfn: u32, buddy_pfn: u32, order: u32, z: usize) -> bool {
+    #[inline]
+    fn buddy_merge_likely(&self, pfn: u32, buddy_pfn: u32, order: u32, bounds: (u32, u32)) -> bool {
         if order >= MAX_PAGE_ORDER - 1 {
             return false;
         }
         let higher = buddy_pfn & pfn;
-        self.is_buddy(higher ^ (1 << (order + 1)), order + 1, z)
+        self.is_buddy(higher ^ (1 << (order + 1)), order + 1, bounds)
     }
 
     /// `expand`: of a chunk of order `high` at `pfn`, the first 2^`low`
     /// pages are kept; the upper halves go on the lists of `mt` (at their
     /// heads). Pages put back.
-    fn expand(&mut self, pfn: u32, low: u32, mut high: u32, mt: usize) -> u64 {
+    #[inline]
+    fn expand(&mut self, z: usize, pfn: u32, low: u32, mut high: u32, mt: usize) -> u64 {
         let mut added = 0;
         while high > low {
             high -= 1;
             let half = pfn + (1 << high);
-            self.add_to_free_list(half, high, mt, false);
+            self.add_to_free_list(z, half, high, mt, false);
             added += 1 << high;
         }
         added
@@ -255,24 +273,62 @@ impl FolioTable {
     /// `page_del_and_expand`: take the chunk of `high` at `pfn` off its
     /// list, keep 2^`low` pages and give the rest back to the lists of
     /// `mt`.
-    fn del_and_expand(&mut self, pfn: u32, low: u32, high: u32, mt: usize) {
-        let z = self.zone_of(pfn);
-        self.del_from_free_list(pfn);
-        let added = self.expand(pfn, low, high, mt);
+    #[inline]
+    fn del_and_expand(&mut self, z: usize, pfn: u32, low: u32, high: u32, mt: usize) {
+        self.del_from_free_list(z, pfn);
+        let added = self.expand(z, pfn, low, high, mt);
         self.areas[z].nr_free -= (1u64 << high) - added;
     }
 
     /// `__rmqueue_smallest`: the first chunk of the smallest order ≥
     /// `order` on `mt`'s lists of zone `z`, split down to `order`.
     pub fn rmqueue_smallest(&mut self, z: usize, order: u32, mt: usize) -> Option<u32> {
-        for cur in order..=MAX_PAGE_ORDER {
-            let pfn = self.areas[z].lists[cur as usize][mt].head;
-            if pfn != NIL {
-                self.del_and_expand(pfn, order, cur, mt);
-                return Some(pfn);
-            }
+        let above = self.areas[z].nonempty[mt] >> order;
+        if above == 0 {
+            return None;
         }
-        None
+        let cur = order + above.trailing_zeros();
+        let pfn = self.areas[z].lists[cur as usize][mt].head;
+        debug_assert_ne!(pfn, NIL);
+        self.del_and_expand(z, pfn, order, cur, mt);
+        Some(pfn)
+    }
+
+    /// `rmqueue_bulk`'s part from `mt`'s own lists: up to `need` order-0
+    /// pages, each of the smallest chunk there is, handed to `put` in
+    /// order; how many. Taken a chunk at a time: once the smallest chunk is
+    /// of order k, every smaller list of the type is empty, so taking its
+    /// pages one by one (`__rmqueue_smallest`, each split putting the upper
+    /// halves at the heads of the emptied lists) gives its pages in address
+    /// order and leaves, if fewer are needed, the aligned chunks that cover
+    /// the rest, one per list: this does the same without the splits.
+    pub fn rmqueue_bulk_smallest(&mut self, z: usize, mt: usize, need: u64, mut put: impl FnMut(u32)) -> u64 {
+        let mut got = 0;
+        while got < need {
+            let mask = self.areas[z].nonempty[mt];
+            if mask == 0 {
+                break;
+            }
+            let k = mask.trailing_zeros();
+            let p = self.areas[z].lists[k as usize][mt].head;
+            self.del_from_free_list(z, p);
+            let size = 1u32 << k;
+            let take = (need - got).min(u64::from(size)) as u32;
+            for q in p..p + take {
+                put(q);
+            }
+            // The rest of the chunk, [take, size), in aligned chunks.
+            let mut off = take;
+            while off < size {
+                let j = off.trailing_zeros().min(k);
+                let j = (0..=j).rev().find(|&j| off + (1 << j) <= size).expect("order 0 fits");
+                self.add_to_free_list(z, p + off, j, mt, false);
+                off += 1 << j;
+            }
+            self.areas[z].nr_free -= u64::from(take);
+            got += u64::from(take);
+        }
+        got
     }
 
     /// `find_suitable_fallback` (`only_stealable` false): the first type
@@ -300,9 +356,9 @@ impl FolioTable {
     /// and all, split down to `order`.
     pub fn claim_whole_blocks(&mut self, pfn: u32, current_order: u32, order: u32, start_mt: usize) {
         let z = self.zone_of(pfn);
-        self.del_from_free_list(pfn);
+        self.del_from_free_list(z, pfn);
         self.change_pageblock_range(pfn, current_order, start_mt);
-        let added = self.expand(pfn, order, current_order, start_mt);
+        let added = self.expand(z, pfn, order, current_order, start_mt);
         self.areas[z].nr_free -= (1u64 << current_order) - added;
     }
 
@@ -310,7 +366,8 @@ impl FolioTable {
     /// on the list of `fallback_mt`, split down to `order`, its rest left
     /// on that type's lists (the block keeps its type).
     pub fn steal_chunk(&mut self, pfn: u32, current_order: u32, order: u32, fallback_mt: usize) {
-        self.del_and_expand(pfn, order, current_order, fallback_mt);
+        let z = self.zone_of(pfn);
+        self.del_and_expand(z, pfn, order, current_order, fallback_mt);
     }
 
     /// `prep_move_freepages_block` with counting: the pageblock holding
@@ -344,12 +401,13 @@ impl FolioTable {
     /// `__move_freepages_block`: the pageblock at `start` becomes
     /// `new_mt`'s, its free chunks moving to that type's lists.
     pub fn move_freepages_block(&mut self, start: u32, new_mt: usize) {
+        let z = self.zone_of(start);
         let end = start + PAGEBLOCK_NR_PAGES;
         let mut p = start;
         while p < end {
             let f = self.f[p as usize];
             if f.flags & pg::BUDDY != 0 {
-                self.move_to_free_list(p, new_mt);
+                self.move_to_free_list(z, p, new_mt);
                 p += 1 << f.index;
             } else {
                 p += 1;
@@ -428,6 +486,9 @@ impl FolioTable {
                     }
                     if count != self.areas[z].chunks[order][mt] {
                         return Err(format!("zone {z} order {order} {} list: {count} chunks counted {}", MIGRATETYPE_NAMES[mt], self.areas[z].chunks[order][mt]));
+                    }
+                    if (count > 0) != (self.areas[z].nonempty[mt] >> order & 1 == 1) {
+                        return Err(format!("zone {z} order {order} {} list: {count} chunks but its non-empty bit says otherwise", MIGRATETYPE_NAMES[mt]));
                     }
                 }
             }
@@ -557,8 +618,9 @@ impl FolioTable {
             for p in s..s + (1 << order) {
                 self.f[p as usize] = Folio::FREE;
             }
-            self.add_to_free_list(s, order, self.pageblock_mt(s), true);
-            self.areas[self.zone_of(s)].nr_free += 1 << order;
+            let z = self.zone_of(s);
+            self.add_to_free_list(z, s, order, self.pageblock_mt(s), true);
+            self.areas[z].nr_free += 1 << order;
             if room > order {
                 // The chunk's buddy keeps its first page allocated; the
                 // rest of the buddy and the upper halves are rooms.

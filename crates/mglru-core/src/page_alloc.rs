@@ -689,8 +689,13 @@ impl Kernel {
         if p.lists[mt].is_empty() {
             let n = self.nr_pcp_alloc(cpu, z);
             self.arm_vmstat_update(cpu, z);
+            // The type's own chunks first (crate::buddy
+            // `rmqueue_bulk_smallest`: the pages `__rmqueue_smallest` would
+            // give one by one), then one at a time through the fallbacks.
+            let (folios, cpus) = (&mut self.folios, &mut self.cpus);
+            let got = folios.rmqueue_bulk_smallest(z, mt, n, |pfn| cpus[cpu].pcp[z].push_back(mt, pfn));
             let mut mode = RmqueueMode::Normal;
-            for _ in 0..n {
+            for _ in got..n {
                 match self.rmqueue_buddy_page(z, mt, nofragment, &mut mode) {
                     Some(pfn) => self.cpus[cpu].pcp[z].push_back(mt, pfn),
                     None => break,
