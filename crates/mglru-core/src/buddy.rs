@@ -691,4 +691,32 @@ mod tests {
         assert_eq!(t.find_suitable_fallback(1, 0, MIGRATE_MOVABLE), Some((MIGRATE_UNMOVABLE, false)));
         t.check_free_lists(&[p]).unwrap();
     }
+
+    /// rmqueue_bulk_smallest gives the pages, and leaves the lists, that
+    /// rmqueue_smallest one page at a time does, on a fragmented zone.
+    #[test]
+    fn bulk_taking_is_taking_one_by_one() {
+        let build = || {
+            let mut t = FolioTable::new([0, 4096, 0]);
+            let taken: Vec<u32> = (0..3000).map(|_| t.alloc(1).unwrap()).collect();
+            // Free every third and every seventh page: chunks of many orders.
+            for &p in taken.iter().filter(|&&p| p % 3 == 0 || p % 7 == 0) {
+                t.free(p);
+            }
+            t
+        };
+        for need in [1u64, 5, 31, 96, 700, 2000] {
+            let (mut a, mut b) = (build(), build());
+            let mut bulk = Vec::new();
+            let got = a.rmqueue_bulk_smallest(1, MIGRATE_MOVABLE, need, |p| bulk.push(p));
+            let one: Vec<u32> = (0..got).map(|_| b.rmqueue_smallest(1, 0, MIGRATE_MOVABLE).unwrap()).collect();
+            assert_eq!(bulk, one, "need {need}");
+            assert_eq!(a.free_area(1).nr_free, b.free_area(1).nr_free);
+            for o in 0..NR_PAGE_ORDERS as u32 {
+                assert_eq!(a.free_area(1).nr_chunks(o as usize, MIGRATE_MOVABLE), b.free_area(1).nr_chunks(o as usize, MIGRATE_MOVABLE));
+                assert_eq!(a.first_chunk(1, o, MIGRATE_MOVABLE), b.first_chunk(1, o, MIGRATE_MOVABLE), "need {need} order {o}");
+            }
+            a.check_free_lists(&bulk).unwrap();
+        }
+    }
 }
