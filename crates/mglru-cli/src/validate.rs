@@ -1423,6 +1423,41 @@ mod tests {
         assert_eq!((zones[0].pages, zones[0].pcp), (3808, 0));
         assert_eq!((zones[1].pages, zones[1].pcp), (46220 + 1466 - 147, 1466));
     }
+
+    #[test]
+    fn pagetypeinfo_becomes_the_zones_layout() {
+        let free = |v: [u32; 11]| format!("{v:?}");
+        let zero = free([0; 11]);
+        let zone = |name: &str, blocks: [u32; 5], movable: &str, extra: &str| {
+            format!(
+                r#""{name}": {{"node": 0, "blocks": {{"Unmovable": {}, "Movable": {}, "Reclaimable": {}, "HighAtomic": {}, "Isolate": {}}},
+                   "free": {{"Unmovable": {zero}, "Movable": {movable}, "Reclaimable": {zero}, "HighAtomic": {extra}, "Isolate": {zero}}}}}"#,
+                blocks[0], blocks[1], blocks[2], blocks[3], blocks[4]
+            )
+        };
+        let doc = |zones: String| format!(r#"{{"pagetypeinfo_start": {{"pageblock_order": 9, "zones": {{{zones}}}}}}}"#);
+        let good = doc(zone("DMA32", [95, 115, 6, 0, 0], &free([1, 1, 0, 1, 0, 1, 1, 1, 0, 0, 43]), &zero));
+        let l = parse_pagetypeinfo(parse_json(&good).unwrap().get("pagetypeinfo_start")).unwrap().unwrap();
+        let d = l[1].as_ref().unwrap();
+        assert_eq!(d.blocks, [95, 115, 6]);
+        let m = mglru_core::buddy::MIGRATE_MOVABLE;
+        assert_eq!((d.free[m][10], d.free[m][0]), (43, 1));
+        assert_eq!(d.free_pages(), 1 + 2 + 8 + 32 + 64 + 128 + 43 * 1024);
+        assert!(l[0].is_none() && l[2].is_none());
+        // Types the model lacks, zones it lacks, another pageblock order: errors naming them.
+        let highatomic = doc(zone("DMA32", [95, 115, 6, 1, 0], &zero, &zero));
+        let e = parse_pagetypeinfo(parse_json(&highatomic).unwrap().get("pagetypeinfo_start")).unwrap_err();
+        assert!(e.contains("DMA32") && e.contains("HighAtomic"), "{e}");
+        let movable_zone = doc(zone("Movable", [0, 1, 0, 0, 0], &zero, &zero));
+        let e = parse_pagetypeinfo(parse_json(&movable_zone).unwrap().get("pagetypeinfo_start")).unwrap_err();
+        assert!(e.contains("zone Movable"), "{e}");
+        let order = good.replace("\"pageblock_order\": 9", "\"pageblock_order\": 10");
+        let e = parse_pagetypeinfo(parse_json(&order).unwrap().get("pagetypeinfo_start")).unwrap_err();
+        assert!(e.contains("pageblock_order"), "{e}");
+        // Absent or null (older results, an unreadable file): no layout.
+        assert_eq!(parse_pagetypeinfo(None).unwrap(), None);
+        assert_eq!(parse_pagetypeinfo(Some(&Json::Null)).unwrap(), None);
+    }
     #[test]
     fn known_deviations_have_their_own_limits() {
         let row = |trace: &str, rel: f64| Row { trace: trace.into(), policy: "mglru", counter: "pswpout", kernel: 10_000.0, sim: 10_000.0 * (1.0 + rel), rel };
