@@ -372,8 +372,8 @@ impl FolioTable {
 
     /// `prep_move_freepages_block` with counting: the pageblock holding
     /// `pfn`, if it lies wholly inside zone `z`: its first pfn, its free
-    /// pages (in chunks) and its pages on an LRU (`PageLRU`: the ones
-    /// that could be migrated).
+    /// pages (in chunks) and its pages that could be migrated (`PageLRU`,
+    /// or `__PageMovable`: zsmalloc's).
     pub fn pageblock_counts(&self, z: usize, pfn: u32) -> Option<(u32, u32, u32)> {
         let start = pfn & !(PAGEBLOCK_NR_PAGES - 1);
         let end = start + PAGEBLOCK_NR_PAGES;
@@ -390,7 +390,9 @@ impl FolioTable {
                 p += n;
                 continue;
             }
-            if f.flags & pg::LRU != 0 || (f.flags & pg::KERNEL != 0 && f.index == 1) {
+            // PageLRU, or __PageMovable (zsmalloc's pages), or the boot's
+            // memory of a Movable block.
+            if f.flags & pg::LRU != 0 || (f.flags & (pg::KERNEL | pg::DEVICE) != 0 && f.index == 1) {
                 movable += 1;
             }
             p += 1;
@@ -682,6 +684,15 @@ mod tests {
         assert_eq!(p, 0);
         let (start, free, movable) = t.pageblock_counts(1, 5).unwrap();
         assert_eq!((start, free, movable), (0, 511, 0));
+        // A zsmalloc page (a swap device's page marked movable) counts as
+        // movable, brd's does not.
+        let q = t.rmqueue_smallest(1, 0, MIGRATE_MOVABLE).unwrap();
+        t.f[q as usize] = Folio { flags: pg::ALLOCATED | pg::DEVICE, index: 1, ..Folio::FREE };
+        assert_eq!(t.pageblock_counts(1, 5).unwrap(), (0, 510, 1));
+        t.f[q as usize].index = 0;
+        assert_eq!(t.pageblock_counts(1, 5).unwrap(), (0, 510, 0));
+        t.f[q as usize] = Folio::FREE;
+        t.free_one_page(q, 0, MIGRATE_MOVABLE, false);
         t.move_freepages_block(0, MIGRATE_UNMOVABLE);
         assert_eq!(t.pageblock_mt(0), MIGRATE_UNMOVABLE);
         assert_eq!(t.pageblock_mt(512), MIGRATE_MOVABLE);

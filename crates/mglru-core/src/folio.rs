@@ -50,7 +50,8 @@ pub mod pg {
     /// the page cache.
     pub const BUFFERS: u32 = 1 << 25;
     /// A page a RAM-backed swap device stores data in (brd's backing
-    /// page): kernel memory on no list, charged to no memcg.
+    /// page): kernel memory on no list, charged to no memcg. `index` 1
+    /// for zsmalloc's (movable: `__PageMovable`), 0 for brd's.
     pub const DEVICE: u32 = 1 << 26;
     /// A page-table page (`pagetable_alloc`): kernel memory on no list,
     /// its charge (if any) held by the memcg's `pgtable_pages`.

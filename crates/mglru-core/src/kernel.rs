@@ -381,6 +381,10 @@ pub struct Kernel {
     /// Reclaim nesting guard (`PF_MEMALLOC`): allocations made while
     /// reclaiming never recurse into reclaim.
     pub in_reclaim: bool,
+    /// The allocation being made has no ALLOC_KSWAPD (`__alloc_pages_may_oom`'s
+    /// try at the high watermark): a boost it causes does not flag the zone,
+    /// and it neither tests nor clears the flag (crate::page_alloc `rmqueue`).
+    pub alloc_no_kswapd: bool,
     /// Pages charged above memory.high since the last return to user
     /// (`current->memcg_nr_pages_over_high`).
     pub nr_pages_over_high: u64,
@@ -492,6 +496,7 @@ impl Kernel {
             in_lru_fault: false,
             in_kswapd: false,
             in_reclaim: false,
+            alloc_no_kswapd: false,
             nr_pages_over_high: 0,
             dirty_inodes: Default::default(),
             nr_dirty: 0,

@@ -189,6 +189,10 @@ impl Kernel {
                         let f = self.folios.get_mut(pfn);
                         f.set(pg::DEVICE);
                         f.memcg = NO_MEMCG;
+                        // __SetPageMovable: a zspage page counts as movable
+                        // when a fallback weighs its pageblock (crate::buddy
+                        // `pageblock_counts`).
+                        f.index = 1;
                         got.push(pfn);
                     }
                     None => {
@@ -275,7 +279,7 @@ impl Kernel {
     #[inline]
     fn rmqueue(&mut self, z: usize, mt: usize, nofragment: bool) -> Option<u32> {
         let page = self.rmqueue_pcplist(z, mt, nofragment);
-        if self.zones[z].boosted_wmark && !(self.in_reclaim && !self.in_kswapd) {
+        if self.zones[z].boosted_wmark && !self.alloc_no_kswapd && !(self.in_reclaim && !self.in_kswapd) {
             self.zones[z].boosted_wmark = false;
             self.wakeup_kswapd();
         }
@@ -345,8 +349,9 @@ impl Kernel {
             self.folios.claim_whole_blocks(pfn, cur, 0, start_mt);
             return Some(pfn);
         }
-        // Every allocation of the model may wake kswapd (ALLOC_KSWAPD).
-        if self.boost_watermark(z) {
+        // Every allocation of the model may wake kswapd (ALLOC_KSWAPD) but
+        // the last try before the OOM killer.
+        if self.boost_watermark(z) && !self.alloc_no_kswapd {
             self.zones[z].boosted_wmark = true;
         }
         let (start, free, movable) = self.folios.pageblock_counts(z, pfn)?;
@@ -516,8 +521,12 @@ impl Kernel {
             // __alloc_pages_may_oom: one more try at the high watermark
             // (it catches a parallel OOM kill's freed memory), then the
             // OOM killer.
-            if let Some(p) = self.get_page_from_freelist(WMARK_HIGH, mt, false) {
-                return Some(p);
+            // (ALLOC_WMARK_HIGH | ALLOC_CPUSET: no ALLOC_KSWAPD.)
+            self.alloc_no_kswapd = true;
+            let page = self.get_page_from_freelist(WMARK_HIGH, mt, false);
+            self.alloc_no_kswapd = false;
+            if page.is_some() {
+                return page;
             }
             if oom_passes < 8 && self.out_of_memory(None) {
                 // did_some_progress: back to retry.
