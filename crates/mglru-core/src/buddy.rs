@@ -111,6 +111,19 @@ impl FolioTable {
         }
     }
 
+    /// Zone `z`'s pageblocks of each migrate type, as /proc/pagetypeinfo
+    /// counts them: a pageblock at a time from the zone's first pfn.
+    pub fn pageblocks_by_type(&self, z: usize) -> [u64; MIGRATE_PCPTYPES] {
+        let mut n = [0; MIGRATE_PCPTYPES];
+        let (start, end) = (self.zone_start(z), self.zone_end[z]);
+        let mut p = start;
+        while p < end {
+            n[self.pageblock_mt(p)] += 1;
+            p += PAGEBLOCK_NR_PAGES;
+        }
+        n
+    }
+
     /// Zone `z`'s free area.
     #[inline]
     pub fn free_area(&self, z: usize) -> &FreeArea {

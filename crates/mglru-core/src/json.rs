@@ -196,6 +196,28 @@ struct ZoneView<'a> {
     min: u64,
     low: u64,
     high: u64,
+    boost: u64,
+    /// Keyed by migrate type, as the replayer's parse of /proc/pagetypeinfo.
+    pageblocks: ByType<u64>,
+    free_chunks: ByType<[u32; crate::buddy::NR_PAGE_ORDERS]>,
+}
+
+/// One value per migrate type, named as /proc/pagetypeinfo names them.
+#[derive(Serialize)]
+struct ByType<T> {
+    #[serde(rename = "Unmovable")]
+    unmovable: T,
+    #[serde(rename = "Movable")]
+    movable: T,
+    #[serde(rename = "Reclaimable")]
+    reclaimable: T,
+}
+
+impl<T: Copy> ByType<T> {
+    fn of(v: &[T; crate::buddy::MIGRATE_PCPTYPES]) -> ByType<T> {
+        use crate::buddy::{MIGRATE_MOVABLE, MIGRATE_RECLAIMABLE, MIGRATE_UNMOVABLE};
+        ByType { unmovable: v[MIGRATE_UNMOVABLE], movable: v[MIGRATE_MOVABLE], reclaimable: v[MIGRATE_RECLAIMABLE] }
+    }
 }
 
 /// `cpu`: the CPU count, kswapd0's CPU time and each task's, in ns.
@@ -294,7 +316,18 @@ pub fn report_value(r: &Report) -> impl Serialize + '_ {
         zones: r
             .zones
             .iter()
-            .map(|z| ZoneView { name: z.name, managed: z.managed, free: z.free, pcp: z.pcp, min: z.min, low: z.low, high: z.high })
+            .map(|z| ZoneView {
+                name: z.name,
+                managed: z.managed,
+                free: z.free,
+                pcp: z.pcp,
+                min: z.min,
+                low: z.low,
+                high: z.high,
+                boost: z.boost,
+                pageblocks: ByType::of(&z.pageblocks),
+                free_chunks: ByType::of(&z.free_chunks),
+            })
             .collect(),
     }
 }
@@ -336,7 +369,18 @@ mod tests {
                 tasks: vec![crate::report::TaskCpuReport { name: "t\"1".into(), cpu: 1, utime_ns: 6, stime_ns: 7 }],
                 reclaim_work: crate::kernel::ReclaimWork { scanned: 11, rmap: 12, pte: 13, pageout: 14, lruvecs: 15 },
             },
-            zones: vec![crate::report::ZoneReport { name: "DMA32", managed: 100, free: 60, pcp: 30, min: 1, low: 2, high: 3 }],
+            zones: vec![crate::report::ZoneReport {
+                name: "DMA32",
+                managed: 100,
+                free: 60,
+                pcp: 30,
+                min: 1,
+                low: 2,
+                high: 3,
+                boost: 0,
+                pageblocks: [0, 1, 0],
+                free_chunks: [[0; 11], [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0], [0; 11]],
+            }],
         };
         let j = report_json(&r);
         let v: serde_json::Value = serde_json::from_str(&j).unwrap();
@@ -356,6 +400,10 @@ mod tests {
         assert_eq!(v["cpu"]["reclaim_work"]["lruvecs"], 15);
         assert_eq!(v["memcg"]["app"]["pressure"]["some"]["total"], 0);
         assert_eq!((v["zones"][0]["name"].as_str(), v["zones"][0]["pcp"].as_u64()), (Some("DMA32"), Some(30)));
+        // /proc/pagetypeinfo's shape: per migrate type by name.
+        assert_eq!((v["zones"][0]["pageblocks"]["Movable"].as_u64(), v["zones"][0]["pageblocks"]["Unmovable"].as_u64()), (Some(1), Some(0)));
+        assert_eq!(v["zones"][0]["free_chunks"]["Movable"][2].as_u64(), Some(1));
+        assert_eq!(v["zones"][0]["free_chunks"]["Reclaimable"].as_array().map(|a| a.len()), Some(11));
         // The kernel's order, not alphabetical.
         assert!(j.find("nr_free_pages").unwrap() < j.find("pgpgin").unwrap());
         assert!(j.ends_with("}\n"));

@@ -158,6 +158,13 @@ pub struct ZoneReport {
     pub min: u64,
     pub low: u64,
     pub high: u64,
+    /// `zone->watermark_boost` (included in `min`/`low`/`high`).
+    pub boost: u64,
+    /// As /proc/pagetypeinfo: pageblocks of each migrate type
+    /// (Unmovable, Movable, Reclaimable), counted from the zone's first
+    /// pfn a pageblock at a time, and free chunks per type and order.
+    pub pageblocks: [u64; crate::buddy::MIGRATE_PCPTYPES],
+    pub free_chunks: [[u32; crate::buddy::NR_PAGE_ORDERS]; crate::buddy::MIGRATE_PCPTYPES],
 }
 
 /// A task's CPU time (`utime`/`stime` of /proc/PID/stat) in ns.
@@ -553,6 +560,9 @@ impl Kernel {
                 min: self.wmark_pages(z, 0),
                 low: self.wmark_pages(z, 1),
                 high: self.wmark_pages(z, 2),
+                boost: self.zones[z].watermark_boost,
+                pageblocks: self.folios.pageblocks_by_type(z),
+                free_chunks: std::array::from_fn(|mt| std::array::from_fn(|o| self.folios.free_area(z).nr_chunks(o, mt))),
             })
             .collect();
         Report {
