@@ -288,6 +288,9 @@ pub struct SimCounters {
     /// `mm_page_alloc_extfrag` events, order 0), and watermark boosts
     /// (`boost_watermark` that raised a zone's watermarks).
     pub fallbacks: u64,
+    /// Of `fallbacks`, those that claimed the pageblock (the trace event's
+    /// `change_ownership`).
+    pub fallback_claims: u64,
     pub watermark_boosts: u64,
     /// Simulated ns the tasks spent (operations plus stalls).
     pub task_ns: u64,

@@ -330,6 +330,7 @@ impl Kernel {
             let pfn = self.folios.first_chunk(z, cur, fallback_mt);
             if let Some(p) = self.try_to_steal_block(z, pfn, cur, mt) {
                 self.sim.fallbacks += 1;
+                self.sim.fallback_claims += 1;
                 return Some(p);
             }
         }

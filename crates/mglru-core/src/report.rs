@@ -111,6 +111,9 @@ pub struct SimReport {
     /// (`boost_watermark` calls that raised a zone's watermarks): no
     /// /proc/vmstat counter has them.
     pub fallbacks: u64,
+    /// Of `fallbacks`, those that claimed the pageblock for the
+    /// allocation's type (`change_ownership`).
+    pub fallback_claims: u64,
     pub watermark_boosts: u64,
     pub simulated_ns: u64,
     pub task_ns: u64,
@@ -585,6 +588,7 @@ impl Kernel {
                 dropped_accesses: self.sim.dropped_accesses,
                 failed_allocations: self.sim.failed_allocations,
                 fallbacks: self.sim.fallbacks,
+                fallback_claims: self.sim.fallback_claims,
                 watermark_boosts: self.sim.watermark_boosts,
                 simulated_ns: self.now,
                 task_ns: self.sim.task_ns,

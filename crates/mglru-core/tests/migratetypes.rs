@@ -76,7 +76,7 @@ fn page_tables_claim_blocks_and_the_heap_falls_back_with_a_boost() {
         assert_eq!((t.ev(Ev::PgallocDma32), t.ev(Ev::PgallocDma)), (11925, 3943), "{policy:?}");
         assert_eq!((t.k().folios.nr_free_zone(ZONE_DMA32), t.k().folios.nr_free_zone(ZONE_DMA)), (195, 97));
         assert_eq!((lists(&mut t, ZONE_DMA32), lists(&mut t, ZONE_DMA)), (vec![73, 95, 0], vec![25, 31, 0]));
-        assert_eq!((t.k().sim.fallbacks, t.k().sim.watermark_boosts), (6, 2));
+        assert_eq!((t.k().sim.fallbacks, t.k().sim.fallback_claims, t.k().sim.watermark_boosts), (6, 6, 2));
         assert_eq!((t.ev(Ev::Pageoutrun), t.k().kswapd_failures), (2, 2));
         assert_eq!(t.k().zones.iter().map(|z| z.watermark_boost).sum::<u64>(), 0);
         t.run("store t heap 15835");
@@ -131,7 +131,7 @@ fn unmovable_list_holds_pages_the_heap_cannot_have() {
     t.run("store t heap 0 15985");
     let k = t.k();
     assert_eq!((k.nr_free_pages(), k.kswapd_failures, k.ev.get(Ev::Pageoutrun)), (259, 16, 16));
-    assert_eq!((k.sim.fallbacks, k.sim.watermark_boosts), (3, 1));
+    assert_eq!((k.sim.fallbacks, k.sim.fallback_claims, k.sim.watermark_boosts), (3, 3, 1));
     assert_eq!(lists(&mut t, ZONE_DMA32), [65, 41, 0]);
     t.run("read t f 0 43");
     assert_eq!((t.ev(Ev::AllocstallMovable), t.ev(Ev::PgscanDirect), t.ev(Ev::PgstealDirect)), (1, 42, 42));
@@ -216,7 +216,7 @@ fn a_fallback_boosts_the_watermarks_and_wakes_kswapd() {
         assert_eq!((t.k().sim.fallbacks, t.k().sim.watermark_boosts, t.ev(Ev::Pageoutrun)), (0, 0, 0), "{policy:?}");
         t.run("read t f 4000 200");
         let k = t.k();
-        assert_eq!((k.sim.fallbacks, k.sim.watermark_boosts), (1, 1), "{policy:?}");
+        assert_eq!((k.sim.fallbacks, k.sim.fallback_claims, k.sim.watermark_boosts), (1, 1, 1), "{policy:?}");
         assert_eq!([k.folios.pageblock_mt(4608), k.folios.pageblock_mt(5120)], [MIGRATE_MOVABLE, MIGRATE_RECLAIMABLE]);
         assert_eq!((k.ev.get(Ev::Pageoutrun), k.ev.get(Ev::PgscanKswapd), k.kswapd_failures), (1, 0, 1), "{policy:?}");
         assert_eq!(k.zones[ZONE_DMA].watermark_boost, 0);
