@@ -671,6 +671,10 @@ pub struct Comparison {
     /// CPU time and pressure, kernel vs model, for results that record
     /// them (`KernelCpu`); shown, never checked.
     pub cpu: Vec<CpuRow>,
+    /// With `--migratetypes`: how each global-pressure trace's zones
+    /// start (laid out from the result's /proc/pagetypeinfo, or, for a
+    /// result that did not record it, every pageblock Movable).
+    pub layouts: Vec<String>,
 }
 
 /// One CPU-time or pressure figure of one trace and policy. `kernel` is
@@ -790,6 +794,7 @@ pub fn compare_suite(
         signs: Vec::new(),
         missing: Vec::new(),
         meta: Vec::new(),
+        layouts: Vec::new(),
         extra: Vec::new(),
         cpu: Vec::new(),
     };
@@ -810,6 +815,14 @@ pub fn compare_suite(
             // "self": the trace picks its policy with lru_gen.enabled.
             let policy = if pname == "self" { None } else { Some(kr.policy) };
             let (memory, zones) = model_memory(&start_free, &name, &kr, migratetypes);
+            if migratetypes && start_free.iter().any(|n| *n == name) {
+                let laid_out = zones.as_ref().is_some_and(|z| z.iter().any(|z| z.layout.is_some()));
+                cmp.layouts.push(if laid_out {
+                    format!("{name}.{pname}: zones laid out from the result's pagetypeinfo_start")
+                } else {
+                    format!("{name}.{pname}: the result has no pagetypeinfo_start: every pageblock Movable, free memory in whole chunks")
+                });
+            }
             let profile: &[(u64, u64)] = if follow_guest_clock { &kr.profile } else { &[] };
             let rep = simulate_trace(&trace, policy, memory, zones.clone(), platform.clone(), profile, kswapd, kr.schedule, platform_cpus, migratetypes)?;
             cmp.meta.push(format!("{name}.{pname}: {}", kr.meta));
@@ -1079,6 +1092,13 @@ pub fn render(cmp: &Comparison, th: Option<&Thresholds>) -> String {
         None => {
             let _ = writeln!(o, "model costs: the defaults (no platform.json)\n");
         }
+    }
+    if !cmp.layouts.is_empty() {
+        let _ = writeln!(o, "--migratetypes: the global-pressure traces' zones at the start (the others: every pageblock Movable):");
+        for l in &cmp.layouts {
+            let _ = writeln!(o, "  {l}");
+        }
+        let _ = writeln!(o);
     }
     let _ = writeln!(o, "{:<30} {:<8} {:<26} {:>12} {:>12} {:>9}", "trace", "policy", "counter", "kernel", "model", "rel.err");
     for r in &cmp.rows {
@@ -1425,6 +1445,16 @@ mod tests {
     }
 
     #[test]
+    fn migratetypes_runs_say_how_the_zones_start() {
+        let mut cmp = Comparison { platform: None, times: vec![], kswapd: vec![], rows: vec![], signs: vec![], missing: vec![], meta: vec![], extra: vec![], cpu: vec![], layouts: vec![] };
+        assert!(!render(&cmp, None).contains("--migratetypes"));
+        cmp.layouts.push("g.mglru: the result has no pagetypeinfo_start: every pageblock Movable, free memory in whole chunks".into());
+        let text = render(&cmp, None);
+        assert!(text.contains("--migratetypes: the global-pressure traces' zones at the start"), "{text}");
+        assert!(text.contains("  g.mglru: the result has no pagetypeinfo_start"), "{text}");
+    }
+
+    #[test]
     fn pagetypeinfo_becomes_the_zones_layout() {
         let free = |v: [u32; 11]| format!("{v:?}");
         let zero = free([0; 11]);
@@ -1462,7 +1492,7 @@ mod tests {
     fn known_deviations_have_their_own_limits() {
         let row = |trace: &str, rel: f64| Row { trace: trace.into(), policy: "mglru", counter: "pswpout", kernel: 10_000.0, sim: 10_000.0 * (1.0 + rel), rel };
         let sign = |trace: &str| SignRow { trace: trace.into(), counter: "pswpout", kernel_diff: -500.0, sim_diff: 100.0, agree: Some(false) };
-        let cmp = |rows: Vec<Row>, signs: Vec<SignRow>| Comparison { platform: None, times: vec![], kswapd: vec![], rows, signs, missing: vec![], meta: vec![], extra: vec![], cpu: vec![] };
+        let cmp = |rows: Vec<Row>, signs: Vec<SignRow>| Comparison { platform: None, times: vec![], kswapd: vec![], rows, signs, missing: vec![], meta: vec![], extra: vec![], cpu: vec![], layouts: vec![] };
         let mut th = Thresholds { median: 1.0, max: 0.07, goal_median: 0.05, goal_max: 0.15, require_signs: true, trace_max: vec![], sign_exceptions: vec![], covers: None };
         let c = cmp(vec![row("a", 0.01), row("b", 0.20)], vec![sign("b")]);
         let e = check(&c, &th).unwrap_err();
@@ -1572,6 +1602,7 @@ mod tests {
             ],
             missing: vec![],
             meta: vec![],
+            layouts: vec!["t.mglru: zones laid out from the result's pagetypeinfo_start".into()],
             extra: vec![("t".into(), "classic", "nr_free_pages".into(), 172989.0, 114822.0, rel_err(114822.0, 172989.0, 256.0))],
             cpu: vec![],
         };
@@ -1607,7 +1638,7 @@ mod tests {
         order(&first("signs"), &["trace", "counter", "kernel_diff", "model_diff", "agree"]);
         order(&first("extra"), &["trace", "policy", "counter", "kernel", "model", "rel_err"]);
         // An empty comparison is three empty arrays.
-        let empty = Comparison { platform: None, times: vec![], kswapd: vec![], rows: vec![], signs: vec![], missing: vec![], meta: vec![], extra: vec![], cpu: vec![] };
+        let empty = Comparison { platform: None, times: vec![], kswapd: vec![], rows: vec![], signs: vec![], missing: vec![], meta: vec![], extra: vec![], cpu: vec![], layouts: vec![] };
         let doc: Doc = serde_json::from_str(&to_json(&empty, &[])).unwrap();
         assert!(doc.rows.is_empty() && doc.signs.is_empty() && doc.extra.is_empty());
     }
@@ -1647,7 +1678,7 @@ mod tests {
 
     #[test]
     fn the_cpu_table_is_in_the_json_only_when_recorded() {
-        let mut cmp = Comparison { platform: None, times: vec![], kswapd: vec![], rows: vec![], signs: vec![], missing: vec![], meta: vec![], extra: vec![], cpu: vec![] };
+        let mut cmp = Comparison { platform: None, times: vec![], kswapd: vec![], rows: vec![], signs: vec![], missing: vec![], meta: vec![], extra: vec![], cpu: vec![], layouts: vec![] };
         assert!(!to_json(&cmp, &[]).contains("\"cpu\""));
         cmp.cpu = vec![
             CpuRow { trace: "t".into(), policy: "mglru", figure: "psi_some system".into(), kernel: None, model: 1.041 },
