@@ -330,11 +330,12 @@ impl FolioTable {
             for q in p..p + take {
                 put(q);
             }
-            // The rest of the chunk, [take, size), in aligned chunks.
+            // The rest of the chunk, [take, size), in aligned chunks: from
+            // each offset the largest its alignment allows (below size, an
+            // offset aligned to 2^j has 2^j pages left before size).
             let mut off = take;
             while off < size {
-                let j = off.trailing_zeros().min(k);
-                let j = (0..=j).rev().find(|&j| off + (1 << j) <= size).expect("order 0 fits");
+                let j = off.trailing_zeros();
                 self.add_to_free_list(z, p + off, j, mt, false);
                 off += 1 << j;
             }
@@ -368,11 +369,11 @@ impl FolioTable {
     /// pageblock_order): the chunk at `pfn` becomes `start_mt`'s, blocks
     /// and all, split down to `order`.
     pub fn claim_whole_blocks(&mut self, pfn: u32, current_order: u32, order: u32, start_mt: usize) {
-        let z = self.zone_of(pfn);
-        self.del_from_free_list(z, pfn);
+        // (The chunk's head names the list it is on: changing the blocks
+        // first does not change which list it leaves.)
         self.change_pageblock_range(pfn, current_order, start_mt);
-        let added = self.expand(z, pfn, order, current_order, start_mt);
-        self.areas[z].nr_free -= (1u64 << current_order) - added;
+        let z = self.zone_of(pfn);
+        self.del_and_expand(z, pfn, order, current_order, start_mt);
     }
 
     /// `__rmqueue_steal`'s taking: the chunk at `pfn`, of `current_order`
@@ -560,10 +561,6 @@ impl FolioTable {
     pub(crate) fn lay_out_zone(&mut self, start: u32, layout: &ZoneLayout, pcp: u32) {
         debug_assert_eq!(start % PAGEBLOCK_NR_PAGES, 0);
         let end = start + layout.span();
-        // Every page allocated to the boot's memory first.
-        for p in start..end {
-            self.f[p as usize] = Folio { flags: pg::ALLOCATED | pg::KERNEL, ..Folio::FREE };
-        }
         // Blocks: the Movable ones from a MAX_PAGE_ORDER boundary (one
         // other block first if the zone starts between two), so that
         // pairs of them can hold the largest chunks; then Unmovable and
@@ -597,10 +594,9 @@ impl FolioTable {
                 i += 1;
             }
         }
+        // Every page allocated to the boot's memory first.
         for p in start..end {
-            if self.pageblock_mt(p) == MIGRATE_MOVABLE {
-                self.f[p as usize].index = 1;
-            }
+            self.f[p as usize] = Folio::boot(self.pageblock_mt(p) == MIGRATE_MOVABLE);
         }
         // The chunks, largest first (a heap of orders); the per-CPU lists'
         // pages are order-0 Movable chunks.

@@ -103,6 +103,11 @@ impl Folio {
         memcg: 0,
         mapcount: 0,
     };
+    /// A page of the boot's memory, allocated for the run (`pg::KERNEL`;
+    /// `movable`: it lies in a Movable pageblock).
+    pub(crate) fn boot(movable: bool) -> Folio {
+        Folio { flags: pg::ALLOCATED | pg::KERNEL, index: movable as u32, ..Folio::FREE }
+    }
     #[inline]
     pub fn test(&self, f: u32) -> bool {
         self.flags & f != 0
@@ -226,7 +231,7 @@ impl FolioTable {
                     // allocated for the run.
                     let first = zone_end[z] - l.span();
                     for p in zs..first {
-                        t.f[p as usize] = Folio { flags: pg::ALLOCATED | pg::KERNEL, ..Folio::FREE };
+                        t.f[p as usize] = Folio::boot(false);
                     }
                     t.lay_out_zone(first, l, zone_pages[z]);
                 }
