@@ -300,6 +300,17 @@ impl Kernel {
             }
             self.kswapd_run_due();
             self.access(region, idx, write);
+            // `faultin_page` succeeded: __get_user_pages goes back to
+            // `retry:`, and follow_page_pte finds the page mapped now and
+            // touches it like a present one (FOLL_TOUCH). A fault that
+            // failed (no memory, the task killed) leaves nothing mapped.
+            if !self.tasks[task as usize].alive || self.vmas[region as usize].dead {
+                break;
+            }
+            let e = self.pt.get(pgd, va);
+            if e & pte::PRESENT != 0 && e & pte::VALUE != pte::ZERO_PFN && !(write && e & pte::WRPROT != 0) {
+                self.folio_mark_accessed(e & pte::VALUE);
+            }
         }
         self.lru_add_drain();
     }
