@@ -439,7 +439,7 @@ const VMSTAT_EVERY: Duration = Duration::from_millis(100);
 const VMSTAT_MAX: usize = 2048;
 
 /// The counters a `VmstatProfile` keeps.
-pub const VMSTAT_PROFILED: [&str; 22] = [
+pub const VMSTAT_PROFILED: [&str; 28] = [
     "nr_free_pages",
     "nr_inactive_anon",
     "nr_active_anon",
@@ -462,6 +462,12 @@ pub const VMSTAT_PROFILED: [&str; 22] = [
     "pgscan_file",
     "pageoutrun",
     "allocstall_movable",
+    "nr_dirty",
+    "nr_writeback",
+    "nr_dirtied",
+    "nr_written",
+    "nr_vmscan_immediate_reclaim",
+    "pgrotated",
 ];
 
 impl VmstatProfile {
