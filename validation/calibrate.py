@@ -160,7 +160,7 @@ def main():
 
     cost = {
         "op": op, "mem_access": mem_access, "page_copy": page_copy, "minor_fault": minor_fault,
-        "disk_read": disk_read, "disk_write": 0, "swap_read": swap_read, "swap_write": 0, "scan": scan,
+        "disk_read": disk_read, "disk_write": 0, "disk_write_delay": 0, "swap_read": swap_read, "swap_write": 0, "scan": scan,
     }
     cost = {k: max(0, int(round(v))) for k, v in cost.items()}
     kernel = res["none"].get("kernel", "")
@@ -179,7 +179,7 @@ def main():
             "miss_ns": round(c_miss), "miss_reclaim_pgscan": scanned, "swap_in_pgscan": d_scan,
         },
         "wall_seconds": {k: round(v["wall_seconds"], 6) for k, v in sorted(res.items())},
-        "notes": "disk_write and swap_write are 0: brd completes writes synchronously, and their "
+        "notes": "disk_write, disk_write_delay and swap_write are 0: brd completes writes synchronously, and their "
                  "time is part of the reclaim and swap-in costs measured here",
     }
     with open(a.out, "w") as f:

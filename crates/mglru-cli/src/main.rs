@@ -178,7 +178,7 @@ struct RunArgs {
     sysctl: Vec<(mglru_trace::Sysctl, u64)>,
     /// A cost-model value in simulated ns (repeatable): op, op_sys, op_wait, task_switch,
     /// mem_access, page_copy, minor_fault, write_new, disk_read, disk_read_sys, disk_write,
-    /// swap_read, swap_write, scan, rmap, pte, pageout, lruvec
+    /// disk_write_delay, swap_read, swap_write, scan, rmap, pte, pageout, lruvec
     #[arg(long, value_name = "NAME=NS")]
     cost: Vec<String>,
     /// Seed of the model's random choices

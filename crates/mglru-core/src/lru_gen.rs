@@ -1157,10 +1157,19 @@ impl Kernel {
             return scanned;
         }
         let mut skip_retry = false;
+        let unified = crate::variants::hooks(self.variant).unified_writeback_stats();
+        let mut taken = list.len() as u64;
         loop {
             let mut stat = ReclaimStat::default();
             let reclaimed = self.shrink_folio_list(&mut list, sc, &mut stat);
             sc.nr.unqueued_dirty += stat.nr_unqueued_dirty;
+            if unified {
+                sc.nr.dirty += stat.nr_dirty;
+                sc.nr.congested += stat.nr_congested;
+                sc.nr.writeback += stat.nr_writeback;
+                sc.nr.immediate += stat.nr_immediate;
+                sc.nr.taken += std::mem::take(&mut taken);
+            }
             sc.nr_reclaimed += reclaimed;
             let mut clean = Vec::new();
             let mut keep = Vec::with_capacity(list.len());

@@ -67,17 +67,22 @@ impl Kernel {
         } else {
             self.cost.disk_write
         };
-        if service == 0 {
+        let swap = f.test(pg::SWAPCACHE);
+        // The file disk's fixed write delay runs beside the queue: the
+        // page completes after both its turn in the queue and the delay.
+        let delay = if swap { 0 } else { self.cost.disk_write_delay };
+        if service == 0 && delay == 0 {
             self.folio_end_writeback(pfn);
             return;
         }
-        let swap = f.test(pg::SWAPCACHE);
         if swap {
             self.swap_queue_wait();
         }
+        let now = self.now;
         let q = if swap { &mut self.swap_busy_until } else { &mut self.disk_busy_until };
-        let done = (*q).max(self.now).saturating_add(service);
-        *q = done;
+        let queued = (*q).max(now).saturating_add(service);
+        *q = queued;
+        let done = queued.max(now.saturating_add(delay));
         if swap {
             self.swap_inflight.push_back(done);
         }

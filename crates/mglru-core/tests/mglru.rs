@@ -534,3 +534,39 @@ fn memcg_lru_off_variant_makes_global_reclaim_walk_memcgs_in_order() {
     assert!(a2 <= 128 && b2 <= 128, "without the memcg LRU a and b lose little: {a2}, {b2}");
     assert!(root2 > root, "the root's stream pays instead: {root2} vs {root}");
 }
+
+/// Seed 004's last patch, "unify writeback reclaim statistic and
+/// throttling", on its own reproducer at a quarter of its size: a task in
+/// a 32 MiB memcg writes a 48 MiB file in 1 MiB writes (the patch: dd
+/// bs=1M count=192 into 128M) to a disk that delays every write by 1 s
+/// (`disk_write_delay`, the patch's dm-delay target). Once the memcg is
+/// full its pages are dirty or under writeback, and none completes within
+/// the first second. Limit reclaim of 6.12's multi-gen LRU adds no
+/// writeback statistics to the scan control, so nothing marks the memcg
+/// congested: the charge's reclaim retries find nothing to free, take no
+/// time that lets a write complete, and the task is OOM-killed well inside
+/// the first second ("dd will get OOM killed immediately if MGLRU is
+/// enabled. Classic LRU is fine."). The variant counts its batches like
+/// the classic LRU: the second time reclaim meets folios it tagged under
+/// writeback they count as congested, `shrink_node` marks the memcg
+/// congested and its reclaimers stall a jiffy at a time until the writes
+/// complete and their folios can go: no OOM, and the write runs past the
+/// first second. The classic LRU throttles the same way in 6.12 itself.
+#[test]
+fn reclaim_loop_variant_throttles_memcg_reclaim_on_writeback() {
+    let mut trace = String::from("memory 256M\nmemcg app max=32M\nfile f size=48M readahead=0\ntask t memcg=app\n");
+    for i in 0..48 {
+        trace += &format!("write t f {} 256\n", i * 256);
+    }
+    let run = |policy, variant| {
+        let mut cost = mglru_core::CostModel::default();
+        cost.set("disk_write_delay", 1_000_000_000).unwrap();
+        let mut t = T::with_options(mglru_core::RunOptions { policy: Some(policy), variant, cost: Some(cost), ..Default::default() });
+        t.run(&trace);
+        t.check();
+        (t.vm("oom_kill"), t.k().now >= 1_000_000_000)
+    };
+    assert_eq!(run(Policy::Mglru, mglru_core::kernel::Variant::Plain), (1, false), "6.12: OOM-killed within the first second");
+    assert_eq!(run(Policy::Mglru, mglru_core::kernel::Variant::ReclaimLoop), (0, true), "the variant waits for the writes");
+    assert_eq!(run(Policy::Classic, mglru_core::kernel::Variant::Plain), (0, true), "the classic LRU throttles in 6.12 already");
+}

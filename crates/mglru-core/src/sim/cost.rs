@@ -46,6 +46,12 @@ pub struct CostModel {
     pub disk_read_sys: u64,
     /// Writing one page to the file disk (time until writeback completes).
     pub disk_write: u64,
+    /// A fixed delay every write to the file disk waits on top of
+    /// `disk_write`'s queue, in parallel with the other writes in flight:
+    /// a device-mapper `delay` target's write delay, or a remote disk's
+    /// round trip. Writeback of a page completes no earlier than this
+    /// after it was submitted (0 = none).
+    pub disk_write_delay: u64,
     /// Reading one page from swap.
     pub swap_read: u64,
     /// Writing one page to swap (time until writeback completes).
@@ -92,6 +98,7 @@ impl Default for CostModel {
             disk_read: 100_000,
             disk_read_sys: 0,
             disk_write: 10_000,
+            disk_write_delay: 0,
             swap_read: 100_000,
             swap_write: 10_000,
             scan: 50,
@@ -155,6 +162,7 @@ named_costs!(
     disk_read,
     disk_read_sys,
     disk_write,
+    disk_write_delay,
     swap_read,
     swap_write,
     scan,

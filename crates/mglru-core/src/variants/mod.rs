@@ -46,6 +46,14 @@ pub trait Hooks: Sync {
     fn memcg_lru(&self) -> bool {
         true
     }
+    /// `evict_folios` adds its batch's writeback statistics (dirty,
+    /// congested, under writeback, immediate, taken) to `sc->nr` as
+    /// `shrink_inactive_list` does, so that the reclaim throttling that
+    /// reads them (`shrink_node`) sees the multi-gen LRU's batches too.
+    /// 6.12 adds only `unqueued_dirty` (and `file_taken` at isolation).
+    fn unified_writeback_stats(&self) -> bool {
+        false
+    }
 }
 
 /// 6.12 as it is.

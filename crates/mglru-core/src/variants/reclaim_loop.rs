@@ -19,6 +19,19 @@ impl Hooks for ReclaimLoop {
     fn reclaim_batch(&self) -> u64 {
         SWAP_CLUSTER_MAX
     }
+
+    /// "Unify writeback reclaim statistic and throttling" (the series'
+    /// last patch; its posted reproducer: `dd` of 192 MiB into a 128 MiB
+    /// memcg on a device that delays every write by 1 s, OOM-killed
+    /// under 6.12's MGLRU, not under the classic LRU): the batches'
+    /// writeback statistics reach `sc->nr`, so memcg reclaim that meets
+    /// only folios under writeback marks the lruvec congested and
+    /// throttles (`shrink_node`), as the classic LRU does. Root reclaim
+    /// (`lru_gen_shrink_node`) still returns before that code: "global
+    /// throttling is not here yet", says the patch.
+    fn unified_writeback_stats(&self) -> bool {
+        true
+    }
 }
 
 /// Seed 004's restructured loop (an interpretation of the cover
