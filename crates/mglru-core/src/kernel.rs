@@ -799,6 +799,18 @@ impl Kernel {
         self.timers.peek().map(|r| r.0 .0)
     }
 
+    /// When the `n`-th of the writebacks already queued from now on ends
+    /// (None when fewer are queued).
+    pub fn nth_writeback_end(&self, n: usize) -> Option<u64> {
+        let mut ends: Vec<u64> =
+            self.timers.iter().filter(|r| matches!(r.0 .2, Timer::WritebackDone(_))).map(|r| r.0 .0).collect();
+        if n == 0 || ends.len() < n {
+            return None;
+        }
+        let (_, nth, _) = ends.select_nth_unstable(n - 1);
+        Some(*nth)
+    }
+
     /// Count a vmstat event and the same memcg event.
     #[inline]
     pub fn count(&mut self, memcg: u16, e: Ev, n: u64) {

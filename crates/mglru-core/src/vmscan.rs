@@ -108,6 +108,20 @@ impl ScanControl {
 }
 
 /// `struct reclaim_stat`.
+/// Why a reclaimer sleeps in `reclaim_throttle` (`enum
+/// vmscan_throttle_state`; NOPROGRESS is not modelled, docs/FIDELITY.md
+/// 15).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Throttle {
+    /// `VMSCAN_THROTTLE_WRITEBACK`: kswapd met folios tagged for immediate
+    /// reclaim still under writeback.
+    Writeback,
+    /// `VMSCAN_THROTTLE_ISOLATED`: too many folios isolated by others.
+    Isolated,
+    /// `VMSCAN_THROTTLE_CONGESTED`: the lruvec or node is congested.
+    Congested,
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ReclaimStat {
     pub nr_dirty: u64,
@@ -506,7 +520,7 @@ impl Kernel {
             }
             // Wait a bit for the other reclaimers (VMSCAN_THROTTLE_ISOLATED).
             stalled = true;
-            self.reclaim_throttle(HZ / 50);
+            self.reclaim_throttle(Throttle::Isolated);
         }
         self.lru_add_drain();
         let mut list = Vec::with_capacity(nr_to_scan as usize);
@@ -956,7 +970,7 @@ impl Kernel {
                 self.pgdat_dirty = true;
             }
             if sc.nr.immediate > 0 {
-                self.reclaim_throttle(HZ / 10);
+                self.reclaim_throttle(Throttle::Writeback);
             }
         }
         if sc.nr.dirty > 0 && sc.nr.dirty == sc.nr.congested {
@@ -970,7 +984,7 @@ impl Kernel {
         if !self.in_kswapd
             && (self.node_congested || (sc.cgroup_reclaim() && self.memcgs[sc.target_memcg() as usize].lruvec_congested))
         {
-            self.reclaim_throttle(1);
+            self.reclaim_throttle(Throttle::Congested);
         }
         if reclaimable {
             self.kswapd_failures = 0;
@@ -980,14 +994,30 @@ impl Kernel {
         true
     }
 
-    /// `reclaim_throttle`: the reclaimer sleeps up to `jiffies`, waking
-    /// early when a timer (writeback completion) fires. A task sleeps in
-    /// simulated time (kswapd runs meanwhile); kswapd's own sleep
+    /// `reclaim_throttle`: the reclaimer sleeps for `reason`'s timeout
+    /// (`VMSCAN_THROTTLE_WRITEBACK` HZ/10, `ISOLATED` HZ/50, `CONGESTED`
+    /// one jiffy), woken early only where 6.12 wakes its queue: a
+    /// writeback sleeper once more than SWAP_CLUSTER_MAX pages have ended
+    /// writeback since it began (`__acct_reclaim_writeback`, one throttled
+    /// reclaimer at a time in the model), found among the completions
+    /// already queued on the devices (docs/FIDELITY.md 15). A congested
+    /// sleep is skipped as `skip_throttle_noprogress` says. A task sleeps
+    /// in simulated time (kswapd runs meanwhile); kswapd's own sleep
     /// lengthens its pass.
-    pub fn reclaim_throttle(&mut self, jiffies: u64) {
+    pub fn reclaim_throttle(&mut self, reason: Throttle) {
+        let jiffies = match reason {
+            Throttle::Writeback => HZ / 10,
+            Throttle::Isolated => HZ / 50,
+            Throttle::Congested => {
+                if self.skip_throttle_noprogress() {
+                    return;
+                }
+                1
+            }
+        };
         let deadline = self.now.saturating_add(jiffies * NSEC_PER_JIFFY);
-        let until = match self.next_timer() {
-            Some(t) if t < deadline => t,
+        let until = match reason {
+            Throttle::Writeback => self.nth_writeback_end(SWAP_CLUSTER_MAX as usize + 1).map_or(deadline, |t| t.min(deadline)),
             _ => deadline,
         };
         let d = until.saturating_sub(self.now);
@@ -996,6 +1026,19 @@ impl Kernel {
         } else {
             self.sleep(d);
         }
+    }
+
+    /// `skip_throttle_noprogress`: no congestion or no-progress sleep when
+    /// kswapd has given up on the node, or when at most half of the
+    /// node's reclaimable pages wait for writeback (dirty or under
+    /// writeback): reclaim will meet them at the tail and throttle then.
+    fn skip_throttle_noprogress(&self) -> bool {
+        if self.kswapd_failures >= MAX_RECLAIM_RETRIES {
+            return true;
+        }
+        let reclaimable: u64 =
+            (0..NR_ZONES).filter(|&z| self.zones[z].managed > 0).map(|z| self.zone_reclaimable_pages(z)).sum();
+        2 * (self.nr_dirty + self.nr_writeback) <= reclaimable
     }
 
     /// The end of one lruvec's turn in a reclaim pass (`shrink_node_memcgs`,

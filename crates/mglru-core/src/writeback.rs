@@ -267,7 +267,8 @@ impl Kernel {
     /// The memcg writeback domain of the current task (`mdtc`, cgroup v2
     /// writeback): (dirty, writeback, background threshold, threshold)
     /// in pages, from the memcg's file pages plus its headroom under
-    /// min(memory.max, memory.high). None for the root memcg.
+    /// min(memory.max, memory.high), its own or an ancestor's
+    /// (`mem_cgroup_wb_stats`). None for the root memcg.
     fn memcg_dirty_domain(&self) -> Option<(u64, u64, u64, u64)> {
         let memcg = self.tasks[self.current as usize].memcg;
         if memcg == ROOT_MEMCG {
@@ -277,9 +278,16 @@ impl Kernel {
         // as of the last statistics flush; the headroom from the page
         // counters (exact).
         let fl = self.memcgs[memcg as usize].flushed;
-        let c = &self.memcgs[memcg as usize];
-        let limit = c.max.min(c.high);
-        let headroom = limit.saturating_sub(c.usage);
+        // The headroom is the least of the memcg's and every non-root
+        // ancestor's (min(memory.max, memory.high) - usage): a child
+        // without limits under a limited parent has the parent's.
+        let mut headroom = u64::MAX;
+        let mut m = memcg;
+        while m != ROOT_MEMCG {
+            let c = &self.memcgs[m as usize];
+            headroom = headroom.min(c.max.min(c.high).saturating_sub(c.usage));
+            m = c.parent;
+        }
         let (gbg, gthresh) = self.dirty_thresholds();
         let global_avail = gthresh * 100 / self.sysctl.dirty_ratio.max(1);
         let avail = fl.lru[LRU_INACTIVE_FILE] + fl.lru[LRU_ACTIVE_FILE] + headroom.min(global_avail);
