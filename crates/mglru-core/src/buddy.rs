@@ -124,6 +124,39 @@ fn set_pageblock_range(block_mt: &mut [u8], pfn: u32, order: u32, mt: usize) {
     }
 }
 
+/// `__free_one_page` on zone's free area `area`, its folios `f` (the
+/// table up to the zone's end; the zone starts at `start`) and the
+/// pageblock types: a free chunk of `order` at `pfn` (pages already marked
+/// free) of type `mt` merges with its free buddies, up to MAX_PAGE_ORDER,
+/// and goes on its list — at the tail if `to_tail` (FPI_TO_TAIL) or when
+/// the chunk one order up is likely to merge soon (`buddy_merge_likely`),
+/// else at the head.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn merge_free_chunk(f: &mut [Folio], area: &mut FreeArea, block_mt: &mut [u8], start: u32, mut pfn: u32, mut order: u32, mt: usize, to_tail: bool) {
+    debug_assert_eq!(pfn & ((1 << order) - 1), 0);
+    area.nr_free += 1 << order;
+    let mut buddy_pfn = 0;
+    while order < MAX_PAGE_ORDER {
+        buddy_pfn = pfn ^ (1 << order);
+        if !is_buddy(f, start, buddy_pfn, order) {
+            break;
+        }
+        // No merging across pageblocks of the types without fallbacks
+        // (HighAtomic, Isolate): the model has none, so every merge is
+        // allowed; the buddy's blocks take the freed chunk's type.
+        let buddy_mt = f[buddy_pfn as usize].mapping as usize;
+        area.del(f, buddy_pfn);
+        if order >= PAGEBLOCK_ORDER && buddy_mt != mt {
+            set_pageblock_range(block_mt, buddy_pfn, order, mt);
+        }
+        pfn &= buddy_pfn;
+        order += 1;
+    }
+    let tail = to_tail || buddy_merge_likely(f, start, pfn, buddy_pfn, order);
+    area.add(f, pfn, order, mt, tail);
+}
+
 impl FreeArea {
     /// `__add_to_free_list` + `set_buddy_order`: `pfn` heads a free chunk
     /// of `order` on the list of `mt`, at its head or its tail (`f`: the
@@ -268,47 +301,28 @@ impl FolioTable {
 
     /// `__free_one_page`: a free chunk of `order` at `pfn` of zone `z`
     /// (pages already marked free) of type `mt` merges with its free
-    /// buddies, up to MAX_PAGE_ORDER, and goes on its list — at the tail
-    /// if `to_tail` (FPI_TO_TAIL) or when the chunk one order up is likely
-    /// to merge soon (`buddy_merge_likely`), else at the head.
+    /// buddies and goes on its list (`merge_free_chunk`).
     #[inline]
-    pub(crate) fn free_one_page_zone(&mut self, z: usize, mut pfn: u32, mut order: u32, mt: usize, to_tail: bool) {
+    pub(crate) fn free_one_page_zone(&mut self, z: usize, pfn: u32, order: u32, mt: usize, to_tail: bool) {
         debug_assert_eq!(self.zone_of(pfn), z);
-        debug_assert_eq!(pfn & ((1 << order) - 1), 0);
         let start = self.zone_start(z);
-        // The zone's folios (pfns below its end): a buddy found inside them
-        // and at or above `start` is of the zone (`page_is_buddy`'s zone check).
         let f = &mut self.f[..self.zone_end[z] as usize];
-        let area = &mut self.areas[z];
-        area.nr_free += 1 << order;
-        let mut buddy_pfn = 0;
-        while order < MAX_PAGE_ORDER {
-            buddy_pfn = pfn ^ (1 << order);
-            if !is_buddy(f, start, buddy_pfn, order) {
-                break;
-            }
-            // No merging across pageblocks of the types without fallbacks
-            // (HighAtomic, Isolate): the model has none, so every merge is
-            // allowed; the buddy's blocks take the freed chunk's type.
-            let buddy_mt = f[buddy_pfn as usize].mapping as usize;
-            area.del(f, buddy_pfn);
-            if order >= PAGEBLOCK_ORDER && buddy_mt != mt {
-                set_pageblock_range(&mut self.block_mt, buddy_pfn, order, mt);
-            }
-            pfn &= buddy_pfn;
-            order += 1;
-        }
-        let tail = to_tail || buddy_merge_likely(f, start, pfn, buddy_pfn, order);
-        area.add(f, pfn, order, mt, tail);
+        merge_free_chunk(f, &mut self.areas[z], &mut self.block_mt, start, pfn, order, mt, to_tail);
     }
 
-    /// `free_pcppages_bulk`'s `__free_one_page` of an order-0 page of zone
-    /// `z` from a per-CPU list, with the type its pageblock has now.
+    /// `free_pcppages_bulk`'s `__free_one_page` of each order-0 page of
+    /// zone `z` that `pages` gives (from a per-CPU list, already marked
+    /// free), with the type its pageblock has when it is freed.
     #[inline]
-    pub(crate) fn free_pcp_page(&mut self, z: usize, pfn: u32) {
-        debug_assert_eq!(self.f[pfn as usize].flags, 0);
-        let mt = self.pageblock_mt(pfn);
-        self.free_one_page_zone(z, pfn, 0, mt, false);
+    pub(crate) fn free_pcp_pages(&mut self, z: usize, pages: impl Iterator<Item = u32>) {
+        let start = self.zone_start(z);
+        let f = &mut self.f[..self.zone_end[z] as usize];
+        let (area, block_mt) = (&mut self.areas[z], &mut self.block_mt[..]);
+        for pfn in pages {
+            debug_assert!(pfn >= start && f[pfn as usize].flags == 0);
+            let mt = block_mt[(pfn >> PAGEBLOCK_ORDER) as usize] as usize;
+            merge_free_chunk(f, area, block_mt, start, pfn, 0, mt, false);
+        }
     }
 
     /// `page_del_and_expand` (with `expand`): take the chunk of `high` at

@@ -596,7 +596,10 @@ impl PerCpuPages {
     /// the list of `mt`.
     #[inline]
     fn extend_back(&mut self, mt: usize, first: u32, n: u32) {
-        self.lists[mt].extend(first..first + n);
+        let l = &mut self.lists[mt];
+        for pfn in first..first + n {
+            l.push_back(pfn);
+        }
         self.count += u64::from(n);
     }
     #[inline]
@@ -845,15 +848,15 @@ impl Kernel {
         let (folios, p) = (&mut self.folios, &mut self.cpus[cpu].pcp[z]);
         let n = n.min(p.count());
         let mut mt = first;
-        for _ in 0..n {
-            let pfn = loop {
+        folios.free_pcp_pages(
+            z,
+            (0..n).map(|_| loop {
                 match p.pop_back(mt) {
                     Some(pfn) => break pfn,
                     None => mt = (mt + 1) % MIGRATE_PCPTYPES,
                 }
-            };
-            folios.free_pcp_page(z, pfn);
-        }
+            }),
+        );
         if self.in_kswapd {
             self.kswapd_freed(z, n);
         }
