@@ -89,6 +89,140 @@ fn can_steal_fallback(order: u32, start_mt: usize) -> bool {
     order >= PAGEBLOCK_ORDER / 2 || start_mt == MIGRATE_RECLAIMABLE || start_mt == MIGRATE_UNMOVABLE
 }
 
+/// `page_is_buddy`: `pfn` heads a free chunk of `order` in the zone whose
+/// folios are `f`'s from `start` on (`f` ends where the zone ends).
+#[inline(always)]
+fn is_buddy(f: &[Folio], start: u32, pfn: u32, order: u32) -> bool {
+    if pfn < start {
+        return false;
+    }
+    match f.get(pfn as usize) {
+        Some(h) => h.flags & pg::BUDDY != 0 && h.index == order,
+        None => false,
+    }
+}
+
+/// `buddy_merge_likely`: the chunk one order up from the merged one (at
+/// `pfn`, of `order`) has a free buddy; the last buddy looked at is
+/// `buddy_pfn`.
+#[inline(always)]
+fn buddy_merge_likely(f: &[Folio], start: u32, pfn: u32, buddy_pfn: u32, order: u32) -> bool {
+    if order >= MAX_PAGE_ORDER - 1 {
+        return false;
+    }
+    let higher = buddy_pfn & pfn;
+    is_buddy(f, start, higher ^ (1 << (order + 1)), order + 1)
+}
+
+/// `change_pageblock_range` on the table of pageblock types.
+#[inline]
+fn set_pageblock_range(block_mt: &mut [u8], pfn: u32, order: u32, mt: usize) {
+    let first = (pfn >> PAGEBLOCK_ORDER) as usize;
+    let blocks = 1usize << order.saturating_sub(PAGEBLOCK_ORDER);
+    for b in &mut block_mt[first..first + blocks] {
+        *b = mt as u8;
+    }
+}
+
+/// `__free_one_page` on zone's free area `area`, its folios `f` (the
+/// table up to the zone's end; the zone starts at `start`) and the
+/// pageblock types: a free chunk of `order` at `pfn` (pages already marked
+/// free) of type `mt` merges with its free buddies, up to MAX_PAGE_ORDER,
+/// and goes on its list — at the tail if `to_tail` (FPI_TO_TAIL) or when
+/// the chunk one order up is likely to merge soon (`buddy_merge_likely`),
+/// else at the head.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn merge_free_chunk(f: &mut [Folio], area: &mut FreeArea, block_mt: &mut [u8], start: u32, mut pfn: u32, mut order: u32, mt: usize, to_tail: bool) {
+    debug_assert_eq!(pfn & ((1 << order) - 1), 0);
+    area.nr_free += 1 << order;
+    let mut buddy_pfn = 0;
+    while order < MAX_PAGE_ORDER {
+        buddy_pfn = pfn ^ (1 << order);
+        if !is_buddy(f, start, buddy_pfn, order) {
+            break;
+        }
+        // No merging across pageblocks of the types without fallbacks
+        // (HighAtomic, Isolate): the model has none, so every merge is
+        // allowed; the buddy's blocks take the freed chunk's type.
+        let buddy_mt = f[buddy_pfn as usize].mapping as usize;
+        area.del(f, buddy_pfn);
+        if order >= PAGEBLOCK_ORDER && buddy_mt != mt {
+            set_pageblock_range(block_mt, buddy_pfn, order, mt);
+        }
+        pfn &= buddy_pfn;
+        order += 1;
+    }
+    let tail = to_tail || buddy_merge_likely(f, start, pfn, buddy_pfn, order);
+    area.add(f, pfn, order, mt, tail);
+}
+
+impl FreeArea {
+    /// `__add_to_free_list` + `set_buddy_order`: `pfn` heads a free chunk
+    /// of `order` on the list of `mt`, at its head or its tail (`f`: the
+    /// folios, which the lists link).
+    #[inline(always)]
+    fn add(&mut self, f: &mut [Folio], pfn: u32, order: u32, mt: usize, tail: bool) {
+        let o = order as usize;
+        let l = &mut self.lists[o][mt];
+        let (prev, next) = if tail { (l.tail, NIL) } else { (NIL, l.head) };
+        {
+            let h = &mut f[pfn as usize];
+            debug_assert_eq!(h.flags, 0, "a chunk head that is not free: pfn {pfn}");
+            h.flags = pg::BUDDY;
+            h.index = order;
+            h.mapping = mt as u32;
+            h.prev = prev;
+            h.next = next;
+        }
+        if tail {
+            if prev != NIL {
+                f[prev as usize].next = pfn;
+            } else {
+                l.head = pfn;
+            }
+            l.tail = pfn;
+        } else {
+            if next != NIL {
+                f[next as usize].prev = pfn;
+            } else {
+                l.tail = pfn;
+            }
+            l.head = pfn;
+        }
+        self.chunks[o][mt] += 1;
+        self.nonempty[mt] |= 1 << o;
+    }
+
+    /// `__del_page_from_free_list`: the chunk `pfn` heads leaves its list;
+    /// its head is a plain free page again.
+    #[inline(always)]
+    fn del(&mut self, f: &mut [Folio], pfn: u32) {
+        let (o, mt, prev, next) = {
+            let h = &f[pfn as usize];
+            debug_assert!(h.flags & pg::BUDDY != 0, "not a chunk head: pfn {pfn}");
+            (h.index as usize, h.mapping as usize, h.prev, h.next)
+        };
+        let l = &mut self.lists[o][mt];
+        if prev != NIL {
+            f[prev as usize].next = next;
+        } else {
+            l.head = next;
+        }
+        if next != NIL {
+            f[next as usize].prev = prev;
+        } else {
+            l.tail = prev;
+        }
+        let n = &mut self.chunks[o][mt];
+        *n -= 1;
+        if *n == 0 {
+            self.nonempty[mt] &= !(1 << o);
+        }
+        f[pfn as usize] = Folio::FREE;
+    }
+}
+
 impl FolioTable {
     /// `get_pfnblock_migratetype`.
     #[inline]
@@ -105,10 +239,7 @@ impl FolioTable {
     /// `change_pageblock_range`: every pageblock of a chunk of `order`
     /// (one if it is smaller than a pageblock).
     pub fn change_pageblock_range(&mut self, pfn: u32, order: u32, mt: usize) {
-        let blocks = 1u32 << order.saturating_sub(PAGEBLOCK_ORDER);
-        for b in 0..blocks {
-            self.set_pageblock_mt(pfn + b * PAGEBLOCK_NR_PAGES, mt);
-        }
+        set_pageblock_range(&mut self.block_mt, pfn, order, mt);
     }
 
     /// Zone `z`'s pageblocks of each migrate type, as /proc/pagetypeinfo
@@ -140,83 +271,18 @@ impl FolioTable {
         }
     }
 
-    /// Zone `z`'s pfns, `start..end`.
-    #[inline]
-    fn zone_bounds(&self, z: usize) -> (u32, u32) {
-        (self.zone_start(z), self.zone_end[z])
-    }
-
-    /// `page_is_buddy`: `pfn` heads a free chunk of `order` in the zone
-    /// `bounds` delimit.
-    #[inline]
-    fn is_buddy(&self, pfn: u32, order: u32, bounds: (u32, u32)) -> bool {
-        if pfn < bounds.0 || pfn >= bounds.1 {
-            return false;
-        }
-        let f = &self.f[pfn as usize];
-        f.flags & pg::BUDDY != 0 && f.index == order
-    }
-
     /// `__add_to_free_list` + `set_buddy_order`: `pfn` (of zone `z`) heads
     /// a free chunk of `order` on the list of `mt`, at its head or its tail.
     #[inline]
     fn add_to_free_list(&mut self, z: usize, pfn: u32, order: u32, mt: usize, tail: bool) {
-        let o = order as usize;
-        let l = self.areas[z].lists[o][mt];
-        {
-            let f = &mut self.f[pfn as usize];
-            debug_assert_eq!(f.flags, 0, "a chunk head that is not free: pfn {pfn}");
-            f.flags = pg::BUDDY;
-            f.index = order;
-            f.mapping = mt as u32;
-            f.prev = if tail { l.tail } else { NIL };
-            f.next = if tail { NIL } else { l.head };
-        }
-        let area = &mut self.areas[z];
-        if tail {
-            if l.tail != NIL {
-                self.f[l.tail as usize].next = pfn;
-            } else {
-                area.lists[o][mt].head = pfn;
-            }
-            area.lists[o][mt].tail = pfn;
-        } else {
-            if l.head != NIL {
-                self.f[l.head as usize].prev = pfn;
-            } else {
-                area.lists[o][mt].tail = pfn;
-            }
-            area.lists[o][mt].head = pfn;
-        }
-        area.chunks[o][mt] += 1;
-        area.nonempty[mt] |= 1 << o;
+        self.areas[z].add(&mut self.f, pfn, order, mt, tail);
     }
 
     /// `__del_page_from_free_list`: the chunk `pfn` (of zone `z`) heads
     /// leaves its list; its head is a plain free page again.
     #[inline]
     fn del_from_free_list(&mut self, z: usize, pfn: u32) {
-        let (o, mt, prev, next) = {
-            let f = &self.f[pfn as usize];
-            debug_assert!(f.flags & pg::BUDDY != 0, "not a chunk head: pfn {pfn}");
-            (f.index as usize, f.mapping as usize, f.prev, f.next)
-        };
-        if prev != NIL {
-            self.f[prev as usize].next = next;
-        } else {
-            self.areas[z].lists[o][mt].head = next;
-        }
-        if next != NIL {
-            self.f[next as usize].prev = prev;
-        } else {
-            self.areas[z].lists[o][mt].tail = prev;
-        }
-        let area = &mut self.areas[z];
-        area.chunks[o][mt] -= 1;
-        if area.chunks[o][mt] == 0 {
-            area.nonempty[mt] &= !(1 << o);
-        }
-        self.f[pfn as usize] = Folio::FREE;
+        self.areas[z].del(&mut self.f, pfn);
     }
 
     /// `move_to_free_list`: a chunk moves to the tail of another type's list.
@@ -226,71 +292,51 @@ impl FolioTable {
         self.add_to_free_list(z, pfn, order, new_mt, true);
     }
 
-    /// `__free_one_page`: a free chunk of `order` at `pfn` (pages already
-    /// marked free) of type `mt` merges with its free buddies, up to
-    /// MAX_PAGE_ORDER, and goes on its list — at the tail if `to_tail`
-    /// (FPI_TO_TAIL) or when the chunk one order up is likely to merge
-    /// soon (`buddy_merge_likely`), else at the head.
-    pub fn free_one_page(&mut self, mut pfn: u32, mut order: u32, mt: usize, to_tail: bool) {
+    /// `__free_one_page` for a chunk whose zone is not known yet (see
+    /// [`free_one_page_zone`](Self::free_one_page_zone)).
+    pub fn free_one_page(&mut self, pfn: u32, order: u32, mt: usize, to_tail: bool) {
         let z = self.zone_of(pfn);
-        let bounds = self.zone_bounds(z);
-        debug_assert_eq!(pfn & ((1 << order) - 1), 0);
-        self.areas[z].nr_free += 1 << order;
-        let mut buddy_pfn = 0;
-        while order < MAX_PAGE_ORDER {
-            buddy_pfn = pfn ^ (1 << order);
-            if !self.is_buddy(buddy_pfn, order, bounds) {
-                break;
-            }
-            // No merging across pageblocks of the types without fallbacks
-            // (HighAtomic, Isolate): the model has none, so every merge is
-            // allowed; the buddy's blocks take the freed chunk's type.
-            let buddy_mt = self.f[buddy_pfn as usize].mapping as usize;
-            self.del_from_free_list(z, buddy_pfn);
-            if order >= PAGEBLOCK_ORDER && buddy_mt != mt {
-                self.change_pageblock_range(buddy_pfn, order, mt);
-            }
-            pfn &= buddy_pfn;
-            order += 1;
-        }
-        let tail = to_tail || self.buddy_merge_likely(pfn, buddy_pfn, order, bounds);
-        self.add_to_free_list(z, pfn, order, mt, tail);
+        self.free_one_page_zone(z, pfn, order, mt, to_tail);
     }
 
-    /// `buddy_merge_likely`: the chunk one order up from the merged one
-    /// has a free buddy (the last buddy looked at is `buddy_pfn`).
+    /// `__free_one_page`: a free chunk of `order` at `pfn` of zone `z`
+    /// (pages already marked free) of type `mt` merges with its free
+    /// buddies and goes on its list (`merge_free_chunk`).
     #[inline]
-    fn buddy_merge_likely(&self, pfn: u32, buddy_pfn: u32, order: u32, bounds: (u32, u32)) -> bool {
-        if order >= MAX_PAGE_ORDER - 1 {
-            return false;
-        }
-        let higher = buddy_pfn & pfn;
-        self.is_buddy(higher ^ (1 << (order + 1)), order + 1, bounds)
+    pub(crate) fn free_one_page_zone(&mut self, z: usize, pfn: u32, order: u32, mt: usize, to_tail: bool) {
+        debug_assert_eq!(self.zone_of(pfn), z);
+        let start = self.zone_start(z);
+        let f = &mut self.f[..self.zone_end[z] as usize];
+        merge_free_chunk(f, &mut self.areas[z], &mut self.block_mt, start, pfn, order, mt, to_tail);
     }
 
-    /// `expand`: of a chunk of order `high` at `pfn`, the first 2^`low`
-    /// pages are kept; the upper halves go on the lists of `mt` (at their
-    /// heads). Pages put back.
+    /// `free_pcppages_bulk`'s `__free_one_page` of each order-0 page of
+    /// zone `z` that `pages` gives (from a per-CPU list, already marked
+    /// free), with the type its pageblock has when it is freed.
     #[inline]
-    fn expand(&mut self, z: usize, pfn: u32, low: u32, mut high: u32, mt: usize) -> u64 {
-        let mut added = 0;
+    pub(crate) fn free_pcp_pages(&mut self, z: usize, pages: impl Iterator<Item = u32>) {
+        let start = self.zone_start(z);
+        let f = &mut self.f[..self.zone_end[z] as usize];
+        let (area, block_mt) = (&mut self.areas[z], &mut self.block_mt[..]);
+        for pfn in pages {
+            debug_assert!(pfn >= start && f[pfn as usize].flags == 0);
+            let mt = block_mt[(pfn >> PAGEBLOCK_ORDER) as usize] as usize;
+            merge_free_chunk(f, area, block_mt, start, pfn, 0, mt, false);
+        }
+    }
+
+    /// `page_del_and_expand` (with `expand`): take the chunk of `high` at
+    /// `pfn` off its list, keep its first 2^`low` pages and give the upper
+    /// halves back to the heads of the lists of `mt`.
+    #[inline]
+    fn del_and_expand(&mut self, z: usize, pfn: u32, low: u32, mut high: u32, mt: usize) {
+        let (f, area) = (&mut self.f[..], &mut self.areas[z]);
+        area.del(f, pfn);
+        area.nr_free -= 1 << low;
         while high > low {
             high -= 1;
-            let half = pfn + (1 << high);
-            self.add_to_free_list(z, half, high, mt, false);
-            added += 1 << high;
+            area.add(f, pfn + (1 << high), high, mt, false);
         }
-        added
-    }
-
-    /// `page_del_and_expand`: take the chunk of `high` at `pfn` off its
-    /// list, keep 2^`low` pages and give the rest back to the lists of
-    /// `mt`.
-    #[inline]
-    fn del_and_expand(&mut self, z: usize, pfn: u32, low: u32, high: u32, mt: usize) {
-        self.del_from_free_list(z, pfn);
-        let added = self.expand(z, pfn, low, high, mt);
-        self.areas[z].nr_free -= (1u64 << high) - added;
     }
 
     /// `__rmqueue_smallest`: the first chunk of the smallest order ≥
@@ -309,37 +355,37 @@ impl FolioTable {
 
     /// `rmqueue_bulk`'s part from `mt`'s own lists: up to `need` order-0
     /// pages, each of the smallest chunk there is, handed to `put` in
-    /// order; how many. Taken a chunk at a time: once the smallest chunk is
-    /// of order k, every smaller list of the type is empty, so taking its
-    /// pages one by one (`__rmqueue_smallest`, each split putting the upper
-    /// halves at the heads of the emptied lists) gives its pages in address
-    /// order and leaves, if fewer are needed, the aligned chunks that cover
-    /// the rest, one per list: this does the same without the splits.
-    pub fn rmqueue_bulk_smallest(&mut self, z: usize, mt: usize, need: u64, mut put: impl FnMut(u32)) -> u64 {
+    /// order, a run of consecutive pfns at a time (`put(first, n)`); how
+    /// many. Taken a chunk at a time: once the smallest chunk is of order
+    /// k, every smaller list of the type is empty, so taking its pages one
+    /// by one (`__rmqueue_smallest`, each split putting the upper halves at
+    /// the heads of the emptied lists) gives its pages in address order and
+    /// leaves, if fewer are needed, the aligned chunks that cover the rest,
+    /// one per list: this does the same without the splits.
+    pub fn rmqueue_bulk_smallest(&mut self, z: usize, mt: usize, need: u64, mut put: impl FnMut(u32, u32)) -> u64 {
+        let (f, area) = (&mut self.f[..], &mut self.areas[z]);
         let mut got = 0;
         while got < need {
-            let mask = self.areas[z].nonempty[mt];
+            let mask = area.nonempty[mt];
             if mask == 0 {
                 break;
             }
             let k = mask.trailing_zeros();
-            let p = self.areas[z].lists[k as usize][mt].head;
-            self.del_from_free_list(z, p);
+            let p = area.lists[k as usize][mt].head;
+            area.del(f, p);
             let size = 1u32 << k;
             let take = (need - got).min(u64::from(size)) as u32;
-            for q in p..p + take {
-                put(q);
-            }
+            put(p, take);
             // The rest of the chunk, [take, size), in aligned chunks: from
             // each offset the largest its alignment allows (below size, an
             // offset aligned to 2^j has 2^j pages left before size).
             let mut off = take;
             while off < size {
                 let j = off.trailing_zeros();
-                self.add_to_free_list(z, p + off, j, mt, false);
+                area.add(f, p + off, j, mt, false);
                 off += 1 << j;
             }
-            self.areas[z].nr_free -= u64::from(take);
+            area.nr_free -= u64::from(take);
             got += u64::from(take);
         }
         got
@@ -728,7 +774,7 @@ mod tests {
         for need in [1u64, 5, 31, 96, 700, 2000] {
             let (mut a, mut b) = (build(), build());
             let mut bulk = Vec::new();
-            let got = a.rmqueue_bulk_smallest(1, MIGRATE_MOVABLE, need, |p| bulk.push(p));
+            let got = a.rmqueue_bulk_smallest(1, MIGRATE_MOVABLE, need, |p, n| bulk.extend(p..p + n));
             let one: Vec<u32> = (0..got).map(|_| b.rmqueue_smallest(1, 0, MIGRATE_MOVABLE).unwrap()).collect();
             assert_eq!(bulk, one, "need {need}");
             assert_eq!(a.free_area(1).nr_free, b.free_area(1).nr_free);

@@ -592,6 +592,16 @@ impl PerCpuPages {
         self.lists[mt].push_back(pfn);
         self.count += 1;
     }
+    /// The `n` pages from `first` on, in address order, at the tail of
+    /// the list of `mt`.
+    #[inline]
+    fn extend_back(&mut self, mt: usize, first: u32, n: u32) {
+        let l = &mut self.lists[mt];
+        for pfn in first..first + n {
+            l.push_back(pfn);
+        }
+        self.count += u64::from(n);
+    }
     #[inline]
     fn pop_front(&mut self, mt: usize) -> Option<u32> {
         let p = self.lists[mt].pop_front()?;
@@ -696,25 +706,33 @@ impl Kernel {
         let cpu = self.cpu;
         let p = &mut self.cpus[cpu].pcp[z];
         p.free_count >>= 1;
-        if p.lists[mt].is_empty() {
-            let n = self.nr_pcp_alloc(cpu, z);
-            self.arm_vmstat_update(cpu, z);
-            // The type's own chunks first (crate::buddy
-            // `rmqueue_bulk_smallest`: the pages `__rmqueue_smallest` would
-            // give one by one), then one at a time through the fallbacks.
-            let (folios, cpus) = (&mut self.folios, &mut self.cpus);
-            let got = folios.rmqueue_bulk_smallest(z, mt, n, |pfn| cpus[cpu].pcp[z].push_back(mt, pfn));
-            let mut mode = RmqueueMode::Normal;
-            for _ in got..n {
-                match self.rmqueue_buddy_page(z, mt, nofragment, &mut mode) {
-                    Some(pfn) => self.cpus[cpu].pcp[z].push_back(mt, pfn),
-                    None => break,
-                }
-            }
-        }
-        let pfn = self.cpus[cpu].pcp[z].pop_front(mt)?;
+        let pfn = match p.pop_front(mt) {
+            Some(pfn) => pfn,
+            None => self.rmqueue_bulk(cpu, z, mt, nofragment)?,
+        };
         self.folios.mark_allocated(pfn);
         Some(pfn)
+    }
+
+    /// `rmqueue_bulk` into CPU `cpu`'s empty list of type `mt` of zone
+    /// `z`, then the first page of the list (None if the zone gave none).
+    #[inline(never)]
+    fn rmqueue_bulk(&mut self, cpu: usize, z: usize, mt: usize, nofragment: bool) -> Option<u32> {
+        let n = self.nr_pcp_alloc(cpu, z);
+        self.arm_vmstat_update(cpu, z);
+        // The type's own chunks first (crate::buddy
+        // `rmqueue_bulk_smallest`: the pages `__rmqueue_smallest` would
+        // give one by one), then one at a time through the fallbacks.
+        let (folios, p) = (&mut self.folios, &mut self.cpus[cpu].pcp[z]);
+        let got = folios.rmqueue_bulk_smallest(z, mt, n, |first, nr| p.extend_back(mt, first, nr));
+        let mut mode = RmqueueMode::Normal;
+        for _ in got..n {
+            match self.rmqueue_buddy_page(z, mt, nofragment, &mut mode) {
+                Some(pfn) => self.cpus[cpu].pcp[z].push_back(mt, pfn),
+                None => break,
+            }
+        }
+        self.cpus[cpu].pcp[z].pop_front(mt)
     }
 
     /// A list's `high` grew above `high_min`: `vmstat_update` will decay it
@@ -827,15 +845,18 @@ impl Kernel {
     /// gives back become available to others as its time reaches them
     /// (crate::kswapd).
     fn free_pcppages_bulk(&mut self, cpu: usize, z: usize, n: u64, first: usize) {
-        let n = n.min(self.cpus[cpu].pcp[z].count());
+        let (folios, p) = (&mut self.folios, &mut self.cpus[cpu].pcp[z]);
+        let n = n.min(p.count());
         let mut mt = first;
-        for _ in 0..n {
-            while self.cpus[cpu].pcp[z].lists[mt].is_empty() {
-                mt = (mt + 1) % MIGRATE_PCPTYPES;
-            }
-            let pfn = self.cpus[cpu].pcp[z].pop_back(mt).expect("counted");
-            self.folios.put_free(pfn);
-        }
+        folios.free_pcp_pages(
+            z,
+            (0..n).map(|_| loop {
+                match p.pop_back(mt) {
+                    Some(pfn) => break pfn,
+                    None => mt = (mt + 1) % MIGRATE_PCPTYPES,
+                }
+            }),
+        );
         if self.in_kswapd {
             self.kswapd_freed(z, n);
         }
