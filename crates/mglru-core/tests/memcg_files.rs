@@ -6,9 +6,14 @@
 //! invariants checked; the expected counters are worked out from 6.12's
 //! rules in the comments.
 //!
-//! Four scenarios are the kernel's own cgroup selftests
-//! (tools/testing/selftests/cgroup/test_memcontrol.c) written as traces,
-//! held to the assertions those tests make.
+//! Ten scenarios are the kernel's own cgroup selftests
+//! (tools/testing/selftests/cgroup/test_memcontrol.c of 6.12) written as
+//! traces, held to the assertions those tests make: every memory test of
+//! that file but test_memcg_subtree_control (cgroup plumbing),
+//! test_memcg_sock (sockets), test_memcg_high_sync (it reads memory.events
+//! at the first change during one 200M mlock, an instant a trace line
+//! cannot stop at) and the fd-local memory.peak half of
+//! test_memcg_current_peak (`peak_reset_reads_the_peak_since_the_write`).
 
 use mglru_core::report::{Report, StatReport};
 use mglru_core::{Policy, RunOptions, Simulator};
@@ -241,7 +246,9 @@ fn selftest_swap_max_peak() {
 /// test_memcg_min and test_memcg_low (`test_memcg_protection`): under
 /// memcg_test_0 (max 200M, swap.max 0), memcg_test_1 with protection 50M
 /// has children C, D, E, F with 75M, 25M, 0 and 500M; C, D and E each
-/// write 50M of one shared file's page cache and stay. A task in
+/// bring 50M of one shared file into the page cache (6.12's
+/// `alloc_pagecache`: ftruncate the file 50M longer and read on from the
+/// shared offset, so each reads its own 50M, clean) and stay. A task in
 /// memcg_test_2 then allocates 148M of anon: memcg_test_1 is reclaimed to
 /// about 50M (within 3 %), C to about 29M and D to about 21M (10 %; the
 /// selftest's memcg_protection.m), F holds nothing. An allocation of 170M
@@ -250,21 +257,11 @@ fn selftest_swap_max_peak() {
 /// of C's usage less 10M succeeds and C ends at or below 10M. With
 /// memory.low, C and D have low events, E and F none, and no child saw
 /// an OOM.
-///
-/// The disk completes writes at once (`disk_write` 0, like the validation
-/// guest's brd): the selftest does not wait for the children's page cache
-/// to be written back, so how the 148M allocation fares depends on how
-/// fast the disk cleans it against how fast reclaim runs. With the default
-/// 10 µs a page and the model's fast reclaim, 6.12's multi-gen LRU, which
-/// does not throttle limit reclaim on writeback (REPRODUCTIONS S4-q),
-/// runs its retries through before the flusher is done and is OOM-killed.
 #[test]
 fn selftest_memcg_min_and_low() {
     for attr in ["min", "low"] {
         both(|p| {
-            let mut cost = mglru_core::CostModel::default();
-            cost.set("disk_write", 0).unwrap();
-            let mut t = T::with_options(RunOptions { policy: Some(p), cost: Some(cost), ..Default::default() });
+            let mut t = T::with_options(RunOptions { policy: Some(p), ..Default::default() });
             t.run(&format!(
                 "memory 2G\n\
                  memcg memcg_test_0 max=200M swap.max=0\n\
@@ -276,7 +273,7 @@ fn selftest_memcg_min_and_low() {
                  memcg child_memcg_3 parent=memcg_test_1 {attr}=500M\n\
                  file tmp size=150M\n\
                  task c0 memcg=child_memcg_0\ntask c1 memcg=child_memcg_1\ntask c2 memcg=child_memcg_2\n\
-                 write c0 tmp 0 12800\nwrite c1 tmp 12800 12800\nwrite c2 tmp 25600 12800\n"
+                 read c0 tmp 0 12800\nread c1 tmp 12800 12800\nread c2 tmp 25600 12800\n"
             ));
             let current = |t: &mut T, name: &str| {
                 let m = t.memcg_id(name) as usize;
@@ -311,6 +308,151 @@ fn selftest_memcg_min_and_low() {
                     assert_eq!(low > 0, i <= 1, "{p:?}: child {i} low events {low}");
                 }
             }
+        });
+    }
+}
+
+/// The memcg's memory.current, in bytes.
+fn current_of(t: &mut T, name: &str) -> i64 {
+    let m = t.memcg_id(name) as usize;
+    (t.k().memcgs[m].usage * PAGE) as i64
+}
+
+/// A memory.stat value of the memcg, in bytes.
+fn stat_of(t: &mut T, name: &str, key: &str) -> i64 {
+    let m = t.memcg_id(name);
+    t.k().memory_stat(m).iter().find(|(n, _)| *n == key).unwrap_or_else(|| panic!("no memory.stat {key}")).1 as i64
+}
+
+fn mem_event(t: &mut T, name: &str, e: usize) -> u64 {
+    let m = t.memcg_id(name) as usize;
+    t.k().memcgs[m].mem_events[e]
+}
+
+const LOW: usize = 0;
+const HIGH: usize = 1;
+const MAX: usize = 2;
+const OOM: usize = 3;
+const OOM_KILL: usize = 4;
+
+/// test_memcg_current_peak, its first half (the fd-local peak resets are
+/// `peak_reset_reads_the_peak_since_the_write` below): a new memcg reads
+/// current and peak 0; alloc_anon_50M_check touches 50M of anon and, while
+/// it holds it, reads current >= 50M and within 3 % of it, and anon
+/// within 3 % of current; peak is >= 50M after it exits;
+/// alloc_pagecache_50M_check brings 50M of a new file into the page cache
+/// (ftruncate, then read) and reads current >= 50M and file within 10 % of
+/// it.
+#[test]
+fn selftest_memcg_current_peak() {
+    both(|p| {
+        let mut t = T::new(p);
+        t.run("memory 1G\nmemcg memcg_test\ntask a memcg=memcg_test\n");
+        let m = t.memcg_id("memcg_test") as usize;
+        assert_eq!((current_of(&mut t, "memcg_test"), t.k().memcgs[m].watermark), (0, 0), "{p:?}");
+        t.run("anon a buf size=50M\nstore a buf 0 12800\n");
+        let (cur, anon) = (current_of(&mut t, "memcg_test"), stat_of(&mut t, "memcg_test", "anon"));
+        assert!(cur >= (50 * MB) as i64 && values_close((50 * MB) as i64, cur, 3), "{p:?}: {cur}");
+        assert!(values_close(anon, cur, 3), "{p:?}: anon {anon} current {cur}");
+        t.run("exit a\n");
+        assert!(t.k().memcgs[m].watermark * PAGE >= 50 * MB, "{p:?}");
+        t.run("task b memcg=memcg_test\nfile f size=50M\nread b f 0 12800\n");
+        let (cur, file) = (current_of(&mut t, "memcg_test"), stat_of(&mut t, "memcg_test", "file"));
+        assert!(cur >= (50 * MB) as i64, "{p:?}: {cur}");
+        assert!(values_close(file, cur, 10), "{p:?}: file {file} current {cur}");
+        t.check();
+    });
+}
+
+/// test_memcg_high: memory.high 30M, no swap. Touching 31M of anon
+/// succeeds (memory.high never kills); bringing 50M into the page cache
+/// leaves current below 50M (alloc_pagecache_50M_check fails, as the
+/// test wants); alloc_pagecache_max_30M then reads current within 5 % of
+/// 30M after 50M of page cache; memory.events high is positive. Each
+/// helper's temporary file goes with its descriptor (`unlink`).
+#[test]
+fn selftest_memcg_high() {
+    both(|p| {
+        let mut t = T::new(p);
+        t.run("memory 1G\nswap 1G\nmemcg memcg_test swap.max=0 high=30M\n\
+               task a memcg=memcg_test\nanon a buf size=31M\nstore a buf 0 7936\n");
+        assert_eq!(t.vm("oom_kill"), 0, "{p:?}");
+        t.run("exit a\ntask b memcg=memcg_test\nfile f1 size=50M\nread b f1 0 12800\n");
+        assert!(current_of(&mut t, "memcg_test") < (50 * MB) as i64, "{p:?}");
+        t.run("exit b\nunlink f1\ntask c memcg=memcg_test\nfile f2 size=50M\nread c f2 0 12800\n");
+        let cur = current_of(&mut t, "memcg_test");
+        assert!(values_close(cur, (30 * MB) as i64, 5), "{p:?}: {cur}");
+        t.run("exit c\nunlink f2\n");
+        assert!(mem_event(&mut t, "memcg_test", HIGH) > 0, "{p:?}");
+        t.check();
+    });
+}
+
+/// test_memcg_max: memory.max 30M, no swap. Touching 100M of anon is
+/// OOM-killed; alloc_pagecache_max_30M reads current within 5 % of 30M
+/// after 50M of page cache; afterwards current is positive and at most
+/// 30M, and memory.events max is positive.
+#[test]
+fn selftest_memcg_max() {
+    both(|p| {
+        let mut t = T::new(p);
+        t.run("memory 1G\nswap 1G\nmemcg memcg_test swap.max=0 max=30M\n\
+               task a memcg=memcg_test\nanon a buf size=100M\nstore a buf 0 25600\n");
+        assert_eq!(t.vm("oom_kill"), 1, "{p:?}");
+        t.run("task c memcg=memcg_test\nfile f size=50M\nread c f 0 12800\n");
+        let cur = current_of(&mut t, "memcg_test");
+        assert!(values_close(cur, (30 * MB) as i64, 5), "{p:?}: {cur}");
+        t.run("exit c\n");
+        let cur = current_of(&mut t, "memcg_test");
+        assert!(cur > 0 && cur <= (30 * MB) as i64, "{p:?}: {cur}");
+        assert!(mem_event(&mut t, "memcg_test", MAX) > 0, "{p:?}");
+        t.check();
+    });
+}
+
+/// test_memcg_oom_events: memory.max 30M, no swap; touching 100M of anon
+/// is OOM-killed; the memcg is left without tasks and memory.events
+/// counts one oom and one oom_kill.
+#[test]
+fn selftest_memcg_oom_events() {
+    both(|p| {
+        let mut t = T::new(p);
+        t.run("memory 1G\nswap 1G\nmemcg memcg_test max=30M swap.max=0\n\
+               task a memcg=memcg_test\nanon a buf size=100M\nstore a buf 0 25600\n");
+        assert!(!t.k().tasks[0].alive, "{p:?}");
+        assert_eq!((mem_event(&mut t, "memcg_test", OOM), mem_event(&mut t, "memcg_test", OOM_KILL)), (1, 1), "{p:?}");
+        assert_eq!(mem_event(&mut t, "memcg_test", LOW), 0, "{p:?}");
+        t.check();
+    });
+}
+
+/// test_memcg_reclaim, with swap and without: a memcg without limits
+/// holds 50M of page cache and, with swap, 50M of anon (tasks that stay);
+/// current is within 10 % of 100M (50M); reclaim_until 30M writes
+/// current - 30M to memory.reclaim, which must return 0 and leave current
+/// below 30M or within 3 % of it.
+#[test]
+fn selftest_memcg_reclaim() {
+    for swap in [true, false] {
+        both(|p| {
+            let mut t = T::new(p);
+            let sw = if swap { "swap 1G\n" } else { "" };
+            t.run(&format!("memory 1G\n{sw}memcg memcg_test\ntask c memcg=memcg_test\nfile f size=50M\nread c f 0 12800\n"));
+            let expected = if swap {
+                t.run("task a memcg=memcg_test\nanon a buf size=50M\nstore a buf 0 12800\n");
+                100 * MB
+            } else {
+                50 * MB
+            };
+            let cur = current_of(&mut t, "memcg_test");
+            assert!(values_close(cur, expected as i64, 10), "{p:?} swap {swap}: {cur}");
+            let goal = (30 * MB) as i64;
+            t.run(&format!("reclaim memcg_test {}\n", cur - goal));
+            let r = t.k().reclaim_results.last().unwrap().result;
+            assert_eq!(r, 0, "{p:?} swap {swap}: memory.reclaim failed");
+            let cur = current_of(&mut t, "memcg_test");
+            assert!(cur < goal || values_close(cur, goal, 3), "{p:?} swap {swap}: {cur}");
+            t.check();
         });
     }
 }
