@@ -289,8 +289,14 @@ impl Kernel {
             m = c.parent;
         }
         let (gbg, gthresh) = self.dirty_thresholds();
+        // mdtc_calc_avail: the headroom counts only as far as the clean
+        // page cache outside this memcg could make room for it.
         let global_avail = gthresh * 100 / self.sysctl.dirty_ratio.max(1);
-        let avail = fl.lru[LRU_INACTIVE_FILE] + fl.lru[LRU_ACTIVE_FILE] + headroom.min(global_avail);
+        let global_clean = global_avail.saturating_sub(self.nr_dirty + self.nr_writeback);
+        let filepages = fl.lru[LRU_INACTIVE_FILE] + fl.lru[LRU_ACTIVE_FILE];
+        let clean = filepages.saturating_sub(fl.file_dirty + fl.writeback);
+        let other_clean = global_clean.saturating_sub(clean);
+        let avail = filepages + headroom.min(other_clean);
         let thresh = (avail * self.sysctl.dirty_ratio / 100).min(gthresh);
         let mut bg = (avail * self.sysctl.dirty_background_ratio / 100).min(gbg);
         if bg >= thresh {
