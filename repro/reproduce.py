@@ -1748,7 +1748,15 @@ class S4a(Section):
                      "changes alter when reclaim stops and which batch it takes, but not which folios are "
                      "cold, so the refaults, and with them pgpgin and throughput, stay close to 6.12's. The "
                      "seed's 45% fewer file refaults point at the eviction order of dirty and writeback "
-                     "folios under the 10G limit (patch 8), which the model keeps as 6.12 has it.")
+                     "folios under the 10G limit (patch 8), which the model keeps as 6.12 has it. As posted "
+                     "to linux-mm (v5 09/14, \"use the common routine for dirty/writeback reactivation\", "
+                     "https://lkml.iu.edu/2604.1/07213.html), that patch removes a step of the series' base "
+                     "(mm-new) that moved dirty and writeback folios to the next generation in `sort_folio`, "
+                     "without isolating them, and reactivates them through `shrink_folio_list` instead; "
+                     "6.12.117's `sort_folio` has no such step (its dirty and writeback folios are isolated, "
+                     "activated by `shrink_folio_list` and put back in the youngest generation), so against "
+                     "6.12 the change has nothing to remove: the seed's gain is measured against a base that "
+                     "differs from 6.12 there.")
             o.append(" ".join(t))
             o.append("")
         o.append(plot(ctx, self.id, "refaults", "S4-a: cumulative file refaults (memcg mongodb)", "pages",
