@@ -107,7 +107,6 @@ impl ScanControl {
     }
 }
 
-/// `struct reclaim_stat`.
 /// Why a reclaimer sleeps in `reclaim_throttle` (`enum
 /// vmscan_throttle_state`; NOPROGRESS is not modelled, docs/FIDELITY.md
 /// 15).
@@ -122,6 +121,7 @@ pub enum Throttle {
     Congested,
 }
 
+/// `struct reclaim_stat`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ReclaimStat {
     pub nr_dirty: u64,
