@@ -263,10 +263,12 @@ impl Kernel {
 
     /// `populate_vma_page_range` of a whole region (`MAP_POPULATE`,
     /// `mlock`): get_user_pages with `FOLL_TOUCH`, for writing in a
-    /// private (anon) mapping, for reading in a shared one. A present page
-    /// is only touched (`folio_mark_accessed`, and dirtied for a write);
-    /// a missing one — or the zero page, for a write — is faulted in like
-    /// a CPU access. This CPU's batches are drained at the end.
+    /// private (anon) mapping, for reading in a shared one. Each page is
+    /// looked up (`follow_page_pte`): a mapped one is touched; a missing
+    /// one — or the zero page, or a write-protected page, for a write — is
+    /// faulted in like a CPU access (`faultin_page`), and the lookup is
+    /// retried (`retry:`), touching the page now mapped. This CPU's
+    /// batches are drained at the end.
     pub fn populate_region(&mut self, region: u32) {
         let v = &self.vmas[region as usize];
         let (task, mut pages, write) = (v.task, v.pages, v.file.is_none());
@@ -282,36 +284,42 @@ impl Kernel {
             }
             let va = self.vmas[region as usize].va(idx);
             let e = self.pt.get(pgd, va);
-            // A page a fork left write-protected takes a write fault (gup's
-            // FOLL_WRITE on a read-only PTE: do_wp_page, a copy or a reuse).
-            let cow = write && e & pte::PRESENT != 0 && e & pte::WRPROT != 0;
-            if e & pte::PRESENT != 0 && !cow {
-                let pfn = e & pte::VALUE;
-                if pfn != pte::ZERO_PFN {
-                    if write && e & pte::DIRTY == 0 {
-                        self.folio_mark_dirty(pfn);
-                    }
-                    self.folio_mark_accessed(pfn);
-                    continue;
-                }
-                if !write {
-                    continue;
-                }
+            if self.follow_page_touch(e, write) {
+                continue;
+            }
+            if e & pte::PRESENT != 0 && !write {
+                // The zero page, read: nothing to touch.
+                continue;
             }
             self.kswapd_run_due();
             self.access(region, idx, write);
-            // `faultin_page` succeeded: __get_user_pages goes back to
-            // `retry:`, and follow_page_pte finds the page mapped now and
-            // touches it like a present one (FOLL_TOUCH). A fault that
-            // failed (no memory, the task killed) leaves nothing mapped.
+            // A fault that failed (no memory, the task killed) leaves
+            // nothing mapped, and get_user_pages stops.
             if !self.tasks[task as usize].alive || self.vmas[region as usize].dead {
                 break;
             }
             let e = self.pt.get(pgd, va);
-            if e & pte::PRESENT != 0 && e & pte::VALUE != pte::ZERO_PFN && !(write && e & pte::WRPROT != 0) {
-                self.folio_mark_accessed(e & pte::VALUE);
-            }
+            self.follow_page_touch(e, write);
         }
         self.lru_add_drain();
+    }
+}
+
+impl Kernel {
+    /// `follow_page_pte` with `FOLL_TOUCH` on PTE `e`: a mapped page (not
+    /// the zero page, and for a write not write-protected — a page a fork
+    /// left shared takes a write fault first: do_wp_page, a copy or a
+    /// reuse) is dirtied for a write if its PTE is clean, and marked
+    /// accessed. False when there is no such page to touch.
+    fn follow_page_touch(&mut self, e: u32, write: bool) -> bool {
+        let pfn = e & pte::VALUE;
+        if e & pte::PRESENT == 0 || pfn == pte::ZERO_PFN || (write && e & pte::WRPROT != 0) {
+            return false;
+        }
+        if write && e & pte::DIRTY == 0 {
+            self.folio_mark_dirty(pfn);
+        }
+        self.folio_mark_accessed(pfn);
+        true
     }
 }

@@ -49,7 +49,10 @@ impl Kernel {
         self.nr_writeback += 1;
         self.memcgs[f.memcg as usize].st.add(if f.test(pg::ANON) || f.test(pg::SWAPCACHE) { St::AnonWriteback } else { St::FileWriteback }, 1);
         self.ev.add(Ev::Pgpgout, 4);
-        let service = if f.test(pg::SWAPCACHE) {
+        let swap = f.test(pg::SWAPCACHE);
+        // (time in the device's queue, fixed delay beside it): only the
+        // file disk has the delay.
+        let (service, delay) = if swap {
             self.ev.add(Ev::Pswpout, 1);
             if !self.swap_device_store(f.swap - 1) {
                 // The device found no page (-ENOMEM): the bio fails and
@@ -59,18 +62,10 @@ impl Kernel {
                 self.folio_mark_dirty(pfn);
                 return;
             }
-            if self.swap.as_ref().is_some_and(|s| s.sync_io) {
-                0
-            } else {
-                self.cost.swap_write
-            }
+            (if self.swap.as_ref().is_some_and(|s| s.sync_io) { 0 } else { self.cost.swap_write }, 0)
         } else {
-            self.cost.disk_write
+            (self.cost.disk_write, self.cost.disk_write_delay)
         };
-        let swap = f.test(pg::SWAPCACHE);
-        // The file disk's fixed write delay runs beside the queue: the
-        // page completes after both its turn in the queue and the delay.
-        let delay = if swap { 0 } else { self.cost.disk_write_delay };
         if service == 0 && delay == 0 {
             self.folio_end_writeback(pfn);
             return;
@@ -82,6 +77,7 @@ impl Kernel {
         let q = if swap { &mut self.swap_busy_until } else { &mut self.disk_busy_until };
         let queued = (*q).max(now).saturating_add(service);
         *q = queued;
+        // The page completes after both its turn in the queue and the delay.
         let done = queued.max(now.saturating_add(delay));
         if swap {
             self.swap_inflight.push_back(done);
