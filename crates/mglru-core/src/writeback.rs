@@ -135,21 +135,36 @@ impl Kernel {
         self.timers_retain(|t| t != Timer::WritebackDone(pfn));
     }
 
-    /// Dirty thresholds in pages: (background, hard) from
-    /// `global_dirtyable_memory` and the ratios (`domain_dirty_limits`).
-    pub fn dirty_thresholds(&self) -> (u64, u64) {
+    /// `global_dirtyable_memory`: free pages above the reserves plus the
+    /// file LRUs, plus one (never 0). No highmem on x86_64.
+    pub fn global_dirtyable_memory(&self) -> u64 {
         let free = self.nr_free_pages();
         let reserve = self.totalreserve_pages();
-        let dirtyable = free - free.min(reserve)
+        free - free.min(reserve)
             + self.node_page_state_lru(LRU_INACTIVE_FILE)
             + self.node_page_state_lru(LRU_ACTIVE_FILE)
-            + 1;
-        let thresh = dirtyable * self.sysctl.dirty_ratio / 100;
-        let mut bg = dirtyable * self.sysctl.dirty_background_ratio / 100;
+            + 1
+    }
+
+    /// `domain_dirty_limits` with the ratios (the `*_bytes` sysctls are not
+    /// modelled): (background, hard) thresholds in pages of a domain with
+    /// `avail` dirtyable pages. The kernel turns each ratio into parts per
+    /// PAGE_SIZE first (20 % is 819/4096), so the thresholds round as its.
+    fn domain_dirty_limits(&self, avail: u64) -> (u64, u64) {
+        let ratio = self.sysctl.dirty_ratio * crate::kernel::PAGE_SIZE / 100;
+        let bg_ratio = self.sysctl.dirty_background_ratio * crate::kernel::PAGE_SIZE / 100;
+        let thresh = (ratio * avail / crate::kernel::PAGE_SIZE).min(u32::MAX as u64);
+        let mut bg = bg_ratio * avail / crate::kernel::PAGE_SIZE;
         if bg >= thresh {
             bg = thresh / 2;
         }
         (bg, thresh)
+    }
+
+    /// The global domain's thresholds in pages: (background, hard)
+    /// (`global_dirty_limits`).
+    pub fn dirty_thresholds(&self) -> (u64, u64) {
+        self.domain_dirty_limits(self.global_dirtyable_memory())
     }
 
     /// `__mark_inode_dirty` arms the flusher's periodic wake-up.
@@ -261,11 +276,14 @@ impl Kernel {
     }
 
     /// The memcg writeback domain of the current task (`mdtc`, cgroup v2
-    /// writeback): (dirty, writeback, background threshold, threshold)
-    /// in pages, from the memcg's file pages plus its headroom under
-    /// min(memory.max, memory.high), its own or an ancestor's
-    /// (`mem_cgroup_wb_stats`). None for the root memcg.
-    fn memcg_dirty_domain(&self) -> Option<(u64, u64, u64, u64)> {
+    /// writeback): (dirty, background threshold, threshold) in pages, from
+    /// the memcg's file pages plus its headroom under min(memory.max,
+    /// memory.high), its own or an ancestor's (`mem_cgroup_wb_stats`), as
+    /// `domain_dirty_avail` computes it: `dirty` counts the pages under
+    /// writeback too when `include_writeback` (balance_dirty_pages' test),
+    /// not for the background test (`domain_over_bg_thresh`). None for the
+    /// root memcg.
+    fn memcg_dirty_domain(&self, include_writeback: bool) -> Option<(u64, u64, u64)> {
         let memcg = self.tasks[self.current as usize].memcg;
         if memcg == ROOT_MEMCG {
             return None;
@@ -284,21 +302,21 @@ impl Kernel {
             headroom = headroom.min(c.max.min(c.high).saturating_sub(c.usage));
             m = c.parent;
         }
-        let (gbg, gthresh) = self.dirty_thresholds();
+        let (dirty, gdirty) = if include_writeback {
+            (fl.file_dirty + fl.writeback, self.nr_dirty + self.nr_writeback)
+        } else {
+            (fl.file_dirty, self.nr_dirty)
+        };
         // mdtc_calc_avail: the headroom counts only as far as the clean
         // page cache outside this memcg could make room for it.
-        let global_avail = gthresh * 100 / self.sysctl.dirty_ratio.max(1);
-        let global_clean = global_avail.saturating_sub(self.nr_dirty + self.nr_writeback);
+        let global_avail = self.global_dirtyable_memory();
+        let global_clean = global_avail - global_avail.min(gdirty);
         let filepages = fl.lru[LRU_INACTIVE_FILE] + fl.lru[LRU_ACTIVE_FILE];
-        let clean = filepages.saturating_sub(fl.file_dirty + fl.writeback);
-        let other_clean = global_clean.saturating_sub(clean);
+        let clean = filepages - filepages.min(dirty);
+        let other_clean = global_clean - global_clean.min(clean);
         let avail = filepages + headroom.min(other_clean);
-        let thresh = (avail * self.sysctl.dirty_ratio / 100).min(gthresh);
-        let mut bg = (avail * self.sysctl.dirty_background_ratio / 100).min(gbg);
-        if bg >= thresh {
-            bg = thresh / 2;
-        }
-        Some((fl.file_dirty, fl.writeback, bg, thresh))
+        let (bg, thresh) = self.domain_dirty_limits(avail);
+        Some((dirty, bg, thresh))
     }
 
     /// Whether the writer is over a dirty limit (global or its memcg's),
@@ -307,9 +325,11 @@ impl Kernel {
         let (bg, thresh) = self.dirty_thresholds();
         let mut over_bg = self.nr_dirty > bg;
         let mut over = self.nr_dirty + self.nr_writeback > thresh;
-        if let Some((d, w, mbg, mthresh)) = self.memcg_dirty_domain() {
+        if let Some((d, mbg, _)) = self.memcg_dirty_domain(false) {
             over_bg |= d > mbg;
-            over |= d + w > mthresh;
+        }
+        if let Some((d, _, mthresh)) = self.memcg_dirty_domain(true) {
+            over |= d > mthresh;
         }
         (over_bg, over)
     }
@@ -351,5 +371,3 @@ impl Kernel {
     }
 }
 
-#[allow(dead_code)]
-fn _unused(_: St) {}

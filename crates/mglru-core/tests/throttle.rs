@@ -92,3 +92,23 @@ fn a_child_memcg_has_its_parents_dirty_headroom() {
     assert!(run(" max=64M") < 5121, "the parent's headroom bounds the child's domain");
     assert_eq!(run(""), 5121, "no limit anywhere: the global thresholds only");
 }
+
+/// domain_dirty_limits turns the ratios into parts per PAGE_SIZE before it
+/// applies them: 20 % is 819/4096 and 10 % is 409/4096, so the thresholds
+/// are a little under a fifth and a tenth of the dirtyable memory. With
+/// dirtyable memory `a`, worked out by hand from those fractions.
+#[test]
+fn dirty_thresholds_round_as_the_kernels_per_page_ratios() {
+    let mut t = T::with_options(RunOptions { policy: Some(Policy::Classic), ..Default::default() });
+    t.run("memory 1G\nfile f size=64M readahead=0\ntask t\nread t f 0 4096\n");
+    t.check();
+    let k = t.k();
+    let a = k.global_dirtyable_memory();
+    assert!(a > 100_000, "1G has more than 100,000 dirtyable pages: {a}");
+    let (bg, thresh) = k.dirty_thresholds();
+    assert_eq!(thresh, a * 819 / 4096);
+    assert_eq!(bg, a * 409 / 4096);
+    // The plain percentages would give more: a fifth exceeds 819/4096 by
+    // a/20480 pages, which is above one page here.
+    assert!(a / 5 > thresh && a / 10 > bg);
+}
