@@ -6,14 +6,15 @@
 //! invariants checked; the expected counters are worked out from 6.12's
 //! rules in the comments.
 //!
-//! Ten scenarios are the kernel's own cgroup selftests
+//! Twelve scenarios are the kernel's own cgroup selftests
 //! (tools/testing/selftests/cgroup/test_memcontrol.c of 6.12) written as
 //! traces, held to the assertions those tests make: every memory test of
 //! that file but test_memcg_subtree_control (cgroup plumbing),
-//! test_memcg_sock (sockets), test_memcg_high_sync (it reads memory.events
-//! at the first change during one 200M mlock, an instant a trace line
-//! cannot stop at) and the fd-local memory.peak half of
+//! test_memcg_sock (sockets) and the fd-local memory.peak half of
 //! test_memcg_current_peak (`peak_reset_reads_the_peak_since_the_write`).
+//! test_memcg_high_sync reads memory.events at its first change during one
+//! 200M mlock, an instant a trace line cannot stop at: it is shown by two
+//! runs (`selftest_memcg_high_sync`).
 
 use mglru_core::report::{Report, StatReport};
 use mglru_core::{Policy, RunOptions, Simulator};
@@ -384,6 +385,38 @@ fn selftest_memcg_high() {
         assert!(values_close(cur, (30 * MB) as i64, 5), "{p:?}: {cur}");
         t.run("exit c\nunlink f2\n");
         assert!(mem_event(&mut t, "memcg_test", HIGH) > 0, "{p:?}");
+        t.check();
+    });
+}
+
+/// test_memcg_high_sync: memory.high 30M, memory.max 140M, no swap; one
+/// mlock of a 200M mapping (one kernel entry that faults in every page)
+/// must change memory.events first by a `high` event, with `max` still
+/// where it was. A trace line cannot stop at the file's first change, so
+/// the order is shown by two runs: an mlock of 130M, which ends below
+/// memory.max, already counts high events (each charge batch over high is
+/// throttled inside the mlock, `mem_cgroup_handle_over_high` after every
+/// MEMCG_CHARGE_BATCH pages over high: the task sleeps, a memory stall)
+/// and no max event; the selftest's 200M then meets memory.max only after
+/// usage has passed those 130M, and (mlocked, no swap) is OOM-killed.
+#[test]
+fn selftest_memcg_high_sync() {
+    both(|p| {
+        let setup = "memory 1G\nswap 1G\nmemcg memcg_test swap.max=0 high=30M max=140M\ntask a memcg=memcg_test\n";
+        let mut t = T::new(p);
+        t.run(&format!("{setup}anon a buf size=130M\nmlock a buf\n"));
+        let memcg = t.memcg_id("memcg_test");
+        assert!(mem_event(&mut t, "memcg_test", HIGH) > 0, "{p:?}");
+        assert_eq!(mem_event(&mut t, "memcg_test", MAX), 0, "{p:?}");
+        assert_eq!(t.vm("oom_kill"), 0, "{p:?}");
+        assert!(t.k().psi_read(memcg).total[0] > 0, "{p:?}: the throttling sleeps are memory stalls");
+        t.check();
+
+        let mut t = T::new(p);
+        t.run(&format!("{setup}anon a buf size=200M\nmlock a buf\n"));
+        assert!(mem_event(&mut t, "memcg_test", HIGH) > 0, "{p:?}");
+        assert!(mem_event(&mut t, "memcg_test", MAX) > 0, "{p:?}");
+        assert_eq!(t.vm("oom_kill"), 1, "{p:?}");
         t.check();
     });
 }
