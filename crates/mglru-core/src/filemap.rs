@@ -503,49 +503,60 @@ impl Kernel {
     }
 
     /// `filemap_fault`: find or read the page; readahead as 6.12 does.
-    pub(crate) fn filemap_fault(&mut self, region: u32, page: u64) -> Option<u32> {
+    /// Returns the folio and whether the fault dropped the mmap lock for
+    /// I/O (`maybe_unlock_mmap_for_io`) and so ends in VM_FAULT_RETRY: the
+    /// caller then handles the fault again with FAULT_FLAG_TRIED (`tried`),
+    /// which skips the async readahead. Every major fault of a page-cache
+    /// file retries: the read-around or the read of the one folio
+    /// (`page_not_uptodate`) is done with the lock dropped.
+    pub(crate) fn filemap_fault(&mut self, region: u32, page: u64, tried: bool) -> (Option<u32>, bool) {
         let file = self.vmas[region as usize].file.unwrap();
         if self.files[file as usize].shmem {
-            return self.shmem_fault(file, page);
+            return (self.shmem_fault(file, page), false);
         }
         if let Some(pfn) = self.files[file as usize].folio_at(page) {
+            if tried {
+                return (Some(pfn), false);
+            }
             // The fault holds the folio while readahead allocates.
             self.folios.get_mut(pfn).set(pg::PINNED);
-            self.do_async_mmap_readahead(region, file, pfn);
+            let retry = self.do_async_mmap_readahead(region, file, pfn);
             self.folios.get_mut(pfn).clear(pg::PINNED);
-            return Some(pfn);
+            return (Some(pfn), retry);
         }
         let memcg = self.tasks[self.current as usize].memcg;
         self.count(memcg, Ev::Pgmajfault, 1);
-        self.do_sync_mmap_readahead(region, file, page);
+        let dropped = self.do_sync_mmap_readahead(region, file, page);
         let ws = self.files[file as usize].folio_at(page).is_some_and(|p| self.folios.get(p).test(pg::WORKINGSET));
         self.disk_read_time(ws);
         if let Some(pfn) = self.files[file as usize].folio_at(page) {
-            return Some(pfn);
+            return (Some(pfn), dropped);
         }
-        let pfn = self.alloc_folio(memcg, Gfp::Normal)?;
+        let Some(pfn) = self.alloc_folio(memcg, Gfp::Normal) else { return (None, dropped) };
         self.filemap_add_folio(file, page, pfn, false);
         self.ev.add(Ev::Pgpgin, 4);
-        Some(pfn)
+        // page_not_uptodate: the read is done with the lock dropped.
+        (Some(pfn), true)
     }
 
-    /// `do_sync_mmap_readahead`.
-    pub(crate) fn do_sync_mmap_readahead(&mut self, region: u32, file: u32, page: u64) {
+    /// `do_sync_mmap_readahead`; true when it read ahead, which it does
+    /// with the mmap lock dropped.
+    pub(crate) fn do_sync_mmap_readahead(&mut self, region: u32, file: u32, page: u64) -> bool {
         let v = &self.vmas[region as usize];
         let ra_pages = self.files[file as usize].ra.ra_pages;
         if v.rand_read || ra_pages == 0 {
-            return;
+            return false;
         }
         if v.seq_read {
             self.page_cache_sync_ra(file, page, ra_pages);
-            return;
+            return true;
         }
         let ra = &mut self.files[file as usize].ra;
         if ra.mmap_miss < MMAP_LOTSAMISS * 10 {
             ra.mmap_miss += 1;
         }
         if ra.mmap_miss > MMAP_LOTSAMISS {
-            return;
+            return false;
         }
         // Read-around centred on the fault, marker a quarter from the end.
         ra.start = page.saturating_sub(ra_pages / 2);
@@ -553,14 +564,16 @@ impl Kernel {
         ra.async_size = ra_pages / 4;
         let (s, n, a) = (ra.start, ra.size, ra.async_size);
         self.do_page_cache_ra(file, s, n, a);
+        true
     }
 
-    /// `do_async_mmap_readahead`.
-    pub(crate) fn do_async_mmap_readahead(&mut self, region: u32, file: u32, pfn: u32) {
+    /// `do_async_mmap_readahead`; true when it read ahead (a folio with
+    /// PG_readahead), with the mmap lock dropped.
+    pub(crate) fn do_async_mmap_readahead(&mut self, region: u32, file: u32, pfn: u32) -> bool {
         let v = &self.vmas[region as usize];
         let ra_pages = self.files[file as usize].ra.ra_pages;
         if v.rand_read || ra_pages == 0 {
-            return;
+            return false;
         }
         let ra = &mut self.files[file as usize].ra;
         if ra.mmap_miss > 0 {
@@ -568,6 +581,8 @@ impl Kernel {
         }
         if self.folios.get(pfn).test(pg::READAHEAD) {
             self.page_cache_async_ra(file, pfn, ra_pages);
+            return true;
         }
+        false
     }
 }

@@ -358,6 +358,8 @@ pub struct Kernel {
     /// `LRUVEC_NODE_CONGESTED` on the root lruvec.
     pub node_congested: bool,
     pub oom_kills: Vec<OomKill>,
+    /// `oom_kill_process`'s `oom_rs`: how often the OOM report is printed.
+    pub oom_rs: crate::oom::RateLimit,
     /// What each `reclaim` statement's write returned, and the memcg files
     /// each `stat` statement read, in trace order.
     pub reclaim_results: Vec<crate::memcontrol::ReclaimResult>,
@@ -489,6 +491,7 @@ impl Kernel {
             pgdat_writeback: false,
             node_congested: false,
             oom_kills: Vec::new(),
+            oom_rs: Default::default(),
             reclaim_results: Vec::new(),
             stat_points: Vec::new(),
             sim: SimCounters::default(),

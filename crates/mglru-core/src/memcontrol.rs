@@ -560,6 +560,8 @@ impl Kernel {
             if passed_oom && !self.tasks[self.current as usize].alive {
                 return false;
             }
+            // mem_cgroup_oom: the event, then the OOM killer.
+            self.memcg_memory_event(over, MemcgEvent::Oom);
             if self.out_of_memory(Some(over)) {
                 passed_oom = true;
                 nr_retries = MAX_RECLAIM_RETRIES;
@@ -663,6 +665,10 @@ impl Kernel {
         let mut nr_retries = MAX_RECLAIM_RETRIES;
         let mut in_retry = false;
         loop {
+            // task_is_dying: an OOM-killed task neither reclaims nor sleeps.
+            if !self.tasks[self.current as usize].alive {
+                return;
+            }
             let reclaimed = self.reclaim_high(memcg, if in_retry { SWAP_CLUSTER_MAX } else { nr_pages });
             let penalty = self.calculate_high_delay(memcg, nr_pages);
             if penalty <= HZ / 100 {
@@ -934,7 +940,9 @@ impl Kernel {
     /// A write to `memory.reclaim` as a trace statement: reclaim and
     /// record what the write returned.
     pub fn memory_reclaim_write(&mut self, memcg: u16, bytes: u64) {
-        let (reclaimed, eagain) = self.memory_reclaim(memcg, bytes.div_ceil(crate::kernel::PAGE_SIZE), None);
+        // memory_reclaim: `memparse(buf) / PAGE_SIZE`, rounded down (less
+        // than a page asks for nothing).
+        let (reclaimed, eagain) = self.memory_reclaim(memcg, bytes / crate::kernel::PAGE_SIZE, None);
         self.reclaim_results.push(ReclaimResult { memcg, bytes, reclaimed, result: if eagain { -EAGAIN } else { 0 } });
     }
 

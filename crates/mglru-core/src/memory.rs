@@ -233,19 +233,46 @@ impl Kernel {
 
     // ---- file faults ---------------------------------------------------------
 
-    /// `do_read_fault`: fault-around first, then `filemap_fault`.
+    /// `do_read_fault`: fault-around first, then `filemap_fault`. A fault
+    /// that ends in VM_FAULT_RETRY (the lock dropped for I/O) is handled
+    /// again with FAULT_FLAG_TRIED: fault-around then maps the page just
+    /// read with the cached pages around it.
     fn do_read_fault(&mut self, region: u32, page: u64) {
         if self.do_fault_around(region, page) {
             return;
         }
-        if let Some(pfn) = self.filemap_fault(region, page) {
+        let (mut found, retry) = self.filemap_fault(region, page, false);
+        if retry {
+            if !self.fault_can_retry(region) {
+                return;
+            }
+            if self.do_fault_around(region, page) {
+                return;
+            }
+            found = self.filemap_fault(region, page, true).0;
+        }
+        if let Some(pfn) = found {
             self.map_folio(region, page, pfn, false);
         }
     }
 
+    /// After VM_FAULT_RETRY: the task faults again unless it was killed
+    /// or its mapping went meanwhile.
+    fn fault_can_retry(&self, region: u32) -> bool {
+        let v = &self.vmas[region as usize];
+        !v.dead && self.tasks[v.task as usize].alive
+    }
+
     /// `do_shared_fault`: a store to an unmapped page of a shared mapping.
     fn do_shared_fault(&mut self, region: u32, page: u64) {
-        if let Some(pfn) = self.filemap_fault(region, page) {
+        let (mut found, retry) = self.filemap_fault(region, page, false);
+        if retry {
+            if !self.fault_can_retry(region) {
+                return;
+            }
+            found = self.filemap_fault(region, page, true).0;
+        }
+        if let Some(pfn) = found {
             if self.vmas[region as usize].dead {
                 return;
             }
@@ -290,16 +317,18 @@ impl Kernel {
         for off in from..to {
             let idx = page + off - pte_off;
             let va = start + (idx << 12);
-            if self.pt.get(pgd, va) != 0 {
-                continue;
-            }
             let Some(pfn) = self.files[file as usize].folio_at(idx) else { continue };
             let f = self.folios.get(pfn);
             if f.test(pg::READAHEAD) || !f.test(pg::UPTODATE) {
                 continue;
             }
+            // filemap_map_order0_folio counts the folio towards mmap_miss
+            // before it looks at the PTE: a page mapped already counts too.
             if !f.test(pg::WORKINGSET) {
                 looked += 1;
+            }
+            if self.pt.get(pgd, va) != 0 {
+                continue;
             }
             self.map_folio(region, idx, pfn, false);
             if idx == page {

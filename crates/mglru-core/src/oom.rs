@@ -50,8 +50,9 @@ impl Kernel {
     /// nothing to kill.
     pub fn out_of_memory(&mut self, constraint: Option<u16>) -> bool {
         if let Some(m) = constraint {
-            self.memcg_memory_event(m, MemcgEvent::Oom);
-            // mem_cgroup_out_of_memory: a kill may have freed enough already.
+            // mem_cgroup_out_of_memory (its callers count MEMCG_OOM: the
+            // charge path's mem_cgroup_oom and memory_max_write): a kill
+            // may have freed enough already.
             if self.mem_cgroup_margin(m) >= 1 {
                 return true;
             }
@@ -71,6 +72,16 @@ impl Kernel {
             }
         }
         let Some((victim, _)) = chosen else { return false };
+        // oom_kill_process: the report (`dump_header`), at most ten in five
+        // seconds. For a memcg OOM it prints the memcg's memory.stat
+        // (`mem_cgroup_print_oom_meminfo` → `memory_stat_format`), which
+        // flushes the memcg's statistics when enough updates are pending;
+        // the global report (`__show_mem`) reads node counters only.
+        if self.oom_rs.allow(self.now) {
+            if let Some(m) = constraint {
+                self.mem_cgroup_flush_stats(m);
+            }
+        }
         // oom_kill_process: the group is looked up before the victim dies.
         let group = self.mem_cgroup_get_oom_group(victim, domain);
         let reason = if constraint.is_some() { "memcg limit" } else { "out of memory" };
@@ -146,5 +157,34 @@ impl Kernel {
         });
         self.tasks[victim as usize].killed = true;
         self.task_exit(victim);
+    }
+}
+
+/// `__ratelimit` with the default state (`DEFAULT_RATELIMIT_INTERVAL` 5 s,
+/// `DEFAULT_RATELIMIT_BURST` 10): the window starts at the first call and
+/// starts again at the first call after it has passed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RateLimit {
+    begin: Option<u64>,
+    printed: u32,
+}
+
+impl RateLimit {
+    const INTERVAL_NS: u64 = 5_000_000_000;
+    const BURST: u32 = 10;
+
+    /// Whether a call at `now` may go on.
+    pub fn allow(&mut self, now: u64) -> bool {
+        let begin = *self.begin.get_or_insert(now);
+        if now > begin.saturating_add(Self::INTERVAL_NS) {
+            self.begin = Some(now);
+            self.printed = 0;
+        }
+        if self.printed < Self::BURST {
+            self.printed += 1;
+            true
+        } else {
+            false
+        }
     }
 }

@@ -975,3 +975,24 @@ fn zram_slots_a_fork_shares_stay_until_both_let_go() {
         assert_eq!(zram("exit c\nexit p\n"), (31, 0, 0, 0), "{p:?}");
     });
 }
+
+/// Lowering memory.max below what an unreclaimable memcg holds (anon, no
+/// swap): memory_max_write counts one MEMCG_OOM per OOM-killer call
+/// (the kill then brings usage under the limit), and the kill its
+/// oom_kill event. A write to memory.reclaim of less than a page asks for
+/// nothing (`memparse(buf) / PAGE_SIZE`): it reclaims nothing, scans
+/// nothing and returns 0.
+#[test]
+fn max_write_counts_one_oom_and_reclaim_rounds_down() {
+    both(|p| {
+        let mut t = T::new(p);
+        t.run("memory 1G\nmemcg app\ntask t memcg=app\nanon t heap size=20M\nstore t heap 0 5120\nmemcg app max=10M\n");
+        assert_eq!((mem_event(&mut t, "app", OOM), mem_event(&mut t, "app", OOM_KILL)), (1, 1), "{p:?}");
+        assert_eq!(t.vm("oom_kill"), 1, "{p:?}");
+        t.run("task u memcg=app\nfile f size=4M\nread u f 0 1024\nreclaim app 1000\n");
+        let r = t.k().reclaim_results.last().copied().unwrap();
+        assert_eq!((r.reclaimed, r.result), (0, 0), "{p:?}");
+        assert_eq!(stat_of(&mut t, "app", "pgscan"), 0, "{p:?}");
+        t.check();
+    });
+}

@@ -58,3 +58,24 @@ fn an_over_high_task_sleeps_the_penalty_as_a_memory_stall() {
     assert_eq!(k.psi_read(0).total[0], p * NSEC_PER_JIFFY);
     t.check();
 }
+
+/// A store line touches its pages from user space one by one: each fault
+/// that charged a batch over memory.high returns to user mode through
+/// `mem_cgroup_handle_over_high`, which reclaims that batch (64 pages)
+/// before the next fault. So usage never passes high by more than one
+/// batch: memory.peak is at most high + 64 pages (1024 + 64 here, with
+/// swap to reclaim to). Handled only every second batch, it reached
+/// high + 128 (1,152 pages).
+#[test]
+fn a_store_line_is_throttled_at_every_batch_over_high() {
+    for policy in [Policy::Classic, Policy::Mglru] {
+        let mut t = T::with_options(RunOptions { policy: Some(policy), ..Default::default() });
+        t.run("memory 1G\nswap 64M sync=y ram=y\nmemcg app high=4M\ntask t memcg=app\nanon t heap size=8M\nstore t heap 0 2048");
+        let app = t.memcg_id("app");
+        let k = t.k();
+        let m = &k.memcgs[app as usize];
+        assert!(m.watermark > 1024 && m.watermark <= 1024 + 64, "{policy:?}: peak {} pages", m.watermark);
+        assert!(k.ev.get(mglru_core::stat::Ev::Pswpout) > 0, "{policy:?}");
+        t.check();
+    }
+}

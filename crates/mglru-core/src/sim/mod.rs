@@ -400,6 +400,13 @@ impl Simulator {
                         k.sim.page_accesses += 1;
                         k.kswapd_run_due();
                         k.access(region, p, write);
+                        // Each page is touched from user space: a fault
+                        // that charged over memory.high returns to user
+                        // mode through mem_cgroup_handle_over_high
+                        // (resume_user_mode_work), page by page.
+                        if k.nr_pages_over_high != 0 {
+                            k.mem_cgroup_handle_over_high();
+                        }
                     }
                 }
             }
