@@ -355,8 +355,9 @@ impl Kernel {
             return true;
         }
         if self.pgdat_balanced() {
-            // clear_pgdat_congested
+            // clear_pgdat_congested: the root lruvec's flags.
             self.node_congested = false;
+            self.memcgs[crate::memcontrol::ROOT_MEMCG as usize].lruvec_congested = false;
             self.pgdat_dirty = false;
             self.pgdat_writeback = false;
             return true;

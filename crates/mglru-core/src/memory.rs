@@ -398,10 +398,12 @@ impl Kernel {
         if self.swap_put_ref(slot) == 0 && !in_cache {
             self.swap_slot_free(slot);
         }
-        // should_try_to_free_swap: swap full, or a write that may make the
-        // folio ours alone (no other mapping). Simplification: a per-CPU
-        // batch's reference is not counted here (docs/FIDELITY.md).
-        let try_free = in_cache && (self.mem_cgroup_swap_full(self.folios.get(pfn).memcg) || (write && others == 0));
+        // should_try_to_free_swap: swap full, a locked VMA or an mlocked
+        // folio, or a write that may make the folio ours alone (no other
+        // mapping). Simplification: a per-CPU batch's reference is not
+        // counted here (docs/FIDELITY.md).
+        let locked = self.vmas[region as usize].locked || self.folios.get(pfn).test(pg::MLOCKED);
+        let try_free = in_cache && (self.mem_cgroup_swap_full(self.folios.get(pfn).memcg) || locked || (write && others == 0));
         if fresh || orig & pte::SWP_EXCLUSIVE != 0 {
             // Exclusive: mapped writable (RMAP_EXCLUSIVE).
             self.map_folio(region, page, pfn, write);

@@ -262,7 +262,13 @@ impl Kernel {
                 }
                 Fate::Activate => {
                     let f = *self.folios.get(pfn);
-                    if f.test(pg::SWAPCACHE) && self.mem_cgroup_swap_full(f.memcg) && self.folio_swap_unreferenced(pfn) {
+                    // activate_locked: free the swap slot of a folio that is
+                    // going to stay (swap full, or mlocked), unless a PTE
+                    // still refers to the slot (folio_free_swap's test).
+                    if f.test(pg::SWAPCACHE)
+                        && (self.mem_cgroup_swap_full(f.memcg) || f.test(pg::MLOCKED))
+                        && self.folio_swap_unreferenced(pfn)
+                    {
                         self.folio_free_swap(pfn);
                     }
                     // activate_locked: an mlocked folio is not activated
@@ -366,6 +372,17 @@ impl Kernel {
                 if !self.shmem_pageout(pfn) {
                     return Fate::Activate;
                 }
+            } else if f.is_file_lru() {
+                // A page-cache folio of a regular file: its mapping has no
+                // ->writepage (ext4, the model's file system, has only
+                // ->writepages in 6.12), so pageout returns PAGE_ACTIVATE
+                // and the folio stays dirty with PG_reclaim for the flusher
+                // (is_page_cache_freeable first: a folio with an extra
+                // reference is kept).
+                if f.test(pg::IN_BATCH) || f.test(pg::PINNED) {
+                    return Fate::Keep;
+                }
+                return Fate::Activate;
             } else {
                 self.pageout(pfn);
             }
@@ -382,8 +399,9 @@ impl Kernel {
         }
     }
 
-    /// `pageout`: clear dirty for I/O and start writing the folio (swap
-    /// or file). Synchronous devices finish before this returns.
+    /// `pageout` of a swap-cache folio (`swap_writepage`): clear dirty for
+    /// I/O and start writing it. Synchronous devices finish before this
+    /// returns. (A regular file's folio never gets here: no ->writepage.)
     fn pageout(&mut self, pfn: u32) {
         let f = *self.folios.get(pfn);
         if f.test(pg::SWAPCACHE) && self.folio_swap_unreferenced(pfn) && f.mapcount == 0 {
@@ -981,8 +999,13 @@ impl Kernel {
                 self.memcgs[sc.target_memcg() as usize].lruvec_congested = true;
             }
         }
+        // The flags are the target lruvec's: LRUVEC_NODE_CONGESTED is set by
+        // kswapd on its own target, the root lruvec, so it stalls global
+        // direct reclaim (and reclaim aimed at the root memcg) only, never
+        // reclaim aimed at a memcg below the root.
+        let target = sc.target_memcg();
         if !self.in_kswapd
-            && (self.node_congested || (sc.cgroup_reclaim() && self.memcgs[sc.target_memcg() as usize].lruvec_congested))
+            && (self.memcgs[target as usize].lruvec_congested || (target == ROOT_MEMCG && self.node_congested))
         {
             self.reclaim_throttle(Throttle::Congested);
         }

@@ -901,3 +901,79 @@ fn charge_retry_keeps_single_page_batch() {
     assert_eq!(usage(&mut t, "b"), 65, "small's 62 pages and 3 tables, nothing stocked for b");
     t.check();
 }
+
+/// kswapd meets a dirty page-cache folio it has seen before (PG_reclaim)
+/// with the node tagged PGDAT_DIRTY: shrink_folio_list calls pageout, and
+/// ext4's mapping has no ->writepage in 6.12, so pageout returns
+/// PAGE_ACTIVATE: the folio is activated, still dirty and marked for
+/// reclaim, nothing is written by reclaim (`nr_vmscan_write` 0, no
+/// `nr_pageout`), and the flusher writes it later.
+#[test]
+fn kswapd_does_not_write_file_folios_without_writepage() {
+    use mglru_core::vmscan::{ReclaimStat, ScanControl};
+    let mut t = T::classic();
+    t.run("memory 256M\nsysctl vm.dirty_ratio=90\nsysctl vm.dirty_background_ratio=80\nsysctl vm.dirty_writeback_centisecs=0\n\
+           file f size=1M readahead=0\ntask w\nwrite w f 0 1\n");
+    t.drain();
+    let pfn = t.folio_of("f", 0).unwrap();
+    let k = t.k();
+    assert!(k.folios.get(pfn).test(pg::DIRTY) && k.folios.get(pfn).test(pg::LRU));
+    // isolate_lru_folios, by hand, and what the earlier scan left behind.
+    k.lruvec_del_folio(pfn);
+    let f = k.folios.get_mut(pfn);
+    f.clear(pg::LRU);
+    f.set(pg::ISOLATED | pg::RECLAIM);
+    k.in_kswapd = true;
+    k.pgdat_dirty = true;
+    let mut sc = ScanControl::new(32, None);
+    let mut stat = ReclaimStat::default();
+    let mut list = vec![pfn];
+    let freed = k.shrink_folio_list(&mut list, &mut sc, &mut stat);
+    assert_eq!((freed, list.as_slice()), (0, &[pfn][..]));
+    let f = *k.folios.get(pfn);
+    assert!(f.test(pg::ACTIVE) && f.test(pg::DIRTY) && f.test(pg::RECLAIM) && !f.test(pg::WRITEBACK));
+    assert_eq!(stat.nr_pageout, 0);
+    assert_eq!(k.ev.get(Ev::NrVmscanWrite), 0);
+    assert_eq!(k.ev.get(Ev::Pgactivate), 1);
+    k.move_folios_to_lru(&list);
+    k.in_kswapd = false;
+    k.pgdat_dirty = false;
+    t.check();
+}
+
+/// activate_locked frees the swap slot of an mlocked folio it keeps
+/// (`mem_cgroup_swap_full || folio_test_mlocked`), not only when swap is
+/// full. A page swapped out to a block device (sync=n) and read back by a
+/// load keeps its slot in the swap cache (swap far from half full); mlock
+/// then locks the present page. Reclaim meeting it (isolated here by hand)
+/// finds it unevictable, goes to activate_locked, and frees the slot: the
+/// memcg holds no swap after.
+#[test]
+fn activate_locked_frees_the_swap_of_an_mlocked_folio() {
+    use mglru_core::vmscan::{ReclaimStat, ScanControl};
+    let mut t = T::classic();
+    t.run("memory 256M\nswap 64M\nmemcg app\ntask t memcg=app\nanon t heap size=4K\nstore t heap 0 1\nreclaim app 4K\nsleep 1s\nload t heap 0\nmlock t heap\n");
+    t.drain();
+    let app = t.memcg_id("app");
+    let k = t.k();
+    let v = &k.vmas[0];
+    let e = k.pt.get(k.tasks[v.task as usize].pgd, v.va(0));
+    assert!(e & pte::PRESENT != 0);
+    let pfn = e & pte::VALUE;
+    assert!(k.folios.get(pfn).test(pg::MLOCKED));
+    assert!(k.folios.get(pfn).test(pg::SWAPCACHE), "the read fault kept the slot");
+    assert_eq!(k.memcgs[app as usize].swap_usage, 1);
+    k.lruvec_del_folio(pfn);
+    let f = k.folios.get_mut(pfn);
+    f.clear(pg::LRU);
+    f.set(pg::ISOLATED);
+    let mut sc = ScanControl::new(32, Some(app));
+    let mut stat = ReclaimStat::default();
+    let mut list = vec![pfn];
+    assert_eq!(k.shrink_folio_list(&mut list, &mut sc, &mut stat), 0);
+    assert!(!k.folios.get(pfn).test(pg::SWAPCACHE));
+    assert_eq!(k.memcgs[app as usize].swap_usage, 0);
+    k.move_folios_to_lru(&list);
+    t.drain();
+    t.check();
+}

@@ -336,3 +336,4 @@ fn unlocked_populated_file_pages_come_back_referenced() {
         }
     }
 }
+

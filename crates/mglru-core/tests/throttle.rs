@@ -112,3 +112,24 @@ fn dirty_thresholds_round_as_the_kernels_per_page_ratios() {
     // a/20480 pages, which is above one page here.
     assert!(a / 5 > thresh && a / 10 > bg);
 }
+
+/// kswapd's congestion tag (LRUVEC_NODE_CONGESTED) is set on its own
+/// target, the root lruvec, and shrink_node tests the flags of its
+/// target's lruvec: a memory.reclaim of a memcg below the root is not
+/// stalled by it, even with most of the node's pages being written (so
+/// `skip_throttle_noprogress` would not skip the sleep). The same reclaim
+/// takes the same time with and without the tag.
+#[test]
+fn memcg_reclaim_ignores_kswapds_node_congestion() {
+    let run = |congested: bool| {
+        let mut t = pages_being_written(10_000);
+        t.run("memcg m\ntask u memcg=m\nfile g size=8M readahead=0\nread u g 0 1000\n");
+        t.k().node_congested = congested;
+        let before = t.k().now;
+        t.run("reclaim m 400K\n");
+        let r = t.k().reclaim_results.last().copied().unwrap();
+        assert!(r.reclaimed >= 100, "{r:?}");
+        t.k().now - before
+    };
+    assert_eq!(run(true), run(false));
+}
