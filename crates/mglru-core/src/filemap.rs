@@ -488,10 +488,26 @@ impl Kernel {
                 if remote {
                     self.lru_add_drain_all();
                 }
+                // mapping_try_invalidate: find_lock_entries passes over a
+                // folio under writeback; a dirty, mapped or isolated one
+                // cannot be evicted and is deactivated; the shadow entries
+                // in the range are cleared (clear_shadow_entries).
                 for idx in 0..pages {
-                    let Some(pfn) = self.files[file as usize].folio_at(idx) else { continue };
+                    let e = self.files[file as usize].cache.get(idx);
+                    if e & ENT_SHADOW != 0 {
+                        self.files[file as usize].cache.set(idx, 0);
+                        self.xa_slot_changed(file, idx, Slot::Shadow, Slot::Empty, crate::memcontrol::ROOT_MEMCG);
+                        continue;
+                    }
+                    if e & ENT_FOLIO == 0 {
+                        continue;
+                    }
+                    let pfn = e as u32;
                     let f = *self.folios.get(pfn);
-                    if f.test(pg::DIRTY) || f.test(pg::WRITEBACK) || f.mapcount > 0 || f.test(pg::ISOLATED) {
+                    if f.test(pg::WRITEBACK) {
+                        continue;
+                    }
+                    if f.test(pg::DIRTY) || f.mapcount > 0 || f.test(pg::ISOLATED) {
                         self.deactivate_file_folio(pfn);
                         continue;
                     }

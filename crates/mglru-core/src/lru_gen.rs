@@ -582,10 +582,16 @@ impl Kernel {
         birth + min_ttl < self.jiffies()
     }
 
+    /// `lru_gen_min_ttl` in jiffies: `min_ttl_ms_store` keeps
+    /// `msecs_to_jiffies(ms)`, rounded up (1 ms is one jiffy, not none).
+    pub fn lru_gen_min_ttl(&self) -> u64 {
+        (self.sysctl.lru_gen_min_ttl_ms * HZ).div_ceil(1000)
+    }
+
     /// `lru_gen_age_node` (kswapd): OOM when every lruvec's oldest file
     /// generation is younger than `min_ttl_ms`.
     pub fn lru_gen_age_node(&mut self, sc: &mut ScanControl) {
-        let min_ttl = self.sysctl.lru_gen_min_ttl_ms * HZ / 1000;
+        let min_ttl = self.lru_gen_min_ttl();
         let mut reclaimable = min_ttl == 0;
         self.set_initial_priority(sc);
         for m in self.memcg_subtree(ROOT_MEMCG) {

@@ -144,15 +144,18 @@ impl Kernel {
     }
 
     /// `should_skip_vma`.
-    pub(crate) fn should_skip_vma(&self, region: u32, can_swap: bool) -> bool {
+    pub fn should_skip_vma(&self, region: u32, can_swap: bool) -> bool {
         let v = &self.vmas[region as usize];
         if v.dead || v.locked || !self.vma_has_recency(region) {
             return true;
         }
-        if v.file.is_none() {
-            return !can_swap;
+        // Anon VMAs, and shmem mappings (tmpfs, memfd, shared anonymous),
+        // need swap to be worth walking.
+        match v.file {
+            None => !can_swap,
+            Some(f) if self.files[f as usize].shmem => !can_swap,
+            Some(_) => false,
         }
-        false
     }
 
     /// `walk_mm`: walk every eligible VMA of a task, PMD by PMD.

@@ -273,8 +273,10 @@ impl Kernel {
         let fm = self.folios.get_mut(pfn);
         fm.clear(pg::ACTIVE | pg::REFERENCED);
         if fm.test(pg::WRITEBACK) || fm.test(pg::DIRTY) {
-            fm.set(pg::RECLAIM);
+            // Added first, then marked: lru_gen_add_folio places a folio by
+            // PG_reclaim, which it does not have yet.
             self.lruvec_add_folio(pfn);
+            self.folios.get_mut(pfn).set(pg::RECLAIM);
         } else {
             self.lruvec_add_folio_tail(pfn);
             self.count(f.memcg, Ev::Pgrotated, 1);

@@ -977,3 +977,30 @@ fn activate_locked_frees_the_swap_of_an_mlocked_folio() {
     t.drain();
     t.check();
 }
+
+/// POSIX_FADV_DONTNEED clears the shadow entries in its range
+/// (`mapping_try_invalidate` → `clear_shadow_entries`): pages reclaimed
+/// from a file (half of it, each leaving a shadow; the file keeps pages,
+/// so the inode and its shadows stay) and read again after the advice
+/// are new pages, not refaults. Without the advice the same reads are
+/// refaults. Both policies.
+#[test]
+fn fadvise_dontneed_clears_the_shadows() {
+    for policy in [Policy::Classic, Policy::Mglru] {
+        let run = |advise: bool| {
+            let mut t = T::with_options(RunOptions { policy: Some(policy), ..Default::default() });
+            t.run("memory 256M\nmemcg app\ntask t memcg=app\nfile f size=1M readahead=0\nread t f 0 256\nreclaim app 512K\n");
+            if advise {
+                t.run("advise t f dontneed\n");
+            }
+            t.run("read t f 0 256\n");
+            t.check();
+            (t.ev(Ev::PgstealFile), t.ev(Ev::WorkingsetRefaultFile), t.k().files[0].nrpages)
+        };
+        let (stolen, refaults, cached) = run(false);
+        assert!(stolen > 0 && refaults == stolen && cached == 256, "{policy:?}: {stolen} {refaults}");
+        let (stolen, refaults, cached) = run(true);
+        assert!(stolen > 0 && cached == 256, "{policy:?}");
+        assert_eq!(refaults, 0, "{policy:?}");
+    }
+}

@@ -3,6 +3,7 @@
 
 mod common;
 use common::T;
+use mglru_core::folio::pg;
 use mglru_core::lru_gen::lru_tier_from_refs;
 use mglru_core::stat::Ev;
 use mglru_core::Policy;
@@ -569,4 +570,52 @@ fn reclaim_loop_variant_throttles_memcg_reclaim_on_writeback() {
     assert_eq!(run(Policy::Mglru, mglru_core::kernel::Variant::Plain), (1, false), "6.12: OOM-killed within the first second");
     assert_eq!(run(Policy::Mglru, mglru_core::kernel::Variant::ReclaimLoop), (0, true), "the variant waits for the writes");
     assert_eq!(run(Policy::Classic, mglru_core::kernel::Variant::Plain), (0, true), "the classic LRU throttles in 6.12 already");
+}
+
+/// `min_ttl_ms` is kept in jiffies rounded up (`msecs_to_jiffies`, HZ=250:
+/// 4 ms a jiffy): 1 ms is one jiffy, so the guard stays on; 4 ms one, 5 ms
+/// two, 5 s 1,250.
+#[test]
+fn min_ttl_ms_rounds_up_to_jiffies() {
+    for (ms, jiffies) in [(0, 0), (1, 1), (4, 1), (5, 2), (5000, 1250)] {
+        let mut t = mglru();
+        t.run(&format!("memory 64M\nsysctl lru_gen.min_ttl_ms={ms}\n"));
+        assert_eq!(t.k().lru_gen_min_ttl(), jiffies, "{ms} ms");
+    }
+}
+
+/// `should_skip_vma`: the aging walk skips an anon VMA and a shmem
+/// mapping (tmpfs, memfd, shared anonymous) when it cannot swap, and walks
+/// a regular file's mapping either way.
+#[test]
+fn the_walk_skips_shmem_mappings_without_swap() {
+    let mut t = mglru();
+    t.run("memory 64M\nfile f size=1M\nfile shm size=1M tmpfs=y\ntask t\nanon t heap size=1M\nmmap t m file=f\nmmap t s file=shm\n");
+    let k = t.k();
+    let [heap, m, s] = [0u32, 1, 2];
+    assert_eq!([heap, m, s].map(|r| k.should_skip_vma(r, false)), [true, false, true]);
+    assert_eq!([heap, m, s].map(|r| k.should_skip_vma(r, true)), [false, false, false]);
+}
+
+/// `lru_deactivate_file` adds the folio back before it sets PG_reclaim, so
+/// `lru_gen_add_folio` places a dirty folio as any inactive file folio
+/// (the second oldest generation, min_seq + 1, with four generations),
+/// not where it puts folios already marked for reclaim (max_seq - 1).
+#[test]
+fn a_deactivated_dirty_file_folio_goes_to_the_second_oldest_generation() {
+    let mut t = mglru();
+    t.run("memory 256M\nsysctl vm.dirty_ratio=90\nsysctl vm.dirty_background_ratio=80\nfile f size=1M readahead=0\ntask w\nwrite w f 0 1\n");
+    t.drain();
+    let pfn = t.folio_of("f", 0).unwrap();
+    let k = t.k();
+    let lg = &k.memcgs[0].lruvec.lrugen;
+    let (min_seq, max_seq) = (lg.min_seq[1], lg.max_seq);
+    assert_eq!(max_seq - min_seq, 3, "four generations");
+    assert!(k.folios.get(pfn).test(pg::DIRTY));
+    k.deactivate_file_folio(pfn);
+    k.lru_add_drain();
+    let f = *k.folios.get(pfn);
+    assert!(f.test(pg::RECLAIM) && f.test(pg::DIRTY));
+    assert_eq!(f.gen_field() as u64 - 1, (min_seq + 1) % 4);
+    t.check();
 }
