@@ -469,8 +469,11 @@ impl Kernel {
             tasks: Vec::new(),
             vmas: Vec::new(),
             pt: PageTables::new(),
+            // mkswap puts its header in the device's first page and swapon
+            // marks it bad (swap_map[0]): a device of N pages has N - 1
+            // slots, offsets 1..N-1 (the model's slot s is offset s + 1).
             swap: if cfg.swap_bytes >= PAGE_SIZE {
-                Some(SwapDevice::new(cfg.swap_bytes >> PAGE_SHIFT, cfg.swap_sync_io, cfg.swap_ram, cfg.swap_zram))
+                Some(SwapDevice::new((cfg.swap_bytes >> PAGE_SHIFT) - 1, cfg.swap_sync_io, cfg.swap_ram, cfg.swap_zram))
             } else {
                 None
             },

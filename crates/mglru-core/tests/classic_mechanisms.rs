@@ -1004,3 +1004,18 @@ fn fadvise_dontneed_clears_the_shadows() {
         assert_eq!(refaults, 0, "{policy:?}");
     }
 }
+
+/// A swap device of N pages has N - 1 slots: mkswap's header takes the
+/// first page and swapon marks it bad (SwapTotal of a 64 MiB device is
+/// 65,532 kB on the guest). A one-page device has none: no swap.
+#[test]
+fn the_swap_header_takes_one_page() {
+    let mut t = T::classic();
+    t.run("memory 256M\nswap 64M\n");
+    assert_eq!(t.k().swap.as_ref().unwrap().nr_pages(), 16_383);
+    let mut t = T::classic();
+    t.run("memory 256M\nswap 4K\nmemcg app\ntask t memcg=app\nanon t heap size=64K\nstore t heap 0 16\nreclaim app 64K\n");
+    assert_eq!(t.k().swap.as_ref().unwrap().nr_pages(), 0);
+    assert_eq!(t.vm("pswpout"), 0);
+    t.check();
+}
