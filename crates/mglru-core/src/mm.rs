@@ -405,11 +405,13 @@ impl Task {
         self.mmap_base -= len;
         self.mmap_base
     }
-    /// Page-table pages (`mm_pgtables_bytes / PAGE_SIZE`): the pgd and
-    /// the tables below it while the task lives, none after its exit.
+    /// Page-table pages (`mm_pgtables_bytes / PAGE_SIZE`): the PUD, PMD
+    /// and PTE tables while the task lives (`mm_inc_nr_ptes` and friends),
+    /// none after its exit. The pgd is not counted: the count starts at 0
+    /// (`mm_pgtables_bytes_init`) and x86's `pgd_alloc` does not add to it.
     pub fn pgtables(&self) -> u64 {
         if self.alive {
-            1 + self.pgtable_pfns.len() as u64
+            self.pgtable_pfns.len() as u64
         } else {
             0
         }

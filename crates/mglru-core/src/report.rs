@@ -351,17 +351,15 @@ impl Kernel {
         let st = self.sum_states(&sub);
         let ev = self.sum_events(&sub);
         let b = |s: St| st.get(s).max(0) as u64 * PAGE_SIZE;
-        // NR_PAGETABLE: each table where it was charged (a moved task's
-        // stay behind); the pgd, allocated before the task joined a memcg
-        // and not charged, with the task's memcg.
+        // NR_PAGETABLE: each PUD, PMD and PTE table where it was charged
+        // (a moved task's stay behind). The pgd is not counted: x86's
+        // pgd_alloc takes plain pages, without the page-table constructor
+        // that adds to NR_PAGETABLE.
         let pgtables: u64 = self
             .tasks
             .iter()
             .filter(|t| t.alive)
-            .map(|t| {
-                u64::from(sub.contains(&t.memcg))
-                    + t.pgtable_pfns.iter().filter(|&&p| sub.contains(&self.folios.get(p).memcg)).count() as u64
-            })
+            .map(|t| t.pgtable_pfns.iter().filter(|&&p| sub.contains(&self.folios.get(p).memcg)).count() as u64)
             .sum::<u64>()
             * PAGE_SIZE;
         let slab: u64 = sub.iter().map(|&m| self.memcgs[m as usize].slab_bytes).sum();
