@@ -58,9 +58,11 @@ impl Kernel {
     }
 
     /// `madvise(MADV_WILLNEED)` on anon memory: start swap-in of every
-    /// swapped-out page into the swap cache.
+    /// swapped-out page into the swap cache (`swapin_walk_pmd_entry` →
+    /// `read_swap_cache_async`, whatever the device: a synchronous one,
+    /// zram or brd, is read at once, through the swap cache too).
     pub(crate) fn madvise_willneed_anon(&mut self, region: u32) {
-        if self.swap.is_none() || self.swap.as_ref().unwrap().sync_io {
+        if self.swap.is_none() {
             return;
         }
         let v = &self.vmas[region as usize];

@@ -217,13 +217,15 @@ impl Kernel {
     /// `folio_check_references` (6.12: the same for both policies).
     fn folio_check_references(&mut self, pfn: u32, sc: &ScanControl) -> FolioRef {
         let rp = self.folio_referenced(pfn, sc.target);
-        if self.folios.get(pfn).test(pg::MLOCKED) {
-            // Found in a VM_LOCKED mapping (mlock.rs).
-            return FolioRef::Activate;
-        }
         let f = self.folios.get_mut(pfn);
         let referenced_folio = f.test(pg::REFERENCED);
         f.clear(pg::REFERENCED);
+        if f.test(pg::MLOCKED) {
+            // Found in a VM_LOCKED mapping (mlock.rs), PG_referenced
+            // already cleared (folio_test_clear_referenced comes first).
+            return FolioRef::Activate;
+        }
+        let f = self.folios.get_mut(pfn);
         if rp > 0 {
             f.set(pg::REFERENCED);
             if referenced_folio || rp > 1 {
@@ -596,9 +598,8 @@ impl Kernel {
                 continue; // put back as it is (move_folios_to_lru)
             }
             let _ = self.folio_referenced(pfn, sc.target);
-            if !self.folio_evictable(pfn) {
-                continue;
-            }
+            // A folio the walk found in a VM_LOCKED mapping (mlocked now)
+            // is deactivated like the rest; move_folios_to_lru culls it.
             let f = self.folios.get_mut(pfn);
             f.clear(pg::ACTIVE);
             f.set(pg::WORKINGSET);

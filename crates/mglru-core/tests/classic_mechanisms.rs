@@ -1019,3 +1019,24 @@ fn the_swap_header_takes_one_page() {
     assert_eq!(t.vm("pswpout"), 0);
     t.check();
 }
+
+/// MADV_WILLNEED on anon memory reads every swapped-out page into the swap
+/// cache (`read_swap_cache_async`), on a synchronous device (brd, zram)
+/// too: 64 pages swapped out to a `sync=y` device come back at the advice
+/// (64 `pswpin`), and the loads after it are minor faults on swap-cache
+/// folios (no `pgmajfault`).
+#[test]
+fn madv_willneed_swaps_in_from_a_synchronous_device() {
+    for policy in [Policy::Classic, Policy::Mglru] {
+        let mut t = T::with_options(RunOptions { policy: Some(policy), ..Default::default() });
+        t.run("memory 256M\nswap 64M sync=y\nmemcg app\ntask t memcg=app\nanon t heap size=256K\nstore t heap 0 64\nreclaim app 256K\n");
+        assert_eq!(t.vm("pswpout"), 64, "{policy:?}");
+        let major = t.vm("pgmajfault");
+        t.run("advise t heap willneed\n");
+        assert_eq!(t.vm("pswpin"), 64, "{policy:?}");
+        t.run("load t heap 0 64\n");
+        assert_eq!(t.vm("pgmajfault"), major, "{policy:?}");
+        assert_eq!(t.vm("pswpin"), 64, "{policy:?}");
+        t.check();
+    }
+}
