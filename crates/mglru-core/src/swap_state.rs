@@ -17,6 +17,9 @@ impl Kernel {
     /// memcg's swap.max would be exceeded.
     pub fn add_to_swap(&mut self, pfn: u32) -> bool {
         let f = *self.folios.get(pfn);
+        if self.swap.as_ref().is_some_and(|sw| sw.vm_swap_full()) {
+            self.swap_reclaim_full_clusters();
+        }
         let Some(sw) = self.swap.as_mut() else { return false };
         let Some(slot) = sw.alloc(f.memcg) else {
             return false;

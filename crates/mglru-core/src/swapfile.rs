@@ -13,6 +13,8 @@ use crate::kernel::Kernel;
 use crate::memcontrol::ROOT_MEMCG;
 
 pub const SLOT_USED: u64 = 1 << 63;
+/// `SWAPFILE_CLUSTER`: slots per swap cluster (HPAGE_PMD_NR on x86-64).
+pub const SWAPFILE_CLUSTER: u64 = 512;
 pub const SLOT_CACHED: u64 = 1 << 62;
 pub const SLOT_SHADOW: u64 = 1 << 61;
 /// No PTE references the slot any more (its task is gone) but a folio
@@ -36,6 +38,10 @@ pub struct SwapDevice {
     /// slots sequentially within a cluster; with one CPU that is close to
     /// next-fit over the device (simplification, docs/FIDELITY.md).
     cursor: u64,
+    /// Where `swap_reclaim_full_clusters` looks next (a cluster index):
+    /// the kernel scans its full-cluster list round robin, moving each
+    /// scanned cluster to the tail; the model goes round by index.
+    pub full_cursor: u64,
     /// `SWP_SYNCHRONOUS_IO` (zram, brd): swap-in skips the swap cache.
     pub sync_io: bool,
     /// The swap cache's leaf nodes (shadow-node accounting).
@@ -175,6 +181,7 @@ impl SwapDevice {
             owner: vec![(0, 0); pages as usize],
             nr_free: pages,
             cursor: 0,
+            full_cursor: 0,
             // zram is always SWP_SYNCHRONOUS_IO.
             sync_io: sync_io || zram.is_some(),
             xa: crate::shadow::XaNodes::new(pages),
@@ -308,6 +315,43 @@ impl Kernel {
         self.swap_cache_drop(pfn);
         self.folios.get_mut(pfn).set(pg::DIRTY);
         true
+    }
+
+    /// `swap_reclaim_full_clusters(si, false)`, which `cluster_alloc_swap_entry`
+    /// runs while swap is over half full (`vm_swap_full`): the next full
+    /// cluster (SWAPFILE_CLUSTER slots, every one in use) gives back each
+    /// slot held only by the swap cache (`__try_to_reclaim_swap` with
+    /// TTRS_ANYWAY: no PTE refers to it, the folio is not under writeback
+    /// and not locked — an isolated or held folio is), the folio staying
+    /// in memory, dirty. Only asynchronous devices keep such slots for
+    /// long (a synchronous device's swap-in frees its slot).
+    pub(crate) fn swap_reclaim_full_clusters(&mut self) {
+        let Some(sw) = self.swap.as_ref() else { return };
+        let n = sw.nr_pages();
+        let clusters = n.div_ceil(SWAPFILE_CLUSTER);
+        let start = sw.full_cursor;
+        for i in 0..clusters {
+            let c = (start + i) % clusters;
+            let sw = self.swap.as_ref().unwrap();
+            let (from, to) = (c * SWAPFILE_CLUSTER, ((c + 1) * SWAPFILE_CLUSTER).min(n));
+            if (from..to).any(|s| sw.slots[s as usize] & SLOT_USED == 0) {
+                continue;
+            }
+            self.swap.as_mut().unwrap().full_cursor = (c + 1) % clusters;
+            for s in from..to {
+                let e = self.swap.as_ref().unwrap().slots[s as usize];
+                if e & SLOT_CACHED == 0 || self.swap_count(s as u32) != 0 {
+                    continue;
+                }
+                let pfn = (e & SLOT_VALUE) as u32;
+                let f = self.folios.get(pfn);
+                if f.test(pg::ISOLATED) || f.test(pg::PINNED) {
+                    continue; // folio_trylock fails
+                }
+                self.folio_free_swap(pfn);
+            }
+            return;
+        }
     }
 
     /// Take a folio out of the swap cache and free its slot, which no PTE

@@ -1040,3 +1040,26 @@ fn madv_willneed_swaps_in_from_a_synchronous_device() {
         t.check();
     }
 }
+
+/// `swap_reclaim_full_clusters`: while swap is over half full, each slot
+/// allocation first gives back the slots of one full cluster (512 slots)
+/// that only the swap cache holds. An 8M device (2,047 slots): memcg `a`
+/// swaps 800 pages out (slots 0..799) and reads them back on the block
+/// device, which keeps the slots (swap under half full); memcg `b` then
+/// swaps 1,000 pages out. Past 1,023 slots in use, the next allocation
+/// reclaims cluster 0 (slots 0..511, all `a`'s and cache-only), and when
+/// swap is over half full again cluster 1 is full and gives back 512..799:
+/// `a` ends with no swap, `b` has its 1,000 slots. Without it `a` kept 800.
+#[test]
+fn full_swap_clusters_give_back_swap_cache_only_slots() {
+    for policy in [Policy::Classic, Policy::Mglru] {
+        let mut t = T::with_options(RunOptions { policy: Some(policy), ..Default::default() });
+        t.run("memory 256M\nswap 8M\nmemcg a\nmemcg b\ntask t memcg=a\nanon t heap size=4M\nstore t heap 0 800\nreclaim a 4M\nsleep 1s\nload t heap 0 800\n");
+        let (a, b) = (t.memcg_id("a"), t.memcg_id("b"));
+        assert_eq!(t.k().memcgs[a as usize].swap_usage, 800, "{policy:?}: read faults kept the slots");
+        t.run("task u memcg=b\nanon u big size=4M\nstore u big 0 1000\nreclaim b 4M\nsleep 1s\n");
+        let k = t.k();
+        assert_eq!((k.memcgs[a as usize].swap_usage, k.memcgs[b as usize].swap_usage), (0, 1000), "{policy:?}");
+        t.check();
+    }
+}
