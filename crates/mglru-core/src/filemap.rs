@@ -495,8 +495,7 @@ impl Kernel {
                 for idx in 0..pages {
                     let e = self.files[file as usize].cache.get(idx);
                     if e & ENT_SHADOW != 0 {
-                        self.files[file as usize].cache.set(idx, 0);
-                        self.xa_slot_changed(file, idx, Slot::Shadow, Slot::Empty, crate::memcontrol::ROOT_MEMCG);
+                        self.clear_shadow_entry(file, idx);
                         continue;
                     }
                     if e & ENT_FOLIO == 0 {
@@ -522,9 +521,10 @@ impl Kernel {
     /// Returns the folio and whether the fault dropped the mmap lock for
     /// I/O (`maybe_unlock_mmap_for_io`) and so ends in VM_FAULT_RETRY: the
     /// caller then handles the fault again with FAULT_FLAG_TRIED (`tried`),
-    /// which skips the async readahead. Every major fault of a page-cache
-    /// file retries: the read-around or the read of the one folio
-    /// (`page_not_uptodate`) is done with the lock dropped.
+    /// which skips the async readahead and never drops the lock (so never
+    /// retries). Every first major fault of a page-cache file retries: the
+    /// read-around or the read of the one folio (`page_not_uptodate`) is
+    /// done with the lock dropped.
     pub(crate) fn filemap_fault(&mut self, region: u32, page: u64, tried: bool) -> (Option<u32>, bool) {
         let file = self.vmas[region as usize].file.unwrap();
         if self.files[file as usize].shmem {
@@ -546,13 +546,14 @@ impl Kernel {
         let ws = self.files[file as usize].folio_at(page).is_some_and(|p| self.folios.get(p).test(pg::WORKINGSET));
         self.disk_read_time(ws);
         if let Some(pfn) = self.files[file as usize].folio_at(page) {
-            return (Some(pfn), dropped);
+            return (Some(pfn), dropped && !tried);
         }
-        let Some(pfn) = self.alloc_folio(memcg, Gfp::Normal) else { return (None, dropped) };
+        let Some(pfn) = self.alloc_folio(memcg, Gfp::Normal) else { return (None, dropped && !tried) };
         self.filemap_add_folio(file, page, pfn, false);
         self.ev.add(Ev::Pgpgin, 4);
-        // page_not_uptodate: the read is done with the lock dropped.
-        (Some(pfn), true)
+        // page_not_uptodate: the read is done with the lock dropped
+        // (maybe_unlock_mmap_for_io, on the first try only).
+        (Some(pfn), !tried)
     }
 
     /// `do_sync_mmap_readahead`; true when it read ahead, which it does

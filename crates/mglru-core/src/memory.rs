@@ -73,9 +73,9 @@ impl Kernel {
         } else if self.vmas[region as usize].file.is_none() {
             self.do_anonymous_page(region, page, write);
         } else if write {
-            self.do_shared_fault(region, page);
+            self.do_shared_fault(region, page, false);
         } else {
-            self.do_read_fault(region, page);
+            self.do_read_fault(region, page, false);
         }
         self.fault_end();
     }
@@ -235,24 +235,20 @@ impl Kernel {
 
     /// `do_read_fault`: fault-around first, then `filemap_fault`. A fault
     /// that ends in VM_FAULT_RETRY (the lock dropped for I/O) is handled
-    /// again with FAULT_FLAG_TRIED: fault-around then maps the page just
-    /// read with the cached pages around it.
-    fn do_read_fault(&mut self, region: u32, page: u64) {
+    /// again with FAULT_FLAG_TRIED (`tried`): fault-around then maps the
+    /// page just read with the cached pages around it.
+    fn do_read_fault(&mut self, region: u32, page: u64, tried: bool) {
         if self.do_fault_around(region, page) {
             return;
         }
-        let (mut found, retry) = self.filemap_fault(region, page, false);
-        if retry {
-            if !self.fault_can_retry(region) {
-                return;
+        match self.filemap_fault(region, page, tried) {
+            (_, true) => {
+                if self.fault_can_retry(region) {
+                    self.do_read_fault(region, page, true);
+                }
             }
-            if self.do_fault_around(region, page) {
-                return;
-            }
-            found = self.filemap_fault(region, page, true).0;
-        }
-        if let Some(pfn) = found {
-            self.map_folio(region, page, pfn, false);
+            (Some(pfn), false) => self.map_folio(region, page, pfn, false),
+            (None, false) => {}
         }
     }
 
@@ -263,14 +259,15 @@ impl Kernel {
         !v.dead && self.tasks[v.task as usize].alive
     }
 
-    /// `do_shared_fault`: a store to an unmapped page of a shared mapping.
-    fn do_shared_fault(&mut self, region: u32, page: u64) {
-        let (mut found, retry) = self.filemap_fault(region, page, false);
+    /// `do_shared_fault`: a store to an unmapped page of a shared mapping
+    /// (handled again with FAULT_FLAG_TRIED after VM_FAULT_RETRY).
+    fn do_shared_fault(&mut self, region: u32, page: u64, tried: bool) {
+        let (found, retry) = self.filemap_fault(region, page, tried);
         if retry {
-            if !self.fault_can_retry(region) {
-                return;
+            if self.fault_can_retry(region) {
+                self.do_shared_fault(region, page, true);
             }
-            found = self.filemap_fault(region, page, true).0;
+            return;
         }
         if let Some(pfn) = found {
             if self.vmas[region as usize].dead {

@@ -42,6 +42,9 @@ pub struct SwapDevice {
     /// the kernel scans its full-cluster list round robin, moving each
     /// scanned cluster to the tail; the model goes round by index.
     pub full_cursor: u64,
+    /// Slots in use per cluster of SWAPFILE_CLUSTER (a cluster is full
+    /// when all of its slots are), kept by `alloc` and `free`.
+    cluster_used: Vec<u16>,
     /// `SWP_SYNCHRONOUS_IO` (zram, brd): swap-in skips the swap cache.
     pub sync_io: bool,
     /// The swap cache's leaf nodes (shadow-node accounting).
@@ -182,6 +185,7 @@ impl SwapDevice {
             nr_free: pages,
             cursor: 0,
             full_cursor: 0,
+            cluster_used: vec![0; pages.div_ceil(SWAPFILE_CLUSTER) as usize],
             // zram is always SWP_SYNCHRONOUS_IO.
             sync_io: sync_io || zram.is_some(),
             xa: crate::shadow::XaNodes::new(pages),
@@ -215,6 +219,7 @@ impl SwapDevice {
                 self.slots[s as usize] = SLOT_USED;
                 self.memcg[s as usize] = memcg;
                 self.nr_free -= 1;
+                self.cluster_used[(s / SWAPFILE_CLUSTER) as usize] += 1;
                 return Some(s as u32);
             }
         }
@@ -228,6 +233,12 @@ impl SwapDevice {
         debug_assert_eq!(self.count[slot as usize], 0, "freeing swap slot {slot} that PTEs still refer to");
         *e = 0;
         self.nr_free += 1;
+        self.cluster_used[(u64::from(slot) / SWAPFILE_CLUSTER) as usize] -= 1;
+    }
+    /// Whether every slot of cluster `c` is in use.
+    fn cluster_full(&self, c: u64) -> bool {
+        let size = (self.nr_pages() - c * SWAPFILE_CLUSTER).min(SWAPFILE_CLUSTER);
+        u64::from(self.cluster_used[c as usize]) == size
     }
     #[inline]
     pub fn entry(&self, slot: u32) -> u64 {
@@ -326,19 +337,13 @@ impl Kernel {
     /// in memory, dirty. Only asynchronous devices keep such slots for
     /// long (a synchronous device's swap-in frees its slot).
     pub(crate) fn swap_reclaim_full_clusters(&mut self) {
-        let Some(sw) = self.swap.as_ref() else { return };
+        let Some(sw) = self.swap.as_mut() else { return };
         let n = sw.nr_pages();
         let clusters = n.div_ceil(SWAPFILE_CLUSTER);
         let start = sw.full_cursor;
-        for i in 0..clusters {
-            let c = (start + i) % clusters;
-            let sw = self.swap.as_ref().unwrap();
-            let (from, to) = (c * SWAPFILE_CLUSTER, ((c + 1) * SWAPFILE_CLUSTER).min(n));
-            if (from..to).any(|s| sw.slots[s as usize] & SLOT_USED == 0) {
-                continue;
-            }
-            self.swap.as_mut().unwrap().full_cursor = (c + 1) % clusters;
-            for s in from..to {
+        if let Some(c) = (0..clusters).map(|i| (start + i) % clusters).find(|&c| sw.cluster_full(c)) {
+            sw.full_cursor = (c + 1) % clusters;
+            for s in c * SWAPFILE_CLUSTER..((c + 1) * SWAPFILE_CLUSTER).min(n) {
                 let e = self.swap.as_ref().unwrap().slots[s as usize];
                 if e & SLOT_CACHED == 0 || self.swap_count(s as u32) != 0 {
                     continue;
@@ -350,7 +355,6 @@ impl Kernel {
                 }
                 self.folio_free_swap(pfn);
             }
-            return;
         }
     }
 

@@ -69,10 +69,16 @@ impl Kernel {
                 // shmem_undo_range: a swapped-out page frees its slot.
                 self.shmem_free_swap(file, idx);
             } else if e & ENT_SHADOW != 0 {
-                self.files[file as usize].cache.set(idx, 0);
-                self.xa_slot_changed(file, idx, Slot::Shadow, Slot::Empty, crate::memcontrol::ROOT_MEMCG);
+                self.clear_shadow_entry(file, idx);
             }
         }
+    }
+
+    /// `__clear_shadow_entry`: the shadow at `idx` of the file's page cache
+    /// goes (truncation, `mapping_try_invalidate`).
+    pub(crate) fn clear_shadow_entry(&mut self, file: u32, idx: u64) {
+        self.files[file as usize].cache.set(idx, 0);
+        self.xa_slot_changed(file, idx, Slot::Shadow, Slot::Empty, crate::memcontrol::ROOT_MEMCG);
     }
 
     /// Whether any xarray node of the file holds a shadow entry.

@@ -275,26 +275,18 @@ impl Kernel {
         }
     }
 
-    /// The memcg writeback domain of the current task (`mdtc`, cgroup v2
-    /// writeback): (dirty, background threshold, threshold) in pages, from
-    /// the memcg's file pages plus its headroom under min(memory.max,
-    /// memory.high), its own or an ancestor's (`mem_cgroup_wb_stats`), as
-    /// `domain_dirty_avail` computes it: `dirty` counts the pages under
-    /// writeback too when `include_writeback` (balance_dirty_pages' test),
-    /// not for the background test (`domain_over_bg_thresh`). None for the
-    /// root memcg.
-    fn memcg_dirty_domain(&self, include_writeback: bool) -> Option<(u64, u64, u64)> {
+    /// `mem_cgroup_wb_stats` for the current task's memcg (None for the
+    /// root memcg): its file, dirty and writeback pages as of the last
+    /// statistics flush, and its headroom from the page counters (exact):
+    /// the least of the memcg's and every non-root ancestor's
+    /// min(memory.max, memory.high) - usage, so a child without limits
+    /// under a limited parent has the parent's.
+    fn memcg_wb_stats(&self) -> Option<MemcgWbStats> {
         let memcg = self.tasks[self.current as usize].memcg;
         if memcg == ROOT_MEMCG {
             return None;
         }
-        // mem_cgroup_wb_stats: the memcg's file, dirty and writeback pages
-        // as of the last statistics flush; the headroom from the page
-        // counters (exact).
         let fl = self.memcgs[memcg as usize].flushed;
-        // The headroom is the least of the memcg's and every non-root
-        // ancestor's (min(memory.max, memory.high) - usage): a child
-        // without limits under a limited parent has the parent's.
         let mut headroom = u64::MAX;
         let mut m = memcg;
         while m != ROOT_MEMCG {
@@ -302,33 +294,46 @@ impl Kernel {
             headroom = headroom.min(c.max.min(c.high).saturating_sub(c.usage));
             m = c.parent;
         }
+        Some(MemcgWbStats {
+            filepages: fl.lru[LRU_INACTIVE_FILE] + fl.lru[LRU_ACTIVE_FILE],
+            dirty: fl.file_dirty,
+            writeback: fl.writeback,
+            headroom,
+        })
+    }
+
+    /// The memcg writeback domain (`mdtc`, cgroup v2 writeback) as
+    /// `domain_dirty_avail` and `domain_dirty_limits` compute it: (dirty,
+    /// background threshold, threshold) in pages. `dirty` counts the pages
+    /// under writeback too when `include_writeback` (balance_dirty_pages'
+    /// test), not for the background test (`domain_over_bg_thresh`).
+    fn memcg_dirty_domain(&self, wb: &MemcgWbStats, global_avail: u64, include_writeback: bool) -> (u64, u64, u64) {
         let (dirty, gdirty) = if include_writeback {
-            (fl.file_dirty + fl.writeback, self.nr_dirty + self.nr_writeback)
+            (wb.dirty + wb.writeback, self.nr_dirty + self.nr_writeback)
         } else {
-            (fl.file_dirty, self.nr_dirty)
+            (wb.dirty, self.nr_dirty)
         };
         // mdtc_calc_avail: the headroom counts only as far as the clean
         // page cache outside this memcg could make room for it.
-        let global_avail = self.global_dirtyable_memory();
         let global_clean = global_avail - global_avail.min(gdirty);
-        let filepages = fl.lru[LRU_INACTIVE_FILE] + fl.lru[LRU_ACTIVE_FILE];
-        let clean = filepages - filepages.min(dirty);
+        let clean = wb.filepages - wb.filepages.min(dirty);
         let other_clean = global_clean - global_clean.min(clean);
-        let avail = filepages + headroom.min(other_clean);
+        let avail = wb.filepages + wb.headroom.min(other_clean);
         let (bg, thresh) = self.domain_dirty_limits(avail);
-        Some((dirty, bg, thresh))
+        (dirty, bg, thresh)
     }
 
     /// Whether the writer is over a dirty limit (global or its memcg's),
     /// and whether background writeback should run.
     fn dirty_exceeded(&self) -> (bool, bool) {
-        let (bg, thresh) = self.dirty_thresholds();
+        let global_avail = self.global_dirtyable_memory();
+        let (bg, thresh) = self.domain_dirty_limits(global_avail);
         let mut over_bg = self.nr_dirty > bg;
         let mut over = self.nr_dirty + self.nr_writeback > thresh;
-        if let Some((d, mbg, _)) = self.memcg_dirty_domain(false) {
+        if let Some(wb) = self.memcg_wb_stats() {
+            let (d, mbg, _) = self.memcg_dirty_domain(&wb, global_avail, false);
             over_bg |= d > mbg;
-        }
-        if let Some((d, _, mthresh)) = self.memcg_dirty_domain(true) {
+            let (d, _, mthresh) = self.memcg_dirty_domain(&wb, global_avail, true);
             over |= d > mthresh;
         }
         (over_bg, over)
@@ -371,3 +376,10 @@ impl Kernel {
     }
 }
 
+/// What `mem_cgroup_wb_stats` reports of a memcg, in pages.
+struct MemcgWbStats {
+    filepages: u64,
+    dirty: u64,
+    writeback: u64,
+    headroom: u64,
+}
