@@ -227,8 +227,18 @@ struct CpuView<'a> {
     cpus: u32,
     schedule: &'a str,
     kswapd_ns: u64,
+    direct_reclaimers_peak: u32,
+    reclaim_throttled: ThrottleView,
     tasks: Tasks<'a>,
     reclaim_work: WorkView,
+}
+
+/// `cpu.reclaim_throttled`: reclaim_throttle sleeps by reason.
+#[derive(Serialize)]
+struct ThrottleView {
+    writeback: u64,
+    isolated: u64,
+    congested: u64,
 }
 
 /// `cpu.reclaim_work`: the reclaim steps the cost model charged.
@@ -306,6 +316,12 @@ pub fn report_value(r: &Report) -> impl Serialize + '_ {
             cpus: r.cpu.cpus,
             schedule: r.cpu.schedule,
             kswapd_ns: r.cpu.kswapd_ns,
+            direct_reclaimers_peak: r.cpu.direct_reclaimers_peak,
+            reclaim_throttled: ThrottleView {
+                writeback: r.cpu.reclaim_throttled[0],
+                isolated: r.cpu.reclaim_throttled[1],
+                congested: r.cpu.reclaim_throttled[2],
+            },
             tasks: Tasks(&r.cpu.tasks),
             reclaim_work: WorkView {
                 scanned: r.cpu.reclaim_work.scanned,
@@ -368,6 +384,8 @@ mod tests {
                 cpus: 2,
                 schedule: "parallel",
                 kswapd_ns: 5,
+                direct_reclaimers_peak: 2,
+                reclaim_throttled: [3, 4, 5],
                 tasks: vec![crate::report::TaskCpuReport { name: "t\"1".into(), cpu: 1, utime_ns: 6, stime_ns: 7 }],
                 reclaim_work: crate::kernel::ReclaimWork { scanned: 11, rmap: 12, pte: 13, pageout: 14, lruvecs: 15 },
             },
@@ -395,6 +413,8 @@ mod tests {
         assert_eq!(v["sim"]["wall_seconds"], 0.123457);
         assert_eq!(v["cpu"]["cpus"], 2);
         assert_eq!(v["cpu"]["kswapd_ns"], 5);
+        assert_eq!(v["cpu"]["direct_reclaimers_peak"], 2);
+        assert_eq!(v["cpu"]["reclaim_throttled"]["isolated"], 4);
         assert_eq!(v["cpu"]["schedule"], "parallel");
         assert_eq!(v["cpu"]["tasks"]["t\"1"]["stime_ns"], 7);
         assert_eq!(v["cpu"]["reclaim_work"]["rmap"], 12);

@@ -303,6 +303,9 @@ pub struct SimCounters {
     /// The steps of reclaim the cost model charges, counted over the run
     /// (what the reclaimers' CPU time is made of: docs/COST_MODEL.md).
     pub reclaim_work: ReclaimWork,
+    /// `reclaim_throttle` sleeps by reason (the `mm_vmscan_throttled`
+    /// tracepoint's count): writeback, isolated, congested.
+    pub reclaim_throttled: [u64; 3],
 }
 
 /// Counts of the reclaim steps that cost CPU time apart from the folios
@@ -717,6 +720,8 @@ impl Kernel {
         self.sim.task_ns += ns;
         let t = self.now.saturating_add(ns);
         self.wait_until(t);
+        // Others run while it sleeps (parallel scheduling).
+        self.task_yield_point();
     }
 
     /// `memcg_page_state_local(NR_SLAB_*_B) >> PAGE_SHIFT`: the slab of a

@@ -747,8 +747,11 @@ impl Kernel {
                     return true;
                 }
                 w.cur = self.memcg_lru_next(m);
-                if w.cur.is_some() && self.kswapd_should_pause() {
-                    return false;
+                if w.cur.is_some() {
+                    if self.kswapd_should_pause() {
+                        return false;
+                    }
+                    self.task_yield_point();
                 }
                 continue;
             }
@@ -954,6 +957,7 @@ impl Kernel {
             if self.kswapd_should_pause() {
                 return None;
             }
+            self.task_yield_point();
         }
         if sc.nr.unqueued_dirty > 0 && sc.nr.unqueued_dirty == sc.nr.file_taken {
             self.wakeup_flusher_threads();
@@ -1162,6 +1166,10 @@ impl Kernel {
         if list.is_empty() {
             return scanned;
         }
+        // The lru_lock is dropped: the batch stays isolated while
+        // shrink_folio_list works on it, and a reclaimer on another CPU
+        // may run meanwhile.
+        self.task_yield_point();
         let mut skip_retry = false;
         let unified = crate::variants::hooks(self.variant).unified_writeback_stats();
         let mut taken = list.len() as u64;

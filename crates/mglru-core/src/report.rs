@@ -187,6 +187,12 @@ pub struct CpuReport {
     pub schedule: &'static str,
     /// kswapd0's CPU time (system time).
     pub kswapd_ns: u64,
+    /// The most tasks that were inside direct reclaim (global or memcg)
+    /// at one moment: above 1 only in parallel scheduling (crate::sched).
+    pub direct_reclaimers_peak: u32,
+    /// `reclaim_throttle` sleeps (`mm_vmscan_throttled` events), by
+    /// reason: writeback, isolated, congested.
+    pub reclaim_throttled: [u64; 3],
     pub tasks: Vec<TaskCpuReport>,
     /// The reclaim steps the cost model charged, over the run (every
     /// reclaimer together): folios scanned, mappings visited by rmap
@@ -542,6 +548,8 @@ impl Kernel {
             cpus: self.cpus.len() as u32,
             schedule: if self.parallel() { "parallel" } else { "serial" },
             kswapd_ns: self.sim.kswapd_ns,
+            direct_reclaimers_peak: self.sched.direct_reclaimers_peak,
+            reclaim_throttled: self.sim.reclaim_throttled,
             tasks: self
                 .tasks
                 .iter()

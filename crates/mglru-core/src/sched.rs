@@ -62,6 +62,57 @@ impl Schedule {
     }
 }
 
+/// What the scheduler hands a task's coroutine when it resumes it
+/// (crate::sim::tasks).
+pub enum CoIn {
+    /// Run this access operation (a `read`, `write`, `load` or `store`) of
+    /// this task.
+    Start(mglru_trace::Op, u32),
+    /// Go on from the point where the operation paused.
+    Go,
+}
+
+/// What a task's coroutine hands back when it stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CoOut {
+    /// Paused at a point where others may run (`task_yield_point`); its
+    /// clock is where it stopped.
+    Paused,
+    /// The operation ended.
+    Done,
+}
+
+pub type TaskYielder = corosensei::Yielder<CoIn, CoOut>;
+
+/// The running coroutine's yielder, kept while its operation runs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct YielderRef(pub Option<std::ptr::NonNull<TaskYielder>>);
+
+// SAFETY: the pointer is only followed on the thread that resumed the
+// coroutine, while that coroutine runs (it is its own stack's yielder),
+// and a simulator with operations in flight is never shared between
+// threads while one runs.
+unsafe impl Send for YielderRef {}
+
+/// The kernel's "current" state of a task whose operation is paused in
+/// the middle (what the kernel keeps in `current` and on the task's own
+/// stack): the scheduler runs other tasks meanwhile with its own.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TaskCtx {
+    now: u64,
+    current: u32,
+    cpu: usize,
+    in_lru_fault: bool,
+    in_reclaim: bool,
+    alloc_no_kswapd: bool,
+    nr_pages_over_high: u64,
+    mm_walk: bool,
+    pending_work: crate::kernel::ReclaimWork,
+    uncharged_reclaim_ns: u64,
+    yielder: YielderRef,
+    direct_reclaim: bool,
+}
+
 /// The scheduler's clocks (parallel scheduling only).
 #[derive(Clone, Debug, Default)]
 pub struct SchedState {
@@ -76,6 +127,24 @@ pub struct SchedState {
     pub cpu_free: Vec<u64>,
     /// Per task: when its last operation ended.
     pub task_clock: Vec<u64>,
+    /// The yielder of the task coroutine running now (none between
+    /// operations, and in serial scheduling).
+    pub yielder: YielderRef,
+    /// A running task operation pauses at its next yield point once its
+    /// clock has passed this: the earliest clock of the other operations
+    /// in flight, or the earliest start of the next line.
+    pub yield_bound: u64,
+    /// The current task is inside direct reclaim (`try_to_free_pages`,
+    /// `try_to_free_mem_cgroup_pages`); how many tasks are, and the most
+    /// that ever were at one moment.
+    pub direct_reclaim: bool,
+    pub direct_reclaimers: u32,
+    pub direct_reclaimers_peak: u32,
+    /// Task operations paused inside the kernel (in reclaim, a charge, a
+    /// sleep), not between pages: they may hold folios on no list (a
+    /// batch they isolated, a page allocated and not yet charged or
+    /// added), which `check_invariants` then cannot place.
+    pub paused_inside: u32,
 }
 
 impl Kernel {
@@ -127,6 +196,115 @@ impl Kernel {
         self.sched.cpu_free[cpu] = now;
         self.sched.horizon = self.sched.horizon.max(now);
         self.psi_task_stop(task);
+    }
+
+    /// A point in a task's operation where, in parallel scheduling, other
+    /// tasks may run: between two pages of an access, between two reclaim
+    /// batches or lruvecs (where kswapd pauses too, with nothing
+    /// isolated), in a reclaim or penalty sleep. If the task's clock has
+    /// passed what another operation in flight (or the next line) has
+    /// reached, its operation pauses here and the scheduler runs the one
+    /// that is furthest behind (crate::sim::tasks). Nothing happens
+    /// serially, in kswapd, or outside a task's coroutine.
+    #[inline]
+    pub(crate) fn task_yield_point(&mut self) {
+        if self.sched.yielder.0.is_none() || self.in_kswapd || self.now <= self.sched.yield_bound {
+            return;
+        }
+        self.task_yield(true);
+    }
+
+    /// `task_yield_point` between two pages of an access, in user space:
+    /// the task holds nothing of the kernel's there.
+    #[inline]
+    pub(crate) fn task_yield_point_user(&mut self) {
+        if self.sched.yielder.0.is_none() || self.now <= self.sched.yield_bound {
+            return;
+        }
+        self.task_yield(false);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn task_yield(&mut self, inside: bool) {
+        let y = self.sched.yielder.0.expect("in a coroutine");
+        let ctx = self.task_ctx_save();
+        self.sched.horizon = self.sched.horizon.max(self.now);
+        self.sched.paused_inside += inside as u32;
+        // SAFETY: `y` is the yielder of the coroutine running this code
+        // (set when it started this operation); it lives as long as the
+        // coroutine, which is running.
+        let y = unsafe { y.as_ref() };
+        let input = y.suspend(CoOut::Paused);
+        debug_assert!(matches!(input, CoIn::Go));
+        // Other tasks changed the kernel while this one was paused; the
+        // compiler, which sees only `suspend` between the two, must not
+        // assume otherwise (it would drop the restore of fields it just
+        // read, `now` among them): the kernel's address goes through an
+        // opaque barrier that may have written anything behind it.
+        let this = std::hint::black_box(self as *mut Kernel);
+        // SAFETY: `this` is `self`.
+        unsafe {
+            (*this).sched.paused_inside -= inside as u32;
+            (*this).task_ctx_restore(ctx);
+        }
+    }
+
+    /// The current task's kernel state, kept while it is paused; the
+    /// kernel is left as between operations (no task inside the kernel).
+    fn task_ctx_save(&mut self) -> TaskCtx {
+        TaskCtx {
+            now: self.now,
+            current: self.current,
+            cpu: self.cpu,
+            in_lru_fault: std::mem::take(&mut self.in_lru_fault),
+            in_reclaim: std::mem::take(&mut self.in_reclaim),
+            alloc_no_kswapd: std::mem::take(&mut self.alloc_no_kswapd),
+            nr_pages_over_high: std::mem::take(&mut self.nr_pages_over_high),
+            mm_walk: std::mem::take(&mut self.mm_walk),
+            pending_work: std::mem::take(&mut self.pending_work),
+            uncharged_reclaim_ns: std::mem::take(&mut self.uncharged_reclaim_ns),
+            yielder: std::mem::take(&mut self.sched.yielder),
+            direct_reclaim: std::mem::take(&mut self.sched.direct_reclaim),
+        }
+    }
+
+    fn task_ctx_restore(&mut self, c: TaskCtx) {
+        self.now = c.now;
+        self.current = c.current;
+        self.cpu = c.cpu;
+        self.in_lru_fault = c.in_lru_fault;
+        self.in_reclaim = c.in_reclaim;
+        self.alloc_no_kswapd = c.alloc_no_kswapd;
+        self.nr_pages_over_high = c.nr_pages_over_high;
+        self.mm_walk = c.mm_walk;
+        self.pending_work = c.pending_work;
+        self.uncharged_reclaim_ns = c.uncharged_reclaim_ns;
+        self.sched.yielder = c.yielder;
+        self.sched.direct_reclaim = c.direct_reclaim;
+    }
+
+    /// The current task enters (`true`) or leaves direct reclaim.
+    pub(crate) fn sched_direct_reclaim(&mut self, inside: bool) {
+        if inside == self.sched.direct_reclaim {
+            return;
+        }
+        self.sched.direct_reclaim = inside;
+        if inside {
+            self.sched.direct_reclaimers += 1;
+            self.sched.direct_reclaimers_peak = self.sched.direct_reclaimers_peak.max(self.sched.direct_reclaimers);
+        } else {
+            self.sched.direct_reclaimers -= 1;
+        }
+    }
+
+    /// When an operation of `task` could start: its task, its CPU and the
+    /// line above allow it.
+    pub(crate) fn sched_ready(&self, task: u32) -> u64 {
+        let t = task as usize;
+        let tc = self.sched.task_clock.get(t).copied().unwrap_or(0);
+        let cpu = self.tasks[t].cpu as usize;
+        tc.max(self.sched.release).max(self.sched.cpu_free[cpu])
     }
 
     /// Before an operation without a task: every earlier one has ended.

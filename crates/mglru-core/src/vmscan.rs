@@ -553,6 +553,10 @@ impl Kernel {
         if nr_taken == 0 {
             return 0;
         }
+        // The lru_lock is dropped: the batch stays isolated while
+        // shrink_folio_list works on it, and a reclaimer on another CPU
+        // may run meanwhile and find it counted (too_many_isolated).
+        self.task_yield_point();
         let mut stat = ReclaimStat::default();
         let nr_reclaimed = self.shrink_folio_list(&mut list, sc, &mut stat);
         self.move_folios_to_lru(&list);
@@ -774,6 +778,7 @@ impl Kernel {
             if self.kswapd_should_pause() {
                 return false;
             }
+            self.task_yield_point();
         }
         sc.nr_reclaimed += s.nr_reclaimed;
         if self.can_age_anon_pages() && self.inactive_is_low(memcg, LRU_INACTIVE_ANON) {
@@ -942,8 +947,11 @@ impl Kernel {
                 }
             }
             w.memcg = self.memcg_iter(w.target, Some(m), w.partial, &mut w.gen);
-            if w.memcg.is_some() && self.kswapd_should_pause() {
-                return false;
+            if w.memcg.is_some() {
+                if self.kswapd_should_pause() {
+                    return false;
+                }
+                self.task_yield_point();
             }
         }
         true
@@ -1045,6 +1053,7 @@ impl Kernel {
             _ => deadline,
         };
         let d = until.saturating_sub(self.now);
+        self.sim.reclaim_throttled[reason as usize] += 1;
         if self.in_kswapd {
             self.kswapd_sleep(d);
         } else {
@@ -1106,6 +1115,10 @@ impl Kernel {
         let initial_priority = sc.priority;
         let was = self.in_reclaim;
         self.in_reclaim = true;
+        let entered = !was && !self.in_kswapd;
+        if entered {
+            self.sched_direct_reclaim(true);
+        }
         loop {
             if !sc.cgroup_reclaim() {
                 self.ev.add(Ev::AllocstallMovable, 1);
@@ -1153,6 +1166,9 @@ impl Kernel {
                 continue;
             }
             break;
+        }
+        if entered {
+            self.sched_direct_reclaim(false);
         }
         self.in_reclaim = was;
         sc.nr_reclaimed

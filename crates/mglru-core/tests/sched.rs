@@ -90,6 +90,8 @@ fn a_stall_on_one_cpu_is_weighted_by_both_cpus_nonidle_time() {
     let cost = costs(&[("scan", 1_000_000), ("page_copy", 1_000_000)]);
     let mut par = t(Schedule::Parallel, cost.clone());
     par.run(lines);
+    // (Lines may still be in flight: every one ends.)
+    par.sim.finish().unwrap();
     let app = par.memcg_id("app");
     let other = par.memcg_id("other");
     let (scanned, refill) = {

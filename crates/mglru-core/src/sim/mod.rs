@@ -11,6 +11,7 @@
 pub mod check;
 pub mod cost;
 pub mod rng;
+mod tasks;
 
 use mglru_trace::{Op, Sysctl, Target};
 
@@ -66,7 +67,11 @@ impl std::error::Error for SimError {}
 pub struct Simulator {
     opts: RunOptions,
     machine: MachineConfig,
-    kernel: Option<Kernel>,
+    /// The tasks' coroutines (parallel scheduling): dropped before the
+    /// kernel their stacks point into.
+    coros: tasks::TaskCoros,
+    /// At a fixed address: the coroutines of operations in flight hold it.
+    kernel: Option<tasks::KernelBox>,
 }
 
 fn apply_sysctl(s: &mut crate::kernel::Sysctls, name: Sysctl, v: u64) {
@@ -100,12 +105,12 @@ impl Simulator {
         if let Some(c) = &opts.cost {
             machine.cost = c.clone();
         }
-        Simulator { opts, machine, kernel: None }
+        Simulator { opts, machine, coros: Default::default(), kernel: None }
     }
 
     /// The kernel, once built.
     pub fn kernel(&self) -> Option<&Kernel> {
-        self.kernel.as_ref()
+        self.kernel.as_ref().map(tasks::KernelBox::get)
     }
 
     /// Build the kernel now if the setup section is over (or the trace
@@ -115,7 +120,7 @@ impl Simulator {
         if self.kernel.is_none() {
             self.build_kernel()?;
         }
-        Ok(self.kernel.as_mut().unwrap())
+        Ok(self.kernel.as_mut().map(tasks::KernelBox::get_mut).unwrap())
     }
 
     #[cold]
@@ -168,7 +173,7 @@ impl Simulator {
                     "the multi-gen LRU (--policy mglru, lru_gen.enabled) is not implemented yet; use --policy classic".into(),
                 ));
             }
-            self.kernel = Some(Kernel::new(&m));
+            self.kernel = Some(tasks::KernelBox::new(Kernel::new(&m)));
         }
         Ok(())
     }
@@ -206,7 +211,7 @@ impl Simulator {
     /// Apply one trace operation.
     #[inline]
     pub fn apply(&mut self, op: &Op) -> Result<(), SimError> {
-        if let (&Op::Read { task, file, page, count: 1 }, Some(k)) = (op, self.kernel.as_mut()) {
+        if let (&Op::Read { task, file, page, count: 1 }, Some(k)) = (op, self.kernel.as_mut().map(tasks::KernelBox::get_mut)) {
             if k.read_cached_page_now(task, file, page) {
                 return Ok(());
             }
@@ -240,17 +245,18 @@ impl Simulator {
                 _ => {}
             }
         }
-        let k = self.boot()?;
-        // In parallel scheduling the operation starts when its task, its
-        // CPU and the line above allow (crate::sched).
-        let parallel = k.parallel();
-        let sched_task = if parallel { sched_task(op) } else { None };
+        let parallel = self.boot()?.parallel();
+        // In parallel scheduling an access runs in its task's coroutine,
+        // beside the others in flight; any other line is a barrier: every
+        // operation in flight ends first (crate::sched, sim::tasks).
         if parallel {
-            match sched_task {
-                Some(t) => k.sched_task_begin(t),
-                None => k.sched_barrier_begin(),
+            if let Some(t) = sched_task(op) {
+                return self.par_access(op, t);
             }
+            self.par_drain();
+            self.boot()?.sched_barrier_begin();
         }
+        let k = self.boot()?;
         // Between operations kswapd does what fell due (crate::kswapd).
         k.kswapd_run_due();
         k.sim.operations += 1;
@@ -373,43 +379,7 @@ impl Simulator {
                     k.munlock_region(region);
                 }
             }
-            Op::Read { task, file, page, count } => {
-                if k.begin_task_op(task, count) {
-                    k.sim.page_accesses += count;
-                    k.filemap_read(file, page, count);
-                    let c = k.cost.page_copy * count;
-                    k.spend_cpu(c, true);
-                }
-            }
-            Op::Write { task, file, page, count } => {
-                if k.begin_task_op(task, count) {
-                    k.sim.page_accesses += count;
-                    k.filemap_write(file, page, count);
-                    let c = k.cost.page_copy * count;
-                    k.spend_cpu(c, true);
-                }
-            }
-            Op::Load { task, region, page, count } | Op::Store { task, region, page, count } => {
-                let write = matches!(op, Op::Store { .. });
-                if k.begin_task_op(task, count) {
-                    for p in page..page + count {
-                        if !k.tasks[task as usize].alive {
-                            k.sim.dropped_accesses += page + count - p;
-                            break;
-                        }
-                        k.sim.page_accesses += 1;
-                        k.kswapd_run_due();
-                        k.access(region, p, write);
-                        // Each page is touched from user space: a fault
-                        // that charged over memory.high returns to user
-                        // mode through mem_cgroup_handle_over_high
-                        // (resume_user_mode_work), page by page.
-                        if k.nr_pages_over_high != 0 {
-                            k.mem_cgroup_handle_over_high();
-                        }
-                    }
-                }
-            }
+            Op::Read { .. } | Op::Write { .. } | Op::Load { .. } | Op::Store { .. } => k.task_access(op),
             Op::Advise { task, target, advice } => {
                 if k.begin_task_op(task, 0) {
                     let a = match advice {
@@ -457,10 +427,7 @@ impl Simulator {
         // Return to user space: memory.high throttling.
         k.mem_cgroup_handle_over_high();
         if parallel {
-            match sched_task {
-                Some(t) => k.sched_task_end(t),
-                None => k.sched_barrier_end(),
-            }
+            k.sched_barrier_end();
         }
         Ok(())
     }
@@ -478,7 +445,7 @@ impl Simulator {
     /// `limit` for that).
     #[inline]
     pub fn apply_cached_reads(&mut self, ops: &[Op], limit: usize) -> usize {
-        let Some(k) = self.kernel.as_mut() else { return 0 };
+        let Some(k) = self.kernel.as_mut().map(tasks::KernelBox::get_mut) else { return 0 };
         k.read_cached_pages_now(ops, limit.min(ops.len()))
     }
 
@@ -488,7 +455,7 @@ impl Simulator {
     /// whose entry stage 0 brought in). Changes no state.
     #[inline]
     pub fn prefetch(&self, op: &Op, stage: u8) {
-        if let Some(k) = &self.kernel {
+        if let Some(k) = self.kernel.as_ref().map(tasks::KernelBox::get) {
             k.prefetch(op, stage);
         }
     }
@@ -496,15 +463,68 @@ impl Simulator {
     /// End of the trace: flush per-CPU batches so list sizes are settled,
     /// as reading /proc/vmstat after a workload would see them.
     pub fn finish(&mut self) -> Result<&mut Kernel, SimError> {
-        let k = self.boot()?;
-        if k.parallel() {
+        if self.boot()?.parallel() {
             // The end of the run is when the last task's operation ended.
-            k.sched_barrier_begin();
+            self.par_drain();
+            self.boot()?.sched_barrier_begin();
         }
+        let k = self.boot()?;
         k.kswapd_run_due();
         k.kswapd_release_all();
         k.lru_add_drain_all();
         Ok(k)
+    }
+}
+
+impl Kernel {
+    /// A `read`, `write`, `load` or `store` line of its task: the pages,
+    /// then (for `load`/`store`) memory.high's return-to-user work after
+    /// each. In parallel scheduling it runs in its task's coroutine and
+    /// may pause between pages (`task_yield_point`).
+    #[inline]
+    pub(crate) fn task_access(&mut self, op: &Op) {
+        let k = self;
+        match *op {
+            Op::Read { task, file, page, count } => {
+            if k.begin_task_op(task, count) {
+                k.sim.page_accesses += count;
+                k.filemap_read(file, page, count);
+                let c = k.cost.page_copy * count;
+                k.spend_cpu(c, true);
+            }
+        }
+        Op::Write { task, file, page, count } => {
+            if k.begin_task_op(task, count) {
+                k.sim.page_accesses += count;
+                k.filemap_write(file, page, count);
+                let c = k.cost.page_copy * count;
+                k.spend_cpu(c, true);
+            }
+        }
+        Op::Load { task, region, page, count } | Op::Store { task, region, page, count } => {
+            let write = matches!(op, Op::Store { .. });
+            if k.begin_task_op(task, count) {
+                for p in page..page + count {
+                    if !k.tasks[task as usize].alive {
+                        k.sim.dropped_accesses += page + count - p;
+                        break;
+                    }
+                    k.sim.page_accesses += 1;
+                    k.kswapd_run_due();
+                    k.access(region, p, write);
+                    // Each page is touched from user space: a fault
+                    // that charged over memory.high returns to user
+                    // mode through mem_cgroup_handle_over_high
+                    // (resume_user_mode_work), page by page.
+                    if k.nr_pages_over_high != 0 {
+                        k.mem_cgroup_handle_over_high();
+                    }
+                    k.task_yield_point_user();
+                }
+            }
+        }
+            _ => unreachable!("task_access of a line that is not an access"),
+        }
     }
 }
 

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Tasks side by side in simulated time (`--schedule parallel`): each
+//! task's access lines run in a coroutine of its own, which pauses at the
+//! points where the kernel may let another CPU's task run meanwhile
+//! (`Kernel::task_yield_point`: between pages, between reclaim batches and
+//! lruvecs, in reclaim and penalty sleeps) once its clock has passed the
+//! clock of another operation in flight. The scheduler then resumes the
+//! operation that is furthest behind (the lowest clock; a tie goes to the
+//! lower task number), so two tasks' direct reclaim, each with its own
+//! scan_control on its coroutine's stack, interleave batch by batch.
+//!
+//! Lines are still handed out in trace order (crate::sched): a line starts
+//! at the latest of its task's clock, its CPU's free time and the start of
+//! the line above; before it starts, every operation in flight whose clock
+//! is behind that start runs up to it, and an operation of the same task or
+//! on the same CPU runs to its end. Every line that is not an access is a
+//! barrier: all operations in flight end first. Deterministic: only one
+//! coroutine runs at a time and the order is a function of the clocks.
+//!
+//! The coroutines share the one kernel: a paused operation keeps its
+//! task's kernel state (`TaskCtx`) on its own stack and the kernel is left
+//! as between operations while others run.
+
+use corosensei::stack::DefaultStack;
+use std::ptr::NonNull;
+
+use corosensei::{Coroutine, CoroutineResult};
+use mglru_trace::Op;
+
+use super::Simulator;
+use crate::kernel::Kernel;
+use crate::sched::{CoIn, CoOut, YielderRef};
+
+/// A coroutine's stack. The model's deepest calls (a fault that reclaims
+/// and walks page tables) use well under 100 KiB; the rest is reserve.
+const STACK_BYTES: usize = 2 << 20;
+
+type TaskCoroutine = Coroutine<CoIn, CoOut, (), DefaultStack>;
+
+struct TaskCoro {
+    co: TaskCoroutine,
+    /// An operation of this task is in flight (paused).
+    busy: bool,
+    /// Where it paused.
+    clock: u64,
+    /// The CPU it holds.
+    cpu: usize,
+}
+
+/// The tasks' coroutines, made the first time each task runs an access.
+#[derive(Default)]
+pub(super) struct TaskCoros {
+    coros: Vec<Option<TaskCoro>>,
+}
+
+// SAFETY: a coroutine's stack holds only the kernel's state (references
+// into the boxed Kernel, which is Send, and plain values); nothing on it
+// is tied to the thread that made it.
+unsafe impl Send for TaskCoros {}
+
+impl TaskCoros {
+    /// The operation in flight that is furthest behind, other than
+    /// `except`: (clock, task).
+    fn earliest(&self, except: Option<usize>) -> Option<(u64, usize)> {
+        self.coros
+            .iter()
+            .enumerate()
+            .filter(|&(t, _)| Some(t) != except)
+            .filter_map(|(t, c)| c.as_ref().filter(|c| c.busy).map(|c| (c.clock, t)))
+            .min()
+    }
+}
+
+/// The simulator's kernel, on the heap at an address that never changes
+/// while it lives. A raw pointer, not a `Box` field: the coroutines of
+/// operations in flight reach the kernel through it while the scheduler
+/// holds the simulator, so no reference the scheduler takes may outlive a
+/// resume (the compiler would otherwise assume a resumed coroutine leaves
+/// the kernel alone).
+pub(super) struct KernelBox(NonNull<Kernel>);
+
+// SAFETY: it owns its Kernel as a Box would; Kernel is Send.
+unsafe impl Send for KernelBox {}
+
+impl KernelBox {
+    pub(super) fn new(k: Kernel) -> KernelBox {
+        KernelBox(NonNull::from(Box::leak(Box::new(k))))
+    }
+
+    #[inline(always)]
+    pub(super) fn get(&self) -> &Kernel {
+        // SAFETY: owned, alive until drop; no coroutine runs while the
+        // caller holds this (they run only inside `resume`).
+        unsafe { self.0.as_ref() }
+    }
+
+    #[inline(always)]
+    pub(super) fn get_mut(&mut self) -> &mut Kernel {
+        // SAFETY: as `get`.
+        unsafe { self.0.as_mut() }
+    }
+
+    fn ptr(&self) -> *mut Kernel {
+        self.0.as_ptr()
+    }
+}
+
+impl Drop for KernelBox {
+    fn drop(&mut self) {
+        // SAFETY: made by Box::leak in `new`, dropped once.
+        drop(unsafe { Box::from_raw(self.0.as_ptr()) });
+    }
+}
+
+impl Simulator {
+    /// Resume task `t`'s paused operation until it pauses again past
+    /// `bound` (or past the clock of another operation in flight), or ends.
+    fn par_resume(&mut self, t: usize, bound: u64) {
+        let others = self.coros.earliest(Some(t)).map_or(u64::MAX, |(c, _)| c);
+        let k = self.kernel.as_mut().expect("kernel").get_mut();
+        k.sched.yield_bound = bound.min(others);
+        let c = self.coros.coros[t].as_mut().expect("a coroutine in flight");
+        let r = c.co.resume(CoIn::Go);
+        self.par_stopped(t, r);
+    }
+
+    /// After task `t`'s coroutine stopped with `r`.
+    fn par_stopped(&mut self, t: usize, r: CoroutineResult<CoOut, ()>) {
+        // The coroutine changed the kernel through its own pointer: an
+        // opaque barrier on the kernel's address (see `Kernel::task_yield`).
+        let kp = std::hint::black_box(self.kernel.as_ref().expect("kernel").ptr());
+        // SAFETY: the kernel is alive; the coroutine has stopped.
+        let k = unsafe { &mut *kp };
+        let c = self.coros.coros[t].as_mut().expect("a coroutine");
+        match r {
+            CoroutineResult::Yield(CoOut::Paused) => {
+                c.busy = true;
+                c.clock = k.now;
+            }
+            CoroutineResult::Yield(CoOut::Done) => c.busy = false,
+            CoroutineResult::Return(()) => unreachable!("a task's coroutine never returns"),
+        }
+        k.sched.yielder = YielderRef::default();
+    }
+
+    /// Run the operation furthest behind one step; false if none is in
+    /// flight.
+    fn par_step(&mut self, bound: u64) -> bool {
+        match self.coros.earliest(None) {
+            Some((_, t)) => {
+                self.par_resume(t, bound);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Every operation in flight runs to its end, in time order.
+    pub(super) fn par_drain(&mut self) {
+        while self.par_step(u64::MAX) {}
+    }
+
+    /// An access line of `task` in parallel scheduling.
+    pub(super) fn par_access(&mut self, op: &Op, task: u32) -> Result<(), super::SimError> {
+        let t = task as usize;
+        let cpu = {
+            let k = self.kernel.as_ref().expect("kernel").get();
+            k.tasks[t].cpu as usize
+        };
+        // Its task and its CPU must be free: what holds them ends first
+        // (and whatever is further behind runs before it).
+        while self.coros.coros.iter().enumerate().any(|(i, c)| c.as_ref().is_some_and(|c| c.busy && (i == t || c.cpu == cpu))) {
+            self.par_step(u64::MAX);
+        }
+        let start = self.kernel.as_ref().expect("kernel").get().sched_ready(task);
+        // Everything in flight catches up with the line's start.
+        while let Some((clock, u)) = self.coros.earliest(None) {
+            if clock >= start {
+                break;
+            }
+            self.par_resume(u, start);
+        }
+        {
+            let k = self.kernel.as_mut().expect("kernel").get_mut();
+            k.sched_task_begin(task);
+            k.kswapd_run_due();
+            k.sim.operations += 1;
+            k.sim.access_ops += 1;
+            // The line pauses at its first yield point once time has
+            // passed: the next line may start from here.
+            k.sched.yield_bound = start.min(self.coros.earliest(None).map_or(u64::MAX, |(c, _)| c));
+        }
+        if self.coros.coros.len() <= t {
+            self.coros.coros.resize_with(t + 1, || None);
+        }
+        if self.coros.coros[t].is_none() {
+            let kp = self.kernel.as_ref().expect("kernel").ptr();
+            let stack = DefaultStack::new(STACK_BYTES)
+                .map_err(|e| super::SimError(format!("cannot allocate the stack of task {task}'s coroutine: {e}")))?;
+            let co = TaskCoroutine::with_stack(stack, move |y, mut input| loop {
+                if let CoIn::Start(op, task) = input {
+                    // SAFETY: the kernel is boxed and outlives the
+                    // coroutines (Simulator drops them first); only one
+                    // coroutine or the scheduler uses it at a time.
+                    let k = unsafe { &mut *kp };
+                    k.sched.yielder = YielderRef(Some(std::ptr::NonNull::from(y)));
+                    k.task_access(&op);
+                    // Return to user space: memory.high throttling.
+                    k.mem_cgroup_handle_over_high();
+                    k.sched_task_end(task);
+                }
+                input = y.suspend(CoOut::Done);
+            });
+            self.coros.coros[t] = Some(TaskCoro { co, busy: false, clock: 0, cpu });
+        }
+        let c = self.coros.coros[t].as_mut().expect("made above");
+        c.cpu = cpu;
+        let r = c.co.resume(CoIn::Start(op.clone(), task));
+        self.par_stopped(t, r);
+        Ok(())
+    }
+}
