@@ -229,6 +229,7 @@ struct CpuView<'a> {
     kswapd_ns: u64,
     direct_reclaimers_peak: u32,
     reclaim_throttled: ThrottleView,
+    reclaim_throttled_ns: ThrottleView,
     tasks: Tasks<'a>,
     reclaim_work: WorkView,
 }
@@ -322,6 +323,11 @@ pub fn report_value(r: &Report) -> impl Serialize + '_ {
                 isolated: r.cpu.reclaim_throttled[1],
                 congested: r.cpu.reclaim_throttled[2],
             },
+            reclaim_throttled_ns: ThrottleView {
+                writeback: r.cpu.reclaim_throttled_ns[0],
+                isolated: r.cpu.reclaim_throttled_ns[1],
+                congested: r.cpu.reclaim_throttled_ns[2],
+            },
             tasks: Tasks(&r.cpu.tasks),
             reclaim_work: WorkView {
                 scanned: r.cpu.reclaim_work.scanned,
@@ -386,6 +392,7 @@ mod tests {
                 kswapd_ns: 5,
                 direct_reclaimers_peak: 2,
                 reclaim_throttled: [3, 4, 5],
+                reclaim_throttled_ns: [6, 7, 8],
                 tasks: vec![crate::report::TaskCpuReport { name: "t\"1".into(), cpu: 1, utime_ns: 6, stime_ns: 7 }],
                 reclaim_work: crate::kernel::ReclaimWork { scanned: 11, rmap: 12, pte: 13, pageout: 14, lruvecs: 15 },
             },
@@ -415,6 +422,7 @@ mod tests {
         assert_eq!(v["cpu"]["kswapd_ns"], 5);
         assert_eq!(v["cpu"]["direct_reclaimers_peak"], 2);
         assert_eq!(v["cpu"]["reclaim_throttled"]["isolated"], 4);
+        assert_eq!(v["cpu"]["reclaim_throttled_ns"]["congested"], 8);
         assert_eq!(v["cpu"]["schedule"], "parallel");
         assert_eq!(v["cpu"]["tasks"]["t\"1"]["stime_ns"], 7);
         assert_eq!(v["cpu"]["reclaim_work"]["rmap"], 12);

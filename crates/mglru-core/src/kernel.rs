@@ -306,6 +306,9 @@ pub struct SimCounters {
     /// `reclaim_throttle` sleeps by reason (the `mm_vmscan_throttled`
     /// tracepoint's count): writeback, isolated, congested.
     pub reclaim_throttled: [u64; 3],
+    /// The time those sleeps lasted, by reason (the trace event's
+    /// `usec_delayed`), ns.
+    pub reclaim_throttled_ns: [u64; 3],
 }
 
 /// Counts of the reclaim steps that cost CPU time apart from the folios

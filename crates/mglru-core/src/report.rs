@@ -193,6 +193,8 @@ pub struct CpuReport {
     /// `reclaim_throttle` sleeps (`mm_vmscan_throttled` events), by
     /// reason: writeback, isolated, congested.
     pub reclaim_throttled: [u64; 3],
+    /// How long those sleeps lasted, by reason, ns.
+    pub reclaim_throttled_ns: [u64; 3],
     pub tasks: Vec<TaskCpuReport>,
     /// The reclaim steps the cost model charged, over the run (every
     /// reclaimer together): folios scanned, mappings visited by rmap
@@ -550,6 +552,7 @@ impl Kernel {
             kswapd_ns: self.sim.kswapd_ns,
             direct_reclaimers_peak: self.sched.direct_reclaimers_peak,
             reclaim_throttled: self.sim.reclaim_throttled,
+            reclaim_throttled_ns: self.sim.reclaim_throttled_ns,
             tasks: self
                 .tasks
                 .iter()

@@ -26,19 +26,23 @@
 //! later one starts after it ends — as the replayer's `--parallel` waits
 //! for all of its workers' accesses before any other command.
 //!
-//! Deterministic: operations are applied in trace order, so there is no
-//! tie to break. The price (docs/FIDELITY.md simplification 2): each
-//! operation is applied whole, as one step — including any reclaim it
-//! does — before the next line's operation, which may start earlier on
-//! another CPU. The kernel's state (timers, statistics flushes, kswapd's
-//! passes) is then seen by that operation as it was when the longer one
-//! ended: the machine's clock steps back to the later operation's start,
-//! by at most one operation's length; each CPU's own clock only moves
-//! forward (psi's per-CPU times stay exact). Two tasks are never inside
-//! reclaim at the same moment. A task that waits for its CPU is runnable
-//! for psi: its groups are non-idle on that CPU meanwhile, and a memory
-//! stall of the task running there is "some" but not "full" in the groups
-//! holding both (crate::psi `psi_runnable_wait`).
+//! Inside an operation: an access runs in a coroutine of its task
+//! (crate::sim::tasks) that pauses at `task_yield_point`s — between pages,
+//! between reclaim batches and lruvecs, after isolating a batch, after a
+//! reclaim or penalty sleep — once its clock has passed the clock of
+//! another operation in flight (or the next line's start), and the
+//! operation furthest behind goes on. So two tasks on two CPUs are inside
+//! reclaim at the same time, each with its own scan_control, and one may
+//! find the other's batch isolated. Deterministic: one coroutine runs at a
+//! time, chosen by clock, then task number. The price (docs/FIDELITY.md
+//! simplification 2): between two such points an operation is applied
+//! whole, so when another resumes, the machine's clock steps back by up to
+//! that much and it sees the kernel's timers, statistics flushes and
+//! kswapd passes as they were at the later time; each CPU's own clock only
+//! moves forward (psi's per-CPU times stay exact). A task that waits for
+//! its CPU is runnable for psi: its groups are non-idle on that CPU
+//! meanwhile, and a memory stall of the task running there is "some" but
+//! not "full" in the groups holding both (crate::psi `psi_runnable_wait`).
 
 use crate::kernel::Kernel;
 
@@ -145,6 +149,13 @@ pub struct SchedState {
     /// batch they isolated, a page allocated and not yet charged or
     /// added), which `check_invariants` then cannot place.
     pub paused_inside: u32,
+    /// Per task: when its sleep on the node's ISOLATED throttle queue ends
+    /// (its timeout, or earlier when another reclaimer wakes the queue);
+    /// u64::MAX when it is not asleep there. The scheduler reads it as the
+    /// sleeper's clock.
+    pub wake_at: Vec<u64>,
+    /// The tasks asleep on that queue and when each went to sleep.
+    pub isolated_waiters: Vec<(u32, u64)>,
 }
 
 impl Kernel {
@@ -212,6 +223,51 @@ impl Kernel {
             return;
         }
         self.task_yield(true);
+    }
+
+    /// `reclaim_throttle(VMSCAN_THROTTLE_ISOLATED)` of a task in parallel
+    /// scheduling: it sleeps on the node's queue until `deadline` (HZ/50
+    /// on) or until a reclaimer running at a later moment finds the
+    /// isolated count low again and wakes the queue (`too_many_isolated`
+    /// → `wake_throttle_isolated`), whichever comes first; the others run
+    /// meanwhile. Returns how long it slept.
+    pub(crate) fn task_wait_isolated(&mut self, deadline: u64) -> u64 {
+        let me = self.current;
+        let start = self.now;
+        if self.sched.wake_at.len() <= me as usize {
+            self.sched.wake_at.resize(me as usize + 1, u64::MAX);
+        }
+        self.sched.wake_at[me as usize] = deadline;
+        self.sched.isolated_waiters.push((me, start));
+        self.task_yield(true);
+        let wake = std::mem::replace(&mut self.sched.wake_at[me as usize], u64::MAX);
+        self.sched.isolated_waiters.retain(|&(t, _)| t != me);
+        let slept = wake.saturating_sub(self.now);
+        self.sim.task_ns += slept;
+        self.wait_until(wake);
+        slept
+    }
+
+    /// `wake_throttle_isolated`: every task asleep on the ISOLATED queue
+    /// since no later than now wakes now.
+    pub(crate) fn wake_throttle_isolated(&mut self) {
+        let now = self.now;
+        for &(t, since) in &self.sched.isolated_waiters {
+            let w = &mut self.sched.wake_at[t as usize];
+            if since <= now && now < *w {
+                *w = now;
+            }
+        }
+    }
+
+    /// The clock by which the scheduler orders task `t`'s paused
+    /// operation: when its sleep on a throttle queue ends, if it is
+    /// asleep there; else where it paused (`paused`).
+    pub(crate) fn sched_clock_of(&self, t: usize, paused: u64) -> u64 {
+        match self.sched.wake_at.get(t) {
+            Some(&w) if w != u64::MAX => w,
+            _ => paused,
+        }
     }
 
     /// `task_yield_point` between two pages of an access, in user space:

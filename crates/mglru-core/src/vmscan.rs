@@ -514,20 +514,26 @@ impl Kernel {
     /// `too_many_isolated`: a direct or limit reclaimer (not kswapd) waits
     /// while other reclaimers hold more of the node's folios of this type
     /// off the lists than an eighth of its inactive list (`GFP_IO|FS`:
-    /// every allocation of the model's tasks). The model runs one
-    /// reclaimer at a time and kswapd pauses only with its batch put back
-    /// (crate::kswapd), so nobody else holds any when it asks: the answer
-    /// is false, as the kernel's would be with one reclaimer.
-    fn too_many_isolated(&self, file: bool) -> bool {
+    /// every allocation of the model's tasks). Others hold some only in
+    /// parallel scheduling, where a task's reclaim pauses with its batch
+    /// isolated (crate::sched); serially, and beside kswapd (which pauses
+    /// only with its batch put back), the answer is false. A false answer
+    /// wakes the reclaimers asleep on the ISOLATED queue.
+    fn too_many_isolated(&mut self, file: bool) -> bool {
         if self.in_kswapd {
             return false;
         }
         let isolated = self.nr_isolated[file as usize];
-        if isolated == 0 {
-            return false;
+        let too_many = isolated != 0 && {
+            let lru = if file { LRU_INACTIVE_FILE } else { LRU_INACTIVE_ANON };
+            isolated > self.node_page_state_lru(lru) >> 3
+        };
+        if !too_many {
+            // wake_throttle_isolated: reclaimers asleep on the node's
+            // ISOLATED queue wake now.
+            self.wake_throttle_isolated();
         }
-        let lru = if file { LRU_INACTIVE_FILE } else { LRU_INACTIVE_ANON };
-        isolated > self.node_page_state_lru(lru) >> 3
+        too_many
     }
 
     /// `shrink_inactive_list`.
@@ -1054,6 +1060,13 @@ impl Kernel {
         };
         let d = until.saturating_sub(self.now);
         self.sim.reclaim_throttled[reason as usize] += 1;
+        if reason == Throttle::Isolated && !self.in_kswapd && self.sched.yielder.0.is_some() {
+            // With tasks side by side, another reclaimer may wake it early.
+            let slept = self.task_wait_isolated(until);
+            self.sim.reclaim_throttled_ns[reason as usize] += slept;
+            return;
+        }
+        self.sim.reclaim_throttled_ns[reason as usize] += d;
         if self.in_kswapd {
             self.kswapd_sleep(d);
         } else {

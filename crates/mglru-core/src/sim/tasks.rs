@@ -60,13 +60,14 @@ unsafe impl Send for TaskCoros {}
 
 impl TaskCoros {
     /// The operation in flight that is furthest behind, other than
-    /// `except`: (clock, task).
-    fn earliest(&self, except: Option<usize>) -> Option<(u64, usize)> {
+    /// `except`: (clock, task). A task asleep on a throttle queue counts
+    /// at its wake-up time.
+    fn earliest(&self, k: &Kernel, except: Option<usize>) -> Option<(u64, usize)> {
         self.coros
             .iter()
             .enumerate()
             .filter(|&(t, _)| Some(t) != except)
-            .filter_map(|(t, c)| c.as_ref().filter(|c| c.busy).map(|c| (c.clock, t)))
+            .filter_map(|(t, c)| c.as_ref().filter(|c| c.busy).map(|c| (k.sched_clock_of(t, c.clock), t)))
             .min()
     }
 }
@@ -116,8 +117,8 @@ impl Simulator {
     /// Resume task `t`'s paused operation until it pauses again past
     /// `bound` (or past the clock of another operation in flight), or ends.
     fn par_resume(&mut self, t: usize, bound: u64) {
-        let others = self.coros.earliest(Some(t)).map_or(u64::MAX, |(c, _)| c);
         let k = self.kernel.as_mut().expect("kernel").get_mut();
+        let others = self.coros.earliest(k, Some(t)).map_or(u64::MAX, |(c, _)| c);
         k.sched.yield_bound = bound.min(others);
         let c = self.coros.coros[t].as_mut().expect("a coroutine in flight");
         let r = c.co.resume(CoIn::Go);
@@ -146,7 +147,7 @@ impl Simulator {
     /// Run the operation furthest behind one step; false if none is in
     /// flight.
     fn par_step(&mut self, bound: u64) -> bool {
-        match self.coros.earliest(None) {
+        match self.coros.earliest(self.kernel.as_ref().expect("kernel").get(), None) {
             Some((_, t)) => {
                 self.par_resume(t, bound);
                 true
@@ -174,7 +175,7 @@ impl Simulator {
         }
         let start = self.kernel.as_ref().expect("kernel").get().sched_ready(task);
         // Everything in flight catches up with the line's start.
-        while let Some((clock, u)) = self.coros.earliest(None) {
+        while let Some((clock, u)) = self.coros.earliest(self.kernel.as_ref().expect("kernel").get(), None) {
             if clock >= start {
                 break;
             }
@@ -188,7 +189,7 @@ impl Simulator {
             k.sim.access_ops += 1;
             // The line pauses at its first yield point once time has
             // passed: the next line may start from here.
-            k.sched.yield_bound = start.min(self.coros.earliest(None).map_or(u64::MAX, |(c, _)| c));
+            k.sched.yield_bound = start.min(self.coros.earliest(k, None).map_or(u64::MAX, |(c, _)| c));
         }
         if self.coros.coros.len() <= t {
             self.coros.coros.resize_with(t + 1, || None);
