@@ -1036,9 +1036,11 @@ impl Kernel {
     /// (`VMSCAN_THROTTLE_WRITEBACK` HZ/10, `ISOLATED` HZ/50, `CONGESTED`
     /// one jiffy), woken early only where 6.12 wakes its queue: a
     /// writeback sleeper once more than SWAP_CLUSTER_MAX pages have ended
-    /// writeback since it began (`__acct_reclaim_writeback`, one throttled
-    /// reclaimer at a time in the model), found among the completions
-    /// already queued on the devices (docs/FIDELITY.md 15). A congested
+    /// writeback since it began (`__acct_reclaim_writeback`, counted from
+    /// each sleeper's own start), found among the completions already
+    /// queued on the devices (docs/FIDELITY.md 15); an isolated sleeper in
+    /// parallel scheduling when another reclaimer's `too_many_isolated`
+    /// comes out false (`task_wait_isolated`). A congested
     /// sleep is skipped as `skip_throttle_noprogress` says. A task sleeps
     /// in simulated time (kswapd runs meanwhile); kswapd's own sleep
     /// lengthens its pass.
