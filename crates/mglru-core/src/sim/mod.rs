@@ -519,7 +519,11 @@ impl Kernel {
                     if k.nr_pages_over_high != 0 {
                         k.mem_cgroup_handle_over_high();
                     }
-                    k.task_yield_point_user();
+                    // (After the last page the operation ends: nothing to
+                    // pause for.)
+                    if p + 1 < page + count {
+                        k.task_yield_point_user();
+                    }
                 }
             }
         }

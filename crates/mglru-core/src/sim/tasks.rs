@@ -51,6 +51,8 @@ struct TaskCoro {
 #[derive(Default)]
 pub(super) struct TaskCoros {
     coros: Vec<Option<TaskCoro>>,
+    /// The tasks with an operation in flight (at most one per CPU).
+    busy: Vec<usize>,
 }
 
 // SAFETY: a coroutine's stack holds only the kernel's state (references
@@ -63,11 +65,10 @@ impl TaskCoros {
     /// `except`: (clock, task). A task asleep on a throttle queue counts
     /// at its wake-up time.
     fn earliest(&self, k: &Kernel, except: Option<usize>) -> Option<(u64, usize)> {
-        self.coros
+        self.busy
             .iter()
-            .enumerate()
-            .filter(|&(t, _)| Some(t) != except)
-            .filter_map(|(t, c)| c.as_ref().filter(|c| c.busy).map(|c| (k.sched_clock_of(t, c.clock), t)))
+            .filter(|&&t| Some(t) != except)
+            .map(|&t| (k.sched_clock_of(t, self.coros[t].as_ref().map_or(0, |c| c.clock)), t))
             .min()
     }
 }
@@ -135,10 +136,18 @@ impl Simulator {
         let c = self.coros.coros[t].as_mut().expect("a coroutine");
         match r {
             CoroutineResult::Yield(CoOut::Paused) => {
-                c.busy = true;
+                if !c.busy {
+                    c.busy = true;
+                    self.coros.busy.push(t);
+                }
                 c.clock = k.now;
             }
-            CoroutineResult::Yield(CoOut::Done) => c.busy = false,
+            CoroutineResult::Yield(CoOut::Done) => {
+                if c.busy {
+                    c.busy = false;
+                    self.coros.busy.retain(|&u| u != t);
+                }
+            }
             CoroutineResult::Return(()) => unreachable!("a task's coroutine never returns"),
         }
         k.sched.yielder = YielderRef::default();
@@ -170,7 +179,7 @@ impl Simulator {
         };
         // Its task and its CPU must be free: what holds them ends first
         // (and whatever is further behind runs before it).
-        while self.coros.coros.iter().enumerate().any(|(i, c)| c.as_ref().is_some_and(|c| c.busy && (i == t || c.cpu == cpu))) {
+        while self.coros.busy.iter().any(|&i| i == t || self.coros.coros[i].as_ref().is_some_and(|c| c.cpu == cpu)) {
             self.par_step(u64::MAX);
         }
         let start = self.kernel.as_ref().expect("kernel").get().sched_ready(task);
