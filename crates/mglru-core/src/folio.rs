@@ -22,7 +22,14 @@ pub mod pg {
     pub const SWAPBACKED: u32 = 1 << 7;
     pub const SWAPCACHE: u32 = 1 << 8;
     pub const UNEVICTABLE: u32 = 1 << 9;
-    pub const READAHEAD: u32 = 1 << 10;
+    /// `PG_readahead` is `PG_reclaim` in 6.12 (one bit, page-flags.h):
+    /// a reader meeting a folio marked for reclaim takes it for a
+    /// readahead mark (async readahead starts unless the folio is under
+    /// writeback, `page_cache_async_ra`; a swap-cache hit counts
+    /// `swap_ra_hit` and clears the mark), and a readahead-marked folio
+    /// whose writeback ends is rotated to the tail as if reclaim had
+    /// marked it (`folio_end_writeback`).
+    pub const READAHEAD: u32 = RECLAIM;
     /// The folio is anonymous (its mapping is an anon region), not page cache.
     pub const ANON: u32 = 1 << 11;
     /// The folio is allocated (not on the free list).

@@ -1063,3 +1063,37 @@ fn full_swap_clusters_give_back_swap_cache_only_slots() {
         t.check();
     }
 }
+
+/// PG_readahead is PG_reclaim in 6.12 (one bit): a folio that readahead
+/// marked, then dirtied by a write and written back by the flusher, ends
+/// its writeback as if reclaim had marked it (`folio_end_writeback`: the
+/// mark is cleared and the folio rotated to the inactive tail,
+/// `pgrotated`). With two bits it would keep its readahead mark and stay
+/// where it was.
+#[test]
+fn a_readahead_mark_is_a_reclaim_mark_at_writeback_end() {
+    use mglru_core::folio::pg;
+    for policy in [Policy::Classic, Policy::Mglru] {
+        let mut t = T::with_options(RunOptions { policy: Some(policy), ..Default::default() });
+        t.run("memory 256M\ntask t\nfile f size=4M readahead=128K\nread t f 0 1\n");
+        let marked: Vec<u64> =
+            (0..1024).filter(|&p| t.folio_of("f", p).is_some_and(|pfn| t.k().folios.get(pfn).test(pg::READAHEAD))).collect();
+        assert_eq!(marked.len(), 1, "{policy:?}: the sync readahead marks one folio");
+        let p = marked[0];
+        // (On its LRU list, not in the CPU's lru_add batch: a folio off
+        // the lists is not rotated.)
+        t.drain();
+        let rotated = t.ev(Ev::Pgrotated);
+        // Dirty it, and let the flusher write it back (dirty_expire 30 s).
+        t.run(&format!("write t f {p} 1\nsleep 40s\n"));
+        // (The rotation waits in the CPU's move-tail batch: counted when
+        // the batch moves.)
+        t.drain();
+        t.check();
+        let pfn = t.folio_of("f", p).expect("still cached");
+        let f = *t.k().folios.get(pfn);
+        assert!(!f.test(pg::DIRTY) && !f.test(pg::WRITEBACK), "{policy:?}: written back");
+        assert!(!f.test(pg::READAHEAD), "{policy:?}: writeback's end cleared the mark");
+        assert_eq!(t.ev(Ev::Pgrotated), rotated + 1, "{policy:?}: and rotated the folio");
+    }
+}
