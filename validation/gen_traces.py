@@ -321,6 +321,30 @@ def memcg_high(seed=20):
           "(CPU 1) in one memcg with memory.high=64M, no max")
 
 
+def two_reclaimers(seed=22):
+    rng = random.Random(seed)
+    L = []
+    # Two tasks on the guest's two CPUs, each with a 24 MiB anon heap, in one
+    # memcg limited to 32 MiB, swapping to brd: both are in limit reclaim
+    # most of the time. Each line touches 8 pages, so that replayed side by
+    # side (--parallel) the two tasks' faults, and their reclaim, overlap:
+    # two reclaimers at once on one lruvec (the model's --schedule parallel
+    # runs them as coroutines that pause between batches).
+    header(L, swap="256M", extra=["cpus 2"])
+    L += ["memcg app max=32M", "task a memcg=app cpu=0", "task b memcg=app cpu=1",
+          "anon a ha size=24M", "anon b hb size=24M", "store a ha 0 6144", "store b hb 0 6144"]
+    za = Zipf(768, 0.9, rng)
+    zb = Zipf(768, 0.9, rng)
+
+    def op(task, region, z):
+        kind = "store" if rng.random() < 0.3 else "load"
+        return f"{kind} {task} {region} {z.sample() * 8} 8"
+
+    alternate(L, rng, [lambda: op("a", "ha", za), lambda: op("b", "hb", zb)], 40_000)
+    write("two-reclaimers-one-memcg", L, "two tasks (CPUs 0 and 1) with 24 MiB anon heaps each, 8-page "
+          "zipf(0.9) loads and stores, in one 32 MiB memcg swapping to brd: two limit reclaimers at once")
+
+
 def writer_beside_reader(seed=21):
     rng = random.Random(seed)
     L = []
@@ -462,6 +486,7 @@ def main():
     shadow_nodes()
     two_readers()
     memcg_high()
+    two_reclaimers()
     writer_beside_reader()
     mlock_under_pressure()
     anon_zram()

@@ -67,7 +67,7 @@ fn thread_mode_is_within_the_thresholds_and_the_kernel_spread() {
 
 /// The parallel replays (validation/results-parallel, mglru-replay
 /// --parallel) against the model in parallel, with that folder's own
-/// thresholds.json, which covers its three traces; a trace it does not
+/// thresholds.json, which covers its four traces; a trace it does not
 /// cover is not reported missing.
 #[test]
 fn parallel_replays_are_within_their_thresholds() {
@@ -80,7 +80,7 @@ fn parallel_replays_are_within_their_thresholds() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "validation failed:\n{err}\n{out}");
     assert!(!out.contains("no kernel results for"), "{out}");
-    for t in ["two-readers-two-cpus", "memcg-high-two-tasks", "writer-beside-reader"] {
+    for t in ["two-readers-two-cpus", "memcg-high-two-tasks", "writer-beside-reader", "two-reclaimers-one-memcg"] {
         assert!(out.contains(&format!("{t:<30} mglru ")) && out.contains(&format!("{t:<30} classic ")), "{t} missing:\n{out}");
     }
 }
