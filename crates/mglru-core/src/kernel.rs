@@ -445,6 +445,8 @@ pub struct Kernel {
     pub migratetypes: bool,
     /// When operations run (crate::sched).
     pub sched: crate::sched::SchedState,
+    /// `NR_FREE_PAGES` with its per-CPU differences (crate::vmstat).
+    pub free_stat: crate::vmstat::FreeStat,
 }
 
 impl Kernel {
@@ -537,6 +539,7 @@ impl Kernel {
             kswapd: crate::kswapd::Kswapd::new(cfg.cpus.max(1) as usize - 1, cfg.kswapd),
             migratetypes: cfg.migratetypes,
             sched: crate::sched::SchedState { mode: cfg.schedule, cpu_free: vec![0; cfg.cpus.max(1) as usize], ..Default::default() },
+            free_stat: Default::default(),
         };
         k.setup_per_zone_wmarks();
         k.setup_per_zone_lowmem_reserve();
@@ -550,6 +553,7 @@ impl Kernel {
         }
         k.setup_zone_pagesets();
         k.fill_start_pcp(&spec.clone().map(|z| z.pcp));
+        k.refresh_zone_stat_thresholds();
         k.lru_gen_init_memcg(crate::memcontrol::ROOT_MEMCG);
         k
     }
@@ -667,7 +671,11 @@ impl Kernel {
                 if w > self.now {
                     self.now = w;
                 }
-                let todo = self.decay_pcp_high();
+                // refresh_cpu_vm_stats: the CPUs' differences go to the
+                // zones, then the lists decay (their frees are the next
+                // second's differences).
+                self.vmstat_fold_all();
+                let todo = self.decay_pcp_high() || self.vmstat_pending();
                 self.next_vmstat = if todo { w.saturating_add(VMSTAT_INTERVAL_NS) } else { VMSTAT_IDLE };
                 continue;
             }

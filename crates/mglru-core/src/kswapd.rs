@@ -194,7 +194,7 @@ impl Kernel {
                 continue;
             }
             any_managed = true;
-            if self.zone_watermark_ok(z, self.wmark_pages(z, 2)) {
+            if self.zone_watermark_ok_safe(z, self.wmark_pages(z, 2)) {
                 return true;
             }
         }
@@ -222,7 +222,9 @@ impl Kernel {
         match self.kswapd.state {
             KswapdState::Balancing => return,
             KswapdState::ShortSleep => self.ev.add(Ev::KswapdLowWmarkHitQuickly, 1),
-            KswapdState::Asleep => {}
+            // Out of its long sleep: the pressure thresholds while it is
+            // awake (kswapd_try_to_sleep after schedule()).
+            KswapdState::Asleep => self.set_pgdat_percpu_threshold(true),
         }
         self.kswapd_select_cpu();
         if self.kswapd.mode == KswapdMode::Instant {
@@ -266,6 +268,7 @@ impl Kernel {
         self.prepare_kswapd_sleep();
         self.kswapd.state = KswapdState::Asleep;
         self.kswapd.at = KSWAPD_ASLEEP;
+        self.set_pgdat_percpu_threshold(false);
         self.kswapd_leave(saved);
     }
 
@@ -308,6 +311,8 @@ impl Kernel {
                     if self.prepare_kswapd_sleep() {
                         self.kswapd.state = KswapdState::Asleep;
                         self.kswapd.at = KSWAPD_ASLEEP;
+                        // The normal thresholds before the long sleep.
+                        self.set_pgdat_percpu_threshold(false);
                     } else {
                         self.ev.add(Ev::KswapdHighWmarkHitQuickly, 1);
                         self.balance_pgdat_begin();
@@ -612,6 +617,10 @@ impl Kernel {
             self.kswapd.releases.pop_front();
             for z in 0..NR_ZONES {
                 self.kswapd.held[z] -= n[z];
+                // Freed now for the counters, on kswapd's CPU.
+                if n[z] > 0 {
+                    self.vmstat_account_free(self.kswapd.cpu, z);
+                }
             }
         }
     }
@@ -627,6 +636,9 @@ impl Kernel {
     pub fn kswapd_release_all(&mut self) {
         self.kswapd.releases.clear();
         self.kswapd.held = [0; NR_ZONES];
+        for z in 0..NR_ZONES {
+            self.vmstat_account_free(self.kswapd.cpu, z);
+        }
     }
 
     /// The free pages of zone `z` the current context can allocate:

@@ -41,6 +41,7 @@ pub mod truncate;
 pub mod util;
 pub mod variants;
 pub mod vmscan;
+pub mod vmstat;
 pub mod workingset;
 pub mod writeback;
 

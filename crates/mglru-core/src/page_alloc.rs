@@ -27,9 +27,11 @@ impl Kernel {
     /// `zone_watermark_ok` for an order-0 request that may use the highest
     /// zone (what every allocation of the model may): zone `z` has more
     /// free pages than `mark` plus what it keeps back for such requests.
+    /// The free count read is the zone's `NR_FREE_PAGES` counter, without
+    /// the CPUs' differences not yet folded (crate::vmstat).
     #[inline]
     pub fn zone_watermark_ok(&self, z: usize, mark: u64) -> bool {
-        self.nr_free_available(z) > mark + self.zones[z].lowmem_reserve
+        self.held_back(z, self.zone_free_state(z)) > mark + self.zones[z].lowmem_reserve
     }
 
     /// `wmark_pages(zone, i)`: watermark `i` of zone `z` with the zone's
@@ -279,6 +281,7 @@ impl Kernel {
     #[inline]
     fn rmqueue(&mut self, z: usize, mt: usize, nofragment: bool) -> Option<u32> {
         let page = self.rmqueue_pcplist(z, mt, nofragment);
+        self.vmstat_account_free(self.cpu, z);
         if self.zones[z].boosted_wmark && !self.alloc_no_kswapd && !(self.in_reclaim && !self.in_kswapd) {
             self.zones[z].boosted_wmark = false;
             self.wakeup_kswapd();
@@ -741,6 +744,13 @@ impl Kernel {
     #[inline]
     fn arm_vmstat_update(&mut self, cpu: usize, z: usize) {
         if self.next_vmstat == crate::kernel::VMSTAT_IDLE && self.cpus[cpu].pcp[z].high > self.zones[z].pcp_high_min {
+            self.arm_vmstat();
+        }
+    }
+
+    /// `vmstat_update` runs from the next whole second.
+    pub(crate) fn arm_vmstat(&mut self) {
+        if self.next_vmstat == crate::kernel::VMSTAT_IDLE {
             let s = crate::kernel::VMSTAT_INTERVAL_NS;
             self.next_vmstat = (self.now / s + 1).saturating_mul(s);
         }
@@ -860,6 +870,7 @@ impl Kernel {
         if self.in_kswapd {
             self.kswapd_freed(z, n);
         }
+        self.vmstat_account_free(cpu, z);
     }
 
     /// `drain_pages(cpu)`: every page on the CPU's lists back to the zones.

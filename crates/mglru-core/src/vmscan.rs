@@ -821,7 +821,8 @@ impl Kernel {
         let file = self.lruvec_page_state(target, LRU_INACTIVE_FILE);
         sc.cache_trim_mode = (file >> sc.priority) != 0 && sc.may_deactivate & DEACTIVATE_FILE == 0 && !sc.no_cache_trim_mode;
         if !sc.cgroup_reclaim() {
-            let free = self.nr_free_pages();
+            // sum_zone_node_page_state: the zones' counters (crate::vmstat).
+            let free = self.global_free_state();
             let file = self.node_page_state_lru(LRU_ACTIVE_FILE) + self.node_page_state_lru(LRU_INACTIVE_FILE);
             let anon = self.node_page_state_lru(LRU_INACTIVE_ANON);
             sc.file_is_tiny = file + free <= self.node_wmark(2) && sc.may_deactivate & DEACTIVATE_ANON == 0 && (anon >> sc.priority) != 0;

@@ -138,7 +138,8 @@ impl Kernel {
     /// `global_dirtyable_memory`: free pages above the reserves plus the
     /// file LRUs, plus one (never 0). No highmem on x86_64.
     pub fn global_dirtyable_memory(&self) -> u64 {
-        let free = self.nr_free_pages();
+        // global_zone_page_state: the zones' counters (crate::vmstat).
+        let free = self.global_free_state();
         let reserve = self.totalreserve_pages();
         free - free.min(reserve)
             + self.node_page_state_lru(LRU_INACTIVE_FILE)

@@ -46,11 +46,13 @@ fn machine(mode: KswapdMode, page_copy: u64, scan: u64) -> T {
     t
 }
 
-/// Read page after page until the zone's free count (its free lists,
-/// without the CPU's list) is at most `to`: what a task allocating to a
-/// watermark does, whatever the list's refills.
+/// Read page after page until the zone's free count as the watermark
+/// checks read it (NR_FREE_PAGES without the CPU's unfolded difference,
+/// crate::vmstat; its free lists, without the CPU's list) is at most
+/// `to`: what a task allocating to a watermark does, whatever the list's
+/// refills.
 fn read_until_free(t: &mut T, mut page: u64, to: u64) -> u64 {
-    while t.k().folios.nr_free_zone(ZONE_DMA32) > to {
+    while t.k().zone_free_state(ZONE_DMA32) > to {
         t.run(&format!("read t f {page}"));
         page += 1;
     }
