@@ -485,48 +485,44 @@ impl Kernel {
     pub(crate) fn task_access(&mut self, op: &Op) {
         let k = self;
         match *op {
-            Op::Read { task, file, page, count } => {
-            if k.begin_task_op(task, count) {
-                k.sim.page_accesses += count;
-                k.filemap_read(file, page, count);
-                let c = k.cost.page_copy * count;
-                k.spend_cpu(c, true);
-            }
-        }
-        Op::Write { task, file, page, count } => {
-            if k.begin_task_op(task, count) {
-                k.sim.page_accesses += count;
-                k.filemap_write(file, page, count);
-                let c = k.cost.page_copy * count;
-                k.spend_cpu(c, true);
-            }
-        }
-        Op::Load { task, region, page, count } | Op::Store { task, region, page, count } => {
-            let write = matches!(op, Op::Store { .. });
-            if k.begin_task_op(task, count) {
-                for p in page..page + count {
-                    if !k.tasks[task as usize].alive {
-                        k.sim.dropped_accesses += page + count - p;
-                        break;
+            Op::Read { task, file, page, count } | Op::Write { task, file, page, count } => {
+                if k.begin_task_op(task, count) {
+                    k.sim.page_accesses += count;
+                    if matches!(op, Op::Write { .. }) {
+                        k.filemap_write(file, page, count);
+                    } else {
+                        k.filemap_read(file, page, count);
                     }
-                    k.sim.page_accesses += 1;
-                    k.kswapd_run_due();
-                    k.access(region, p, write);
-                    // Each page is touched from user space: a fault
-                    // that charged over memory.high returns to user
-                    // mode through mem_cgroup_handle_over_high
-                    // (resume_user_mode_work), page by page.
-                    if k.nr_pages_over_high != 0 {
-                        k.mem_cgroup_handle_over_high();
-                    }
-                    // (After the last page the operation ends: nothing to
-                    // pause for.)
-                    if p + 1 < page + count {
-                        k.task_yield_point_user();
+                    let c = k.cost.page_copy * count;
+                    k.spend_cpu(c, true);
+                }
+            }
+            Op::Load { task, region, page, count } | Op::Store { task, region, page, count } => {
+                let write = matches!(op, Op::Store { .. });
+                if k.begin_task_op(task, count) {
+                    for p in page..page + count {
+                        if !k.tasks[task as usize].alive {
+                            k.sim.dropped_accesses += page + count - p;
+                            break;
+                        }
+                        k.sim.page_accesses += 1;
+                        k.kswapd_run_due();
+                        k.access(region, p, write);
+                        // Each page is touched from user space: a fault
+                        // that charged over memory.high returns to user
+                        // mode through mem_cgroup_handle_over_high
+                        // (resume_user_mode_work), page by page.
+                        if k.nr_pages_over_high != 0 {
+                            k.mem_cgroup_handle_over_high();
+                        }
+                        // (After the last page the operation ends: nothing to
+                        // pause for.)
+                        if p + 1 < page + count {
+                            k.task_yield_point_user();
+                        }
                     }
                 }
             }
-        }
             _ => unreachable!("task_access of a line that is not an access"),
         }
     }
