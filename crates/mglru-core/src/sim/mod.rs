@@ -254,6 +254,10 @@ impl Simulator {
                 return self.par_access(op, t);
             }
             self.par_drain();
+            if let Op::Exit { task } = *op {
+                // Nothing of the task runs again: its coroutine's stack goes.
+                self.coros.forget(task as usize);
+            }
             self.boot()?.sched_barrier_begin();
         }
         let k = self.boot()?;

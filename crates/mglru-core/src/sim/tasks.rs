@@ -61,6 +61,14 @@ pub(super) struct TaskCoros {
 unsafe impl Send for TaskCoros {}
 
 impl TaskCoros {
+    /// Drop task `t`'s coroutine (the task exited; nothing is in flight).
+    pub(super) fn forget(&mut self, t: usize) {
+        debug_assert!(!self.busy.contains(&t));
+        if let Some(c) = self.coros.get_mut(t) {
+            *c = None;
+        }
+    }
+
     /// The operation in flight that is furthest behind, other than
     /// `except`: (clock, task). A task asleep on a throttle queue counts
     /// at its wake-up time.
