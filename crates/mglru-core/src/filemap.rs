@@ -23,6 +23,19 @@ pub const BDI_IO_PAGES: u64 = 256;
 pub const BUFFER_HEAD_BYTES: u64 = 112;
 
 impl Kernel {
+    /// A folio just allocated for `index` of `file`, unless another task
+    /// filled the slot while the allocation (its charge, its reclaim) let
+    /// others run (parallel scheduling): then the new folio is freed and
+    /// the one found is returned as `Err` (`filemap_add_folio`'s -EEXIST).
+    fn filemap_add_new_folio(&mut self, file: u32, index: u64, pfn: u32, dirty: bool) -> Result<u32, u32> {
+        if let Some(found) = self.files[file as usize].folio_at(index) {
+            self.free_folio(pfn);
+            return Err(found);
+        }
+        self.filemap_add_folio(file, index, pfn, dirty);
+        Ok(pfn)
+    }
+
     /// `filemap_add_folio` after the folio was allocated and charged:
     /// insert it, take the shadow's refault into account (not for writes),
     /// and queue it for the LRU.
@@ -135,7 +148,13 @@ impl Kernel {
                 continue;
             }
             let Some(pfn) = self.alloc_folio(memcg, Gfp::NoRetry) else { break };
-            self.filemap_add_folio(file, index + i, pfn, false);
+            if self.filemap_add_new_folio(file, index + i, pfn, false).is_err() {
+                // Read meanwhile by another task: skipped, as a cached page.
+                self.read_pages(memcg, pending);
+                pending = 0;
+                i += 1;
+                continue;
+            }
             if i == mark {
                 self.folios.get_mut(pfn).set(pg::READAHEAD);
             }
@@ -322,10 +341,15 @@ impl Kernel {
                 let Some(pfn) = self.alloc_folio(memcg, Gfp::Normal) else {
                     return from_disk; // -ENOMEM
                 };
-                self.filemap_add_folio(file, pos, pfn, false);
-                self.read_pages(memcg, 1);
-                from_disk += 1;
-                batch[0] = pfn;
+                match self.filemap_add_new_folio(file, pos, pfn, false) {
+                    Ok(pfn) => {
+                        self.read_pages(memcg, 1);
+                        from_disk += 1;
+                        batch[0] = pfn;
+                    }
+                    // Another task added it meanwhile: the lookup again.
+                    Err(found) => batch[0] = found,
+                }
                 n = 1;
             }
             let last = batch[n - 1];
@@ -389,14 +413,18 @@ impl Kernel {
                 Some(p) => p,
                 None => {
                     let Some(p) = self.alloc_folio(memcg, Gfp::Normal) else { break };
-                    self.filemap_add_folio(file, idx, p, true);
-                    // write_begin's new folio: its allocation, insertion
-                    // and the file system's block reservation (system
-                    // time, `write_new`).
-                    if self.cost.write_new > 0 {
-                        self.spend_cpu(self.cost.write_new, true);
+                    match self.filemap_add_new_folio(file, idx, p, true) {
+                        Ok(p) => {
+                            // write_begin's new folio: its allocation,
+                            // insertion and the file system's block
+                            // reservation (system time, `write_new`).
+                            if self.cost.write_new > 0 {
+                                self.spend_cpu(self.cost.write_new, true);
+                            }
+                            p
+                        }
+                        Err(found) => found,
                     }
-                    p
                 }
             };
             self.folio_create_buffers(pfn);
@@ -549,7 +577,9 @@ impl Kernel {
             return (Some(pfn), dropped && !tried);
         }
         let Some(pfn) = self.alloc_folio(memcg, Gfp::Normal) else { return (None, dropped && !tried) };
-        self.filemap_add_folio(file, page, pfn, false);
+        if let Err(found) = self.filemap_add_new_folio(file, page, pfn, false) {
+            return (Some(found), dropped && !tried);
+        }
         self.ev.add(Ev::Pgpgin, 4);
         // page_not_uptodate: the read is done with the lock dropped
         // (maybe_unlock_mmap_for_io, on the first try only).

@@ -30,6 +30,11 @@ pub mod pg {
     /// whose writeback ends is rotated to the tail as if reclaim had
     /// marked it (`folio_end_writeback`).
     pub const READAHEAD: u32 = RECLAIM;
+    /// Freed while a reclaimer held it isolated (parallel scheduling: its
+    /// task OOM-killed while another task's reclaim was paused with it in
+    /// its batch): the reclaimer's reference is the last, and it frees the
+    /// folio when it comes back to it (crate::vmscan).
+    pub const ORPHAN: u32 = 1 << 10;
     /// The folio is anonymous (its mapping is an anon region), not page cache.
     pub const ANON: u32 = 1 << 11;
     /// The folio is allocated (not on the free list).

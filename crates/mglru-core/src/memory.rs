@@ -618,7 +618,18 @@ impl Kernel {
     pub fn free_unmapped_folio(&mut self, pfn: u32) {
         self.folio_leave_batches(pfn);
         let f = *self.folios.get(pfn);
-        debug_assert!(!f.test(pg::ISOLATED));
+        if f.test(pg::ISOLATED) {
+            // In a batch of a reclaimer paused in the middle (parallel
+            // scheduling): its isolation reference keeps the folio until it
+            // comes back to it and frees it (shrink_folio_list,
+            // move_folios_to_lru), as folio_put leaves it in 6.12.
+            let fm = self.folios.get_mut(pfn);
+            fm.set(pg::ORPHAN);
+            if f.test(pg::ANON) {
+                fm.clear(pg::DIRTY);
+            }
+            return;
+        }
         if f.test(pg::LRU) {
             self.lruvec_del_folio(pfn);
             self.folios.get_mut(pfn).clear(pg::LRU);

@@ -281,7 +281,6 @@ impl Kernel {
     #[inline]
     fn rmqueue(&mut self, z: usize, mt: usize, nofragment: bool) -> Option<u32> {
         let page = self.rmqueue_pcplist(z, mt, nofragment);
-        self.vmstat_account_free(self.cpu, z);
         if self.zones[z].boosted_wmark && !self.alloc_no_kswapd && !(self.in_reclaim && !self.in_kswapd) {
             self.zones[z].boosted_wmark = false;
             self.wakeup_kswapd();
@@ -735,6 +734,8 @@ impl Kernel {
                 None => break,
             }
         }
+        // The pages left the zone's free lists on this CPU (crate::vmstat).
+        self.vmstat_account_free(cpu, z);
         self.cpus[cpu].pcp[z].pop_front(mt)
     }
 
@@ -870,7 +871,9 @@ impl Kernel {
         if self.in_kswapd {
             self.kswapd_freed(z, n);
         }
-        self.vmstat_account_free(cpu, z);
+        // Counted on the CPU doing the free (drain_all_pages drains the
+        // others' lists from the caller's, as `__drain_all_pages` does).
+        self.vmstat_account_free(self.cpu, z);
     }
 
     /// `drain_pages(cpu)`: every page on the CPU's lists back to the zones.

@@ -191,6 +191,9 @@ impl Kernel {
         let cpu = self.tasks[t].cpu as usize;
         let ready = self.sched.task_clock[t].max(self.sched.release);
         let start = ready.max(self.sched.cpu_free[cpu]);
+        // The CPU is held until the operation ends (sched_task_end): not
+        // idle for kswapd's placement meanwhile, even while it is paused.
+        self.sched.cpu_free[cpu] = u64::MAX;
         self.sched.release = start;
         self.sched_set_clock(start);
         // Waiting for its CPU, the task was runnable (psi).
@@ -252,11 +255,18 @@ impl Kernel {
     /// since no later than now wakes now.
     pub(crate) fn wake_throttle_isolated(&mut self) {
         let now = self.now;
+        let mut woke = false;
         for &(t, since) in &self.sched.isolated_waiters {
             let w = &mut self.sched.wake_at[t as usize];
             if since <= now && now < *w {
                 *w = now;
+                woke = true;
             }
+        }
+        if woke {
+            // The woken task is now the one furthest behind: the running
+            // one pauses at its next yield point.
+            self.sched.yield_bound = self.sched.yield_bound.min(now);
         }
     }
 
@@ -291,6 +301,9 @@ impl Kernel {
         // (set when it started this operation); it lives as long as the
         // coroutine, which is running.
         let y = unsafe { y.as_ref() };
+        // The stores above must be done before another coroutine runs: the
+        // kernel's address escapes through an opaque barrier first.
+        let _ = std::hint::black_box(self as *mut Kernel);
         let input = y.suspend(CoOut::Paused);
         debug_assert!(matches!(input, CoIn::Go));
         // Other tasks changed the kernel while this one was paused; the

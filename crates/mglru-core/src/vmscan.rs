@@ -253,11 +253,14 @@ impl Kernel {
             if let Some(&ahead) = list.get(i + 4) {
                 self.prefetch_folio_removal(ahead);
             }
-            let fate = self.shrink_one_folio(pfn, sc, stat);
+            // A folio its owner freed while this batch held it: the
+            // isolation's reference was the last (crate::memory
+            // `free_unmapped_folio`).
+            let fate = if self.folios.get(pfn).test(pg::ORPHAN) { Fate::Freed } else { self.shrink_one_folio(pfn, sc, stat) };
             match fate {
                 Fate::Freed => {
                     nr_reclaimed += 1;
-                    self.folios.get_mut(pfn).clear(pg::ISOLATED);
+                    self.folios.get_mut(pfn).clear(pg::ISOLATED | pg::ORPHAN);
                     let f = self.folios.get_mut(pfn);
                     f.clear(pg::ACTIVE | pg::REFERENCED | pg::WORKINGSET | pg::RECLAIM);
                     self.free_folio(pfn);
@@ -449,6 +452,12 @@ impl Kernel {
     pub fn move_folios_to_lru(&mut self, list: &[u32]) -> u64 {
         let mut moved = 0;
         for &pfn in list {
+            if self.folios.get(pfn).test(pg::ORPHAN) {
+                // Freed by its owner meanwhile: the last reference goes.
+                self.folios.get_mut(pfn).clear(pg::ISOLATED | pg::ORPHAN | pg::ACTIVE | pg::REFERENCED | pg::WORKINGSET);
+                self.free_folio(pfn);
+                continue;
+            }
             if !self.folio_evictable(pfn) {
                 // Mlocked meanwhile: back through the add batch, which
                 // culls it to the unevictable list (mlock.rs).
@@ -547,6 +556,10 @@ impl Kernel {
             // Wait a bit for the other reclaimers (VMSCAN_THROTTLE_ISOLATED).
             stalled = true;
             self.reclaim_throttle(Throttle::Isolated);
+            // About to die (OOM-killed meanwhile) and free its memory.
+            if !self.in_kswapd && !self.tasks.get(self.current as usize).is_none_or(|t| t.alive) {
+                return SWAP_CLUSTER_MAX;
+            }
         }
         self.lru_add_drain();
         let mut list = Vec::with_capacity(nr_to_scan as usize);

@@ -47,11 +47,16 @@ fn fls(x: u64) -> i64 {
 /// each folded into the zone (`x` back to 0) once it passes `t`
 /// (`__mod_zone_page_state`); returns the new difference.
 fn step_units(x: i64, s: i64, n: i64, t: i64) -> i64 {
-    // Steps until the first fold: |x + s·k| reaches t + 1.
-    let to_first = t + 1 - s * x;
+    if n == 0 {
+        return x;
+    }
+    // Steps until the first fold: |x + s·k| passes t (at the first step
+    // already when a lowered threshold left |x| above it).
+    let to_first = if (x + s).abs() > t { 1 } else { t + 1 - s * x };
     if n < to_first {
         return x + s * n;
     }
+    // From 0 after the fold, one more every t + 1 steps.
     s * ((n - to_first) % (t + 1))
 }
 
@@ -184,7 +189,7 @@ impl Kernel {
 
     /// `global_zone_page_state(NR_FREE_PAGES)`: the zones' counters.
     pub fn global_free_state(&self) -> u64 {
-        (0..NR_ZONES).map(|z| self.zone_free_state(z)).sum()
+        (0..NR_ZONES).map(|z| self.held_back(z, self.zone_free_state(z))).sum()
     }
 }
 
@@ -211,7 +216,12 @@ mod tests {
         // Exactly to the fold.
         assert_eq!(step_units(0, -1, 4, 3), 0);
         assert_eq!(step_units(0, -1, 3, 3), -3);
-        for x0 in -3i64..=3 {
+        // A difference left above a lowered threshold folds at the first
+        // step (6.12: abs(x) > t after adding).
+        assert_eq!(step_units(-40, 1, 1, 5), 0);
+        assert_eq!(step_units(-40, 1, 3, 5), 2);
+        assert_eq!(step_units(40, 1, 1, 5), 0);
+        for x0 in -9i64..=9 {
             for n in 0..20 {
                 let mut x = x0;
                 for _ in 0..n {
@@ -221,6 +231,14 @@ mod tests {
                     }
                 }
                 assert_eq!(step_units(x0, -1, n, 3), x, "{x0} {n}");
+                let mut x = x0;
+                for _ in 0..n {
+                    x += 1;
+                    if x.abs() > 3 {
+                        x = 0;
+                    }
+                }
+                assert_eq!(step_units(x0, 1, n, 3), x, "{x0} +{n}");
             }
         }
     }

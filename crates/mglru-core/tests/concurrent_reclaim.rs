@@ -180,3 +180,28 @@ fn a_reclaimer_that_puts_its_batch_back_wakes_the_sleeper() {
     assert!(slept < n * 20 * MS, "{slept} ns over {n} sleeps: none woken early");
     assert!(slept < n * MS, "{slept} ns over {n} sleeps: each ends within a batch's time");
 }
+
+#[test]
+fn two_tasks_missing_the_same_pages_at_once_add_each_once() {
+    // a and b read the same pages of one file, in lines of 16, in a memcg
+    // whose limit makes every charge reclaim: one task's allocation for a
+    // page may pause in its reclaim while the other adds that page; the
+    // first then finds the slot taken and frees its new folio
+    // (filemap_add_folio's -EEXIST). The accounting holds and every page
+    // is cached once. Both policies, mmap faults and buffered reads.
+    for policy in [Policy::Classic, Policy::Mglru] {
+        let mut lines = String::from(
+            "memory 256M\ncpus 2\nmemcg app max=1M\nfile f size=4M readahead=0\ntask a memcg=app cpu=0\ntask b memcg=app cpu=1\n\
+             mmap a m file=f\nmmap b n file=f\n",
+        );
+        for i in 0..64u64 {
+            let p = (i * 16) % 1024;
+            lines += &format!("read a f {p} 16\nread b f {p} 16\nload a m {} 4\nload b n {} 4\n", (p + 512) % 1024, (p + 512) % 1024);
+        }
+        let mut t = t(policy, Schedule::Parallel, CostModel::default());
+        t.run(&lines);
+        t.sim.finish().unwrap();
+        t.check();
+        assert_eq!(t.k().sched.direct_reclaimers_peak, 2, "{policy:?}");
+    }
+}
