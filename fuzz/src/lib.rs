@@ -374,10 +374,17 @@ fn run(input: &[u8]) -> Result<Outcome, String> {
         ops.retain(|op| !matches!(op, Op::Memory { .. }));
     }
     let policy = if input.len() % 2 == 0 { mglru_core::kernel::Policy::Classic } else { mglru_core::kernel::Policy::Mglru };
+    // Half the inputs run with the tasks side by side (their operations
+    // interleaving inside the kernel), a quarter of all with kswapd as a
+    // thread.
+    let schedule = if input.len() % 4 >= 2 { mglru_core::sched::Schedule::Parallel } else { mglru_core::sched::Schedule::Serial };
+    let kswapd = if input.len() % 8 >= 4 { mglru_core::kswapd::KswapdMode::Thread } else { mglru_core::kswapd::KswapdMode::Instant };
     let opts = mglru_core::sim::RunOptions {
         memory: Some(memory.min(RUN_MAX_MEMORY)),
         policy: Some(policy),
         seed: input.len() as u64,
+        schedule,
+        kswapd,
         ..Default::default()
     };
     let mut sim = mglru_core::sim::Simulator::new(opts);
