@@ -1256,9 +1256,11 @@ impl Kernel {
                 break;
             }
             if at > self.now {
-                // Asleep until kswapd's pass ends.
+                // Asleep until kswapd's pass ends; the other tasks run
+                // meanwhile (parallel scheduling).
                 self.sim.task_ns += at - self.now;
                 self.advance_to(at);
+                self.task_yield_point();
                 idle_rounds = 0;
             } else {
                 idle_rounds += 1;
