@@ -39,9 +39,7 @@ type TaskCoroutine = Coroutine<CoIn, CoOut, (), DefaultStack>;
 
 struct TaskCoro {
     co: TaskCoroutine,
-    /// An operation of this task is in flight (paused).
-    busy: bool,
-    /// Where it paused.
+    /// Where it paused (while its task is in `TaskCoros::busy`).
     clock: u64,
     /// The CPU it holds.
     cpu: usize,
@@ -123,6 +121,10 @@ impl Drop for KernelBox {
 }
 
 impl Simulator {
+    fn kernel_ref(&self) -> &Kernel {
+        self.kernel.as_ref().expect("the kernel is built before any operation").get()
+    }
+
     /// Resume task `t`'s paused operation until it pauses again past
     /// `bound` (or past the clock of another operation in flight), or ends.
     fn par_resume(&mut self, t: usize, bound: u64) {
@@ -141,21 +143,15 @@ impl Simulator {
         let kp = std::hint::black_box(self.kernel.as_ref().expect("kernel").ptr());
         // SAFETY: the kernel is alive; the coroutine has stopped.
         let k = unsafe { &mut *kp };
-        let c = self.coros.coros[t].as_mut().expect("a coroutine");
+        let busy = &mut self.coros.busy;
         match r {
             CoroutineResult::Yield(CoOut::Paused) => {
-                if !c.busy {
-                    c.busy = true;
-                    self.coros.busy.push(t);
+                if !busy.contains(&t) {
+                    busy.push(t);
                 }
-                c.clock = k.now;
+                self.coros.coros[t].as_mut().expect("a coroutine").clock = k.now;
             }
-            CoroutineResult::Yield(CoOut::Done) => {
-                if c.busy {
-                    c.busy = false;
-                    self.coros.busy.retain(|&u| u != t);
-                }
-            }
+            CoroutineResult::Yield(CoOut::Done) => busy.retain(|&u| u != t),
             CoroutineResult::Return(()) => unreachable!("a task's coroutine never returns"),
         }
         k.sched.yielder = YielderRef::default();
@@ -164,7 +160,7 @@ impl Simulator {
     /// Run the operation furthest behind one step; false if none is in
     /// flight.
     fn par_step(&mut self, bound: u64) -> bool {
-        match self.coros.earliest(self.kernel.as_ref().expect("kernel").get(), None) {
+        match self.coros.earliest(self.kernel_ref(), None) {
             Some((_, t)) => {
                 self.par_resume(t, bound);
                 true
@@ -181,18 +177,15 @@ impl Simulator {
     /// An access line of `task` in parallel scheduling.
     pub(super) fn par_access(&mut self, op: &Op, task: u32) -> Result<(), super::SimError> {
         let t = task as usize;
-        let cpu = {
-            let k = self.kernel.as_ref().expect("kernel").get();
-            k.tasks[t].cpu as usize
-        };
+        let cpu = self.kernel_ref().tasks[t].cpu as usize;
         // Its task and its CPU must be free: what holds them ends first
         // (and whatever is further behind runs before it).
         while self.coros.busy.iter().any(|&i| i == t || self.coros.coros[i].as_ref().is_some_and(|c| c.cpu == cpu)) {
             self.par_step(u64::MAX);
         }
-        let start = self.kernel.as_ref().expect("kernel").get().sched_ready(task);
+        let start = self.kernel_ref().sched_ready(task);
         // Everything in flight catches up with the line's start.
-        while let Some((clock, u)) = self.coros.earliest(self.kernel.as_ref().expect("kernel").get(), None) {
+        while let Some((clock, u)) = self.coros.earliest(self.kernel_ref(), None) {
             if clock >= start {
                 break;
             }
@@ -229,7 +222,7 @@ impl Simulator {
                 }
                 input = y.suspend(CoOut::Done);
             });
-            self.coros.coros[t] = Some(TaskCoro { co, busy: false, clock: 0, cpu });
+            self.coros.coros[t] = Some(TaskCoro { co, clock: 0, cpu });
         }
         let c = self.coros.coros[t].as_mut().expect("made above");
         c.cpu = cpu;
