@@ -230,8 +230,18 @@ struct CpuView<'a> {
     direct_reclaimers_peak: u32,
     reclaim_throttled: ThrottleView,
     reclaim_throttled_ns: ThrottleView,
+    lru_lock: LockView,
     tasks: Tasks<'a>,
     reclaim_work: WorkView,
+}
+
+/// `cpu.lru_lock`: the timed lru_lock sections.
+#[derive(Serialize)]
+struct LockView {
+    sections: u64,
+    contended: u64,
+    wait_ns: u64,
+    kswapd_wait_ns: u64,
 }
 
 /// `cpu.reclaim_throttled`: reclaim_throttle sleeps by reason.
@@ -328,6 +338,12 @@ pub fn report_value(r: &Report) -> impl Serialize + '_ {
                 isolated: r.cpu.reclaim_throttled_ns[1],
                 congested: r.cpu.reclaim_throttled_ns[2],
             },
+            lru_lock: LockView {
+                sections: r.cpu.lru_lock.sections,
+                contended: r.cpu.lru_lock.contended,
+                wait_ns: r.cpu.lru_lock.wait_ns,
+                kswapd_wait_ns: r.cpu.lru_lock.kswapd_wait_ns,
+            },
             tasks: Tasks(&r.cpu.tasks),
             reclaim_work: WorkView {
                 scanned: r.cpu.reclaim_work.scanned,
@@ -393,6 +409,7 @@ mod tests {
                 direct_reclaimers_peak: 2,
                 reclaim_throttled: [3, 4, 5],
                 reclaim_throttled_ns: [6, 7, 8],
+                lru_lock: crate::sched::LruLockStats { sections: 16, contended: 17, wait_ns: 18, kswapd_wait_ns: 19 },
                 tasks: vec![crate::report::TaskCpuReport { name: "t\"1".into(), cpu: 1, utime_ns: 6, stime_ns: 7 }],
                 reclaim_work: crate::kernel::ReclaimWork { scanned: 11, rmap: 12, pte: 13, pageout: 14, lruvecs: 15 },
             },
@@ -423,6 +440,8 @@ mod tests {
         assert_eq!(v["cpu"]["direct_reclaimers_peak"], 2);
         assert_eq!(v["cpu"]["reclaim_throttled"]["isolated"], 4);
         assert_eq!(v["cpu"]["reclaim_throttled_ns"]["congested"], 8);
+        assert_eq!(v["cpu"]["lru_lock"]["contended"], 17);
+        assert_eq!(v["cpu"]["lru_lock"]["kswapd_wait_ns"], 19);
         assert_eq!(v["cpu"]["schedule"], "parallel");
         assert_eq!(v["cpu"]["tasks"]["t\"1"]["stime_ns"], 7);
         assert_eq!(v["cpu"]["reclaim_work"]["rmap"], 12);

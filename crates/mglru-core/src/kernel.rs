@@ -309,6 +309,8 @@ pub struct SimCounters {
     /// The time those sleeps lasted, by reason (the trace event's
     /// `usec_delayed`), ns.
     pub reclaim_throttled_ns: [u64; 3],
+    /// The timed lru_lock sections (crate::sched `lru_lock_section`).
+    pub lru_lock: crate::sched::LruLockStats,
 }
 
 /// Counts of the reclaim steps that cost CPU time apart from the folios

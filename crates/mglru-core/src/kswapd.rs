@@ -141,7 +141,7 @@ pub struct Kswapd {
     /// The pass in progress: its duration so far (CPU time and sleeps),
     /// pages freed since the last scan was costed, and the frees costed so
     /// far (offset in the pass, pages per zone).
-    pass_ns: u64,
+    pub(crate) pass_ns: u64,
     pass_frees: [u64; NR_ZONES],
     pass_marks: Vec<(u64, [u64; NR_ZONES])>,
     /// balance_pgdat's `nr_boost_reclaim` (pages of boosted reclaim still

@@ -1159,10 +1159,12 @@ impl Kernel {
     pub fn evict_folios(&mut self, memcg: u16, sc: &mut ScanControl, swappiness: u32) -> u64 {
         let mut list = Vec::new();
         let (mut scanned, type_) = self.isolate_folios(memcg, sc, swappiness, &mut list);
+        let hold = self.cost.lru_lock + scanned * self.cost.lock_isolate_gen;
         scanned += self.try_to_inc_min_seq(memcg, swappiness != 0) as u64;
         if self.get_nr_gens(memcg, (swappiness == 0) as usize) == MIN_NR_GENS {
             scanned = 0;
         }
+        self.lru_lock_section(memcg, hold, 0, true);
         if list.is_empty() {
             return scanned;
         }
@@ -1217,6 +1219,10 @@ impl Kernel {
                 clean.push(pfn);
             }
             self.move_folios_to_lru(&keep);
+            // Its section comes after shrink_folio_list's work, whose time
+            // is charged at the end.
+            let hold = self.cost.lru_lock + keep.len() as u64 * self.cost.lock_putback;
+            self.lru_lock_section(memcg, hold, self.pending_reclaim_ns(), false);
             let e = if self.in_kswapd { Ev::PgstealKswapd } else { Ev::PgstealDirect };
             if !sc.cgroup_reclaim() {
                 self.ev.add(e, reclaimed);

@@ -195,6 +195,9 @@ pub struct CpuReport {
     pub reclaim_throttled: [u64; 3],
     /// How long those sleeps lasted, by reason, ns.
     pub reclaim_throttled_ns: [u64; 3],
+    /// The lruvecs' lru_lock: sections timed, those that waited for
+    /// another CPU's, and the time spent spinning (tasks, kswapd).
+    pub lru_lock: crate::sched::LruLockStats,
     pub tasks: Vec<TaskCpuReport>,
     /// The reclaim steps the cost model charged, over the run (every
     /// reclaimer together): folios scanned, mappings visited by rmap
@@ -553,6 +556,7 @@ impl Kernel {
             direct_reclaimers_peak: self.sched.direct_reclaimers_peak,
             reclaim_throttled: self.sim.reclaim_throttled,
             reclaim_throttled_ns: self.sim.reclaim_throttled_ns,
+            lru_lock: self.sim.lru_lock,
             tasks: self
                 .tasks
                 .iter()

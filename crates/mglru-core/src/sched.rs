@@ -156,6 +156,25 @@ pub struct SchedState {
     pub wake_at: Vec<u64>,
     /// The tasks asleep on that queue and when each went to sleep.
     pub isolated_waiters: Vec<(u32, u64)>,
+    /// Per lruvec (memcg index): the last timed section of its lru_lock,
+    /// (start, end, holder: a task number or `LOCK_KSWAPD`).
+    pub lru_locks: Vec<(u64, u64, u32)>,
+}
+
+/// The holder number of kswapd's lru_lock sections.
+const LOCK_KSWAPD: u32 = u32::MAX;
+
+/// What the timed lru_lock sections came to (report `cpu.lru_lock`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LruLockStats {
+    /// Sections timed.
+    pub sections: u64,
+    /// Sections that had to wait for another CPU's.
+    pub contended: u64,
+    /// Time the tasks spun waiting (their system time), ns.
+    pub wait_ns: u64,
+    /// Time kswapd spun waiting (its CPU time), ns.
+    pub kswapd_wait_ns: u64,
 }
 
 impl Kernel {
@@ -267,6 +286,75 @@ impl Kernel {
             // The woken task is now the one furthest behind: the running
             // one pauses at its next yield point.
             self.sched.yield_bound = self.sched.yield_bound.min(now);
+        }
+    }
+
+    /// Whether lru_lock sections are timed: only where another CPU's work
+    /// can overlap this one's in time (tasks in parallel scheduling, kswapd
+    /// as a thread beside them), and never on a clock that follows a guest
+    /// (`mglru validate`: the tasks' reclaim takes no model time there).
+    #[inline]
+    pub(crate) fn lru_lock_timed(&self) -> bool {
+        if self.cost.tasks_on_external_clock {
+            return false;
+        }
+        let thread = self.kswapd.mode == crate::kswapd::KswapdMode::Thread;
+        if self.in_kswapd {
+            thread
+        } else {
+            thread || self.sched.yielder.0.is_some()
+        }
+    }
+
+    /// A section of `memcg`'s lruvec lru_lock lasting `hold` ns from
+    /// `offset` ns after now (kswapd's own clock in its thread, else the
+    /// task's; the offset is work done before it whose time is charged
+    /// later, crate::vmscan `pending_reclaim_ns`). If it overlaps
+    /// the last section another CPU's reclaimer or task holds, it starts
+    /// when that one ends: the wait is spinning (`spin_lock_irq`), the
+    /// waiter's CPU time (a task's system time; inside reclaim, memory
+    /// stall time too, as the rest of its reclaim). A section of the same
+    /// holder follows its last one without waiting. With `may_yield` (a
+    /// point where the caller holds nothing a paused task may not) the
+    /// task first lets the others that are behind it in time run, so
+    /// sections mostly come in time order; only the last section per
+    /// lruvec is remembered (docs/FIDELITY.md 15).
+    pub(crate) fn lru_lock_section(&mut self, memcg: u16, hold: u64, offset: u64, may_yield: bool) {
+        if !self.lru_lock_timed() {
+            return;
+        }
+        if may_yield {
+            self.task_yield_point();
+        }
+        let (t, me) = if self.in_kswapd {
+            (self.kswapd.at.saturating_add(self.kswapd.pass_ns), LOCK_KSWAPD)
+        } else {
+            (self.now, self.current)
+        };
+        let t = t.saturating_add(offset);
+        let m = memcg as usize;
+        if self.sched.lru_locks.len() <= m {
+            self.sched.lru_locks.resize(m + 1, (0, 0, 0));
+        }
+        let (since, until, holder) = self.sched.lru_locks[m];
+        let overlaps = t < until && t.saturating_add(hold) > since;
+        let start = if overlaps { until } else { t };
+        self.sim.lru_lock.sections += 1;
+        if overlaps && holder != me {
+            let wait = until - t;
+            self.sim.lru_lock.contended += 1;
+            if self.in_kswapd {
+                self.sim.lru_lock.kswapd_wait_ns += wait;
+                self.kswapd_spend(wait);
+            } else {
+                self.sim.lru_lock.wait_ns += wait;
+                self.spend_cpu(wait, true);
+            }
+        }
+        // A section wholly before the remembered one (out of time order)
+        // leaves it as the last.
+        if start >= since {
+            self.sched.lru_locks[m] = (start, start.saturating_add(hold), me);
         }
     }
 

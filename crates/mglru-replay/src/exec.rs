@@ -106,6 +106,9 @@ pub struct Config {
     /// `--extfrag`: trace the migratetype fallbacks (and non-movable page
     /// allocations) over the workload; result field `extfrag`.
     pub extfrag: bool,
+    /// `--ftrace`/`--ftrace-event`: functions timed by the function_graph
+    /// tracer and tracepoints over the workload; result field `ftrace`.
+    pub ftrace: crate::funcgraph::Request,
     /// The kernel files.
     pub sys: Sys,
 }
@@ -538,6 +541,8 @@ struct Exec {
     vmstat_profile: VmstatProfile,
     /// `--extfrag`'s tracing, set up by `begin`.
     extfrag: Option<crate::extfrag::Tracer>,
+    /// `--ftrace`'s tracer, set up by `begin`.
+    ftrace: Option<crate::funcgraph::Tracer>,
 }
 
 /// Runs `reader`'s trace on the running kernel and prints the result line.
@@ -620,6 +625,7 @@ impl Exec {
             profile: TimeProfile::default(),
             vmstat_profile: VmstatProfile::default(),
             extfrag: None,
+            ftrace: None,
             cfg,
         };
         let meminfo = sysfs::read_opt(&ex.sys.path(sysfs::MEMINFO))?.unwrap_or_default();
@@ -2258,6 +2264,9 @@ impl Exec {
             // snapshot (its pages are not the workload's).
             self.extfrag = Some(crate::extfrag::Tracer::setup(&self.sys)?);
         }
+        if !self.cfg.ftrace.funcs.is_empty() || !self.cfg.ftrace.events.is_empty() {
+            self.ftrace = Some(crate::funcgraph::Tracer::setup(&self.sys, &self.cfg.ftrace)?);
+        }
         // SAFETY: plain system call.
         unsafe { libc::sync() };
         let dc = self.sys.path(sysfs::DROP_CACHES);
@@ -2289,6 +2298,9 @@ impl Exec {
             }
         }
         if let Some(t) = self.extfrag.as_mut() {
+            t.start()?;
+        }
+        if let Some(t) = self.ftrace.as_mut() {
             t.start()?;
         }
         self.start = Some(Start {
@@ -2387,6 +2399,7 @@ impl Exec {
         let end_zones = self.read_zones()?;
         let end_pagetypeinfo = crate::extfrag::read_pagetypeinfo(&self.sys);
         let extfrag = self.extfrag.as_mut().map(|t| t.stop());
+        let ftrace = self.ftrace.as_mut().map(|t| t.stop());
         let wall = self
             .start
             .as_ref()
@@ -2648,6 +2661,9 @@ impl Exec {
         }
         j.end_arr();
         if let Some(r) = &extfrag {
+            r.json(&mut j);
+        }
+        if let Some(r) = &ftrace {
             r.json(&mut j);
         }
         j.end_obj();

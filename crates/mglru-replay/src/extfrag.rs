@@ -369,7 +369,7 @@ fn trigger(keys: &str, cmd: &str, filter: &str) -> String {
 
 /// Writes a tracefs file; a failure's message carries the kernel's
 /// `error_log` (where a rejected trigger is explained).
-fn write_traced(sys: &Sys, dir: &Path, rel: &str, v: &str) -> Result<(), ReplayError> {
+pub(crate) fn write_traced(sys: &Sys, dir: &Path, rel: &str, v: &str) -> Result<(), ReplayError> {
     sys.write_or_err(&dir.join(rel), v).map_err(|e| {
         let log = sysfs::read_opt(&dir.join("error_log")).ok().flatten().unwrap_or_default();
         let tail: Vec<&str> = log.lines().rev().take(4).collect::<Vec<_>>().into_iter().rev().collect();
@@ -384,9 +384,21 @@ fn mono_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// Empties the trace buffer: opening `trace` for writing with truncation
+/// clears it.
+pub(crate) fn clear_trace(sys: &Sys, dir: &Path) -> Result<(), ReplayError> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .create(sys.is_fake())
+        .open(dir.join("trace"))
+        .map(|_| ())
+        .map_err(|e| ReplayError::system(format!("cannot clear {}/trace: {e}", dir.display())))
+}
+
 /// Finds (or mounts) tracefs: `/sys/kernel/tracing`, else debugfs'
 /// `tracing` directory.
-fn find_tracefs(sys: &Sys) -> Result<PathBuf, ReplayError> {
+pub(crate) fn find_tracefs(sys: &Sys, option: &str) -> Result<PathBuf, ReplayError> {
     let candidates = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
     for c in candidates {
         let p = sys.path(c);
@@ -406,15 +418,15 @@ fn find_tracefs(sys: &Sys) -> Result<PathBuf, ReplayError> {
             return Ok(target);
         }
     }
-    Err(ReplayError::system(
-        "--extfrag: no tracefs (tried /sys/kernel/tracing, /sys/kernel/debug/tracing and mounting tracefs)",
-    ))
+    Err(ReplayError::system(format!(
+        "{option}: no tracefs (tried /sys/kernel/tracing, /sys/kernel/debug/tracing and mounting tracefs)"
+    )))
 }
 
 impl Tracer {
     /// Before the start snapshot: buffer size, clock and paused triggers.
     pub fn setup(sys: &Sys) -> Result<Tracer, ReplayError> {
-        let dir = find_tracefs(sys)?;
+        let dir = find_tracefs(sys, "--extfrag")?;
         let w = |rel: &str, v: &str| write_traced(sys, &dir, rel, v);
         w("tracing_on", "0")?;
         w(&format!("{EXTFRAG_EVENT}/enable"), "0")?;
@@ -443,13 +455,7 @@ impl Tracer {
     pub fn start(&mut self) -> Result<(), ReplayError> {
         self.pagetypeinfo_start = self.read_pagetypeinfo();
         let w = |rel: &str, v: &str| write_traced(&self.sys, &self.dir, rel, v);
-        // Opening `trace` for writing with truncation clears the buffer.
-        std::fs::OpenOptions::new()
-            .write(true)
-            .truncate(true)
-            .create(self.sys.is_fake())
-            .open(self.dir.join("trace"))
-            .map_err(|e| ReplayError::system(format!("cannot clear {}/trace: {e}", self.dir.display())))?;
+        clear_trace(&self.sys, &self.dir)?;
         for keys in [TYPE_KEYS, ORDER_KEYS, STACK_KEYS] {
             w(&format!("{EXTFRAG_EVENT}/trigger"), &trigger(keys, "cont", ""))?;
         }

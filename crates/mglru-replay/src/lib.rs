@@ -19,6 +19,7 @@
 
 pub mod exec;
 pub mod extfrag;
+pub mod funcgraph;
 pub mod plan;
 pub mod sysfs;
 

@@ -51,6 +51,14 @@ OPTIONS:
                             kind and by kernel stack), its non-movable page allocations by GFP
                             flags and order (kmem/mm_page_alloc histogram) and /proc/pagetypeinfo
                             at both ends (result field extfrag; needs tracefs)
+    --ftrace FUNC[,FUNC...] time these kernel functions over the workload with the function_graph
+                            tracer (set_ftrace_filter): calls and total duration per function, the
+                            sums of the --ftrace-event counts inside each, and a record per return
+                            and event (result field ftrace; a function not in
+                            available_filter_functions, e.g. inlined, is listed as missing)
+    --ftrace-event GROUP/EVENT[,...]
+                            tracepoints to record beside --ftrace (e.g.
+                            vmscan/mm_vmscan_lru_isolate)
     -h, --help              this text
 
 OUTPUT (real run, standard output):
@@ -76,6 +84,7 @@ struct Args {
     sync_stats_flush: bool,
     parallel: bool,
     extfrag: bool,
+    ftrace: mglru_replay::funcgraph::Request,
     sys_root: Option<PathBuf>,
 }
 
@@ -92,6 +101,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, ReplayError> {
         sync_stats_flush: false,
         parallel: false,
         extfrag: false,
+        ftrace: Default::default(),
         sys_root: None,
     };
     let mut trace = None;
@@ -122,6 +132,19 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, ReplayError> {
             "--sync-stats-flush" => a.sync_stats_flush = true,
             "--parallel" => a.parallel = true,
             "--extfrag" => a.extfrag = true,
+            "--ftrace" | "--ftrace-event" => {
+                let v = value(&mut i)?;
+                let names: Vec<String> =
+                    v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect();
+                if names.is_empty() {
+                    return Err(ReplayError::usage(format!("{flag} needs at least one name")));
+                }
+                if flag == "--ftrace" {
+                    a.ftrace.funcs.extend(names);
+                } else {
+                    a.ftrace.events.extend(names);
+                }
+            }
             "--settle-ms" => {
                 let v = value(&mut i)?;
                 a.settle_ms = v.parse().map_err(|_| {
@@ -185,6 +208,7 @@ fn run(a: Args) -> Result<(), ReplayError> {
         sync_stats_flush: a.sync_stats_flush,
         parallel: a.parallel,
         extfrag: a.extfrag,
+        ftrace: a.ftrace,
         sys: match &a.sys_root {
             Some(r) => Sys::fake(r),
             None => Sys::real(),

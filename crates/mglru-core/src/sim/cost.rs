@@ -77,6 +77,26 @@ pub struct CostModel {
     /// with its scan-count arithmetic, `shrink_slab` for the memcg, the
     /// iterator's step). What a reclaim that finds nothing costs.
     pub lruvec: u64,
+    /// How long one section of a lruvec's `lru_lock` lasts whatever it
+    /// does (taking and releasing the lock, the section's fixed work).
+    /// This and the four below are not charged as time of their own: they
+    /// say which part of the time charged for `scan` (and for the fault or
+    /// write that fills an lru_add batch) is spent holding the lock, so
+    /// that another CPU wanting it waits (docs/COST_MODEL.md "The
+    /// lru_lock"). Only where two CPUs' work overlaps in time: tasks in
+    /// parallel scheduling, kswapd as a thread.
+    pub lru_lock: u64,
+    /// Per folio the classic LRU's `isolate_lru_folios` scans, under the
+    /// lock.
+    pub lock_isolate: u64,
+    /// Per folio the multi-gen LRU's `isolate_folios` (`scan_folios`)
+    /// scans or sorts, under the lock.
+    pub lock_isolate_gen: u64,
+    /// Per folio `move_folios_to_lru` puts back, under the lock.
+    pub lock_putback: u64,
+    /// Per folio an lru_add batch adds to the LRU (`folio_batch_move_lru`),
+    /// under the lock.
+    pub lock_add: u64,
     /// The tasks' time comes from an outside clock (`mglru validate`
     /// following a guest's time profile): reclaim by a task does not move
     /// the clock, kswapd's scanning still takes its time (kswapd's time is
@@ -109,6 +129,14 @@ impl Default for CostModel {
             pte: 3,
             pageout: 139,
             lruvec: LRUVEC_DEFAULT_NS,
+            // The lock sections measured on the guest in instructions, as
+            // ratios to `scan` (docs/COST_MODEL.md "The lru_lock"), times
+            // the default scan.
+            lru_lock: LOCK_DEFAULTS_NS[0],
+            lock_isolate: LOCK_DEFAULTS_NS[1],
+            lock_isolate_gen: LOCK_DEFAULTS_NS[2],
+            lock_putback: LOCK_DEFAULTS_NS[3],
+            lock_add: LOCK_DEFAULTS_NS[4],
             tasks_on_external_clock: false,
         }
     }
@@ -118,6 +146,10 @@ impl Default for CostModel {
 /// (docs/COST_MODEL.md "Reclaim's CPU time by step") times the default
 /// scan.
 pub const LRUVEC_DEFAULT_NS: u64 = 44;
+
+/// The default `lru_lock`, `lock_isolate`, `lock_isolate_gen`,
+/// `lock_putback` and `lock_add` (see Default).
+pub const LOCK_DEFAULTS_NS: [u64; 5] = [4, 3, 10, 9, 11];
 
 /// The largest value of one cost, 1 s: a cost is per operation or per
 /// page, and larger values only make the clock race (and wrap) while
@@ -170,6 +202,11 @@ named_costs!(
     pte,
     pageout,
     lruvec,
+    lru_lock,
+    lock_isolate,
+    lock_isolate_gen,
+    lock_putback,
+    lock_add,
 );
 
 impl CostModel {
