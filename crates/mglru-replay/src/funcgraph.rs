@@ -16,7 +16,9 @@
 //!
 //! Under QEMU's instruction counter (`run-kernel.sh --icount 0`) the
 //! guest's nanosecond is one instruction, so durations are instruction
-//! counts, whatever the host's load.
+//! counts, whatever the host's load. That clock counts the instructions
+//! of every vCPU: a function's duration includes what the other CPU ran
+//! meanwhile, so a measurement wants the other CPU idle (one task).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -265,6 +267,9 @@ impl Tracer {
                 ("funcgraph-tail", "1"),
                 ("funcgraph-proc", "0"),
                 ("funcgraph-irqs", "0"),
+                // A function's time without the time its task was
+                // scheduled out (the functions timed so far never sleep).
+                ("sleep-time", "0"),
             ] {
                 w(&format!("options/{opt}"), v)?;
             }
