@@ -271,16 +271,22 @@ impl Kernel {
     /// `filemap_read` for `count` pages from `page` by the current task.
     /// Returns the number of pages that came from disk. The task waits
     /// `disk_read` for each synchronous miss (asynchronous readahead does
-    /// not block it).
+    /// not block it), and spends `page_copy` for each page as the batch
+    /// holding it is copied; in parallel scheduling it may pause between
+    /// batches (a read is not atomic: another task's work may come between
+    /// two of its batches).
     pub fn filemap_read(&mut self, file: u32, page: u64, count: u64) -> u64 {
         // Fast path: one page, cached, not a readahead mark. The loop below
         // would take a batch of that one folio, start no readahead and
         // mark it accessed unless the previous read ended inside it.
         if count == 1 && self.tasks[self.current as usize].alive && self.filemap_read_one_cached(file, page) {
+            self.spend_cpu(self.cost.page_copy, true);
             return 0;
         }
         if self.files[file as usize].shmem {
-            return self.shmem_file_read(file, page, count);
+            let from_disk = self.shmem_file_read(file, page, count);
+            self.spend_cpu(self.cost.page_copy * count, true);
+            return from_disk;
         }
         self.filemap_read_batches(file, page, count)
     }
@@ -339,7 +345,9 @@ impl Kernel {
                 // filemap_create_folio: the one page, with a full-strength gfp.
                 let memcg = self.tasks[self.current as usize].memcg;
                 let Some(pfn) = self.alloc_folio(memcg, Gfp::Normal) else {
-                    return from_disk; // -ENOMEM
+                    // -ENOMEM; the pages not reached charged as above.
+                    self.spend_cpu(self.cost.page_copy * (end - pos), true);
+                    return from_disk;
                 };
                 match self.filemap_add_new_folio(file, pos, pfn, false) {
                     Ok(pfn) => {
@@ -375,7 +383,19 @@ impl Kernel {
             }
             pos += n as u64;
             last_pos = (pos << 12) as i64;
+            // The batch is copied out (copy_folio_to_iter) and its
+            // references dropped.
+            self.spend_cpu(self.cost.page_copy * n as u64, true);
+            if pos < end {
+                // The read holds nothing between batches (its readahead
+                // state's prev_pos is written at its end, as 6.12 does).
+                self.task_yield_point_user();
+            }
         }
+        // A read stopped by a fatal signal: the pages it did not reach
+        // are charged their copy as before (the line's cost is per page
+        // asked).
+        self.spend_cpu(self.cost.page_copy * (end - pos), true);
         self.files[file as usize].ra.prev_pos = last_pos;
         from_disk
     }
@@ -404,7 +424,9 @@ impl Kernel {
     /// the folio accessed.
     pub fn filemap_write(&mut self, file: u32, page: u64, count: u64) -> u64 {
         if self.files[file as usize].shmem {
-            return self.shmem_file_write(file, page, count);
+            let written = self.shmem_file_write(file, page, count);
+            self.spend_cpu(self.cost.page_copy * count, true);
+            return written;
         }
         let memcg = self.tasks[self.current as usize].memcg;
         let mut written = 0;
@@ -427,11 +449,21 @@ impl Kernel {
                     }
                 }
             };
+            // The copy into the folio, then write_end dirties it.
+            self.spend_cpu(self.cost.page_copy, true);
             self.folio_create_buffers(pfn);
             self.folio_mark_dirty(pfn);
             written += 1;
             self.balance_dirty_pages_ratelimited();
+            if idx + 1 < page + count {
+                // generic_perform_write holds nothing between pages.
+                self.task_yield_point_user();
+            }
         }
+        // A write that stopped early (no memory) copied nothing more; the
+        // pages it did not reach are charged their copy as before, the
+        // line's cost being per page asked.
+        self.spend_cpu(self.cost.page_copy * (count - written), true);
         written
     }
 

@@ -205,3 +205,31 @@ fn two_tasks_missing_the_same_pages_at_once_add_each_once() {
         assert_eq!(t.k().sched.direct_reclaimers_peak, 2, "{policy:?}");
     }
 }
+
+#[test]
+fn two_readers_of_one_file_share_its_misses_batch_by_batch() {
+    // Both tasks read the same 62 uncached pages (readahead off) in one
+    // line each, from time 0, on two CPUs; a miss waits 1,000 ns and
+    // nothing else costs. A read pauses between its batches, so each task
+    // finds cached what the other has read by then and reads the rest
+    // itself: the two share the misses and the lines end at half of
+    // 62,000 ns. (Applied whole, as before 2026-11-27, the first line read
+    // all 62 pages, ending at 62,000, and the second found them cached at
+    // its time 0.)
+    for policy in [Policy::Classic, Policy::Mglru] {
+        let mut par = t(policy, Schedule::Parallel, costs(&[("disk_read", 1_000)]));
+        par.run(
+            "memory 256M\ncpus 2\nfile f size=1M readahead=0\ntask a cpu=0\ntask b cpu=1\n\
+             read a f 0 62\nread b f 0 62\n",
+        );
+        par.sim.finish().unwrap();
+        par.check();
+        let k = par.k();
+        assert_eq!(k.ev.get(Ev::Pgpgin) / 4, 62, "{policy:?}: each page read from disk once");
+        let ends = (k.sched.task_clock[0], k.sched.task_clock[1]);
+        // 62 misses of 1,000 ns between them; the scheduler runs the one
+        // behind, so the two clocks stay within a miss of each other, and
+        // each line ends with the last page: both at 31,000.
+        assert_eq!(ends, (31_000, 31_000), "{policy:?}");
+    }
+}

@@ -492,13 +492,13 @@ impl Kernel {
             Op::Read { task, file, page, count } | Op::Write { task, file, page, count } => {
                 if k.begin_task_op(task, count) {
                     k.sim.page_accesses += count;
+                    // Each page's copy is charged as it is done
+                    // (filemap_read, filemap_write).
                     if matches!(op, Op::Write { .. }) {
                         k.filemap_write(file, page, count);
                     } else {
                         k.filemap_read(file, page, count);
                     }
-                    let c = k.cost.page_copy * count;
-                    k.spend_cpu(c, true);
                 }
             }
             Op::Load { task, region, page, count } | Op::Store { task, region, page, count } => {
