@@ -1158,13 +1158,17 @@ impl Kernel {
     /// have missed rotation.
     pub fn evict_folios(&mut self, memcg: u16, sc: &mut ScanControl, swappiness: u32) -> u64 {
         let mut list = Vec::new();
+        // The lock is held from before the scan (whose time scan_folios
+        // charges) over every folio it scanned or sorted, of both types if
+        // it fell back to the other (isolate_folios' count is filtered).
+        let (t0, seen) = (self.lock_clock(), self.sim.reclaim_work.scanned);
         let (mut scanned, type_) = self.isolate_folios(memcg, sc, swappiness, &mut list);
-        let hold = self.cost.lru_lock + scanned * self.cost.lock_isolate_gen;
+        let hold = self.cost.lru_lock + (self.sim.reclaim_work.scanned - seen) * self.cost.lock_isolate_gen;
         scanned += self.try_to_inc_min_seq(memcg, swappiness != 0) as u64;
         if self.get_nr_gens(memcg, (swappiness == 0) as usize) == MIN_NR_GENS {
             scanned = 0;
         }
-        self.lru_lock_section(memcg, hold, 0, true);
+        self.lru_lock_section(memcg, t0, hold, true);
         if list.is_empty() {
             return scanned;
         }
@@ -1219,10 +1223,13 @@ impl Kernel {
                 clean.push(pfn);
             }
             self.move_folios_to_lru(&keep);
-            // Its section comes after shrink_folio_list's work, whose time
+            // Its section ends with shrink_folio_list's work, whose time
             // is charged at the end.
-            let hold = self.cost.lru_lock + keep.len() as u64 * self.cost.lock_putback;
-            self.lru_lock_section(memcg, hold, self.pending_reclaim_ns(), false);
+            if self.lru_lock_timed() {
+                let hold = self.cost.lru_lock + keep.len() as u64 * self.cost.lock_putback;
+                let end = self.lock_clock().saturating_add(self.pending_reclaim_ns());
+                self.lru_lock_section(memcg, end.saturating_sub(hold), hold, false);
+            }
             let e = if self.in_kswapd { Ev::PgstealKswapd } else { Ev::PgstealDirect };
             if !sc.cgroup_reclaim() {
                 self.ev.add(e, reclaimed);

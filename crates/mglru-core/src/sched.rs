@@ -157,7 +157,7 @@ pub struct SchedState {
     /// The tasks asleep on that queue and when each went to sleep.
     pub isolated_waiters: Vec<(u32, u64)>,
     /// Per lruvec (memcg index): the last timed section of its lru_lock,
-    /// (start, end, holder: a task number or `LOCK_KSWAPD`).
+    /// (start, end, holder: a CPU number or `LOCK_KSWAPD`).
     pub lru_locks: Vec<(u64, u64, u32)>,
 }
 
@@ -306,37 +306,46 @@ impl Kernel {
         }
     }
 
-    /// A section of `memcg`'s lruvec lru_lock lasting `hold` ns from
-    /// `offset` ns after now (kswapd's own clock in its thread, else the
-    /// task's; the offset is work done before it whose time is charged
-    /// later, crate::vmscan `pending_reclaim_ns`). If it overlaps
-    /// the last section another CPU's reclaimer or task holds, it starts
-    /// when that one ends: the wait is spinning (`spin_lock_irq`), the
-    /// waiter's CPU time (a task's system time; inside reclaim, memory
-    /// stall time too, as the rest of its reclaim). A section of the same
-    /// holder follows its last one without waiting. With `may_yield` (a
-    /// point where the caller holds nothing a paused task may not) the
-    /// task first lets the others that are behind it in time run, so
-    /// sections mostly come in time order; only the last section per
-    /// lruvec is remembered (docs/FIDELITY.md 15).
-    pub(crate) fn lru_lock_section(&mut self, memcg: u16, hold: u64, offset: u64, may_yield: bool) {
+    /// The clock lru_lock sections are timed on: kswapd's own in its
+    /// thread, else the running task's.
+    #[inline]
+    pub(crate) fn lock_clock(&self) -> u64 {
+        if self.in_kswapd {
+            self.kswapd.at.saturating_add(self.kswapd.pass_ns)
+        } else {
+            self.now
+        }
+    }
+
+    /// A section of `memcg`'s lruvec lru_lock from `start` (on
+    /// `lock_clock`) lasting `hold` ns, held by this CPU (kswapd's own
+    /// holder when kswapd runs). The callers place it inside the time
+    /// already charged for the work it covers: an isolation from the
+    /// clock before its scan was charged, a putback or a batch's drain
+    /// ending where that work's time ends. If it overlaps the last section
+    /// another CPU holds, it starts when that one ends: the wait is
+    /// spinning (`spin_lock_irq`), charged now as the waiter's CPU time (a
+    /// task's system time, and inside reclaim memory stall time like the
+    /// rest of it; kswapd's CPU time, its pass taking that much longer). A
+    /// section of the same CPU follows its last one without waiting. With
+    /// `may_yield` (a point where the caller holds nothing a paused task may
+    /// not) the task first lets the others that are behind it in time run,
+    /// so sections mostly come in time order; kswapd does not pause there.
+    /// Only the last section per lruvec is remembered (docs/FIDELITY.md 2).
+    pub(crate) fn lru_lock_section(&mut self, memcg: u16, start: u64, hold: u64, may_yield: bool) {
         if !self.lru_lock_timed() {
             return;
         }
         if may_yield {
             self.task_yield_point();
         }
-        let (t, me) = if self.in_kswapd {
-            (self.kswapd.at.saturating_add(self.kswapd.pass_ns), LOCK_KSWAPD)
-        } else {
-            (self.now, self.current)
-        };
-        let t = t.saturating_add(offset);
+        let me = if self.in_kswapd { LOCK_KSWAPD } else { self.cpu as u32 };
         let m = memcg as usize;
         if self.sched.lru_locks.len() <= m {
             self.sched.lru_locks.resize(m + 1, (0, 0, 0));
         }
         let (since, until, holder) = self.sched.lru_locks[m];
+        let t = start;
         let overlaps = t < until && t.saturating_add(hold) > since;
         let start = if overlaps { until } else { t };
         self.sim.lru_lock.sections += 1;
@@ -344,8 +353,13 @@ impl Kernel {
             let wait = until - t;
             self.sim.lru_lock.contended += 1;
             if self.in_kswapd {
+                // Spinning is CPU time of the pass; the pages the pass
+                // freed are not marked as available any earlier for it
+                // (kswapd_spend would mark them here, before the batch's
+                // shrink work still to be charged).
                 self.sim.lru_lock.kswapd_wait_ns += wait;
-                self.kswapd_spend(wait);
+                self.sim.kswapd_ns += wait;
+                self.kswapd.pass_ns += wait;
             } else {
                 self.sim.lru_lock.wait_ns += wait;
                 self.spend_cpu(wait, true);

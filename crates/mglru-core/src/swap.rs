@@ -124,7 +124,7 @@ impl Kernel {
     fn folio_batch_move_lru(&mut self, cpu: usize, b: usize) {
         let folios = std::mem::take(&mut self.cpus[cpu].batch[b]);
         if self.lru_lock_timed() {
-            self.folio_batch_lock_sections(&folios);
+            self.folio_batch_lock_sections(&folios, b);
         }
         for &pfn in &folios {
             let f = self.folios.get_mut(pfn);
@@ -157,19 +157,31 @@ impl Kernel {
 
     /// The lru_lock sections of a batch: `folio_lruvec_relock_irqsave`
     /// keeps the lock while consecutive folios share a lruvec, and drops
-    /// it for the next one's otherwise. Each folio holds it `lock_add`
-    /// (measured on lru_add; the other batches' moves are taken to cost
-    /// the same). The sections follow one another from now.
-    fn folio_batch_lock_sections(&mut self, folios: &[u32]) {
-        let mut i = 0;
-        let mut offset = 0;
-        while i < folios.len() {
-            let memcg = self.folios.get(folios[i]).memcg;
-            let n = folios[i..].iter().take_while(|&&p| self.folios.get(p).memcg == memcg).count();
-            let hold = self.cost.lru_lock + n as u64 * self.cost.lock_add;
-            self.lru_lock_section(memcg, hold, offset, false);
-            offset += hold;
-            i += n;
+    /// it for the next one's otherwise; a batch other than lru_add skips
+    /// (without the lock) a folio isolated meanwhile. Each folio holds it
+    /// `lock_add` (measured on lru_add; the other batches' moves are taken
+    /// to cost the same). The drain's work is in the time already charged
+    /// to the faults or writes that filled the batch: its sections follow
+    /// one another and end now.
+    fn folio_batch_lock_sections(&mut self, folios: &[u32], b: usize) {
+        let moved = |k: &Kernel, p: u32| b == B_ADD || k.folios.get(p).test(pg::LRU);
+        let mut runs: Vec<(u16, u64)> = Vec::new();
+        for &p in folios {
+            if !moved(self, p) {
+                continue;
+            }
+            let memcg = self.folios.get(p).memcg;
+            match runs.last_mut() {
+                Some((m, n)) if *m == memcg => *n += 1,
+                _ => runs.push((memcg, 1)),
+            }
+        }
+        let total: u64 = runs.iter().map(|&(_, n)| self.cost.lru_lock + n * self.cost.lock_add).sum();
+        let mut at = self.lock_clock().saturating_sub(total);
+        for (memcg, n) in runs {
+            let hold = self.cost.lru_lock + n * self.cost.lock_add;
+            self.lru_lock_section(memcg, at, hold, false);
+            at = at.saturating_add(hold);
         }
     }
 

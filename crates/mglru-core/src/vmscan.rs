@@ -563,10 +563,11 @@ impl Kernel {
         }
         self.lru_add_drain();
         let mut list = Vec::with_capacity(nr_to_scan as usize);
+        let t0 = self.lock_clock();
         let nr_scanned = self.isolate_lru_folios(nr_to_scan, memcg, lru, sc, &mut list);
         let nr_taken = list.len() as u64;
         self.nr_isolated[file as usize] += nr_taken;
-        self.lru_lock_section(memcg, self.cost.lru_lock + nr_scanned * self.cost.lock_isolate, 0, true);
+        self.lru_lock_section(memcg, t0, self.cost.lru_lock + nr_scanned * self.cost.lock_isolate, true);
         self.count_reclaim_event(memcg, Ev::PgscanKswapd, Ev::PgscanDirect, sc, nr_scanned);
         self.ev.add(if file { Ev::PgscanFile } else { Ev::PgscanAnon }, nr_scanned);
         self.spend_reclaim(nr_scanned);
@@ -583,7 +584,8 @@ impl Kernel {
         self.nr_isolated[file as usize] -= nr_taken;
         // The rmap walks and pageouts of shrink_folio_list.
         self.spend_reclaim(0);
-        self.lru_lock_section(memcg, self.cost.lru_lock + list.len() as u64 * self.cost.lock_putback, 0, true);
+        let hold = self.cost.lru_lock + list.len() as u64 * self.cost.lock_putback;
+        self.lru_lock_section(memcg, self.lock_clock().saturating_sub(hold), hold, true);
         self.count_reclaim_event(memcg, Ev::PgstealKswapd, Ev::PgstealDirect, sc, nr_reclaimed);
         self.ev.add(if file { Ev::PgstealFile } else { Ev::PgstealAnon }, nr_reclaimed);
         self.lru_note_cost(memcg, file as usize, stat.nr_pageout, nr_scanned - nr_reclaimed);
@@ -607,10 +609,11 @@ impl Kernel {
         let file = lru == LRU_ACTIVE_FILE;
         self.lru_add_drain();
         let mut hold = Vec::with_capacity(nr_to_scan as usize);
+        let t0 = self.lock_clock();
         let nr_scanned = self.isolate_lru_folios(nr_to_scan, memcg, lru, sc, &mut hold);
         let nr_taken = hold.len() as u64;
         self.nr_isolated[file as usize] += nr_taken;
-        self.lru_lock_section(memcg, self.cost.lru_lock + nr_scanned * self.cost.lock_isolate, 0, true);
+        self.lru_lock_section(memcg, t0, self.cost.lru_lock + nr_scanned * self.cost.lock_isolate, true);
         if !sc.cgroup_reclaim() {
             self.ev.add(Ev::Pgrefill, nr_scanned);
         }
@@ -634,7 +637,8 @@ impl Kernel {
         self.spend_reclaim(0);
         let nr_deactivate = self.move_folios_to_lru(&hold);
         self.nr_isolated[file as usize] -= nr_taken;
-        self.lru_lock_section(memcg, self.cost.lru_lock + nr_taken * self.cost.lock_putback, 0, true);
+        let putback = self.cost.lru_lock + nr_taken * self.cost.lock_putback;
+        self.lru_lock_section(memcg, self.lock_clock().saturating_sub(putback), putback, true);
         self.ev.add(Ev::Pgdeactivate, nr_deactivate);
         self.count_memcg(memcg, Ev::Pgdeactivate, nr_deactivate);
         if nr_rotated > 0 {
@@ -1115,12 +1119,6 @@ impl Kernel {
         self.spend_reclaim(0);
     }
 
-    /// Reclaim CPU time for `scanned` pages and the steps done since the
-    /// last charge (rmap walks, page-table entries, pageouts): system
-    /// time of the task that reclaims, whose clock it moves; kswapd's is
-    /// its own CPU time, on its own timeline (crate::kswapd). A batch's
-    /// folios scanned are charged when it is isolated, the steps done on
-    /// them (and an aging walk's entries) when it ends.
     /// The time of the reclaim steps done but not yet charged
     /// (`spend_reclaim` charges them with the next batch's scan).
     pub(crate) fn pending_reclaim_ns(&self) -> u64 {
@@ -1128,6 +1126,12 @@ impl Kernel {
         w.rmap * c.rmap + w.pte * c.pte + w.pageout * c.pageout + w.lruvecs * c.lruvec
     }
 
+    /// Reclaim CPU time for `scanned` pages and the steps done since the
+    /// last charge (rmap walks, page-table entries, pageouts): system
+    /// time of the task that reclaims, whose clock it moves; kswapd's is
+    /// its own CPU time, on its own timeline (crate::kswapd). A batch's
+    /// folios scanned are charged when it is isolated, the steps done on
+    /// them (and an aging walk's entries) when it ends.
     pub(crate) fn spend_reclaim(&mut self, scanned: u64) {
         let w = std::mem::take(&mut self.pending_work);
         let c = &self.cost;

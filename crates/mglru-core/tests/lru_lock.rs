@@ -28,9 +28,10 @@ fn two_cpus_filling_their_lru_add_batches_at_once_take_turns_on_the_lock() {
     // system time, and both tasks start at 0 on their own CPUs, so each
     // fills its 31-folio lru_add batch (PAGEVEC_SIZE) with its 31st fault,
     // at the same moment, and drains it into the memcg's lruvec: 31 folios
-    // × 100 ns under the lock (lru_lock 0). One of them takes the lock
-    // first; the other spins for those 3,100 ns, as system time, and ends
-    // 3,100 ns later. Serially the second task's faults come after the
+    // × 100 ns under the lock (lru_lock 0), the section ending at the
+    // drain (the drain's work is in the faults' time). The first to take
+    // it holds [27,900, 31,000]; the other's section would be the same,
+    // so it spins for 3,100 ns, as system time, and ends 3,100 ns later. Serially the second task's faults come after the
     // first's: nobody waits, and nothing is even timed.
     for policy in [Policy::Classic, Policy::Mglru] {
         let cost = costs(&[("minor_fault", 1_000), ("lock_add", 100)]);
@@ -55,19 +56,31 @@ fn two_cpus_filling_their_lru_add_batches_at_once_take_turns_on_the_lock() {
 }
 
 #[test]
-fn a_section_of_the_same_cpu_or_earlier_than_the_last_does_not_wait() {
-    // One task alone on two CPUs: its drains follow one another (31 folios
-    // at 31,000 ns, 31 more at 62,000 ns), each section 62,000 ns long, so
-    // the second starts before the first ends; but both are the same
-    // CPU's (the kernel's would simply follow each other), so nothing
-    // waits.
+fn sections_of_one_cpu_never_wait_for_each_other() {
+    // A batch's drain is part of the time charged to the faults that
+    // filled it: its section ends at the drain. With 1,500 ns a folio a
+    // drain of 31 lasts 46,500 ns, longer than the 31 faults between two
+    // drains (31,000 ns), so two sections of one CPU overlap: the first
+    // [0, 46,500] (it cannot start before time 0), the second [15,500,
+    // 62,000]. The kernel's CPU would simply have done one after the
+    // other: nothing waits, whether the two drains are one task's or two
+    // tasks' taking turns on one CPU.
     for policy in [Policy::Classic, Policy::Mglru] {
-        let mut par = t(policy, Schedule::Parallel, costs(&[("minor_fault", 1_000), ("lock_add", 2_000)]));
-        par.run("memory 256M\ncpus 2\nmemcg m\ntask a memcg=m cpu=0\ntask b memcg=m cpu=1\nanon a h size=1M\nstore a h 0 62\n");
-        par.sim.finish().unwrap();
-        let k = par.k();
-        assert_eq!((k.sim.lru_lock.sections, k.sim.lru_lock.contended), (2, 0), "{policy:?}");
-        assert_eq!(k.tasks[0].stime_ns, 62_000, "{policy:?}");
+        for (lines, what) in [
+            ("task a memcg=m cpu=0\nanon a h size=1M\nstore a h 0 62\n", "one task"),
+            (
+                "task a memcg=m cpu=0\ntask b memcg=m cpu=0\nanon a h size=1M\nanon b h size=1M\nstore a h 0 31\nstore b h 0 31\n",
+                "two tasks on CPU 0",
+            ),
+        ] {
+            let mut par = t(policy, Schedule::Parallel, costs(&[("minor_fault", 1_000), ("lock_add", 1_500)]));
+            par.run(&format!("memory 256M\ncpus 2\nmemcg m\n{lines}"));
+            par.sim.finish().unwrap();
+            let k = par.k();
+            assert_eq!((k.sim.lru_lock.sections, k.sim.lru_lock.contended), (2, 0), "{policy:?} {what}");
+            let stime: u64 = k.tasks.iter().map(|t| t.stime_ns).sum();
+            assert_eq!(stime, 62_000, "{policy:?} {what}");
+        }
     }
 }
 

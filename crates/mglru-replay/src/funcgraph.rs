@@ -55,12 +55,12 @@ fn parse_duration(s: &str) -> Option<u64> {
     let num = s.strip_suffix("us")?.trim();
     let (whole, frac) = num.split_once('.').unwrap_or((num, "0"));
     let whole: u64 = whole.parse().ok()?;
-    let mut f = frac.to_string();
-    f.truncate(3);
-    while f.len() < 3 {
-        f.push('0');
+    // 6.12 prints up to three decimals (fewer for long durations).
+    if frac.is_empty() || frac.len() > 3 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
     }
-    Some(whole * 1000 + f.parse::<u64>().ok()?)
+    let ns = frac.parse::<u64>().ok()? * 10u64.pow(3 - frac.len() as u32);
+    whole.checked_mul(1000)?.checked_add(ns)
 }
 
 /// Parses a line printed with the options `funcgraph-abstime`,
@@ -215,6 +215,8 @@ pub struct Report {
     events: Vec<String>,
     overrun: Vec<(u32, u64)>,
     digest: Digest,
+    /// Why the trace could not be read (the result then has no records).
+    error: Option<String>,
 }
 
 impl Tracer {
@@ -238,13 +240,18 @@ impl Tracer {
                 )));
             }
         }
-        if traced.is_empty() && req.events.is_empty() {
-            return Err(ReplayError::usage(format!(
-                "--ftrace: none of {} is in available_filter_functions (inlined or not traceable)",
-                req.funcs.join(",")
-            )));
+        if traced.is_empty() {
+            // The events are read from the function_graph tracer's output.
+            return Err(ReplayError::usage(if req.funcs.is_empty() {
+                "--ftrace-event needs --ftrace FUNC,... (the events are recorded with the function_graph tracer)".to_string()
+            } else {
+                format!(
+                    "--ftrace: none of {} is in available_filter_functions (inlined or not traceable)",
+                    req.funcs.join(",")
+                )
+            }));
         }
-        if !traced.is_empty() {
+        {
             // The filter parser takes one name per write (a longer write
             // comes back short); opened with truncation the old filter goes.
             let path = dir.join("set_ftrace_filter");
@@ -298,9 +305,11 @@ impl Tracer {
             w(&format!("events/{e}/enable"), "0");
         }
         let read = |rel: &str| sysfs::read_opt(&self.dir.join(rel)).ok().flatten();
-        let text = read("trace").unwrap_or_default();
-        let digest = digest(&text);
-        drop(text);
+        // Bytes, not text: a task name may hold anything.
+        let (digest, error) = match std::fs::read(self.dir.join("trace")) {
+            Ok(bytes) => (digest(&String::from_utf8_lossy(&bytes)), None),
+            Err(e) => (Digest::default(), Some(format!("cannot read {}/trace: {e}", self.dir.display()))),
+        };
         let mut overrun = Vec::new();
         for cpu in 0..1024u32 {
             let Some(t) = read(&format!("per_cpu/cpu{cpu}/stats")) else { break };
@@ -319,6 +328,7 @@ impl Tracer {
             events: self.events.clone(),
             overrun,
             digest,
+            error,
         }
     }
 }
@@ -328,6 +338,9 @@ impl Report {
     pub fn json(&self, j: &mut Json) {
         j.begin_obj(Some("ftrace"));
         j.int("buffer_size_kb", BUFFER_KB);
+        if let Some(e) = &self.error {
+            j.str("error", e);
+        }
         for (k, v) in [("functions", &self.traced), ("missing", &self.missing), ("events", &self.events)] {
             j.begin_arr(k);
             for s in v {
@@ -385,6 +398,10 @@ mod tests {
         assert_eq!(parse_duration(" + 12.3 us"), Some(12300));
         assert_eq!(parse_duration(" ! 1234.567 us"), Some(1_234_567));
         assert_eq!(parse_duration("               "), None);
+        assert_eq!(parse_duration(" 12345.67 us"), Some(12_345_670));
+        assert_eq!(parse_duration(" 1.2é us"), None);
+        assert_eq!(parse_duration(" 99999999999999999999.1 us"), None);
+        assert_eq!(parse_duration(" 18446744073709552.1 us"), None);
     }
 
     #[test]
