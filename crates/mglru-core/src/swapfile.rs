@@ -372,7 +372,12 @@ impl Kernel {
     }
 
     /// `free_swap_and_cache`: a swap PTE is zapped. The slot and its
-    /// swap-cache folio stay while other swap PTEs refer to it.
+    /// swap-cache folio stay while other swap PTEs refer to it. When the
+    /// last goes, `__try_to_reclaim_swap(TTRS_UNMAPPED | TTRS_FULL)` takes
+    /// the folio out of the swap cache if no process maps it (it is freed),
+    /// or if swap is full for its memcg (`mem_cgroup_swap_full`): a folio
+    /// still mapped (by another process since a fork) stays, dirty, and
+    /// its slot goes.
     pub fn free_swap_and_cache(&mut self, slot: u32) {
         if self.swap_put_ref(slot) > 0 {
             return;
@@ -380,6 +385,18 @@ impl Kernel {
         let e = self.swap.as_ref().unwrap().entry(slot);
         if e & SLOT_CACHED != 0 {
             let pfn = (e & SLOT_VALUE) as u32;
+            let f = *self.folios.get(pfn);
+            if f.mapcount > 0
+                && !f.test(pg::WRITEBACK)
+                && !f.test(pg::ISOLATED)
+                && !f.test(pg::PINNED)
+                && self.mem_cgroup_swap_full(f.memcg)
+            {
+                // (An isolated or held folio fails folio_trylock, as in
+                // swap_reclaim_full_clusters.)
+                self.folio_free_swap(pfn);
+                return;
+            }
             if self.folios.get(pfn).mapcount == 0 && !self.folios.get(pfn).test(pg::WRITEBACK) {
                 self.delete_from_swap_cache(pfn, 0);
                 self.swap_slot_free(slot);

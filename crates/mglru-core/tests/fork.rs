@@ -194,6 +194,51 @@ fn exit_of_either_side_unmaps_only_its_own() {
     }
 }
 
+/// A slot's last swap PTE goes with the parent's exit while the child
+/// maps the page it swapped in (the folio in the swap cache, the slot
+/// kept for the parent's swap PTE). 6.12's `free_swap_and_cache_nr` then
+/// tries `__try_to_reclaim_swap(TTRS_UNMAPPED | TTRS_FULL)`: the folio is
+/// mapped, so it leaves the swap cache only when swap is full for its
+/// memcg (`mem_cgroup_swap_full`: `app`'s swap usage × 2 ≥ its swap.max,
+/// here 64K, 16 pages). The exit zaps pages 0 to 15 in order: at usage
+/// 16, 15, ..., 8 swap is full and the folio leaves the swap cache, its
+/// slot freed (uncharged: usage one less), the child keeping the page,
+/// dirty (a later reclaim writes it out again); at usage 7 (14 < 16) it is
+/// not, and the last 7 folios stay cached with their slots, no PTE
+/// referring to them. Without a swap.max all 16 stay. (The classic LRU:
+/// the multi-gen LRU does not swap at all with fewer than MIN_LRU_BATCH,
+/// 64, swap pages left to the memcg — `get_swappiness` is 0 — which the
+/// last lines check; the zap path is the same for both.)
+#[test]
+fn the_last_swap_pte_drops_a_mapped_folio_from_the_swap_cache_when_swap_is_full() {
+    let mut t = T::new(Policy::Mglru);
+    t.run(&SETUP.replace("memcg app\n", "memcg app swap.max=64K\n"));
+    t.run("fork p c\nreclaim app 1M\n");
+    assert_eq!((t.vm("pswpout"), t.vm("nr_anon_pages")), (0, 16), "MGLRU: 16 swap pages < MIN_LRU_BATCH");
+    for policy in [Policy::Classic] {
+        for (max, full) in [("64K", true), ("max", false)] {
+            let mut t = T::new(policy);
+            t.run(&SETUP.replace("memcg app\n", &format!("memcg app swap.max={max}\n")));
+            t.run("fork p c\nreclaim app 1M\nload c heap 0 16\n");
+            t.check();
+            let what = format!("{policy:?} swap.max={max}");
+            assert_eq!((t.vm("nr_swapcached"), swap_refs(&mut t)), (16, (16, 16)), "{what}");
+            t.run("exit p\n");
+            t.check();
+            assert_eq!(rss(&mut t, 1), (16, 0), "{what}");
+            if full {
+                assert_eq!((t.vm("nr_swapcached"), swap_refs(&mut t)), (7, (0, 7)), "{what}");
+                let e = pte_of(&mut t, 1, 5);
+                assert!(e & pte::PRESENT != 0, "{what}");
+                let dirty = t.k().folios.get(e & pte::VALUE).test(mglru_core::folio::pg::DIRTY);
+                assert!(dirty, "{what}: the folio is dirty, its only copy in memory");
+            } else {
+                assert_eq!((t.vm("nr_swapcached"), swap_refs(&mut t)), (16, (0, 16)), "{what}");
+            }
+        }
+    }
+}
+
 /// folio_referenced walks every mapping: after the fork the parent's PTE
 /// is young (its store) and the child's old; once the child loads the
 /// page both are young, and the walk finds 2 and clears both; a second
