@@ -317,7 +317,7 @@ impl Kernel {
         }
     }
 
-    /// A section of `memcg`'s lruvec lru_lock from `start` (on
+    /// A section of `memcg`'s lruvec lru_lock from `t` (on
     /// `lock_clock`) lasting `hold` ns, held by this CPU (kswapd's own
     /// holder when kswapd runs). The callers place it inside the time
     /// already charged for the work it covers: an isolation from the
@@ -332,7 +332,7 @@ impl Kernel {
     /// not) the task first lets the others that are behind it in time run,
     /// so sections mostly come in time order; kswapd does not pause there.
     /// Only the last section per lruvec is remembered (docs/FIDELITY.md 2).
-    pub(crate) fn lru_lock_section(&mut self, memcg: u16, start: u64, hold: u64, may_yield: bool) {
+    pub(crate) fn lru_lock_section(&mut self, memcg: u16, t: u64, hold: u64, may_yield: bool) {
         if !self.lru_lock_timed() {
             return;
         }
@@ -345,7 +345,6 @@ impl Kernel {
             self.sched.lru_locks.resize(m + 1, (0, 0, 0));
         }
         let (since, until, holder) = self.sched.lru_locks[m];
-        let t = start;
         let overlaps = t < until && t.saturating_add(hold) > since;
         let start = if overlaps { until } else { t };
         self.sim.lru_lock.sections += 1;

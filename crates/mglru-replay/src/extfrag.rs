@@ -384,6 +384,18 @@ fn mono_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// Each CPU's ring-buffer losses, from `per_cpu/cpuN/stats`: (cpu,
+/// `overrun`: events overwritten, `dropped events`), 0 where unreadable.
+pub(crate) fn read_cpu_overruns(dir: &Path) -> Vec<(u32, u64, u64)> {
+    let mut out = Vec::new();
+    for cpu in 0..1024u32 {
+        let Some(t) = sysfs::read_opt(&dir.join(format!("per_cpu/cpu{cpu}/stats"))).ok().flatten() else { break };
+        let field = |k: &str| t.lines().find_map(|l| l.strip_prefix(k)).and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+        out.push((cpu, field("overrun:"), field("dropped events:")));
+    }
+    out
+}
+
 /// Empties the trace buffer: opening `trace` for writing with truncation
 /// clears it.
 pub(crate) fn clear_trace(sys: &Sys, dir: &Path) -> Result<(), ReplayError> {
@@ -487,14 +499,7 @@ impl Tracer {
         let events: Vec<ExtfragEvent> = text.lines().filter_map(parse_extfrag_line).collect();
         let wakeups: Vec<WakeupEvent> = text.lines().filter_map(parse_wakeup_line).collect();
         drop(text);
-        let mut overrun = Vec::new();
-        for cpu in 0..1024u32 {
-            let Some(t) = read(&self.dir.join(format!("per_cpu/cpu{cpu}/stats"))) else { break };
-            let field = |k: &str| {
-                t.lines().find_map(|l| l.strip_prefix(k)).and_then(|v| v.trim().parse().ok()).unwrap_or(0)
-            };
-            overrun.push((cpu, field("overrun:"), field("dropped events:")));
-        }
+        let overrun = read_cpu_overruns(&self.dir);
         // Several triggers on one event share its `hist` file, one
         // histogram after the other, each starting with `# event histogram`.
         let hists = |ev: &str| -> Vec<Hist> {

@@ -251,37 +251,35 @@ impl Tracer {
                 )
             }));
         }
-        {
-            // The filter parser takes one name per write (a longer write
-            // comes back short); opened with truncation the old filter goes.
-            let path = dir.join("set_ftrace_filter");
-            if sys.is_fake() {
-                sys.write_or_err(&path, &traced.join(" "))?;
-            } else {
-                use std::io::Write;
-                std::fs::OpenOptions::new()
-                    .write(true)
-                    .truncate(true)
-                    .open(&path)
-                    .and_then(|mut f| f.write_all(traced.join(" ").as_bytes()))
-                    .map_err(|e| ReplayError::system(format!("cannot write the filter to {}: {e}", path.display())))?;
-            }
-            for (opt, v) in [
-                ("funcgraph-abstime", "1"),
-                ("funcgraph-cpu", "1"),
-                ("funcgraph-duration", "1"),
-                ("funcgraph-overhead", "1"),
-                ("funcgraph-tail", "1"),
-                ("funcgraph-proc", "0"),
-                ("funcgraph-irqs", "0"),
-                // A function's time without the time its task was
-                // scheduled out (the functions timed so far never sleep).
-                ("sleep-time", "0"),
-            ] {
-                w(&format!("options/{opt}"), v)?;
-            }
-            w("current_tracer", "function_graph")?;
+        // The filter parser takes one name per write (a longer write
+        // comes back short); opened with truncation the old filter goes.
+        let path = dir.join("set_ftrace_filter");
+        if sys.is_fake() {
+            sys.write_or_err(&path, &traced.join(" "))?;
+        } else {
+            use std::io::Write;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .truncate(true)
+                .open(&path)
+                .and_then(|mut f| f.write_all(traced.join(" ").as_bytes()))
+                .map_err(|e| ReplayError::system(format!("cannot write the filter to {}: {e}", path.display())))?;
         }
+        for (opt, v) in [
+            ("funcgraph-abstime", "1"),
+            ("funcgraph-cpu", "1"),
+            ("funcgraph-duration", "1"),
+            ("funcgraph-overhead", "1"),
+            ("funcgraph-tail", "1"),
+            ("funcgraph-proc", "0"),
+            ("funcgraph-irqs", "0"),
+            // A function's time without the time its task was
+            // scheduled out (the functions timed so far never sleep).
+            ("sleep-time", "0"),
+        ] {
+            w(&format!("options/{opt}"), v)?;
+        }
+        w("current_tracer", "function_graph")?;
         Ok(Tracer { dir, sys: sys.clone(), traced, missing, events: req.events.clone() })
     }
 
@@ -304,22 +302,12 @@ impl Tracer {
         for e in &self.events {
             w(&format!("events/{e}/enable"), "0");
         }
-        let read = |rel: &str| sysfs::read_opt(&self.dir.join(rel)).ok().flatten();
         // Bytes, not text: a task name may hold anything.
         let (digest, error) = match std::fs::read(self.dir.join("trace")) {
             Ok(bytes) => (digest(&String::from_utf8_lossy(&bytes)), None),
             Err(e) => (Digest::default(), Some(format!("cannot read {}/trace: {e}", self.dir.display()))),
         };
-        let mut overrun = Vec::new();
-        for cpu in 0..1024u32 {
-            let Some(t) = read(&format!("per_cpu/cpu{cpu}/stats")) else { break };
-            let v = t
-                .lines()
-                .find_map(|l| l.strip_prefix("overrun:"))
-                .and_then(|v| v.trim().parse().ok())
-                .unwrap_or(0);
-            overrun.push((cpu, v));
-        }
+        let overrun = crate::extfrag::read_cpu_overruns(&self.dir).into_iter().map(|(cpu, o, _)| (cpu, o)).collect();
         w("current_tracer", "nop");
         w("set_ftrace_filter", "");
         Report {
