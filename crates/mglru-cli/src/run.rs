@@ -391,7 +391,7 @@ fn run(a: RunArgs) -> Result<(), Failure> {
         clock: validate::GuestClock::new(&guest_clock, &sleeps),
     };
     let (rep, setup) = simulate(&mut reader, &opts, extras)?;
-    if a.variant.is_some_and(|v| v != mglru_core::kernel::Variant::Plain) && rep.policy == "classic" {
+    if a.variant.is_some_and(|v| v != mglru_core::kernel::Variant::PLAIN) && rep.policy == "classic" {
         eprintln!("mglru: warning: the trace selected the classic LRU (lru_gen.enabled); --variant changes the multi-gen LRU only and had no effect");
     }
     if !a.quiet && !stdout_taken {
@@ -422,7 +422,7 @@ fn compare(a: RunArgs) -> Result<(), Failure> {
             return Err(Failure::input(format!("{flag} is for `mglru run` (one policy at a time): run it once per --policy")));
         }
     }
-    if a.variant.is_some_and(|v| v != mglru_core::kernel::Variant::Plain) {
+    if a.variant.is_some_and(|v| v != mglru_core::kernel::Variant::PLAIN) {
         eprintln!("mglru: note: --variant changes the multi-gen LRU only; the classic column is plain 6.12");
     }
     let (source, opts) = options(&a)?;
@@ -434,7 +434,7 @@ fn compare(a: RunArgs) -> Result<(), Failure> {
         let mut reader = source.open()?;
         let mut o = RunOptions { policy: Some(policy), ..opts.clone() };
         if policy == Policy::Classic {
-            o.variant = mglru_core::kernel::Variant::Plain;
+            o.variant = mglru_core::kernel::Variant::PLAIN;
         }
         let extras = Extras { dumps: false, final_dump: false, check: a.check, progress: !a.no_progress, timeseries: None, clock: validate::GuestClock::new(&[], &[]) };
         let (rep, s) = simulate(&mut reader, &o, extras)?;

@@ -135,7 +135,7 @@ impl Kernel {
     /// skipping cached ones, marking the folio at `nr_to_read -
     /// lookahead_size` with PG_readahead. Returns pages read.
     fn page_cache_ra_unbounded(&mut self, file: u32, index: u64, nr_to_read: u64, lookahead: u64) -> u64 {
-        let memcg = self.tasks[self.current as usize].memcg;
+        let memcg = self.tasks[self.current.pid as usize].memcg;
         let mark = nr_to_read.wrapping_sub(lookahead);
         let mut pending = 0;
         let mut total = 0;
@@ -279,7 +279,7 @@ impl Kernel {
         // Fast path: one page, cached, not a readahead mark. The loop below
         // would take a batch of that one folio, start no readahead and
         // mark it accessed unless the previous read ended inside it.
-        if count == 1 && self.tasks[self.current as usize].alive && self.filemap_read_one_cached(file, page) {
+        if count == 1 && self.tasks[self.current.pid as usize].alive && self.filemap_read_one_cached(file, page) {
             self.spend_cpu(self.cost.page_copy, true);
             return 0;
         }
@@ -329,7 +329,7 @@ impl Kernel {
         let mut from_disk = 0;
         let mut batch = [0u32; PAGEVEC_SIZE];
         while pos < end {
-            if !self.tasks[self.current as usize].alive {
+            if !self.tasks[self.current.pid as usize].alive {
                 break; // fatal signal pending: the read stops
             }
             let mut n = self.filemap_get_read_batch(file, pos, end, &mut batch);
@@ -343,7 +343,7 @@ impl Kernel {
             }
             if n == 0 {
                 // filemap_create_folio: the one page, with a full-strength gfp.
-                let memcg = self.tasks[self.current as usize].memcg;
+                let memcg = self.tasks[self.current.pid as usize].memcg;
                 let Some(pfn) = self.alloc_folio(memcg, Gfp::Normal) else {
                     // -ENOMEM; the pages not reached charged as above.
                     self.spend_cpu(self.cost.page_copy * (end - pos), true);
@@ -428,7 +428,7 @@ impl Kernel {
             self.spend_cpu(self.cost.page_copy * count, true);
             return written;
         }
-        let memcg = self.tasks[self.current as usize].memcg;
+        let memcg = self.tasks[self.current.pid as usize].memcg;
         let mut written = 0;
         for idx in page..page + count {
             let pfn = match self.files[file as usize].folio_at(idx) {
@@ -600,7 +600,7 @@ impl Kernel {
             self.folios.get_mut(pfn).clear(pg::PINNED);
             return (Some(pfn), retry);
         }
-        let memcg = self.tasks[self.current as usize].memcg;
+        let memcg = self.tasks[self.current.pid as usize].memcg;
         self.count(memcg, Ev::Pgmajfault, 1);
         let dropped = self.do_sync_mmap_readahead(region, file, page);
         let ws = self.files[file as usize].folio_at(page).is_some_and(|p| self.folios.get(p).test(pg::WORKINGSET));

@@ -8,7 +8,8 @@
 //! `madvise`, `filemap`, `swap`, `swap_state`, `swapfile`, `vmscan`,
 //! `lru_gen`, `lru_gen_walk`, `workingset`, `writeback`, `oom`). The
 //! simulator's own machinery (driver, cost model, invariants, randomness)
-//! is in `sim/`, the seeds' patch variants in `variants/`. The policy seam sits where the
+//! is in `sim/`, the kernel versions' and the seeds' patches' differences
+//! from 6.12 in `profiles/`. The policy seam sits where the
 //! kernel's does: `lruvec_add_folio`, `folio_mark_accessed`,
 //! `lruvec_del_folio`, `shrink_lruvec`, and the shadow written at eviction
 //! and read at refault; each checks `self.policy()` the way the kernel
@@ -129,7 +130,7 @@ pub enum Policy {
     Mglru,
 }
 
-pub use crate::variants::Variant;
+pub use crate::profiles::{KernelVersion, Variant};
 
 /// Tunables (sysctls and sysfs knobs) with the kernel's defaults.
 #[derive(Clone, Debug)]
@@ -208,6 +209,9 @@ pub struct MachineConfig {
     pub sysctl: Sysctls,
     pub cost: CostModel,
     pub seed: u64,
+    /// The kernel version followed (`--kernel`) and the variant on top of
+    /// it (`--variant`): crate::profiles.
+    pub kernel: KernelVersion,
     pub variant: Variant,
     /// Number of CPUs (`cpus N`).
     pub cpus: u32,
@@ -235,7 +239,8 @@ impl Default for MachineConfig {
             sysctl: Sysctls::default(),
             cost: CostModel::default(),
             seed: 0,
-            variant: Variant::Plain,
+            kernel: KernelVersion::V6_12,
+            variant: Variant::PLAIN,
             cpus: DEFAULT_CPUS,
             kswapd: Default::default(),
             schedule: Default::default(),
@@ -326,6 +331,37 @@ pub struct ReclaimWork {
     pub lruvecs: u64,
 }
 
+/// What the kernel keeps about the task it runs on behalf of (`current`,
+/// its `task_struct` fields and per-task reclaim state): one value, so that
+/// a task paused inside the kernel keeps its own while others run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Current {
+    /// The task (`current->pid`, the model's task id).
+    pub pid: u32,
+    /// `current->in_lru_fault`.
+    pub in_lru_fault: bool,
+    /// Reclaim nesting guard (`PF_MEMALLOC`): allocations made while
+    /// reclaiming never recurse into reclaim.
+    pub in_reclaim: bool,
+    /// The allocation being made has no ALLOC_KSWAPD (`__alloc_pages_may_oom`'s
+    /// try at the high watermark): a boost it causes does not flag the zone,
+    /// and it neither tests nor clears the flag (crate::page_alloc `rmqueue`).
+    pub alloc_no_kswapd: bool,
+    /// Pages charged above memory.high since the last return to user
+    /// (`current->memcg_nr_pages_over_high`).
+    pub nr_pages_over_high: u64,
+    /// `current->reclaim_state->mm_walk` is set (look-around may promote
+    /// lazily instead of activating).
+    pub mm_walk: bool,
+    /// Reclaim steps done but not yet charged as CPU time: charged at
+    /// the end of the batch or walk that did them (`spend_reclaim`).
+    pub(crate) pending_work: ReclaimWork,
+    /// On an external clock (`CostModel::tasks_on_external_clock`): the
+    /// reclaim time of the current task not charged to its clock, since
+    /// the allocator's slow path last took it (crate::page_alloc).
+    pub(crate) uncharged_reclaim_ns: u64,
+}
+
 pub struct Kernel {
     pub sysctl: Sysctls,
     pub cost: CostModel,
@@ -373,34 +409,17 @@ pub struct Kernel {
     pub reclaim_results: Vec<crate::memcontrol::ReclaimResult>,
     pub stat_points: Vec<crate::memcontrol::StatPoint>,
     pub sim: SimCounters,
-    /// Reclaim steps done but not yet charged as CPU time: charged at
-    /// the end of the batch or walk that did them (`spend_reclaim`).
-    pub(crate) pending_work: ReclaimWork,
     /// `NR_ISOLATED_ANON`, `NR_ISOLATED_FILE` of the node: folios the
     /// classic LRU's `shrink_inactive_list` / `shrink_active_list` hold
     /// off their lists (the multi-gen LRU does not count its batches
     /// there, as in 6.12).
     pub nr_isolated: [u64; 2],
-    /// On an external clock (`CostModel::tasks_on_external_clock`): the
-    /// reclaim time of the current task not charged to its clock, since
-    /// the allocator's slow path last took it (crate::page_alloc).
-    pub(crate) uncharged_reclaim_ns: u64,
-    /// The task on whose behalf the kernel runs now.
-    pub current: u32,
-    /// `current->in_lru_fault`.
-    pub in_lru_fault: bool,
+    /// The task on whose behalf the kernel runs now, and what the kernel
+    /// keeps about it while it runs (`current`): saved and restored whole
+    /// when a task's operation pauses (crate::sched).
+    pub current: Current,
     /// `current_is_kswapd()`.
     pub in_kswapd: bool,
-    /// Reclaim nesting guard (`PF_MEMALLOC`): allocations made while
-    /// reclaiming never recurse into reclaim.
-    pub in_reclaim: bool,
-    /// The allocation being made has no ALLOC_KSWAPD (`__alloc_pages_may_oom`'s
-    /// try at the high watermark): a boost it causes does not flag the zone,
-    /// and it neither tests nor clears the flag (crate::page_alloc `rmqueue`).
-    pub alloc_no_kswapd: bool,
-    /// Pages charged above memory.high since the last return to user
-    /// (`current->memcg_nr_pages_over_high`).
-    pub nr_pages_over_high: u64,
     /// Dirty inodes in the order they were dirtied (`wb->b_dirty`).
     pub dirty_inodes: std::collections::VecDeque<u32>,
     /// Global page-state gauges kept exactly.
@@ -430,14 +449,13 @@ pub struct Kernel {
     pub swap_inflight: std::collections::VecDeque<u64>,
     /// The per-node memcg LRU of the multi-gen LRU.
     pub memcg_lru: crate::lru_gen::MemcgLru,
-    /// `current->reclaim_state->mm_walk` is set (look-around may promote
-    /// lazily instead of activating).
-    pub mm_walk: bool,
     /// `dump` statements executed (the caller prints the debugfs text).
     pub dump_requests: u64,
+    /// The kernel version and variant followed, and their steps
+    /// (crate::profiles).
+    pub kernel: KernelVersion,
     pub variant: Variant,
-    /// Folios the batch-aging variant has yet to splice (seed 000).
-    pub protected_batch: Vec<(u32, usize)>,
+    pub(crate) steps: crate::profiles::Steps,
     pub rng: crate::sim::rng::Rng,
     /// Pressure stall information (`/proc/pressure/memory`, memory.pressure).
     pub psi: crate::psi::Psi,
@@ -508,15 +526,9 @@ impl Kernel {
             reclaim_results: Vec::new(),
             stat_points: Vec::new(),
             sim: SimCounters::default(),
-            pending_work: ReclaimWork::default(),
             nr_isolated: [0; 2],
-            uncharged_reclaim_ns: 0,
-            current: 0,
-            in_lru_fault: false,
+            current: Current::default(),
             in_kswapd: false,
-            in_reclaim: false,
-            alloc_no_kswapd: false,
-            nr_pages_over_high: 0,
             dirty_inodes: Default::default(),
             nr_dirty: 0,
             nr_mlock: 0,
@@ -530,10 +542,10 @@ impl Kernel {
             swap_busy_until: 0,
             swap_inflight: std::collections::VecDeque::new(),
             memcg_lru: Default::default(),
-            mm_walk: false,
             dump_requests: 0,
+            kernel: cfg.kernel,
             variant: cfg.variant,
-            protected_batch: Vec::new(),
+            steps: crate::profiles::Steps::of(cfg.kernel, cfg.variant),
             rng: crate::sim::rng::Rng::new(cfg.seed),
             psi: crate::psi::Psi::new(cfg.cpus.max(1) as usize),
             // kswapd starts on the last CPU; a wake-up may move it to an
@@ -754,7 +766,7 @@ impl Kernel {
     /// or system time, as /proc/PID/stat splits them.
     #[inline]
     pub fn spend_cpu(&mut self, ns: u64, sys: bool) {
-        if let Some(t) = self.tasks.get_mut(self.current as usize) {
+        if let Some(t) = self.tasks.get_mut(self.current.pid as usize) {
             if sys {
                 t.stime_ns += ns;
             } else {

@@ -206,7 +206,7 @@ impl Kernel {
     /// running kswapd is not on the wait queue: the wake-up is lost, as in
     /// the kernel.
     pub fn wakeup_kswapd(&mut self) {
-        if self.in_kswapd || self.in_reclaim || !self.kswapd.waiting() {
+        if self.in_kswapd || self.current.in_reclaim || !self.kswapd.waiting() {
             return;
         }
         if self.kswapd_failures >= MAX_RECLAIM_RETRIES || (self.pgdat_balanced() && !self.pgdat_watermark_boosted()) {
@@ -274,18 +274,18 @@ impl Kernel {
 
     /// Switch to kswapd's context (PF_MEMALLOC | PF_KSWAPD, its CPU).
     fn kswapd_enter(&mut self) -> (bool, usize, bool, bool) {
-        let saved = (self.in_reclaim, self.cpu, self.in_lru_fault, self.mm_walk);
+        let saved = (self.current.in_reclaim, self.cpu, self.current.in_lru_fault, self.current.mm_walk);
         self.in_kswapd = true;
-        self.in_reclaim = true;
+        self.current.in_reclaim = true;
         self.cpu = self.kswapd.cpu;
-        self.in_lru_fault = false;
-        self.mm_walk = false;
+        self.current.in_lru_fault = false;
+        self.current.mm_walk = false;
         saved
     }
 
     fn kswapd_leave(&mut self, saved: (bool, usize, bool, bool)) {
         self.in_kswapd = false;
-        (self.in_reclaim, self.cpu, self.in_lru_fault, self.mm_walk) = saved;
+        (self.current.in_reclaim, self.cpu, self.current.in_lru_fault, self.current.mm_walk) = saved;
     }
 
     /// Let kswapd do what falls due by now: every pass of balance_pgdat

@@ -104,12 +104,20 @@ pub fn lru_tier_from_refs(refs: u32) -> usize {
 /// (crate::kswapd, docs/FIDELITY.md simplification 2).
 #[derive(Clone, Debug)]
 pub(crate) struct TryShrink {
-    memcg: u16,
+    pub(crate) memcg: u16,
     swappiness: u32,
     scanned: u64,
     nr_to_scan: i64,
     /// Some(aged or protected) once done.
     done: Option<bool>,
+}
+
+impl TryShrink {
+    /// A lruvec whose reclaim ran whole (a loop that is not resumable):
+    /// `aged` is its result.
+    pub(crate) fn finished(memcg: u16, aged: bool) -> TryShrink {
+        TryShrink { memcg, swappiness: 0, scanned: 0, nr_to_scan: 0, done: Some(aged) }
+    }
 }
 
 /// Where `shrink_many` stands: the memcg generation and bin it walks, the
@@ -423,7 +431,7 @@ impl Kernel {
         let m = memcg as usize;
         let old_gen = gen_from_seq(self.memcgs[m].lruvec.lrugen.min_seq[type_]);
         if !(type_ == ANON && !can_swap) {
-            let hooks = crate::variants::hooks(self.variant);
+            let mut batch = crate::profiles::AgeBatch::default();
             // Zone by zone, lowest first, each list from its tail.
             for zone in 0..NR_ZONES {
                 loop {
@@ -433,10 +441,10 @@ impl Kernel {
                     }
                     let new_gen = self.folio_inc_gen(pfn, false);
                     // 6.12: one by one to the tail, which reverses the order.
-                    hooks.age_move(self, pfn, memcg, new_gen, type_);
+                    (self.steps.age_move)(self, &mut batch, pfn, memcg, new_gen, type_);
                 }
             }
-            hooks.age_flush(self, memcg, type_);
+            (self.steps.age_flush)(self, &mut batch, memcg, type_);
         }
         self.reset_ctrl_pos(memcg, type_, true);
         self.memcgs[m].lruvec.lrugen.min_seq[type_] += 1;
@@ -517,7 +525,7 @@ impl Kernel {
             ms.seq += 1;
             true
         } else {
-            self.mm_walk = true;
+            self.current.mm_walk = true;
             let mut walk = Walk { memcg, seq, can_swap, force_scan, stats: [0; 4] };
             let mut last;
             loop {
@@ -672,7 +680,7 @@ impl Kernel {
             }
             self.memcg_memory_event(memcg, MemcgEvent::Low);
         }
-        Err(self.try_to_shrink_lruvec_begin(memcg, sc))
+        Err(self.try_to_shrink_lruvec_start(memcg, sc))
     }
 
     /// The tail of `shrink_one` once its lruvec's scan is done (`success`:
@@ -800,7 +808,7 @@ impl Kernel {
     /// the MGLRU.
     pub(crate) fn lru_gen_shrink_node_begin(&mut self, sc: &mut ScanControl) -> GenNodeScan {
         let reclaimed = sc.nr_reclaimed;
-        let mut g = GenNodeScan { reclaimed, walk_was: self.mm_walk, walk: false, many: None };
+        let mut g = GenNodeScan { reclaimed, walk_was: self.current.mm_walk, walk: false, many: None };
         if sc.may_writepage && sc.may_unmap {
             self.lru_add_drain();
             g.walk = self.in_kswapd || sc.proactive;
@@ -819,7 +827,7 @@ impl Kernel {
         if let Some(many) = g.many.as_mut() {
             // set_mm_walk for the walk (kswapd comes back to it with its
             // own context: crate::kswapd `kswapd_enter`).
-            self.mm_walk = g.walk;
+            self.current.mm_walk = g.walk;
             if !self.shrink_many_resume(many, sc) {
                 return false;
             }
@@ -827,7 +835,7 @@ impl Kernel {
             if self.in_kswapd {
                 sc.nr_reclaimed += g.reclaimed;
             }
-            self.mm_walk = g.walk_was;
+            self.current.mm_walk = g.walk_was;
         }
         if sc.nr_reclaimed > g.reclaimed {
             self.kswapd_failures = 0;
@@ -838,14 +846,14 @@ impl Kernel {
     /// `lru_gen_shrink_lruvec`: memcg reclaim of one lruvec.
     pub fn lru_gen_shrink_lruvec(&mut self, memcg: u16, sc: &mut ScanControl) {
         self.lru_add_drain();
-        let walk_was = self.mm_walk;
+        let walk_was = self.current.mm_walk;
         // set_mm_walk: kswapd keeps its node's walk (only a variant without
         // the memcg LRU sends kswapd's reclaim here).
-        self.mm_walk = sc.proactive || (self.in_kswapd && sc.root_reclaim());
+        self.current.mm_walk = sc.proactive || (self.in_kswapd && sc.root_reclaim());
         if self.try_to_shrink_lruvec(memcg, sc) {
             self.lru_gen_rotate_memcg(memcg, MEMCG_LRU_YOUNG);
         }
-        self.mm_walk = walk_was;
+        self.current.mm_walk = walk_was;
     }
 
     /// `should_run_aging`: (run aging?, nr_to_scan).
@@ -915,17 +923,19 @@ impl Kernel {
     /// `try_to_shrink_lruvec`, whole: true = aging was done or the memcg
     /// is protected (rotate it to the young generation).
     fn try_to_shrink_lruvec(&mut self, memcg: u16, sc: &mut ScanControl) -> bool {
-        let mut t = self.try_to_shrink_lruvec_begin(memcg, sc);
+        let mut t = self.try_to_shrink_lruvec_start(memcg, sc);
         let r = self.try_to_shrink_lruvec_resume(&mut t, sc);
         r.expect("only kswapd's global reclaim pauses")
     }
 
-    /// `try_to_shrink_lruvec` up to its loop (a variant that replaces it
-    /// runs whole here).
-    fn try_to_shrink_lruvec_begin(&mut self, memcg: u16, sc: &mut ScanControl) -> TryShrink {
-        if let Some(aged) = crate::variants::hooks(self.variant).try_to_shrink_lruvec(self, memcg, sc) {
-            return TryShrink { memcg, swappiness: 0, scanned: 0, nr_to_scan: 0, done: Some(aged) };
-        }
+    /// `try_to_shrink_lruvec` up to its loop, as the running kernel
+    /// starts it (crate::profiles `Steps::try_to_shrink_lruvec`).
+    fn try_to_shrink_lruvec_start(&mut self, memcg: u16, sc: &mut ScanControl) -> TryShrink {
+        (self.steps.try_to_shrink_lruvec)(self, memcg, sc)
+    }
+
+    /// 6.12 `try_to_shrink_lruvec` up to its loop.
+    pub(crate) fn try_to_shrink_lruvec_begin(&mut self, memcg: u16, sc: &mut ScanControl) -> TryShrink {
         let swappiness = self.get_swappiness(memcg, sc);
         TryShrink { memcg, swappiness, scanned: 0, nr_to_scan: 0, done: None }
     }
@@ -970,7 +980,7 @@ impl Kernel {
     // ---- the eviction -----------------------------------------------------------
 
     /// `sort_folio`: true if the folio was moved instead of isolated.
-    fn sort_folio(&mut self, pfn: u32, tier_idx: usize) -> bool {
+    fn sort_folio(&mut self, batch: &mut crate::profiles::AgeBatch, pfn: u32, tier_idx: usize) -> bool {
         // Unevictable: let it through, shrink_folio_list culls it.
         if !self.folio_evictable(pfn) {
             return false;
@@ -989,7 +999,7 @@ impl Kernel {
         }
         if tier > tier_idx || refs == 1 << LRU_REFS_WIDTH {
             let new_gen = self.folio_inc_gen(pfn, false);
-            crate::variants::hooks(self.variant).age_move(self, pfn, memcg, new_gen, type_);
+            (self.steps.age_move)(self, batch, pfn, memcg, new_gen, type_);
             self.memcgs[memcg as usize].lruvec.lrugen.protected[type_][tier - 1] += 1;
             return true;
         }
@@ -1026,7 +1036,8 @@ impl Kernel {
         let gen = gen_from_seq(self.memcgs[m].lruvec.lrugen.min_seq[type_]);
         let mut remaining = MAX_LRU_BATCH;
         let (mut scanned, mut sorted, mut isolated) = (0u64, 0u64, 0u64);
-        let batch = crate::variants::hooks(self.variant).reclaim_batch();
+        let batch = self.steps.reclaim_batch;
+        let mut aged = crate::profiles::AgeBatch::default();
         for zone in (0..NR_ZONES).rev() {
             let mut moved: Vec<u32> = Vec::new();
             let mut skipped_zone = 0u64;
@@ -1036,7 +1047,7 @@ impl Kernel {
                     break;
                 }
                 scanned += 1;
-                if self.sort_folio(pfn, tier) {
+                if self.sort_folio(&mut aged, pfn, tier) {
                     sorted += 1;
                 } else {
                     // Unlink first: isolate_folio removes it via lru_gen_del_folio.
@@ -1067,7 +1078,7 @@ impl Kernel {
                 break;
             }
         }
-        crate::variants::hooks(self.variant).age_flush(self, memcg, type_);
+        (self.steps.age_flush)(self, &mut aged, memcg, type_);
         let (e_k, e_d) = (Ev::PgscanKswapd, Ev::PgscanDirect);
         let e = if self.in_kswapd { e_k } else { e_d };
         if !sc.cgroup_reclaim() {
@@ -1177,19 +1188,11 @@ impl Kernel {
         // may run meanwhile.
         self.task_yield_point();
         let mut skip_retry = false;
-        let unified = crate::variants::hooks(self.variant).unified_writeback_stats();
         let mut taken = list.len() as u64;
         loop {
             let mut stat = ReclaimStat::default();
             let reclaimed = self.shrink_folio_list(&mut list, sc, &mut stat);
-            sc.nr.unqueued_dirty += stat.nr_unqueued_dirty;
-            if unified {
-                sc.nr.dirty += stat.nr_dirty;
-                sc.nr.congested += stat.nr_congested;
-                sc.nr.writeback += stat.nr_writeback;
-                sc.nr.immediate += stat.nr_immediate;
-                sc.nr.taken += std::mem::take(&mut taken);
-            }
+            (self.steps.evict_folios_stat)(sc, &stat, &mut taken);
             sc.nr_reclaimed += reclaimed;
             let mut clean = Vec::new();
             let mut keep = Vec::with_capacity(list.len());
@@ -1285,7 +1288,7 @@ impl Kernel {
         let tier = lru_tier_from_refs(refs);
         self.memcgs[memcg as usize].lruvec.lrugen.refaulted[type_][tier] += 1;
         self.count(memcg, act_ev, 1);
-        if self.in_lru_fault || refs >= (1 << LRU_REFS_WIDTH) - 1 {
+        if self.current.in_lru_fault || refs >= (1 << LRU_REFS_WIDTH) - 1 {
             let fm = self.folios.get_mut(pfn);
             fm.set_refs_field(3);
             fm.set(pg::WORKINGSET);
@@ -1389,11 +1392,11 @@ impl Kernel {
         if !force_scan && min_seq[!can_swap as usize] + MAX_NR_GENS - 1 <= max_seq {
             return Err(format!("lru_gen +: already {MAX_NR_GENS} generations and force_scan is 0 (-ERANGE)"));
         }
-        let was = (self.in_reclaim, self.mm_walk);
-        self.in_reclaim = true;
-        self.mm_walk = true;
+        let was = (self.current.in_reclaim, self.current.mm_walk);
+        self.current.in_reclaim = true;
+        self.current.mm_walk = true;
         self.try_to_inc_max_seq(memcg, max_seq, can_swap, force_scan);
-        (self.in_reclaim, self.mm_walk) = was;
+        (self.current.in_reclaim, self.current.mm_walk) = was;
         Ok(())
     }
 
@@ -1412,9 +1415,9 @@ impl Kernel {
                 max_seq.saturating_sub(MIN_NR_GENS)
             ));
         }
-        let was = (self.in_reclaim, self.mm_walk);
-        self.in_reclaim = true;
-        self.mm_walk = true;
+        let was = (self.current.in_reclaim, self.current.mm_walk);
+        self.current.in_reclaim = true;
+        self.current.mm_walk = true;
         sc.nr_reclaimed = 0;
         loop {
             let min_seq = self.memcgs[memcg as usize].lruvec.lrugen.min_seq;
@@ -1428,7 +1431,7 @@ impl Kernel {
                 break;
             }
         }
-        (self.in_reclaim, self.mm_walk) = was;
+        (self.current.in_reclaim, self.current.mm_walk) = was;
         Ok(())
     }
 

@@ -237,7 +237,7 @@ impl Kernel {
                 self.promote_size(walk.memcg, f.lru_type(), old, new_gen);
             }
         }
-        self.pending_work.pte += total;
+        self.current.pending_work.pte += total;
         // suitable_to_scan: 8 PTEs per cache line.
         young * 8 >= total
     }
@@ -302,7 +302,7 @@ impl Kernel {
                     self.folios.get_mut(p).set(pg::DIRTY);
                 }
             }
-            if self.mm_walk {
+            if self.current.mm_walk {
                 if let Some(old) = self.folio_update_gen(p, new_gen) {
                     self.promote_size(memcg, f.lru_type(), old, new_gen);
                 }
@@ -317,7 +317,7 @@ impl Kernel {
                 self.folio_activate(p);
             }
         }
-        self.pending_work.pte += n;
+        self.current.pending_work.pte += n;
         if young * 8 >= n {
             self.update_bloom_filter(memcg, max_seq, pmd_tbl, slot);
         }

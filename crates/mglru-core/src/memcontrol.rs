@@ -540,7 +540,7 @@ impl Kernel {
                 }
                 Err(over) => over,
             };
-            if self.in_reclaim {
+            if self.current.in_reclaim {
                 // PF_MEMALLOC tasks may not recurse; the kernel lets
                 // reclaimers' charges fail over to force.
                 return self.force_charge(memcg, nr);
@@ -567,7 +567,7 @@ impl Kernel {
                 nr_retries -= 1;
                 continue;
             }
-            if passed_oom && !self.tasks[self.current as usize].alive {
+            if passed_oom && !self.tasks[self.current.pid as usize].alive {
                 return false;
             }
             // mem_cgroup_oom: the event, then the OOM killer.
@@ -605,12 +605,12 @@ impl Kernel {
         while m != ROOT_MEMCG {
             let c = &self.memcgs[m as usize];
             if c.high != PAGE_COUNTER_MAX && c.usage > c.high {
-                self.nr_pages_over_high += batch;
+                self.current.nr_pages_over_high += batch;
                 break;
             }
             m = c.parent;
         }
-        if self.nr_pages_over_high > MEMCG_CHARGE_BATCH && !self.in_reclaim {
+        if self.current.nr_pages_over_high > MEMCG_CHARGE_BATCH && !self.current.in_reclaim {
             self.mem_cgroup_handle_over_high();
         }
     }
@@ -663,20 +663,20 @@ impl Kernel {
     pub fn mem_cgroup_handle_over_high(&mut self) {
         // Nothing was charged over a memory.high since the last return to
         // user space (always the case when no memcg has a high limit).
-        if self.nr_pages_over_high != 0 {
+        if self.current.nr_pages_over_high != 0 {
             self.handle_over_high_pages();
         }
     }
 
     fn handle_over_high_pages(&mut self) {
-        let nr_pages = self.nr_pages_over_high;
-        self.nr_pages_over_high = 0;
-        let memcg = self.tasks[self.current as usize].memcg;
+        let nr_pages = self.current.nr_pages_over_high;
+        self.current.nr_pages_over_high = 0;
+        let memcg = self.tasks[self.current.pid as usize].memcg;
         let mut nr_retries = MAX_RECLAIM_RETRIES;
         let mut in_retry = false;
         loop {
             // task_is_dying: an OOM-killed task neither reclaims nor sleeps.
-            if !self.tasks[self.current as usize].alive {
+            if !self.tasks[self.current.pid as usize].alive {
                 return;
             }
             let reclaimed = self.reclaim_high(memcg, if in_retry { SWAP_CLUSTER_MAX } else { nr_pages });
@@ -791,7 +791,7 @@ impl Kernel {
         proactive: bool,
         swappiness: Option<u32>,
     ) -> u64 {
-        if self.in_reclaim {
+        if self.current.in_reclaim {
             return 0;
         }
         let mut sc = ScanControl::new(nr_pages.max(SWAP_CLUSTER_MAX), Some(memcg));

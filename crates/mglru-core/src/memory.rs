@@ -128,11 +128,11 @@ impl Kernel {
     fn fault_begin(&mut self, region: u32) {
         let memcg = self.tasks[self.vmas[region as usize].task as usize].memcg;
         self.count(memcg, Ev::Pgfault, 1);
-        self.in_lru_fault = self.vma_has_recency(region);
+        self.current.in_lru_fault = self.vma_has_recency(region);
         self.spend_cpu(self.cost.minor_fault, true);
     }
     fn fault_end(&mut self) {
-        self.in_lru_fault = false;
+        self.current.in_lru_fault = false;
     }
 
     /// `vma_has_recency`: no MADV_SEQUENTIAL/RANDOM, no FMODE_NOREUSE.

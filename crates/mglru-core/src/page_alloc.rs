@@ -281,7 +281,7 @@ impl Kernel {
     #[inline]
     fn rmqueue(&mut self, z: usize, mt: usize, nofragment: bool) -> Option<u32> {
         let page = self.rmqueue_pcplist(z, mt, nofragment);
-        if self.zones[z].boosted_wmark && !self.alloc_no_kswapd && !(self.in_reclaim && !self.in_kswapd) {
+        if self.zones[z].boosted_wmark && !self.current.alloc_no_kswapd && !(self.current.in_reclaim && !self.in_kswapd) {
             self.zones[z].boosted_wmark = false;
             self.wakeup_kswapd();
         }
@@ -354,7 +354,7 @@ impl Kernel {
         }
         // Every allocation of the model may wake kswapd (ALLOC_KSWAPD) but
         // the last try before the OOM killer.
-        if self.boost_watermark(z) && !self.alloc_no_kswapd {
+        if self.boost_watermark(z) && !self.current.alloc_no_kswapd {
             self.zones[z].boosted_wmark = true;
         }
         let (start, free, movable) = self.folios.pageblock_counts(z, pfn)?;
@@ -448,7 +448,7 @@ impl Kernel {
     /// `--kswapd instant` nothing runs beside the task: the clock is left
     /// as it was.
     fn direct_reclaim_time_passes(&mut self) {
-        let ns = std::mem::take(&mut self.uncharged_reclaim_ns);
+        let ns = std::mem::take(&mut self.current.uncharged_reclaim_ns);
         if ns == 0 || self.kswapd.mode != crate::kswapd::KswapdMode::Thread {
             return;
         }
@@ -467,7 +467,7 @@ impl Kernel {
         if let Some(p) = self.get_page_from_freelist(WMARK_LOW, mt, nofragment) {
             return Some(p);
         }
-        if self.in_reclaim {
+        if self.current.in_reclaim {
             // PF_MEMALLOC: the slow path's first try at the min watermark,
             // then reclaim's own allocations dip into the reserves
             // (__gfp_pfmemalloc_flags: ALLOC_NO_WATERMARKS).
@@ -483,7 +483,7 @@ impl Kernel {
         if let Some(p) = self.get_page_from_freelist(WMARK_MIN, mt, false) {
             return Some(p);
         }
-        self.uncharged_reclaim_ns = 0;
+        self.current.uncharged_reclaim_ns = 0;
         let mut no_progress_loops = 0;
         let mut oom_passes = 0;
         loop {
@@ -525,9 +525,9 @@ impl Kernel {
             // (it catches a parallel OOM kill's freed memory), then the
             // OOM killer.
             // (ALLOC_WMARK_HIGH | ALLOC_CPUSET: no ALLOC_KSWAPD.)
-            self.alloc_no_kswapd = true;
+            self.current.alloc_no_kswapd = true;
             let page = self.get_page_from_freelist(WMARK_HIGH, mt, false);
-            self.alloc_no_kswapd = false;
+            self.current.alloc_no_kswapd = false;
             if page.is_some() {
                 return page;
             }

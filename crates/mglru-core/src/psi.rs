@@ -270,11 +270,11 @@ impl Kernel {
         self.psi.groups.push(g);
     }
 
-    /// The CPU of the running task (`self.current`): psi's state changes
+    /// The CPU of the running task (`self.current.pid`): psi's state changes
     /// happen there (not on `self.cpu`, which is kswapd's while kswapd runs
     /// in the middle of the task's time).
     fn psi_cur_cpu(&self) -> usize {
-        self.tasks.get(self.current as usize).map_or(0, |t| t.cpu as usize)
+        self.tasks.get(self.current.pid as usize).map_or(0, |t| t.cpu as usize)
     }
 
     /// Account CPU `c`'s time since its last change to the groups of the
@@ -346,7 +346,7 @@ impl Kernel {
         }
     }
 
-    /// The running task (`self.current`) moves to `state`.
+    /// The running task (`self.current.pid`) moves to `state`.
     pub fn psi_set_state(&mut self, state: PsiState) {
         let c = self.psi_cur_cpu();
         let pc = self.psi.cpus[c];
@@ -358,10 +358,10 @@ impl Kernel {
             return;
         }
         self.psi_settle_cpu(c);
-        self.psi_note_stall(c, pc.state, state, self.current);
+        self.psi_note_stall(c, pc.state, state, self.current.pid);
         self.psi.cpus[c].state = state;
-        self.psi.cpus[c].task = self.current;
-        self.psi_state_change(self.current);
+        self.psi.cpus[c].task = self.current.pid;
+        self.psi_state_change(self.current.pid);
     }
 
     /// The task about to run is `task`. Serially scheduled (the default),
@@ -371,7 +371,7 @@ impl Kernel {
     #[inline]
     pub fn psi_switch_to(&mut self, task: u32) {
         let c = self.tasks[task as usize].cpu as usize;
-        if task == self.current && self.psi.cpus[c].state != PsiState::Idle && self.psi.cpus[c].task == task {
+        if task == self.current.pid && self.psi.cpus[c].state != PsiState::Idle && self.psi.cpus[c].task == task {
             return;
         }
         self.psi_switch_cpu(task, c);
@@ -390,7 +390,7 @@ impl Kernel {
         if pc.state != PsiState::Idle {
             self.psi_state_change(pc.task);
         }
-        self.current = task;
+        self.current.pid = task;
         self.psi_note_stall(c, pc.state, PsiState::Busy, task);
         self.psi.cpus[c] = PsiCpu { task, state: PsiState::Busy, memstall_depth: 0, mark: self.psi.cpus[c].mark };
         self.psi_state_change(task);

@@ -78,7 +78,7 @@ impl Kernel {
         let va = v.va(index);
         let pgd = self.tasks[task as usize].pgd;
         // page_vma_mapped_walk in this mapping: a step of reclaim's CPU time.
-        self.pending_work.rmap += 1;
+        self.current.pending_work.rmap += 1;
         let e = self.pt.get(pgd, va);
         if e & pte::PRESENT == 0 || e & pte::VALUE != pfn {
             return false;
@@ -139,7 +139,7 @@ impl Kernel {
             return false;
         }
         let (task, va, is_file, locked) = (v.task, v.va(index), v.file.is_some(), v.locked);
-        self.pending_work.rmap += 1;
+        self.current.pending_work.rmap += 1;
         let pgd = self.tasks[task as usize].pgd;
         let Some(p) = self.pt.get_mut(pgd, va) else { return false };
         if *p & pte::PRESENT == 0 || *p & pte::VALUE != pfn {

@@ -104,15 +104,8 @@ unsafe impl Send for YielderRef {}
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TaskCtx {
     now: u64,
-    current: u32,
+    current: crate::kernel::Current,
     cpu: usize,
-    in_lru_fault: bool,
-    in_reclaim: bool,
-    alloc_no_kswapd: bool,
-    nr_pages_over_high: u64,
-    mm_walk: bool,
-    pending_work: crate::kernel::ReclaimWork,
-    uncharged_reclaim_ns: u64,
     yielder: YielderRef,
     direct_reclaim: bool,
 }
@@ -254,7 +247,7 @@ impl Kernel {
     /// → `wake_throttle_isolated`), whichever comes first; the others run
     /// meanwhile. Returns how long it slept.
     pub(crate) fn task_wait_isolated(&mut self, deadline: u64) -> u64 {
-        let me = self.current;
+        let me = self.current.pid;
         let start = self.now;
         if self.sched.wake_at.len() <= me as usize {
             self.sched.wake_at.resize(me as usize + 1, u64::MAX);
@@ -423,17 +416,13 @@ impl Kernel {
     /// The current task's kernel state, kept while it is paused; the
     /// kernel is left as between operations (no task inside the kernel).
     fn task_ctx_save(&mut self) -> TaskCtx {
+        // The task id stays (the kernel runs on nobody's behalf until the
+        // next task's context is restored, as between operations).
+        let pid = self.current.pid;
         TaskCtx {
             now: self.now,
-            current: self.current,
+            current: std::mem::replace(&mut self.current, crate::kernel::Current { pid, ..Default::default() }),
             cpu: self.cpu,
-            in_lru_fault: std::mem::take(&mut self.in_lru_fault),
-            in_reclaim: std::mem::take(&mut self.in_reclaim),
-            alloc_no_kswapd: std::mem::take(&mut self.alloc_no_kswapd),
-            nr_pages_over_high: std::mem::take(&mut self.nr_pages_over_high),
-            mm_walk: std::mem::take(&mut self.mm_walk),
-            pending_work: std::mem::take(&mut self.pending_work),
-            uncharged_reclaim_ns: std::mem::take(&mut self.uncharged_reclaim_ns),
             yielder: std::mem::take(&mut self.sched.yielder),
             direct_reclaim: std::mem::take(&mut self.sched.direct_reclaim),
         }
@@ -443,13 +432,6 @@ impl Kernel {
         self.now = c.now;
         self.current = c.current;
         self.cpu = c.cpu;
-        self.in_lru_fault = c.in_lru_fault;
-        self.in_reclaim = c.in_reclaim;
-        self.alloc_no_kswapd = c.alloc_no_kswapd;
-        self.nr_pages_over_high = c.nr_pages_over_high;
-        self.mm_walk = c.mm_walk;
-        self.pending_work = c.pending_work;
-        self.uncharged_reclaim_ns = c.uncharged_reclaim_ns;
         self.sched.yielder = c.yielder;
         self.sched.direct_reclaim = c.direct_reclaim;
     }
@@ -492,7 +474,7 @@ impl Kernel {
         self.sched.horizon = self.sched.horizon.max(now);
         self.sched.release = self.sched.release.max(now);
         if !self.tasks.is_empty() {
-            self.psi_task_stop(self.current);
+            self.psi_task_stop(self.current.pid);
         }
     }
 }

@@ -132,14 +132,14 @@ impl Kernel {
                 return None;
             }
             // shmem_alloc_and_add_folio: allocate, charge, insert, LRU.
-            let memcg = self.tasks[self.current as usize].memcg;
+            let memcg = self.tasks[self.current.pid as usize].memcg;
             let pfn = self.alloc_folio(memcg, Gfp::Normal)?;
-            if self.files[file as usize].cache.get(index) != 0 || !self.tasks[self.current as usize].alive {
+            if self.files[file as usize].cache.get(index) != 0 || !self.tasks[self.current.pid as usize].alive {
                 // The allocation reclaimed or OOM-killed meanwhile and the
                 // slot is no longer the hole it was (-EEXIST), or the task
                 // is gone.
                 self.free_folio(pfn);
-                if !self.tasks[self.current as usize].alive {
+                if !self.tasks[self.current.pid as usize].alive {
                     return None;
                 }
                 continue;
@@ -174,7 +174,7 @@ impl Kernel {
             pfn
         } else {
             if fault {
-                let memcg = self.tasks[self.current as usize].memcg;
+                let memcg = self.tasks[self.current.pid as usize].memcg;
                 self.count(memcg, Ev::Pgmajfault, 1);
             }
             let Some(pfn) = self.swap_cluster_readahead(slot) else {
@@ -356,7 +356,7 @@ impl Kernel {
     pub fn shmem_file_read(&mut self, file: u32, page: u64, count: u64) -> u64 {
         let mut swapped_in = 0;
         for idx in page..page + count {
-            if !self.tasks[self.current as usize].alive {
+            if !self.tasks[self.current.pid as usize].alive {
                 break;
             }
             let swapped = self.files[file as usize].cache.get(idx) & ENT_SWAP != 0;
@@ -375,7 +375,7 @@ impl Kernel {
     pub fn shmem_file_write(&mut self, file: u32, page: u64, count: u64) -> u64 {
         let mut written = 0;
         for idx in page..page + count {
-            if !self.tasks[self.current as usize].alive {
+            if !self.tasks[self.current.pid as usize].alive {
                 break;
             }
             let Some(pfn) = self.shmem_get_folio(file, idx, Sgp::Write, false) else { break };

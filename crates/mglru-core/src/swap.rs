@@ -102,8 +102,8 @@ impl Kernel {
         // Under MGLRU a folio faulted in on a VMA with recency starts active.
         if self.policy() == Policy::Mglru
             && !self.folios.get(pfn).test(pg::UNEVICTABLE)
-            && self.in_lru_fault
-            && !self.in_reclaim
+            && self.current.in_lru_fault
+            && !self.current.in_reclaim
         {
             self.folios.get_mut(pfn).set(pg::ACTIVE);
         }

@@ -417,7 +417,7 @@ impl Kernel {
         self.folio_clear_dirty_for_io(pfn);
         self.folios.get_mut(pfn).set(pg::RECLAIM);
         self.ev.add(Ev::NrVmscanWrite, 1);
-        self.pending_work.pageout += 1;
+        self.current.pending_work.pageout += 1;
         self.folio_start_writeback(pfn);
         if !self.folios.get(pfn).test(pg::WRITEBACK) {
             self.folios.get_mut(pfn).clear(pg::RECLAIM);
@@ -557,7 +557,7 @@ impl Kernel {
             stalled = true;
             self.reclaim_throttle(Throttle::Isolated);
             // About to die (OOM-killed meanwhile) and free its memory.
-            if !self.in_kswapd && !self.tasks.get(self.current as usize).is_none_or(|t| t.alive) {
+            if !self.in_kswapd && !self.tasks.get(self.current.pid as usize).is_none_or(|t| t.alive) {
                 return SWAP_CLUSTER_MAX;
             }
         }
@@ -744,9 +744,12 @@ impl Kernel {
     /// `shrink_lruvec` up to its loop: the scan targets (classic; the
     /// MGLRU's memcg reclaim runs whole here, `lru_gen_shrink_lruvec`).
     fn shrink_lruvec_begin(&mut self, memcg: u16, sc: &mut ScanControl) -> LruvecScan {
-        if self.policy() == Policy::Mglru && (!sc.root_reclaim() || !crate::variants::hooks(self.variant).memcg_lru()) {
-            // Not resumable (docs/FIDELITY.md simplification 2): kswapd
-            // comes here only in the variant without the memcg LRU.
+        // 6.12 tests `!root_reclaim(sc)` too; root reclaim under the
+        // multi-gen LRU comes here only where the kernel has no
+        // `lru_gen_shrink_node` (6.1; crate::profiles `no_memcg_lru`), which
+        // hands every lruvec to `lru_gen_shrink_lruvec`.
+        if self.policy() == Policy::Mglru {
+            // Not resumable (docs/FIDELITY.md simplification 2).
             self.lru_gen_shrink_lruvec(memcg, sc);
             return LruvecScan { memcg, classic: false, nr: [0; 4], targets: [0; 4], nr_to_reclaim: 0, nr_reclaimed: 0, proportional: false };
         }
@@ -997,8 +1000,10 @@ impl Kernel {
     /// walk (`lru_gen_shrink_node`).
     pub(crate) fn shrink_node_begin(&mut self, sc: &mut ScanControl) -> NodeScan {
         sc.nr = NrStats::default();
-        if self.policy() == Policy::Mglru && sc.root_reclaim() && crate::variants::hooks(self.variant).memcg_lru() {
-            return NodeScan::Mglru(self.lru_gen_shrink_node_begin(sc));
+        if self.policy() == Policy::Mglru && sc.root_reclaim() {
+            if let Some(n) = (self.steps.lru_gen_shrink_node)(self, sc) {
+                return n;
+            }
         }
         let nr_reclaimed = sc.nr_reclaimed;
         self.prepare_scan_control(sc);
@@ -1115,14 +1120,14 @@ impl Kernel {
     /// the memcg LRU's `shrink_one`): the visit's own CPU time (`lruvec`),
     /// whatever it found.
     pub(crate) fn spend_lruvec_visit(&mut self) {
-        self.pending_work.lruvecs += 1;
+        self.current.pending_work.lruvecs += 1;
         self.spend_reclaim(0);
     }
 
     /// The time of the reclaim steps done but not yet charged
     /// (`spend_reclaim` charges them with the next batch's scan).
     pub(crate) fn pending_reclaim_ns(&self) -> u64 {
-        let (w, c) = (&self.pending_work, &self.cost);
+        let (w, c) = (&self.current.pending_work, &self.cost);
         w.rmap * c.rmap + w.pte * c.pte + w.pageout * c.pageout + w.lruvecs * c.lruvec
     }
 
@@ -1133,7 +1138,7 @@ impl Kernel {
     /// folios scanned are charged when it is isolated, the steps done on
     /// them (and an aging walk's entries) when it ends.
     pub(crate) fn spend_reclaim(&mut self, scanned: u64) {
-        let w = std::mem::take(&mut self.pending_work);
+        let w = std::mem::take(&mut self.current.pending_work);
         let c = &self.cost;
         let ns = scanned * c.scan + w.rmap * c.rmap + w.pte * c.pte + w.pageout * c.pageout + w.lruvecs * c.lruvec;
         let total = &mut self.sim.reclaim_work;
@@ -1150,15 +1155,15 @@ impl Kernel {
         } else if !self.cost.tasks_on_external_clock {
             self.spend_cpu(ns, true);
         } else {
-            self.uncharged_reclaim_ns += ns;
+            self.current.uncharged_reclaim_ns += ns;
         }
     }
 
     /// `do_try_to_free_pages`.
     pub fn do_try_to_free_pages(&mut self, sc: &mut ScanControl) -> u64 {
         let initial_priority = sc.priority;
-        let was = self.in_reclaim;
-        self.in_reclaim = true;
+        let was = self.current.in_reclaim;
+        self.current.in_reclaim = true;
         let entered = !was && !self.in_kswapd;
         if entered {
             self.sched_direct_reclaim(true);
@@ -1214,7 +1219,7 @@ impl Kernel {
         if entered {
             self.sched_direct_reclaim(false);
         }
-        self.in_reclaim = was;
+        self.current.in_reclaim = was;
         sc.nr_reclaimed
     }
 
@@ -1294,7 +1299,7 @@ impl Kernel {
 
     /// `try_to_free_pages`: global direct reclaim of 32 pages.
     pub fn try_to_free_pages(&mut self) -> u64 {
-        if self.in_reclaim {
+        if self.current.in_reclaim {
             return 0;
         }
         self.throttle_direct_reclaim();

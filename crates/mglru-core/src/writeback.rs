@@ -283,7 +283,7 @@ impl Kernel {
     /// min(memory.max, memory.high) - usage, so a child without limits
     /// under a limited parent has the parent's.
     fn memcg_wb_stats(&self) -> Option<MemcgWbStats> {
-        let memcg = self.tasks[self.current as usize].memcg;
+        let memcg = self.tasks[self.current.pid as usize].memcg;
         if memcg == ROOT_MEMCG {
             return None;
         }

@@ -440,8 +440,8 @@ fn batch_aging_variant_keeps_lru_order() {
         }
         out
     };
-    assert_eq!(order(Variant::Plain), vec![9, 8, 7, 6, 5, 4, 3, 2, 1, 0], "6.12 reverses: the youngest ends at the tail");
-    assert_eq!(order(Variant::BatchAging), vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9], "bulk move keeps the oldest at the tail");
+    assert_eq!(order(Variant::PLAIN), vec![9, 8, 7, 6, 5, 4, 3, 2, 1, 0], "6.12 reverses: the youngest ends at the tail");
+    assert_eq!(order(Variant::parse("batch-aging").unwrap()), vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9], "bulk move keeps the oldest at the tail");
 }
 
 /// `advise ID FILE noreuse` is POSIX_FADV_NOREUSE: 6.12's generic_fadvise
@@ -499,8 +499,8 @@ fn reclaim_loop_variant_takes_the_smaller_batch() {
         t.check();
         (t.ev(Ev::PgscanFile), t.ev(Ev::PgstealFile))
     };
-    assert_eq!(run(mglru_core::kernel::Variant::Plain), (64, 64));
-    assert_eq!(run(mglru_core::kernel::Variant::ReclaimLoop), (32, 32));
+    assert_eq!(run(mglru_core::kernel::Variant::PLAIN), (64, 64));
+    assert_eq!(run(mglru_core::kernel::Variant::parse("reclaim-loop").unwrap()), (32, 32));
 }
 
 /// Seed 003's memcg selection (in 6.12 the memcg LRU of `shrink_many`)
@@ -528,10 +528,10 @@ fn memcg_lru_off_variant_makes_global_reclaim_walk_memcgs_in_order() {
         let stolen = |m: usize| k.memcgs[m].ev.get(Ev::PgstealKswapd);
         (stolen(a), stolen(b), k.memcgs[0].ev.get(Ev::PgstealKswapd))
     };
-    let (a, b, root) = run(mglru_core::kernel::Variant::Plain);
+    let (a, b, root) = run(mglru_core::kernel::Variant::PLAIN);
     assert_eq!(a, b);
     assert!(a > 2000, "6.12 takes a's and b's cold pages: {a}");
-    let (a2, b2, root2) = run(mglru_core::kernel::Variant::MemcgLruOff);
+    let (a2, b2, root2) = run(mglru_core::kernel::Variant::parse("memcg-lru-off").unwrap());
     assert!(a2 <= 128 && b2 <= 128, "without the memcg LRU a and b lose little: {a2}, {b2}");
     assert!(root2 > root, "the root's stream pays instead: {root2} vs {root}");
 }
@@ -567,9 +567,9 @@ fn reclaim_loop_variant_throttles_memcg_reclaim_on_writeback() {
         t.check();
         (t.vm("oom_kill"), t.k().now >= 1_000_000_000)
     };
-    assert_eq!(run(Policy::Mglru, mglru_core::kernel::Variant::Plain), (1, false), "6.12: OOM-killed within the first second");
-    assert_eq!(run(Policy::Mglru, mglru_core::kernel::Variant::ReclaimLoop), (0, true), "the variant waits for the writes");
-    assert_eq!(run(Policy::Classic, mglru_core::kernel::Variant::Plain), (0, true), "the classic LRU throttles in 6.12 already");
+    assert_eq!(run(Policy::Mglru, mglru_core::kernel::Variant::PLAIN), (1, false), "6.12: OOM-killed within the first second");
+    assert_eq!(run(Policy::Mglru, mglru_core::kernel::Variant::parse("reclaim-loop").unwrap()), (0, true), "the variant waits for the writes");
+    assert_eq!(run(Policy::Classic, mglru_core::kernel::Variant::PLAIN), (0, true), "the classic LRU throttles in 6.12 already");
 }
 
 /// `min_ttl_ms` is kept in jiffies rounded up (`msecs_to_jiffies`, HZ=250:

@@ -135,7 +135,7 @@ pub fn random_trace(seed: u64, nops: usize) -> String {
 }
 
 fn run(text: &str, check_every: usize, policy: Policy) -> String {
-    run_variant(text, check_every, policy, Variant::Plain)
+    run_variant(text, check_every, policy, Variant::PLAIN)
 }
 
 fn run_variant(text: &str, check_every: usize, policy: Policy, variant: Variant) -> String {
@@ -188,7 +188,7 @@ fn invariants_hold_on_random_traces_mglru() {
 fn invariants_hold_under_the_seed_variants() {
     for seed in 2000..2020 {
         let text = random_trace(seed, 1500);
-        for v in [Variant::BatchAging, Variant::ReclaimLoop, Variant::MemcgLruOff] {
+        for v in [Variant::parse("batch-aging").unwrap(), Variant::parse("reclaim-loop").unwrap(), Variant::parse("memcg-lru-off").unwrap()] {
             let _ = run_variant(&text, 25, Policy::Mglru, v);
         }
     }

@@ -279,7 +279,7 @@ pub fn check_size(flag: &str, b: u64) -> Result<(), Failure> {
 /// A variant changes the multi-gen LRU only: with the classic LRU it would
 /// run 6.12 and print the variant's name beside it.
 pub fn check_variant_policy(variant: Variant, policy: Option<Policy>) -> Result<(), Failure> {
-    if variant != Variant::Plain && policy == Some(Policy::Classic) {
+    if variant != Variant::PLAIN && policy == Some(Policy::Classic) {
         return Err(Failure::input(format!(
             "--variant {} changes the multi-gen LRU only; with --policy classic it would change nothing: drop one of them (or sweep variants with --policy mglru)",
             variant.name()

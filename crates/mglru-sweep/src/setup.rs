@@ -55,7 +55,7 @@ impl Setup {
             let _ = writeln!(o, "  {k:<10} {v}");
         };
         row(&mut o, "input", input.to_string());
-        let variant = if opts.variant == mglru_core::kernel::Variant::Plain { String::new() } else { format!(" + variant {}", opts.variant.name()) };
+        let variant = if opts.variant == mglru_core::kernel::Variant::PLAIN { String::new() } else { format!(" + variant {}", opts.variant.name()) };
         row(&mut o, "policy", format!("{policy} (Linux 6.12 model{variant})"));
         let (mem, from) = match (opts.memory, self.memory) {
             (Some(b), _) => (b, "--memory"),

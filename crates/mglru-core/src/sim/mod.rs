@@ -42,6 +42,9 @@ pub struct RunOptions {
     pub policy: Option<Policy>,
     pub cost: Option<CostModel>,
     pub seed: u64,
+    /// The kernel version followed and the variant on top of it
+    /// (crate::profiles).
+    pub kernel: crate::kernel::KernelVersion,
     pub variant: crate::kernel::Variant,
     /// The number of CPUs (overrides the trace's `cpus`).
     pub cpus: Option<u32>,
@@ -101,7 +104,7 @@ fn bytes_to_limit(b: u64) -> u64 {
 impl Simulator {
     pub fn new(opts: RunOptions) -> Simulator {
         let mut machine =
-            MachineConfig { seed: opts.seed, variant: opts.variant, kswapd: opts.kswapd, schedule: opts.schedule, migratetypes: opts.migratetypes, ..Default::default() };
+            MachineConfig { seed: opts.seed, kernel: opts.kernel, variant: opts.variant, kswapd: opts.kswapd, schedule: opts.schedule, migratetypes: opts.migratetypes, ..Default::default() };
         if let Some(c) = &opts.cost {
             machine.cost = c.clone();
         }
@@ -516,7 +519,7 @@ impl Kernel {
                         // that charged over memory.high returns to user
                         // mode through mem_cgroup_handle_over_high
                         // (resume_user_mode_work), page by page.
-                        if k.nr_pages_over_high != 0 {
+                        if k.current.nr_pages_over_high != 0 {
                             k.mem_cgroup_handle_over_high();
                         }
                         // (After the last page the operation ends: nothing to
@@ -634,7 +637,7 @@ impl Kernel {
         // A line of another task than the last task's line
         // (`task_switch`: the platform's replayer wakes that task's
         // worker).
-        let switch = task != self.current && self.cost.task_switch > 0;
+        let switch = task != self.current.pid && self.cost.task_switch > 0;
         self.psi_switch_to(task);
         // The task runs on its CPU; operations without a task (a write to
         // memory.reclaim, a sleep) stay on the last task's CPU.
@@ -673,7 +676,7 @@ impl Kernel {
     /// when any condition fails.
     #[inline(always)]
     fn read_cached_page_now(&mut self, task: u32, file: u32, page: u64) -> bool {
-        if self.parallel() || self.kswapd.at <= self.now || task != self.current || self.nr_pages_over_high != 0 {
+        if self.parallel() || self.kswapd.at <= self.now || task != self.current.pid || self.current.nr_pages_over_high != 0 {
             return false;
         }
         let t = &self.tasks[task as usize];
@@ -737,7 +740,7 @@ impl Kernel {
             return n;
         }
         // read_cached_page_now's conditions but the clock's, once.
-        if self.parallel() || task != self.current || self.nr_pages_over_high != 0 || file as usize >= self.files.len() {
+        if self.parallel() || task != self.current.pid || self.current.nr_pages_over_high != 0 || file as usize >= self.files.len() {
             return 0;
         }
         let t = &self.tasks[task as usize];
@@ -756,8 +759,8 @@ impl Kernel {
             self.no_event_by(last_end)
                 && !self.kswapd_release_by(last_end)
                 && self.kswapd.at == kswapd_at
-                && self.current == task
-                && self.nr_pages_over_high == 0
+                && self.current.pid == task
+                && self.current.nr_pages_over_high == 0
                 && self.tasks[task as usize].alive
                 && self.cpu == c,
             "a one-step read changed what its conditions read"

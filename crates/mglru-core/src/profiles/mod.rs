@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Kernel versions and patch variants: one model, several kernels.
+//!
+//! The model's functions read like Linux 6.12's. Where another kernel (or
+//! one of the seeds' patch series) does a step differently, the 6.12
+//! function calls that step through [`Steps`], a table of functions that
+//! each *perform* the step: 6.12's own in [`Steps::V6_12`], another
+//! version's or a patch's in a module of this folder. A **difference** is
+//! one such module: it names the kernel function it models, cites the
+//! version whose source it follows, and overrides one or more entries of
+//! the table ([`Difference::apply`]). A **kernel version** ([`KernelVersion`],
+//! `--kernel`) is 6.12 plus a list of differences; a **variant**
+//! ([`Variant`], `--variant`) is a list of differences applied on top of
+//! whichever version runs. When a patch was merged, its variant and the
+//! newer version list the same difference, so they run the same code
+//! (seed 004's `reclaim-loop` is in 7.2).
+//!
+//! Everything a user sees of this — the names `--kernel` and `--variant`
+//! accept, their help, docs/KERNELS.md's table of differences — comes from
+//! [`DIFFERENCES`], [`VERSIONS`] and [`VARIANTS`]. Adding a difference is a
+//! module here and one line in [`DIFFERENCES`] (plus its name in the lists
+//! of the versions or variants that have it).
+//!
+//! The seam is at the steps where the kernels' own history draws it (a
+//! refault test, a reclaim loop, where a counter is counted), never an
+//! `if version >= X` inside a 6.12 function.
+
+use crate::kernel::Kernel;
+use crate::lru_gen::{TryShrink, MIN_LRU_BATCH};
+use crate::vmscan::{NodeScan, ReclaimStat, ScanControl};
+
+mod batch_aging;
+mod no_memcg_lru;
+mod reclaim_loop;
+
+/// Folios that aging or sorting has taken off their lists and not yet
+/// put on their new generation's (only a difference that moves them in
+/// bulk uses it; 6.12 moves each at once). It lives in the caller's frame,
+/// as the kernel's batch would live on `inc_min_seq`'s stack.
+#[derive(Debug, Default)]
+pub struct AgeBatch {
+    pub(crate) folios: Vec<(u32, usize)>,
+}
+
+/// The steps in which the modelled kernels differ, each a function that
+/// performs it. [`Steps::V6_12`] is Linux 6.12.
+#[derive(Clone, Copy)]
+pub(crate) struct Steps {
+    /// `inc_min_seq` or `sort_folio` moves folio `pfn` (memcg, type),
+    /// already given generation `new_gen`, to that generation's list.
+    pub age_move: fn(&mut Kernel, &mut AgeBatch, u32, u16, usize, usize),
+    /// The end of a run of `age_move`s (the end of `inc_min_seq`, of a
+    /// `scan_folios` pass).
+    pub age_flush: fn(&mut Kernel, &mut AgeBatch, u16, usize),
+    /// `try_to_shrink_lruvec` up to its loop: where the lruvec's reclaim
+    /// starts (a loop that is not resumable runs whole here and returns
+    /// its result as done).
+    pub try_to_shrink_lruvec: fn(&mut Kernel, u16, &mut ScanControl) -> TryShrink,
+    /// How many folios `scan_folios` isolates per call.
+    pub reclaim_batch: u64,
+    /// How `shrink_node` starts global (root) reclaim under the multi-gen
+    /// LRU: Some = `lru_gen_shrink_node` over the memcg LRU; None = no
+    /// such path, the memcgs are walked by `shrink_node_memcgs`.
+    pub lru_gen_shrink_node: fn(&mut Kernel, &mut ScanControl) -> Option<NodeScan>,
+    /// `evict_folios` adds one `shrink_folio_list` round's writeback
+    /// statistics to `sc->nr` (`taken`: the folios isolated for it, not
+    /// yet added).
+    pub evict_folios_stat: fn(&mut ScanControl, &ReclaimStat, &mut u64),
+}
+
+impl Steps {
+    /// Linux 6.12.
+    pub const V6_12: Steps = Steps {
+        age_move: age_move_6_12,
+        age_flush: age_flush_6_12,
+        try_to_shrink_lruvec: Kernel::try_to_shrink_lruvec_begin,
+        reclaim_batch: MIN_LRU_BATCH,
+        lru_gen_shrink_node: lru_gen_shrink_node_6_12,
+        evict_folios_stat: evict_folios_stat_6_12,
+    };
+
+    /// The steps of `version` with `variant`'s differences on top.
+    pub fn of(version: KernelVersion, variant: Variant) -> Steps {
+        let mut s = Steps::V6_12;
+        for name in version.entry().differences.iter().chain(variant.entry().differences.iter()) {
+            (difference(name).apply)(&mut s);
+        }
+        s
+    }
+}
+
+/// 6.12 `inc_min_seq`/`sort_folio`: each folio to the tail of its new
+/// generation at once (which reverses the order of a batch).
+fn age_move_6_12(k: &mut Kernel, _b: &mut AgeBatch, pfn: u32, memcg: u16, new_gen: usize, type_: usize) {
+    k.mglru_move(pfn, memcg, new_gen, type_, true);
+}
+
+/// 6.12: nothing is held back, nothing to flush.
+fn age_flush_6_12(_k: &mut Kernel, _b: &mut AgeBatch, _memcg: u16, _type_: usize) {}
+
+/// 6.12 `shrink_node`: `lru_gen_shrink_node` for root reclaim.
+fn lru_gen_shrink_node_6_12(k: &mut Kernel, sc: &mut ScanControl) -> Option<NodeScan> {
+    Some(NodeScan::Mglru(k.lru_gen_shrink_node_begin(sc)))
+}
+
+/// 6.12 `evict_folios`: only `nr_unqueued_dirty` reaches `sc->nr` (the
+/// flusher test after `try_to_shrink_lruvec`'s loop reads it with
+/// `file_taken`, counted at isolation).
+fn evict_folios_stat_6_12(sc: &mut ScanControl, stat: &ReclaimStat, _taken: &mut u64) {
+    sc.nr.unqueued_dirty += stat.nr_unqueued_dirty;
+}
+
+/// How far a difference's model goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fidelity {
+    /// Follows the cited source.
+    Modelled,
+    /// Follows it with a simplification its module and docs/FIDELITY.md name.
+    Simplified,
+    /// An interpretation of a cover letter (no source to follow).
+    Interpreted,
+}
+
+impl Fidelity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Fidelity::Modelled => "modelled",
+            Fidelity::Simplified => "simplified",
+            Fidelity::Interpreted => "interpreted",
+        }
+    }
+}
+
+/// One behaviour difference from 6.12.
+pub struct Difference {
+    pub name: &'static str,
+    /// The source it follows: version and kernel functions.
+    pub source: &'static str,
+    pub summary: &'static str,
+    pub fidelity: Fidelity,
+    pub(crate) apply: fn(&mut Steps),
+}
+
+/// Every difference the model has, in the order they are applied.
+pub static DIFFERENCES: &[Difference] = &[
+    batch_aging::DIFFERENCE,
+    reclaim_loop::DIFFERENCE,
+    no_memcg_lru::DIFFERENCE,
+];
+
+fn difference(name: &str) -> &'static Difference {
+    DIFFERENCES.iter().find(|d| d.name == name).unwrap_or_else(|| panic!("profile lists unknown difference `{name}`"))
+}
+
+/// A named profile: a kernel version or a variant.
+pub struct ProfileEntry {
+    /// Canonical name first, then aliases.
+    pub names: &'static [&'static str],
+    pub summary: &'static str,
+    /// The differences from 6.12 (a version) or added to the running
+    /// version (a variant), by name.
+    pub differences: &'static [&'static str],
+}
+
+/// The kernel versions, in [`KernelVersion`] order.
+pub static VERSIONS: [ProfileEntry; 3] = [
+    ProfileEntry { names: &["6.1"], summary: "Linux 6.1 (Debian 12's kernel)", differences: &[] },
+    ProfileEntry { names: &["6.12"], summary: "Linux 6.12 (the default)", differences: &[] },
+    ProfileEntry { names: &["7.2"], summary: "Linux 7.2", differences: &[] },
+];
+
+/// The variants, in [`Variant`] order; the first is none.
+pub static VARIANTS: [ProfileEntry; 4] = [
+    ProfileEntry { names: &["plain", "6.12"], summary: "the kernel version as released (default)", differences: &[] },
+    ProfileEntry {
+        names: &["batch-aging"],
+        summary: "seed 000 (Kairui Song, 2024): aging and sorting move folios in bulk, keeping their order",
+        differences: &["batch-aging"],
+    },
+    ProfileEntry {
+        names: &["reclaim-loop"],
+        summary: "seed 004 (Kairui Song, 2026): the improved MGLRU reclaim loop and dirty folio handling",
+        differences: &["reclaim-loop"],
+    },
+    ProfileEntry {
+        names: &["memcg-lru-off"],
+        summary: "seed 003 without its memcg selection: global reclaim walks every memcg instead of the memcg LRU",
+        differences: &["no-memcg-lru"],
+    },
+];
+
+/// A kernel version the model follows (`--kernel`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KernelVersion {
+    V6_1,
+    #[default]
+    V6_12,
+    V7_2,
+}
+
+impl KernelVersion {
+    pub const ALL: [KernelVersion; 3] = [KernelVersion::V6_1, KernelVersion::V6_12, KernelVersion::V7_2];
+
+    pub fn entry(self) -> &'static ProfileEntry {
+        &VERSIONS[self as usize]
+    }
+
+    pub fn name(self) -> &'static str {
+        self.entry().names[0]
+    }
+
+    pub fn names() -> Vec<&'static str> {
+        VERSIONS.iter().map(|e| e.names[0]).collect()
+    }
+
+    pub fn parse(s: &str) -> Result<KernelVersion, String> {
+        KernelVersion::ALL
+            .into_iter()
+            .find(|v| v.entry().names.contains(&s))
+            .ok_or_else(|| format!("unknown kernel `{s}`: expected one of {}", KernelVersion::names().join(", ")))
+    }
+}
+
+/// A named change on top of the running kernel version (`--variant`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Variant(u8);
+
+impl Variant {
+    /// No change.
+    pub const PLAIN: Variant = Variant(0);
+
+    pub fn entry(self) -> &'static ProfileEntry {
+        &VARIANTS[self.0 as usize]
+    }
+
+    pub fn all() -> impl Iterator<Item = Variant> {
+        (0..VARIANTS.len() as u8).map(Variant)
+    }
+
+    /// The canonical names, in registry order.
+    pub fn names() -> Vec<&'static str> {
+        VARIANTS.iter().map(|e| e.names[0]).collect()
+    }
+
+    pub fn parse(s: &str) -> Result<Variant, String> {
+        Variant::all()
+            .find(|v| v.entry().names.contains(&s))
+            .ok_or_else(|| format!("unknown variant `{s}`: expected one of {}", Variant::names().join(", ")))
+    }
+
+    pub fn name(self) -> &'static str {
+        self.entry().names[0]
+    }
+
+    /// One line per variant for `--help`: name and summary.
+    pub fn help() -> String {
+        VARIANTS.iter().map(|e| format!("{}: {}", e.names[0], e.summary)).collect::<Vec<_>>().join("; ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_every_listed_difference_exists() {
+        for v in Variant::all() {
+            for n in v.entry().names {
+                assert_eq!(Variant::parse(n), Ok(v));
+            }
+            for d in v.entry().differences {
+                assert!(DIFFERENCES.iter().any(|x| x.name == *d), "variant {} lists unknown difference {d}", v.name());
+            }
+        }
+        for k in KernelVersion::ALL {
+            assert_eq!(KernelVersion::parse(k.name()), Ok(k));
+            for d in k.entry().differences {
+                assert!(DIFFERENCES.iter().any(|x| x.name == *d), "kernel {} lists unknown difference {d}", k.name());
+            }
+        }
+        assert!(Variant::parse("no-such").unwrap_err().contains("batch-aging"));
+        assert!(KernelVersion::parse("5.15").unwrap_err().contains("6.1, 6.12, 7.2"));
+        let mut names: Vec<_> = DIFFERENCES.iter().map(|d| d.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), DIFFERENCES.len(), "two differences share a name");
+    }
+}
