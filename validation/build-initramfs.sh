@@ -5,7 +5,7 @@
 #
 #   validation/build-initramfs.sh REPLAYER OUT.cpio.gz [--trace TRACE] [--mode MODE]
 #                                 [--replay-arg ARG]... [--setup SETUP.env] [--swap-loop]
-#                                 [--swap-nullb PARAMS]
+#                                 [--swap-nullb PARAMS] [--kernel-env FILE]
 #
 # REPLAYER is a static binary (`mglru-replay`), run as `/mglru-replay /trace --data-dir
 # /mnt/data [ARG...]`. MODE is what /init writes to /sys/kernel/mm/lru_gen/enabled: y, n or a
@@ -16,7 +16,9 @@
 # over /dev/ram1 with direct I/O: an asynchronous swap device (run-kernel.sh --swap-loop).
 # --swap-nullb PARAMS adds configfs.ko and null_blk.ko and tells /init to swap on a memory-backed
 # /dev/nullb0 loaded with the comma-separated null_blk parameters PARAMS (e.g.
-# irqmode=2,completion_nsec=1000000,mbps=20). Without them the image is as before. Needs validation/setup.sh first.
+# irqmode=2,completion_nsec=1000000,mbps=20). Without them the image is as before. --kernel-env takes the
+# kernel description setup.sh wrote (default validation/work/kernel.env, the 6.12 kernel; e.g.
+# validation/work/kernel-7.2.env), whose modules go into the image. Needs validation/setup.sh first.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -24,7 +26,7 @@ die() { printf 'build-initramfs: error: %s\n' "$*" >&2; exit 1; }
 
 [ $# -ge 2 ] || die "usage: build-initramfs.sh REPLAYER OUT.cpio.gz [--trace TRACE] [--mode y|n|0xMASK] [--replay-arg ARG]..."
 replayer="$1"; out="$2"; shift 2
-trace=""; mode="y"; replay_args=(); setup_env=""; swap_loop=0; swap_nullb=""
+trace=""; mode="y"; replay_args=(); setup_env=""; swap_loop=0; swap_nullb=""; kernel_env="$here/work/kernel.env"
 while [ $# -gt 0 ]; do
     case "$1" in
         --trace) trace="$2"; shift 2 ;;
@@ -32,6 +34,7 @@ while [ $# -gt 0 ]; do
         --replay-arg) replay_args+=("$2"); shift 2 ;;
         --setup) setup_env="$2"; shift 2 ;;
         --swap-loop) swap_loop=1; shift ;;
+        --kernel-env) kernel_env="$2"; shift 2 ;;
         --swap-nullb) swap_nullb="$2"; shift 2
                       [[ "$swap_nullb" =~ ^[a-z_]+=[0-9]+(,[a-z_]+=[0-9]+)*$ ]] \
                           || die "--swap-nullb takes null_blk parameters NAME=N[,NAME=N]..., not '$swap_nullb'" ;;
@@ -42,9 +45,9 @@ case "$mode" in
     y|n|[0-7]|0x[0-7]|0x000[0-7]|0x00[0-7]|0x0[0-7]) ;;
     *) die "mode must be y, n or a mask 0x0..0x7 (e.g. 0x0001), not '$mode'" ;;
 esac
-[ -f "$here/work/kernel.env" ] || die "run validation/setup.sh first"
-# shellcheck disable=SC1091
-. "$here/work/kernel.env"
+[ -f "$kernel_env" ] || die "no $kernel_env: run validation/setup.sh first (with --kernel for 6.1 or 7.2)"
+# shellcheck disable=SC1090
+. "$kernel_env"
 [ -x "$replayer" ] || die "replayer '$replayer' is not an executable file"
 if LC_ALL=C ldd "$replayer" >/dev/null 2>&1; then
     die "replayer '$replayer' is dynamically linked; build it static (-C target-feature=+crt-static)"

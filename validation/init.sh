@@ -108,8 +108,18 @@ echo never > /sys/kernel/mm/transparent_hugepage/defrag
 # vm.page-cluster and other sysctls are the replayer's to set (the trace's `sysctl` lines).
 tag "page_cluster_boot=$(cat /proc/sys/vm/page-cluster)"
 
+# The boot value first: 6.12 and 7.2 boot with MGLRU on (0x0007), Debian's 6.1 with it off (0x0000,
+# CONFIG_LRU_GEN_ENABLED unset). Then the mode is written and checked: y must read back non-zero
+# (0x0007 on x86), n as 0x0000, a mask as that mask, else the run stops here.
+lru_gen_boot=$(cat /sys/kernel/mm/lru_gen/enabled 2>/dev/null) || fail "no /sys/kernel/mm/lru_gen/enabled (CONFIG_LRU_GEN off?)"
 echo "$MODE" > /sys/kernel/mm/lru_gen/enabled || fail "write $MODE to lru_gen/enabled"
-tag "mode=$MODE lru_gen_enabled=$(cat /sys/kernel/mm/lru_gen/enabled)"
+lru_gen_now=$(cat /sys/kernel/mm/lru_gen/enabled)
+case "$MODE" in
+    y) [ "$((lru_gen_now))" -ne 0 ] || fail "lru_gen/enabled reads $lru_gen_now after writing y" ;;
+    n) [ "$((lru_gen_now))" -eq 0 ] || fail "lru_gen/enabled reads $lru_gen_now after writing n" ;;
+    *) [ "$((lru_gen_now))" -eq "$((MODE))" ] || fail "lru_gen/enabled reads $lru_gen_now after writing $MODE" ;;
+esac
+tag "mode=$MODE lru_gen_enabled=$lru_gen_now lru_gen_enabled_boot=$lru_gen_boot"
 
 # Kernel messages from here on go to the log buffer only (dumped at the end), so that none
 # cuts into the result line on the console.

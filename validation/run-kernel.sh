@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Replays one trace on the real Debian 6.12 kernel under QEMU and writes the counters as JSON in
-# the shape of `mglru run --json`.
+# Replays one trace on a real Debian kernel (6.12 by default; 6.1 or 7.2 with --kernel) under QEMU
+# and writes the counters as JSON in the shape of `mglru run --json`.
 #
 #   validation/run-kernel.sh TRACE --mode mglru|classic|y|n|0x0001|0x0003|... --out RESULT.json
 #                            [--timeout SECONDS] [--replayer PATH] [--memory SIZE]
 #                            [--replay-arg ARG]... [--icount SHIFT] [--swap-loop | --swap-nullb PARAMS]
-#                            [--keep] [--verbose]
+#                            [--kernel 6.12|6.1|7.2] [--attempts N] [--keep] [--verbose]
 #
+#   --kernel     which of setup.sh's kernels to boot (default 6.12: work/kernel.env; 6.1 and 7.2:
+#                work/kernel-6.1.env, work/kernel-7.2.env, from `setup.sh --kernel X`)
+#   --attempts   boot at most N times (default 3) while a run ends early: an oops or panic on the
+#                console, no result line, or a result line that is not complete JSON. Every try is
+#                counted in the result's meta.attempts (failed ones in meta.failed_attempts). A run
+#                that times out or whose replayer fails with a clean console is not retried.
 #   --mode       mglru = y (0x0007), classic = n (0x0000), or a mask written as is
 #   --timeout    kill QEMU after this many seconds of wall time (default 600) and fail
 #   --replayer   the static replayer (default target/x86_64-unknown-linux-gnu/release/mglru-replay)
@@ -33,10 +39,10 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 die() { printf 'run-kernel: error: %s\n' "$*" >&2; exit 1; }
-usage="usage: run-kernel.sh TRACE --mode mglru|classic|0xMASK --out RESULT.json [--timeout S] [--replayer PATH] [--memory SIZE] [--replay-arg ARG]... [--icount SHIFT] [--swap-loop | --swap-nullb PARAMS] [--keep] [--verbose]"
+usage="usage: run-kernel.sh TRACE --mode mglru|classic|0xMASK --out RESULT.json [--timeout S] [--replayer PATH] [--memory SIZE] [--replay-arg ARG]... [--icount SHIFT] [--swap-loop | --swap-nullb PARAMS] [--kernel 6.12|6.1|7.2] [--attempts N] [--keep] [--verbose]"
 
 trace=""; mode=""; out=""; timeout=600; memory=""; keep=0; verbose=0; replay_args=(); icount=""
-swap_loop=0; swap_nullb=""
+swap_loop=0; swap_nullb=""; kernel_series=6.12; attempts=3
 
 replayer="$repo/target/x86_64-unknown-linux-gnu/release/mglru-replay"
 while [ $# -gt 0 ]; do
@@ -51,9 +57,12 @@ while [ $# -gt 0 ]; do
                   [[ "$icount" =~ ^[0-9]$|^10$ ]] || die "--icount takes a shift from 0 to 10 (ns per instruction = 2^SHIFT), not '$icount'" ;;
         --swap-loop) swap_loop=1; shift ;;
         --swap-nullb) swap_nullb="${2:?}"; shift 2 ;;
+        --kernel) kernel_series="${2:?}"; shift 2 ;;
+        --attempts) attempts="${2:?}"; shift 2
+                    [[ "$attempts" =~ ^[1-9]$ ]] || die "--attempts takes 1 to 9, not '$attempts'" ;;
         --keep) keep=1; shift ;;
         --verbose) verbose=1; shift ;;
-        -h|--help) sed -n '3,29p' "$0"; exit 0 ;;
+        -h|--help) sed -n '3,35p' "$0"; exit 0 ;;
         -*) die "unknown option $1; $usage" ;;
         *) [ -z "$trace" ] || die "one TRACE only; $usage"; trace="$1"; shift ;;
     esac
@@ -66,9 +75,14 @@ case "$mode" in
     classic) kmode=n ;;
     *) kmode="$mode" ;;
 esac
-[ -f "$here/work/kernel.env" ] || die "run validation/setup.sh first"
-# shellcheck disable=SC1091
-. "$here/work/kernel.env"
+case "$kernel_series" in
+    6.12) kernel_env="$here/work/kernel.env" ;;
+    6.1|7.2) kernel_env="$here/work/kernel-$kernel_series.env" ;;
+    *) die "--kernel takes 6.1, 6.12 or 7.2, not '$kernel_series'" ;;
+esac
+[ -f "$kernel_env" ] || die "no $kernel_env: run validation/setup.sh$([ "$kernel_series" = 6.12 ] || echo " --kernel $kernel_series") first"
+# shellcheck disable=SC1090
+. "$kernel_env"
 [ -x "$replayer" ] || die "no replayer at '$replayer': build it with
   RUSTFLAGS=\"-C target-feature=+crt-static\" cargo build --release -p mglru-replay --target x86_64-unknown-linux-gnu"
 
@@ -88,7 +102,7 @@ python3 "$here/harness.py" trace-setup "$trace" ${setup_flag[@]+"${setup_flag[@]
 # shellcheck disable=SC1091
 . "$run_dir/setup.env"
 "$here/build-initramfs.sh" "$replayer" "$run_dir/initrd.cpio.gz" --trace "$trace" --mode "$kmode" \
-    --setup "$run_dir/setup.env" ${loop_flag[@]+"${loop_flag[@]}"} ${replay_args[@]+"${replay_args[@]}"} 2>"$run_dir/build.log" \
+    --setup "$run_dir/setup.env" --kernel-env "$kernel_env" ${loop_flag[@]+"${loop_flag[@]}"} ${replay_args[@]+"${replay_args[@]}"} 2>"$run_dir/build.log" \
     || { cat "$run_dir/build.log" >&2; die "build-initramfs failed"; }
 if [ -n "$TRACE_WARNINGS" ]; then printf 'run-kernel: note: %s\n' "$TRACE_WARNINGS" >&2; fi
 if [ -n "$memory" ]; then
@@ -116,12 +130,13 @@ qemu=(qemu-system-x86_64 -accel "$accel" "${icount_args[@]}" -cpu "$cpu" -m "$me
       -kernel "$VMLINUZ" -initrd "$run_dir/initrd.cpio.gz"
       -append "console=ttyS0 quiet panic=-1 transparent_hugepage=never${MGLRU_KERNEL_ARGS:+ $MGLRU_KERNEL_ARGS}")
 
-printf 'run-kernel: %s, mode %s, %s MiB, %s; log %s\n' "$(basename "$trace")" "$kmode" "$mem_mib" "$accel_name" "$run_dir/console.log" >&2
+printf 'run-kernel: %s, kernel %s, mode %s, %s MiB, %s; log %s\n' "$(basename "$trace")" "$KERNEL_RELEASE" "$kmode" "$mem_mib" "$accel_name" "$run_dir/console.log" >&2
 set +e
-HARNESS_VERBOSE="$verbose" python3 "$here/harness.py" boot --out "$out" --log-dir "$run_dir" --timeout "$timeout" \
+HARNESS_VERBOSE="$verbose" python3 "$here/harness.py" boot --out "$out" --log-dir "$run_dir" --timeout "$timeout" --attempts "$attempts" \
     --meta "mode=$kmode" --meta "mode_arg=$mode" \
     --meta "kernel_release=$KERNEL_RELEASE" --meta "kernel_package=$KERNEL_PACKAGE" \
     --meta "kernel_package_version=$KERNEL_PACKAGE_VERSION" --meta "kernel_pinned=$KERNEL_PINNED" \
+    --meta "kernel_series=$kernel_series" \
     --meta "qemu=$qemu_version" --meta "accel=$accel_name" --meta "qemu_memory_mib=$mem_mib" \
     --meta "trace=$(basename "$trace")" --meta "trace_memory_bytes=$MEMORY_BYTES" \
     --meta "trace_swap_bytes=$SWAP_BYTES" --meta "trace_swap_sync=$SWAP_SYNC" ${swap_meta[@]+"${swap_meta[@]}"} \

@@ -3,7 +3,10 @@
 # Re-measure the kernel side of the reference suite: every trace in
 # traces/ under MGLRU and under the classic LRU (or once, "self", when the
 # trace sets lru_gen.enabled itself), results in results/NAME.MODE.json.
-# Usage: validation/run-suite.sh [--out DIR] [--parallel] [NAME...]   (default: all traces, into results/)
+# Usage: validation/run-suite.sh [--kernel 6.12|6.1|7.2] [--out DIR] [--parallel] [NAME...]
+#        (default: kernel 6.12, all traces, into results/; another kernel needs --out, e.g.
+#        results-6.1/ or results-7.2/, so that the 6.12 reference is not overwritten)
+#   --kernel X: boot that kernel (validation/setup.sh --kernel X first); each result records it
 #   --out DIR: write the results there instead (e.g. a repeat run for the noise measurement,
 #              validation/noise.py results DIR)
 #   --parallel: replay with mglru-replay --parallel (tasks side by side; the result's
@@ -12,9 +15,20 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="$here/results"
+kernel=6.12
+if [ "${1:-}" = "--kernel" ]; then
+    [ $# -ge 2 ] || { echo "run-suite: --kernel needs 6.1, 6.12 or 7.2" >&2; exit 1; }
+    kernel="$2"; shift 2
+    case "$kernel" in 6.1|6.12|7.2) ;; *) echo "run-suite: --kernel takes 6.1, 6.12 or 7.2, not '$kernel'" >&2; exit 1 ;; esac
+fi
+out_given=0
 if [ "${1:-}" = "--out" ]; then
+    out_given=1
     [ $# -ge 2 ] || { echo "run-suite: --out needs a directory" >&2; exit 1; }
     out=$(realpath -m "$2"); shift 2
+fi
+if [ "$kernel" != 6.12 ] && [ "$out_given" = 0 ]; then
+    echo "run-suite: --kernel $kernel needs --out DIR (results/ holds the 6.12 reference)" >&2; exit 1
 fi
 parallel=()
 if [ "${1:-}" = "--parallel" ]; then
@@ -58,8 +72,8 @@ PY
     if [ "$(zcat "$t" | grep -c '^sysctl lru_gen.enabled')" -gt 0 ]; then modes=(self); else modes=(mglru classic); fi
     for m in "${modes[@]}"; do
         arg=$m; [ "$m" = self ] && arg=y
-        echo "== $n ($m, guest $mem)"
-        ./run-kernel.sh "$t" --mode "$arg" --memory "$mem" --timeout 600 \
+        echo "== $n ($m, guest $mem, kernel $kernel)"
+        ./run-kernel.sh "$t" --kernel "$kernel" --mode "$arg" --memory "$mem" --timeout 600 \
             --replay-arg --per-file-readahead --replay-arg --settle-ms --replay-arg 2100 \
             --replay-arg --sync-stats-flush "${parallel[@]}" \
             --out "$out/$n.$m.json" || echo "FAILED: $n $m"

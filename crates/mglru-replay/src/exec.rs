@@ -30,7 +30,7 @@
 
 pub mod worker;
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::ffi::CString;
 use std::fs::OpenOptions;
 use std::io::{self, Write};
@@ -70,6 +70,29 @@ const BUF_PREFILL: u64 = 1 << 20;
 
 /// Seconds between progress lines.
 const PROGRESS_EVERY: Duration = Duration::from_secs(10);
+
+/// A memcg's files the replayer reads or a trace line writes; the result
+/// lists those a kernel lacks.
+const MEMCG_FILES: &[&str] = &[
+    "memory.stat",
+    "memory.current",
+    "memory.peak",
+    "memory.events",
+    "memory.swap.current",
+    "memory.swap.peak",
+    "memory.swap.max",
+    "memory.max",
+    "memory.high",
+    "memory.low",
+    "memory.min",
+    "memory.oom.group",
+    "memory.reclaim",
+    "memory.pressure",
+];
+
+/// Of those, the ones trace lines write besides the limits: a kernel
+/// where one exists without a write bit has it in `read_only_files`.
+const MEMCG_WRITTEN: &[&str] = &["memory.peak", "memory.swap.peak", "memory.reclaim"];
 
 /// Soft errors kept for the JSON result (all are counted).
 const MAX_SOFT: usize = 1000;
@@ -436,6 +459,10 @@ struct VmstatProfile {
     /// zone's free pages and its per-CPU lists' count and high.
     zones: Vec<Vec<sysfs::ZoneInfo>>,
     every_ns: u64,
+    /// Per counter: whether any sample found it in `/proc/vmstat` (a
+    /// counter this kernel lacks is left out of the result, not written
+    /// as zeros).
+    seen: [bool; VMSTAT_PROFILED.len()],
 }
 
 const VMSTAT_EVERY: Duration = Duration::from_millis(100);
@@ -491,13 +518,41 @@ impl VmstatProfile {
         }
         self.zones.push(zones);
         let mut row = [0u64; VMSTAT_PROFILED.len()];
-        for (slot, name) in row.iter_mut().zip(VMSTAT_PROFILED) {
-            *slot = vmstat.iter().find(|(k, _)| k == name).map_or(0, |(_, v)| *v);
+        for ((slot, seen), name) in row.iter_mut().zip(self.seen.iter_mut()).zip(VMSTAT_PROFILED) {
+            if let Some((_, v)) = vmstat.iter().find(|(k, _)| k == name) {
+                *slot = *v;
+                *seen = true;
+            }
         }
         self.lines.push(line);
         self.ns.push(ns);
         self.values.push(row);
     }
+}
+
+/// Writes to `/proc/sys/vm/stat_refresh`, which folds every CPU's
+/// pending vmstat differences into the global counters. The start and end
+/// snapshots are taken after one on every kernel that has the file. Where
+/// the reclaim counters (`pgscan_*`, `pgsteal_*`, `pgrefill`) are node
+/// statistics (7.2: `/proc/vmstat` then prints them among the node items,
+/// before `nr_dirty_threshold`, and reads them without folding the CPUs'
+/// differences), every `vmstat_profile` sample is taken after one too; on
+/// 6.1 and 6.12 they are events, summed over the CPUs when read, and the
+/// samples are left as they were (a fold every 100 ms would change when
+/// kswapd sees the free pages' CPU differences).
+#[derive(Debug, Default)]
+struct StatRefresh {
+    /// The kernel has the file.
+    file: bool,
+    /// Samples are refreshed too (the reclaim counters are node stats).
+    samples: bool,
+    /// Where the start snapshot puts the reclaim counters: Some(true)
+    /// among the node statistics, Some(false) among the events, None if
+    /// `/proc/vmstat` does not say.
+    node_stats: Option<bool>,
+    writes: u64,
+    failed: u64,
+    last_error: Option<String>,
 }
 
 /// The controller.
@@ -539,6 +594,14 @@ struct Exec {
     last_progress: Instant,
     profile: TimeProfile,
     vmstat_profile: VmstatProfile,
+    /// Kernel files the replayer looked for and this kernel does not
+    /// have (absolute paths; a memcg's files by name, e.g.
+    /// `memory.swap.peak` on 6.1), and those it has without a write bit
+    /// (6.1's `memory.peak`): the result's `absent_files` and
+    /// `read_only_files`.
+    absent: BTreeSet<String>,
+    read_only: BTreeSet<String>,
+    refresh: StatRefresh,
     /// `--extfrag`'s tracing, set up by `begin`.
     extfrag: Option<crate::extfrag::Tracer>,
     /// `--ftrace`'s tracer, set up by `begin`.
@@ -624,6 +687,9 @@ impl Exec {
             last_progress: Instant::now(),
             profile: TimeProfile::default(),
             vmstat_profile: VmstatProfile::default(),
+            absent: BTreeSet::new(),
+            read_only: BTreeSet::new(),
+            refresh: StatRefresh::default(),
             extfrag: None,
             ftrace: None,
             cfg,
@@ -643,6 +709,27 @@ impl Exec {
             field("SwapTotal:")
         );
         ex.say(&msg);
+        // The kernel files read or written on some path of the run that
+        // not every kernel has: recorded, not guessed (`absent_files`).
+        for f in [
+            sysfs::LRU_GEN_ENABLED,
+            "/sys/kernel/mm/lru_gen/min_ttl_ms",
+            sysfs::LRU_GEN_DEBUGFS,
+            sysfs::STAT_REFRESH,
+            sysfs::PSI_MEMORY,
+            sysfs::ZONEINFO,
+            "/proc/pagetypeinfo",
+        ] {
+            if !ex.sys.has_file(&ex.sys.path(f)) {
+                ex.absent.insert(f.to_string());
+            }
+        }
+        ex.refresh.file = ex.sys.has_file(&ex.sys.path(sysfs::STAT_REFRESH));
+        if !ex.absent.is_empty() {
+            let list: Vec<&str> = ex.absent.iter().map(String::as_str).collect();
+            let msg = format!("this kernel lacks {}", list.join(" "));
+            ex.info(&msg);
+        }
         ex.enter_own_cgroup()?;
         ex.protect_self();
         // Most traces read and write at most a few dozen pages at a time:
@@ -812,6 +899,9 @@ impl Exec {
                         let ns = st.at.elapsed().as_nanos() as u64;
                         self.profile.note(line, ns);
                         if !op.is_setup() && self.vmstat_profile.due(ns) {
+                            if self.refresh.samples {
+                                self.refresh_vmstat();
+                            }
                             let v = self.read_vmstat().map_err(|e| e.at(&self.loc(p)))?;
                             let z = self.read_zones().map_err(|e| e.at(&self.loc(p)))?;
                             self.vmstat_profile.note(line, ns, &v, z);
@@ -1311,6 +1401,19 @@ impl Exec {
             self.sys.write_or_err(&dir.join("cgroup.procs"), "")?;
         }
         self.write_limits(&dir, limits)?;
+        // The memcg files a result or a trace line may use that differ
+        // between kernels (6.1: no memory.swap.peak, memory.peak 0444).
+        for f in MEMCG_FILES {
+            match self.sys.kernel_file(&dir.join(f)) {
+                sysfs::FileState::Missing => {
+                    self.absent.insert((*f).to_string());
+                }
+                sysfs::FileState::ReadOnly if MEMCG_WRITTEN.contains(f) => {
+                    self.read_only.insert((*f).to_string());
+                }
+                _ => {}
+            }
+        }
         let root_path = &self.memcgs[0].cg_path;
         let cg_path = if root_path == "/" {
             format!("/{rel}")
@@ -1513,6 +1616,23 @@ impl Exec {
     fn reset_peak(&mut self, id: u16, file: &'static str) -> Result<(), ReplayError> {
         let dir = self.memcg(id)?.dir.clone();
         let path = dir.join(file);
+        match self.sys.kernel_file(&path) {
+            sysfs::FileState::Writable => {}
+            sysfs::FileState::Missing => {
+                return Err(ReplayError::system(format!(
+                    "cannot reset {file}: kernel {} has no {} (6.1 has no memory.swap.peak; 6.12 and 7.2 have it)",
+                    self.kernel,
+                    path.display()
+                )));
+            }
+            sysfs::FileState::ReadOnly => {
+                return Err(ReplayError::system(format!(
+                    "cannot reset {file}: on kernel {} {} is read-only (6.1 has no write handler for it; 6.12 and 7.2 reset it per open file)",
+                    self.kernel,
+                    path.display()
+                )));
+            }
+        }
         if !self.memcgs[usize::from(id)].peak_files.iter().any(|(f, _)| *f == file) {
             // A fake system's files are created on first use.
             let fake = self.sys.is_fake();
@@ -2177,9 +2297,17 @@ impl Exec {
         }
     }
 
-    fn refresh_vmstat(&self) {
-        // Folds the per-CPU differences into /proc/vmstat (best effort).
-        let _ = self.sys.write(&self.sys.path(sysfs::STAT_REFRESH), "1");
+    /// Folds the per-CPU differences into /proc/vmstat where the kernel
+    /// has `stat_refresh` (a failed write is counted, not fatal).
+    fn refresh_vmstat(&mut self) {
+        if !self.refresh.file {
+            return;
+        }
+        self.refresh.writes += 1;
+        if let Err(e) = self.sys.write(&self.sys.path(sysfs::STAT_REFRESH), "1") {
+            self.refresh.failed += 1;
+            self.refresh.last_error = Some(errno_text(&e));
+        }
     }
 
     /// kswapd0's CPU time in clock ticks (`/proc/PID/stat`), found by
@@ -2274,6 +2402,8 @@ impl Exec {
         self.settle();
         self.refresh_vmstat();
         let vmstat = self.read_vmstat()?;
+        self.refresh.node_stats = sysfs::reclaim_counters_are_node_stats(&vmstat);
+        self.refresh.samples = self.refresh.file && self.refresh.node_stats == Some(true);
         let zones = self.read_zones()?;
         let meminfo = self.read_meminfo()?;
         let pagetypeinfo = crate::extfrag::read_pagetypeinfo(&self.sys);
@@ -2566,7 +2696,13 @@ impl Exec {
         j.int_arr("lines", self.vmstat_profile.lines.iter().copied());
         j.int_arr("ns", self.vmstat_profile.ns.iter().copied());
         j.begin_obj(Some("counters"));
+        let sampled = !self.vmstat_profile.ns.is_empty();
         for (i, name) in VMSTAT_PROFILED.iter().enumerate() {
+            if sampled && !self.vmstat_profile.seen[i] {
+                // not in this kernel's /proc/vmstat: left out, not zeros
+                self.absent.insert(format!("/proc/vmstat:{name}"));
+                continue;
+            }
             j.int_arr(name, self.vmstat_profile.values.iter().map(|row| row[i]));
         }
         j.end_obj();
@@ -2660,6 +2796,34 @@ impl Exec {
             j.end_obj();
         }
         j.end_arr();
+        // What this kernel lacks or has read-only of the files the
+        // replayer uses (the 6.12 reference has all of them), and how
+        // /proc/vmstat was made exact.
+        j.begin_arr("absent_files");
+        for f in &self.absent {
+            j.elem_str(f);
+        }
+        j.end_arr();
+        j.begin_arr("read_only_files");
+        for f in &self.read_only {
+            j.elem_str(f);
+        }
+        j.end_arr();
+        j.begin_obj(Some("stat_refresh"));
+        j.bool("file", self.refresh.file);
+        j.bool("before_snapshots", self.refresh.file);
+        j.bool("before_profile_samples", self.refresh.samples);
+        match self.refresh.node_stats {
+            Some(v) => j.bool("reclaim_counters_node_stats", v),
+            None => j.null("reclaim_counters_node_stats"),
+        }
+        j.int("writes", self.refresh.writes);
+        j.int("failed_writes", self.refresh.failed);
+        match &self.refresh.last_error {
+            Some(e) => j.str("last_error", e),
+            None => j.null("last_error"),
+        }
+        j.end_obj();
         if let Some(r) = &extfrag {
             r.json(&mut j);
         }

@@ -37,10 +37,28 @@ pub const PSI_MEMORY: &str = "/proc/pressure/memory";
 /// it is `/` on a real system. A test may point it at a directory of
 /// ordinary files (`fake`), where writes create missing files, so that the
 /// whole real-run machinery can be exercised without touching the system.
+/// A fake system stands for an older or newer kernel through the file
+/// `absent-files` in its root: one file name (`memory.swap.peak`) or
+/// absolute kernel path (`/proc/sys/vm/stat_refresh`) a line, which the
+/// fake kernel does not have: writing one fails with ENOENT, and
+/// [`kernel_file`](Sys::kernel_file) reports it missing.
 #[derive(Debug, Clone)]
 pub struct Sys {
     root: PathBuf,
     fake: bool,
+    fake_absent: Vec<String>,
+}
+
+/// Whether a kernel file can be written (see [`Sys::kernel_file`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileState {
+    /// The kernel has the file and it has a write bit.
+    Writable,
+    /// The file exists but has no write bit (e.g. 6.1's `memory.peak`,
+    /// mode 0444: the kernel gives it no write handler).
+    ReadOnly,
+    /// No such file on this kernel.
+    Missing,
 }
 
 impl Default for Sys {
@@ -55,15 +73,64 @@ impl Sys {
         Sys {
             root: PathBuf::from("/"),
             fake: false,
+            fake_absent: Vec::new(),
         }
     }
 
     /// A fake system rooted at `root` (for tests).
     pub fn fake(root: &Path) -> Sys {
+        let fake_absent = read_text(&root.join("absent-files"))
+            .map(|t| {
+                t.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
         Sys {
             root: root.to_path_buf(),
             fake: true,
+            fake_absent,
         }
+    }
+
+    /// True if the fake kernel is declared not to have `path` (by its file
+    /// name or its kernel path); always false on the real system.
+    fn fake_lacks(&self, path: &Path) -> bool {
+        if !self.fake {
+            return false;
+        }
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let kpath = path
+            .strip_prefix(&self.root)
+            .ok()
+            .map(|r| format!("/{}", r.display()));
+        self.fake_absent
+            .iter()
+            .any(|a| Some(a) == name.as_ref() || Some(a) == kpath.as_ref())
+    }
+
+    /// Whether this kernel has the file at `path` and lets it be written.
+    /// On a fake system a file is missing only if `absent-files` names it
+    /// (writes create the others), read-only if it exists without a write
+    /// bit.
+    pub fn kernel_file(&self, path: &Path) -> FileState {
+        use std::os::unix::fs::PermissionsExt;
+        if self.fake_lacks(path) {
+            return FileState::Missing;
+        }
+        match std::fs::metadata(path) {
+            Ok(m) if m.permissions().mode() & 0o222 == 0 => FileState::ReadOnly,
+            Ok(_) => FileState::Writable,
+            Err(_) if self.fake => FileState::Writable,
+            Err(_) => FileState::Missing,
+        }
+    }
+
+    /// Whether this kernel has the file at `path` (to read it).
+    pub fn has_file(&self, path: &Path) -> bool {
+        !self.fake_lacks(path) && path.exists()
     }
 
     /// True for a fake system.
@@ -81,6 +148,9 @@ impl Sys {
     /// one write at a time). In a fake system the value and a newline are
     /// appended (a missing file is created), so a test can see every write.
     pub fn write(&self, path: &Path, value: &str) -> io::Result<()> {
+        if self.fake_lacks(path) {
+            return Err(io::Error::from_raw_os_error(libc::ENOENT));
+        }
         if self.fake {
             let mut f = OpenOptions::new().append(true).create(true).open(path)?;
             return f.write_all(format!("{value}\n").as_bytes());
@@ -99,8 +169,13 @@ impl Sys {
     /// Like [`write`](Sys::write), with an error message naming the path.
     pub fn write_or_err(&self, path: &Path, value: &str) -> Result<(), ReplayError> {
         self.write(path, value).map_err(|e| {
+            let hint = if e.kind() == io::ErrorKind::NotFound {
+                " (this kernel has no such file)"
+            } else {
+                ""
+            };
             ReplayError::system(format!(
-                "cannot write `{}` to {}: {}",
+                "cannot write `{}` to {}: {}{hint}",
                 value.trim_end(),
                 path.display(),
                 errno_text(&e)
@@ -410,6 +485,15 @@ pub fn vmstat_delta(start: &[(String, u64)], end: &[(String, u64)]) -> Vec<(Stri
             }
         })
         .collect()
+}
+
+/// Whether `/proc/vmstat` (in the kernel's order) prints the reclaim
+/// counters among the node statistics: `pgscan_kswapd` before
+/// `nr_dirty_threshold`, the line that ends the node items (`vmstat_text`:
+/// zone, NUMA and node items, the two dirty thresholds, then the events).
+pub fn reclaim_counters_are_node_stats(vmstat: &[(String, u64)]) -> Option<bool> {
+    let at = |name: &str| vmstat.iter().position(|(k, _)| k == name);
+    Some(at("pgscan_kswapd")? < at("nr_dirty_threshold")?)
 }
 
 /// A minimal JSON writer producing compact output.
@@ -797,5 +881,59 @@ mod tests {
             j.finish(),
             r#"{"root":{"stat":{"anon":4096,"file":0},"current":8192}}"#
         );
+    }
+
+    #[test]
+    fn reclaim_counters_as_node_stats_or_events() {
+        // 6.12 (and 6.1): the reclaim counters are events, after the dirty thresholds
+        let v612 = parse_kv(
+            "nr_free_pages 10\nnr_inactive_file 3\nnr_dirty_threshold 100\n\
+             nr_dirty_background_threshold 50\npgpgin 4\npgscan_kswapd 7\npgscan_direct 0\n",
+        );
+        assert_eq!(reclaim_counters_are_node_stats(&v612), Some(false));
+        // 7.2: node items, printed before the thresholds
+        let v72 = parse_kv(
+            "nr_free_pages 10\npgsteal_kswapd 5\npgscan_kswapd 7\npgscan_proactive 0\n\
+             nr_dirty_threshold 100\nnr_dirty_background_threshold 50\npgpgin 4\n",
+        );
+        assert_eq!(reclaim_counters_are_node_stats(&v72), Some(true));
+        // a vmstat without either line cannot say
+        assert_eq!(reclaim_counters_are_node_stats(&parse_kv("pgscan_kswapd 1\n")), None);
+        // whatever keys the kernel prints are kept, unknown ones included
+        let d = vmstat_delta(&v612, &v72);
+        assert!(d.iter().any(|(k, v)| k == "pgscan_proactive" && *v == 0));
+        assert!(d.iter().any(|(k, v)| k == "pgsteal_kswapd" && *v == 5));
+    }
+
+    #[test]
+    fn kernel_files_missing_read_only_or_writable() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = std::env::temp_dir().join(format!("mglru-replay-kfile-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("cg")).expect("tmp");
+        let peak = d.join("cg/memory.peak");
+        std::fs::write(&peak, "0\n").expect("write");
+        std::fs::set_permissions(&peak, std::fs::Permissions::from_mode(0o444)).expect("chmod");
+        std::fs::write(d.join("cg/memory.max"), "max\n").expect("write");
+        std::fs::write(d.join("absent-files"), "# a 6.1 kernel\nmemory.swap.peak\n/proc/sys/vm/stat_refresh\n")
+            .expect("write");
+        let real = Sys::real();
+        assert_eq!(real.kernel_file(&peak), FileState::ReadOnly);
+        assert_eq!(real.kernel_file(&d.join("cg/memory.max")), FileState::Writable);
+        assert_eq!(real.kernel_file(&d.join("cg/memory.swap.peak")), FileState::Missing);
+        let fake = Sys::fake(&d);
+        // declared absent: missing, by file name anywhere or by kernel path
+        assert_eq!(fake.kernel_file(&d.join("cg/memory.swap.peak")), FileState::Missing);
+        let refresh = fake.path(STAT_REFRESH);
+        assert_eq!(fake.kernel_file(&refresh), FileState::Missing);
+        assert!(!fake.has_file(&refresh));
+        let e = fake.write(&refresh, "1").expect_err("absent");
+        assert_eq!(e.raw_os_error(), Some(libc::ENOENT));
+        let msg = fake.write_or_err(&refresh, "1").expect_err("absent").to_string();
+        assert!(msg.contains("ENOENT") && msg.contains("this kernel has no such file"), "{msg}");
+        assert!(!refresh.exists(), "a write to an absent file must not create it");
+        // any other file of a fake system is created by its first write
+        assert_eq!(fake.kernel_file(&fake.path("/proc/sys/vm/swappiness")), FileState::Writable);
+        let _ = std::fs::remove_dir_all(&d);
     }
 }

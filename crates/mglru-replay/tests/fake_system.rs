@@ -660,3 +660,77 @@ fn pagetypeinfo_is_recorded_at_both_ends_and_null_when_unreadable() {
         assert!(r.contains(&want), "missing {want} in {r}");
     }
 }
+
+/// A kernel that lacks files the 6.12 reference has (6.1: no
+/// memory.swap.peak; a fake declares them in `absent-files`): the result
+/// lists them instead of inventing values, stat_refresh is not written
+/// where it does not exist, the vmstat profile leaves out counters the
+/// kernel does not print, and a trace line that writes a missing file
+/// stops the run with the line.
+#[test]
+fn files_a_kernel_lacks_are_listed_and_writing_one_stops_the_run() {
+    let absent = "memory.swap.peak\n/proc/sys/vm/stat_refresh\n/sys/kernel/mm/lru_gen/min_ttl_ms\n";
+    let f = Fake::new("absent");
+    fs::write(f.sys.join("absent-files"), absent).unwrap();
+    let out = f.run("memcg app max=1M\nstat app\n", &["--quiet"]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let r = stdout.lines().find(|l| l.starts_with("MGLRU-REPLAY-RESULT ")).expect("result line");
+    assert!(r.contains(r#""absent_files":["#), "{r}");
+    for f in ["/proc/sys/vm/stat_refresh", "/proc/vmstat:pgscan_kswapd", "memory.swap.peak"] {
+        assert!(r.contains(&format!("\"{f}\"")), "{f}: {r}");
+    }
+    assert!(r.contains(r#""/sys/kernel/mm/lru_gen/min_ttl_ms""#), "{r}");
+    assert!(
+        r.contains(r#""stat_refresh":{"file":false,"before_snapshots":false,"before_profile_samples":false,"reclaim_counters_node_stats":null,"writes":0,"failed_writes":0,"last_error":null}"#),
+        "{r}"
+    );
+    assert!(!f.sys.join("proc/sys/vm/stat_refresh").exists());
+    // the profile has the one profiled counter the fake prints, no zeros for the rest
+    assert!(r.contains(r#""counters":{"nr_free_pages":["#), "{r}");
+    assert!(!r.contains(r#""pgscan_kswapd":["#), "{r}");
+    // the stat line read no swap peak: none is reported
+    assert!(!r.contains("swap_peak"), "{r}");
+
+    let f = Fake::new("absent-reset");
+    fs::write(f.sys.join("absent-files"), absent).unwrap();
+    let out = f.run("memcg app\nmemcg app swap.peak=reset\n", &["--quiet"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("t.trace:2: `memcg app"), "{err}");
+    assert!(err.contains("cannot reset memory.swap.peak") && err.contains("has no"), "{err}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("MGLRU-REPLAY-RESULT"));
+
+    let f = Fake::new("absent-sysctl");
+    fs::write(f.sys.join("absent-files"), absent).unwrap();
+    let out = f.run("sysctl lru_gen.min_ttl_ms=1000\nmemcg app\nstat app\n", &["--quiet"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("t.trace:1: `sysctl lru_gen.min_ttl_ms=1000`"), "{err}");
+    assert!(err.contains("this kernel has no such file"), "{err}");
+}
+
+/// On a kernel whose reclaim counters are node statistics (7.2: printed
+/// before nr_dirty_threshold), every vmstat sample is taken after a write
+/// to stat_refresh, and the result says so.
+#[test]
+fn node_stat_reclaim_counters_are_refreshed_before_every_sample() {
+    let f = Fake::new("nodestat");
+    fs::write(
+        f.sys.join("proc/vmstat"),
+        "nr_free_pages 1000\npgscan_kswapd 0\npgscan_proactive 0\nnr_dirty_threshold 10\npgfault 5\n",
+    )
+    .unwrap();
+    fs::write(f.sys.join("proc/sys/vm/stat_refresh"), "").unwrap();
+    let out = f.run("memcg app\nstat app\nsleep 120ms\nstat app\n", &["--quiet"]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let r = stdout.lines().find(|l| l.starts_with("MGLRU-REPLAY-RESULT ")).expect("result line");
+    assert!(r.contains(r#""before_profile_samples":true,"reclaim_counters_node_stats":true"#), "{r}");
+    let writes = f.read(&f.sys.join("proc/sys/vm/stat_refresh")).lines().count();
+    // start and end snapshots and at least two samples
+    assert!(writes >= 4, "{writes} writes");
+    assert!(r.contains(&format!(r#""writes":{writes},"failed_writes":0"#)), "{r}");
+    // keys the 6.12 reference does not have are carried as printed
+    assert!(r.contains(r#""pgscan_proactive":0"#), "{r}");
+}
