@@ -3,10 +3,12 @@
 # Re-measure the kernel side of the reference suite: every trace in
 # traces/ under MGLRU and under the classic LRU (or once, "self", when the
 # trace sets lru_gen.enabled itself), results in results/NAME.MODE.json.
-# Usage: validation/run-suite.sh [--kernel 6.12|6.1|7.2] [--out DIR] [--parallel] [NAME...]
+# Usage: validation/run-suite.sh [--kernel 6.12|6.1|7.2] [--out DIR] [--parallel] [--replayer P] [NAME...]
 #        (default: kernel 6.12, all traces, into results/; another kernel needs --out, e.g.
 #        results-6.1/ or results-7.2/, so that the 6.12 reference is not overwritten)
 #   --kernel X: boot that kernel (validation/setup.sh --kernel X first); each result records it
+#   --replayer P: the static replayer to use (default: run-kernel.sh's, the cargo build's), e.g. a
+#              copy that a rebuild during a long suite cannot replace
 #   --out DIR: write the results there instead (e.g. a repeat run for the noise measurement,
 #              validation/noise.py results DIR)
 #   --parallel: replay with mglru-replay --parallel (tasks side by side; the result's
@@ -16,23 +18,28 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="$here/results"
 kernel=6.12
-if [ "${1:-}" = "--kernel" ]; then
-    [ $# -ge 2 ] || { echo "run-suite: --kernel needs 6.1, 6.12 or 7.2" >&2; exit 1; }
-    kernel="$2"; shift 2
-    case "$kernel" in 6.1|6.12|7.2) ;; *) echo "run-suite: --kernel takes 6.1, 6.12 or 7.2, not '$kernel'" >&2; exit 1 ;; esac
-fi
 out_given=0
-if [ "${1:-}" = "--out" ]; then
-    out_given=1
-    [ $# -ge 2 ] || { echo "run-suite: --out needs a directory" >&2; exit 1; }
-    out=$(realpath -m "$2"); shift 2
-fi
+parallel=()
+replayer=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --kernel)
+            [ $# -ge 2 ] || { echo "run-suite: --kernel needs 6.1, 6.12 or 7.2" >&2; exit 1; }
+            kernel="$2"; shift 2
+            case "$kernel" in 6.1|6.12|7.2) ;; *) echo "run-suite: --kernel takes 6.1, 6.12 or 7.2, not '$kernel'" >&2; exit 1 ;; esac ;;
+        --out)
+            [ $# -ge 2 ] || { echo "run-suite: --out needs a directory" >&2; exit 1; }
+            out=$(realpath -m "$2"); out_given=1; shift 2 ;;
+        --replayer)
+            [ $# -ge 2 ] || { echo "run-suite: --replayer needs a path" >&2; exit 1; }
+            replayer=(--replayer "$(realpath "$2")"); shift 2 ;;
+        --parallel) parallel=(--replay-arg --parallel); shift ;;
+        -*) echo "run-suite: unknown option $1" >&2; exit 1 ;;
+        *) break ;;
+    esac
+done
 if [ "$kernel" != 6.12 ] && [ "$out_given" = 0 ]; then
     echo "run-suite: --kernel $kernel needs --out DIR (results/ holds the 6.12 reference)" >&2; exit 1
-fi
-parallel=()
-if [ "${1:-}" = "--parallel" ]; then
-    parallel=(--replay-arg --parallel); shift
 fi
 cd "$here"
 mkdir -p "$out"
@@ -75,7 +82,7 @@ PY
         echo "== $n ($m, guest $mem, kernel $kernel)"
         ./run-kernel.sh "$t" --kernel "$kernel" --mode "$arg" --memory "$mem" --timeout 600 \
             --replay-arg --per-file-readahead --replay-arg --settle-ms --replay-arg 2100 \
-            --replay-arg --sync-stats-flush "${parallel[@]}" \
+            --replay-arg --sync-stats-flush ${parallel[@]+"${parallel[@]}"} ${replayer[@]+"${replayer[@]}"} \
             --out "$out/$n.$m.json" || echo "FAILED: $n $m"
     done
 done
