@@ -273,11 +273,14 @@ else
     # which the guest cannot: it has no modprobe tree). So the load order is worked out from each
     # module's `depends=` (its .modinfo section), skipping what modules.builtin lists, then the
     # default compressor's crypto module (CONFIG_ZRAM_DEF_COMP) is put before zram.
-    mapfile -t all_kos < <(find "$moddir/kernel" -name '*.ko' -o -name '*.ko.xz' -o -name '*.ko.zst')
-    mod_norm() { local b; b="$(basename "$1")"; b="${b%%.ko*}"; printf '%s' "${b//-/_}"; }
+    declare -A ko_of=()   # module name (- as _) -> its file
+    while IFS= read -r x; do
+        b="${x##*/}"; b="${b%%.ko*}"; ko_of["${b//-/_}"]="$x"
+    done < <(find "$moddir/kernel" -name '*.ko' -o -name '*.ko.xz' -o -name '*.ko.zst')
+    mod_norm() { local b; b="${1##*/}"; b="${b%%.ko*}"; printf '%s' "${b//-/_}"; }
     mod_file() {   # the file of module $1 ("" if built in); dies if neither
-        local want x; want="${1//-/_}"
-        for x in "${all_kos[@]}"; do [ "$(mod_norm "$x")" = "$want" ] && { printf '%s' "$x"; return 0; }; done
+        local want; want="${1//-/_}"
+        if [ -n "${ko_of[$want]:-}" ]; then printf '%s' "${ko_of[$want]}"; return 0; fi
         if [ -f "$moddir/modules.builtin" ] && sed 's|.*/||; s|\.ko$||; s|-|_|g' "$moddir/modules.builtin" | grep -qx "$want"; then
             return 0
         fi
@@ -298,11 +301,8 @@ else
         chain+=("$f")
     }
     zram_def_comp="$(cfg CONFIG_ZRAM_DEF_COMP | tr -d '"')"
-    for x in "${all_kos[@]}"; do
-        case "$x" in
-            */kernel/crypto/*) [ "$(mod_norm "$x")" = "${zram_def_comp//-/_}" ] && mod_chain "$zram_def_comp" ;;
-        esac
-    done
+    comp_ko="${ko_of[${zram_def_comp//-/_}]:-}"
+    case "$comp_ko" in */kernel/crypto/*) mod_chain "$zram_def_comp" ;; esac
     mod_chain zram
     for src in "${chain[@]}"; do
         dst="$zram_dir/$(mod_norm "$src").ko"
