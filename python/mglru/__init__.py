@@ -47,7 +47,7 @@ def _source(trace, workload) -> str:
 
 
 def _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus=None, kswapd=None,
-          schedule=None, migratetypes=None) -> str:
+          schedule=None, migratetypes=None, kernel=None) -> str:
     """The grid in the engine's terms (mglru_sweep::SweepSpec)."""
     if sysctl is not None and not isinstance(sysctl, dict):
         raise TypeError("sysctl: expected a dict like {'vm.swappiness': [0, 60, 200]}")
@@ -58,6 +58,7 @@ def _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus=None, k
     spec = {
         "policy": _axis("policy", policy),
         "variant": _axis("variant", variant),
+        "kernel": _axis("kernel", kernel),
         "memory": _axis("memory", memory),
         "swap": _axis("swap", swap),
         "seed": _axis("seed", seed),
@@ -125,7 +126,8 @@ def run(trace=None, workload: Optional[str] = None, policy: Optional[str] = None
         memcg: Optional[Dict[str, Union[str, int]]] = None, seed: int = 0,
         cost: Optional[Dict[str, int]] = None, timeseries_ms: Optional[int] = 100,
         check: bool = False, cpus: Optional[int] = None, kswapd: Optional[str] = None,
-        schedule: Optional[str] = None, migratetypes: bool = False) -> Result:
+        schedule: Optional[str] = None, migratetypes: bool = False,
+        kernel: Optional[str] = None) -> Result:
     """Run one configuration of a trace (a path), a workload spec, or the built-in workload.
 
     Sizes are strings like "512M" or numbers of bytes. `timeseries_ms` samples the key
@@ -134,12 +136,15 @@ def run(trace=None, workload: Optional[str] = None, policy: Optional[str] = None
     `schedule` is "serial" (default) or "parallel" (docs/TRACE_FORMAT.md "Scheduling");
     `migratetypes=True` groups pages by mobility, with fallbacks between pageblock types and
     watermark boosting (docs/FIDELITY.md simplification 3; off by default).
+    `kernel` is the version modelled: "6.1", "6.12" (default) or "7.2" (docs/KERNELS.md).
     Raises ValueError for bad input (the message names the place), OSError for I/O.
     """
     if not isinstance(migratetypes, bool):
         raise TypeError(f"migratetypes: expected True or False, not {migratetypes!r}")
+    if kernel is not None and not isinstance(kernel, str):
+        raise TypeError(f"kernel: expected a version string like '7.2', not {kernel!r}")
     grid = _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus, kswapd, schedule,
-                 "on" if migratetypes else None)
+                 "on" if migratetypes else None, kernel)
     text = _native.run(_source(trace, workload), grid, timeseries_ms, check)
     r = _result(json.loads(text))
     if timeseries_ms is None:
@@ -161,20 +166,21 @@ def sweep(trace=None, workload: Optional[str] = None, *, policy: Optional[Value]
           memcg: Optional[Dict[str, Value]] = None, seed: Optional[Value] = None,
           cost: Optional[Dict[str, int]] = None, cpus: Optional[Value] = None,
           kswapd: Optional[Value] = None, schedule: Optional[Value] = None,
-          migratetypes: Optional[Value] = None, jobs: int = 0, backend: str = "local",
-          chunk: int = 1) -> pd.DataFrame:
+          migratetypes: Optional[Value] = None, kernel: Optional[Value] = None, jobs: int = 0,
+          backend: str = "local", chunk: int = 1) -> pd.DataFrame:
     """Run a grid of configurations; one DataFrame row per configuration, in grid order.
 
     Each axis is a value, a list, or a range string "A..B/N" (as `mglru sweep`). Columns: the
     axes, `policy_run`, the derived figures (hit_ratio, refaults_per_1k_accesses, ...) and key
     /proc/vmstat counters. `migratetypes` is "off", "on" or ["off", "on"] (grouping pages by
-    mobility, docs/FIDELITY.md simplification 3). `backend="local"` runs on `jobs` threads
+    mobility, docs/FIDELITY.md simplification 3). `kernel` is a version axis, e.g.
+    ["6.12", "7.2"] (docs/KERNELS.md). `backend="local"` runs on `jobs` threads
     (0 = one per core); `backend="ray"` runs `chunk` configurations per Ray task on the cluster
     `ray.init()` connected to. Results are identical either way.
     """
     source = _source(trace, workload)
     grid = _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus, kswapd, schedule,
-                 migratetypes)
+                 migratetypes, kernel)
     if backend == "local":
         doc = json.loads(_native.sweep(source, grid, jobs, None))
         return _rows_frame(doc["rows"], doc["axes"])

@@ -193,3 +193,24 @@ def test_parallel_schedule_is_reachable_from_run_and_sweep():
     assert list(df["schedule"]) == ["serial", "parallel"]
     with pytest.raises(ValueError, match="serial or parallel"):
         mglru.run(trace, schedule="together")
+
+
+def test_kernel_versions_are_reachable_from_run_and_sweep():
+    # Debian's 6.1 boots with the multi-gen LRU off: the same trace runs the
+    # classic LRU there and MGLRU on 6.12; the report names the version, and
+    # 6.1's memcg reports have no memory.swap.peak.
+    trace = ROOT / "target" / "pytest-kernel.trace"
+    trace.parent.mkdir(exist_ok=True)
+    trace.write_text("memory 64M\nswap 32M\nmemcg app max=16M\ntask t memcg=app\nanon t heap size=24M\n"
+                     "store t heap 0 6144\nload t heap 0 6144\n")
+    old = mglru.run(trace, kernel="6.1", timeseries_ms=None)
+    new = mglru.run(trace, timeseries_ms=None)
+    assert (old.report["kernel"], old.report["policy"]) == ("6.1", "classic")
+    assert (new.report["kernel"], new.report["policy"]) == ("6.12", "mglru")
+    assert "swap_peak" not in old.report["memcg"]["app"] and "swap_peak" in new.report["memcg"]["app"]
+    df = mglru.sweep(trace, kernel=["6.12", "7.2"], policy="mglru", jobs=1)
+    assert list(df["kernel"]) == ["6.12", "7.2"]
+    with pytest.raises(ValueError, match="6.1, 6.12, 7.2"):
+        mglru.run(trace, kernel="5.15")
+    with pytest.raises(TypeError):
+        mglru.run(trace, kernel=7.2)

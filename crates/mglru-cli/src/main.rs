@@ -184,10 +184,14 @@ struct RunArgs {
     /// Seed of the model's random choices
     #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
-    /// 6.12 (default), or a seed's change to the multi-gen LRU: batch-aging (seed 000),
-    /// reclaim-loop (seed 004); see docs/VARIANTS.md
-    #[arg(long, value_name = "NAME", value_parser = variant_arg)]
-    variant: Option<mglru_core::kernel::Variant>,
+    /// A change on top of the kernel version (`compare`: two, comma-separated, to compare
+    /// them); docs/VARIANTS.md
+    #[arg(long, value_name = "NAME[,NAME]", long_help = variant_help())]
+    variant: Option<String>,
+    /// The kernel version to model (`compare`: two, comma-separated, to compare them);
+    /// docs/KERNELS.md
+    #[arg(long, value_name = "VERSION[,VERSION]", long_help = kernel_help())]
+    kernel: Option<String>,
     /// Also write the report as JSON to PATH (`-` = standard output, then no table);
     /// the schema is in docs/CLI.md
     #[arg(long, value_name = "PATH")]
@@ -223,9 +227,14 @@ struct ValidateArgs {
     /// The validation suite
     #[arg(long, value_name = "DIR", default_value = "validation")]
     suite: PathBuf,
-    /// The folder of kernel results in DIR (results-repeat is a second run)
-    #[arg(long, value_name = "SUB", default_value = "results")]
-    results: String,
+    /// The folder of kernel results in DIR (default: `results` for 6.12, `results-6.1`,
+    /// `results-7.2`; results-repeat is a second run of 6.12's)
+    #[arg(long, value_name = "SUB")]
+    results: Option<String>,
+    /// The kernel version whose real-kernel results to hold the model against (default
+    /// 6.12); the model follows the version each result was measured on
+    #[arg(long, value_name = "VERSION", value_parser = kernel_arg)]
+    kernel: Option<mglru_core::kernel::KernelVersion>,
     /// How the model's kswapd runs: `instant` (default) or `thread`
     #[arg(long, value_enum, default_value_t = KswapdArg::Instant)]
     kswapd: KswapdArg,
@@ -292,8 +301,28 @@ fn sysctl_arg(s: &str) -> Result<(mglru_trace::Sysctl, u64), String> {
     mglru_trace::parse_sysctl(n, v)
 }
 
-fn variant_arg(s: &str) -> Result<mglru_core::kernel::Variant, String> {
-    mglru_core::kernel::Variant::parse(s)
+/// `--variant`'s manual, from the registry (crate mglru_core::profiles).
+fn variant_help() -> String {
+    let mut h = String::from(
+        "A change on top of the kernel version (default: none). `compare --variant A,B` compares two.\n",
+    );
+    for e in mglru_core::profiles::VARIANTS.iter() {
+        h.push_str(&format!("\n  {:<14} {}", e.names.join(", "), e.summary));
+    }
+    h.push_str("\n\nVariants change the multi-gen LRU only (docs/VARIANTS.md).");
+    h
+}
+
+/// `--kernel`'s manual, from the registry.
+fn kernel_help() -> String {
+    let mut h = String::from(
+        "The kernel version to model (default: 6.12). `compare --kernel X,Y` compares two with the same trace and knobs.\n",
+    );
+    for e in mglru_core::profiles::VERSIONS.iter() {
+        h.push_str(&format!("\n  {:<6} {} [{}]", e.names[0], e.summary, e.debian));
+    }
+    h.push_str("\n\nEach version's differences from 6.12 are listed in docs/KERNELS.md (`mglru kernels`).");
+    h
 }
 
 fn fail(f: Failure) -> ExitCode {
@@ -401,8 +430,22 @@ fn parse_timeline_arg(v: &str) -> Result<(Vec<String>, u64), String> {
     Ok((names, ms))
 }
 
-fn cmd_validate(a: ValidateArgs) -> ExitCode {
-    let dir = a.suite;
+fn kernel_arg(s: &str) -> Result<mglru_core::kernel::KernelVersion, String> {
+    mglru_core::kernel::KernelVersion::parse(s)
+}
+
+/// The results folder of a kernel version in the suite.
+fn results_of(k: mglru_core::kernel::KernelVersion) -> String {
+    match k {
+        mglru_core::kernel::KernelVersion::V6_12 => "results".into(),
+        k => format!("results-{}", k.name()),
+    }
+}
+
+fn cmd_validate(mut a: ValidateArgs) -> ExitCode {
+    let dir = a.suite.clone();
+    let results = a.results.take().unwrap_or_else(|| results_of(a.kernel.unwrap_or_default()));
+    let a = ValidateArgs { results: Some(results.clone()), ..a };
     if a.extra.iter().any(|n| n.is_empty()) {
         return fail(Failure::input("--extra needs vmstat counter names separated by commas, e.g. pgalloc_dma,pgscan_direct"));
     }
@@ -417,7 +460,7 @@ fn cmd_validate(a: ValidateArgs) -> ExitCode {
         if a.check || a.json.is_some() || !a.extra.is_empty() {
             return fail(Failure::input("--timeline shows one trace along its run; run --check, --json and --extra without it"));
         }
-        return match timeline::build(&dir, &a.results, &trace, &names, !a.cost_model_clock, a.kswapd.into(), a.migratetypes) {
+        return match timeline::build(&dir, &results, &trace, &names, !a.cost_model_clock, a.kswapd.into(), a.migratetypes) {
             Ok(tls) => done(output::print(&timeline::render(&trace, &names, &tls, every_ms))),
             Err(e) => fail(Failure::input(e)),
         };
@@ -426,15 +469,15 @@ fn cmd_validate(a: ValidateArgs) -> ExitCode {
         Ok(j) => j,
         Err(f) => return fail(f),
     };
-    let cmp = match validate::compare_suite(&dir, &a.results, a.trace.as_deref(), !a.cost_model_clock, &a.extra, a.kswapd.into(), a.migratetypes) {
+    let cmp = match validate::compare_suite(&dir, &results, a.kernel, a.trace.as_deref(), !a.cost_model_clock, &a.extra, a.kswapd.into(), a.migratetypes) {
         Ok(c) => c,
         Err(e) => return fail(Failure::input(e)),
     };
-    let th = validate::load_thresholds_for(&dir, &a.results).ok();
+    let th = validate::load_thresholds_for(&dir, &results).ok();
     // The figures that vary from boot to boot, over the kernel's runs of
     // the reference results (not for another results folder, which has
     // its own runs, nor for one trace outside the list).
-    let spread_spec = if a.results == "results" {
+    let spread_spec = if results == "results" {
         match spread::load_spec(&dir) {
             Ok(s) => s,
             Err(e) => return fail(Failure::input(e)),
@@ -477,7 +520,7 @@ fn cmd_validate(a: ValidateArgs) -> ExitCode {
             cmp.missing.retain(|m| c.contains(m));
         }
         if cmp.rows.is_empty() {
-            return fail(Failure::input(format!("no kernel results to check in {}/results", dir.display())));
+            return fail(Failure::input(format!("no kernel results to check in {}/{results}", dir.display())));
         }
         if !cmp.missing.is_empty() {
             // A suite trace without kernel results would escape the check.
@@ -485,7 +528,7 @@ fn cmd_validate(a: ValidateArgs) -> ExitCode {
                 "mglru: no kernel results for {} in {}/{}: measure them (validation/run-suite.sh NAME) or remove the trace",
                 cmp.missing.join(", "),
                 dir.display(),
-                a.results
+                results
             );
             return ExitCode::from(4);
         }

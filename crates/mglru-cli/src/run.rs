@@ -7,9 +7,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use mglru_core::report::Report;
+use mglru_core::kernel::{KernelVersion, Variant};
 use mglru_core::{Policy, RunOptions, Simulator};
 use mglru_sweep::grid::{check_size, check_variant_policy, parse_costs};
-use mglru_sweep::{verdict, Failure, Figures, Setup, Source};
+use mglru_sweep::{verdict, verdict_between, Failure, Figures, Setup, Source};
 use mglru_trace::TraceReader;
 
 use crate::output::{self, Output};
@@ -30,7 +31,20 @@ fn options(a: &RunArgs) -> Result<(Source, RunOptions), Failure> {
         PolicyArg::Classic => Policy::Classic,
         PolicyArg::Mglru => Policy::Mglru,
     });
-    let variant = a.variant.unwrap_or_default();
+    let variant = match a.variant.as_deref() {
+        Some(v) if v.contains(',') => {
+            return Err(Failure::input(format!("--variant {v}: `run` takes one variant; `mglru compare --variant A,B` compares two")))
+        }
+        Some(v) => Variant::parse(v).map_err(|e| Failure::input(format!("--variant: {e}")))?,
+        None => Variant::PLAIN,
+    };
+    let kernel = match a.kernel.as_deref() {
+        Some(v) if v.contains(',') => {
+            return Err(Failure::input(format!("--kernel {v}: `run` takes one version; `mglru compare --kernel X,Y` compares two")))
+        }
+        Some(v) => KernelVersion::parse(v).map_err(|e| Failure::input(format!("--kernel: {e}")))?,
+        None => KernelVersion::V6_12,
+    };
     check_variant_policy(variant, policy)?;
     let opts = RunOptions {
         memory: a.memory,
@@ -39,6 +53,7 @@ fn options(a: &RunArgs) -> Result<(Source, RunOptions), Failure> {
         policy,
         cost: parse_costs(&a.cost)?,
         seed: a.seed,
+        kernel,
         variant,
         cpus: a.cpus,
         kswapd: a.kswapd.into(),
@@ -242,7 +257,9 @@ fn counters_table(r: &Report, all: bool) -> String {
         let _ = writeln!(out, "  {:<34} {:>14}", "memory.current", m.current);
         let _ = writeln!(out, "  {:<34} {:>14}", "memory.peak", m.peak);
         let _ = writeln!(out, "  {:<34} {:>14}", "memory.swap.current", m.swap_current);
-        let _ = writeln!(out, "  {:<34} {:>14}", "memory.swap.peak", m.swap_peak);
+        if r.has_swap_peak() {
+            let _ = writeln!(out, "  {:<34} {:>14}", "memory.swap.peak", m.swap_peak);
+        }
         for (k, v) in &m.events {
             if all || *v != 0 {
                 let _ = writeln!(out, "  {:<34} {v:>14}", format!("memory.events:{k}"));
@@ -275,6 +292,9 @@ fn counters_table(r: &Report, all: bool) -> String {
             ("memory.peak (since reset)", p.peak_since_reset),
             ("memory.swap.peak (since reset)", p.swap_peak_since_reset),
         ] {
+            if k.starts_with("memory.swap.peak") && !r.has_swap_peak() {
+                continue;
+            }
             let _ = writeln!(out, "  {k:<34} {v:>14}");
         }
         for (k, v) in &p.events {
@@ -391,7 +411,7 @@ fn run(a: RunArgs) -> Result<(), Failure> {
         clock: validate::GuestClock::new(&guest_clock, &sleeps),
     };
     let (rep, setup) = simulate(&mut reader, &opts, extras)?;
-    if a.variant.is_some_and(|v| v != mglru_core::kernel::Variant::PLAIN) && rep.policy == "classic" {
+    if opts.variant != Variant::PLAIN && rep.policy == "classic" {
         eprintln!("mglru: warning: the trace selected the classic LRU (lru_gen.enabled); --variant changes the multi-gen LRU only and had no effect");
     }
     if !a.quiet && !stdout_taken {
@@ -413,47 +433,111 @@ pub fn cmd_compare(a: RunArgs) -> ExitCode {
     }
 }
 
-fn compare(a: RunArgs) -> Result<(), Failure> {
-    if a.policy.is_some() {
-        return Err(Failure::input("compare runs both policies: drop --policy (or use `mglru run --policy ...`)"));
+/// What `compare` sets side by side: the two policies (the default), two
+/// kernel versions or two variants.
+enum Axis {
+    Policy,
+    Kernel([KernelVersion; 2]),
+    Variant([Variant; 2]),
+}
+
+/// The two values of a comma-separated `flag`, parsed by `parse`.
+fn two<T>(flag: &str, v: &str, parse: impl Fn(&str) -> Result<T, String>) -> Result<Option<[T; 2]>, Failure> {
+    if !v.contains(',') {
+        return Ok(None);
+    }
+    let parts: Vec<&str> = v.split(',').collect();
+    if parts.len() != 2 || parts.iter().any(|p| p.is_empty()) {
+        return Err(Failure::input(format!("{flag} {v}: compare takes exactly two values, e.g. {flag} A,B")));
+    }
+    let a = parse(parts[0]).map_err(|e| Failure::input(format!("{flag}: {e}")))?;
+    let b = parse(parts[1]).map_err(|e| Failure::input(format!("{flag}: {e}")))?;
+    Ok(Some([a, b]))
+}
+
+fn compare(mut a: RunArgs) -> Result<(), Failure> {
+    let kernels = a.kernel.as_deref().map(|v| two("--kernel", v, KernelVersion::parse)).transpose()?.flatten();
+    let variants = a.variant.as_deref().map(|v| two("--variant", v, Variant::parse)).transpose()?.flatten();
+    let axis = match (kernels, variants) {
+        (Some(_), Some(_)) => return Err(Failure::input("compare one thing at a time: give two values to --kernel or to --variant, not both")),
+        (Some(k), None) => {
+            if k[0] == k[1] {
+                return Err(Failure::input(format!("--kernel {0},{0}: give two different versions", k[0].name())));
+            }
+            a.kernel = None;
+            Axis::Kernel(k)
+        }
+        (None, Some(v)) => {
+            if v[0] == v[1] {
+                return Err(Failure::input(format!("--variant {0},{0}: give two different variants", v[0].name())));
+            }
+            if matches!(a.policy, Some(PolicyArg::Classic)) {
+                return Err(Failure::input("--variant changes the multi-gen LRU only: compare variants without --policy classic"));
+            }
+            a.variant = None;
+            Axis::Variant(v)
+        }
+        (None, None) => Axis::Policy,
+    };
+    if matches!(axis, Axis::Policy) && a.policy.is_some() {
+        return Err(Failure::input(
+            "compare runs both policies: drop --policy (or use `mglru run --policy ...`, or compare --kernel X,Y or --variant A,B under one policy)",
+        ));
     }
     for (flag, given) in [("--timeseries", a.timeseries.is_some()), ("--guest-clock", a.guest_clock.is_some()), ("--lru-gen-dump", a.lru_gen_dump)] {
         if given {
-            return Err(Failure::input(format!("{flag} is for `mglru run` (one policy at a time): run it once per --policy")));
+            return Err(Failure::input(format!("{flag} is for `mglru run` (one configuration at a time): run it once per configuration")));
         }
     }
-    if a.variant.is_some_and(|v| v != mglru_core::kernel::Variant::PLAIN) {
-        eprintln!("mglru: note: --variant changes the multi-gen LRU only; the classic column is plain 6.12");
+    if matches!(axis, Axis::Policy) && a.variant.as_deref().is_some_and(|v| Variant::parse(v).is_ok_and(|v| v != Variant::PLAIN)) {
+        eprintln!("mglru: note: --variant changes the multi-gen LRU only; the classic column is the plain kernel");
     }
     let (source, opts) = options(&a)?;
     let json = a.json.as_deref().map(|p| Output::open("--json", p)).transpose()?;
+    // The two configurations and their column names.
+    let configs: Vec<(String, RunOptions)> = match axis {
+        Axis::Policy => [Policy::Classic, Policy::Mglru]
+            .into_iter()
+            .map(|policy| {
+                let mut o = RunOptions { policy: Some(policy), ..opts.clone() };
+                if policy == Policy::Classic {
+                    o.variant = Variant::PLAIN;
+                }
+                (if policy == Policy::Classic { "classic" } else { "mglru" }.to_string(), o)
+            })
+            .collect(),
+        Axis::Kernel(k) => k.iter().map(|&kernel| (kernel.name().to_string(), RunOptions { kernel, ..opts.clone() })).collect(),
+        Axis::Variant(v) => v.iter().map(|&variant| (variant.name().to_string(), RunOptions { variant, ..opts.clone() })).collect(),
+    };
     let mut reps = Vec::new();
     let mut setup = Setup::default();
     let mut memcg_names: Vec<String> = Vec::new();
-    for policy in [Policy::Classic, Policy::Mglru] {
+    for (_, o) in &configs {
         let mut reader = source.open()?;
-        let mut o = RunOptions { policy: Some(policy), ..opts.clone() };
-        if policy == Policy::Classic {
-            o.variant = mglru_core::kernel::Variant::PLAIN;
-        }
         let extras = Extras { dumps: false, final_dump: false, check: a.check, progress: !a.no_progress, timeseries: None, clock: validate::GuestClock::new(&[], &[]) };
-        let (rep, s) = simulate(&mut reader, &o, extras)?;
+        let (rep, s) = simulate(&mut reader, o, extras)?;
         reps.push(rep);
         setup = s;
         memcg_names = (0..reader.memcg_count() as u16).map(|m| reader.memcg_name(m).to_string()).collect();
     }
+    let (ln, rn) = (configs[0].0.as_str(), configs[1].0.as_str());
     let (x, y) = (&reps[0], &reps[1]);
     let json_to_stdout = json.as_ref().is_some_and(|j| j.is_stdout());
     if !a.quiet && !json_to_stdout {
         let mut out = String::from("configuration\n");
         let names = |m: u16| memcg_names.get(m as usize).cloned().unwrap_or_default();
-        out.push_str(&setup.describe(&opts, &[], &names, "classic and mglru", &source.describe()));
-        let _ = writeln!(out, "\nsummary{:<31} {:>22} {:>22}", "", "classic", "mglru");
+        let what = match axis {
+            Axis::Policy => "classic and mglru".to_string(),
+            Axis::Kernel(_) => format!("{} (Linux {ln} and Linux {rn})", if x.policy == y.policy { x.policy.to_string() } else { format!("{} and {}", x.policy, y.policy) }),
+            Axis::Variant(_) => format!("{} (variants {ln} and {rn})", y.policy),
+        };
+        out.push_str(&setup.describe(&opts, &[], &names, &what, &source.describe()));
+        let _ = writeln!(out, "\nsummary{:<31} {:>22} {:>22}", "", ln, rn);
         for ((k, p), (_, q)) in Figures::of(x).rows().into_iter().zip(Figures::of(y).rows()) {
             let _ = writeln!(out, "  {k:<36} {p:>22} {q:>22}");
         }
         out.push('\n');
-        let _ = writeln!(out, "{:<36} {:>14} {:>14} {:>14}", "counter", "classic", "mglru", "difference");
+        let _ = writeln!(out, "{:<36} {:>14} {:>14} {:>14}", "counter", ln, rn, "difference");
         let mut row = |name: String, p: u64, q: u64| {
             if a.all || p != 0 || q != 0 {
                 let d = q as i128 - p as i128;
@@ -474,21 +558,45 @@ fn compare(a: RunArgs) -> Result<(), Failure> {
         row("sim/simulated_ns".into(), x.sim.simulated_ns, y.sim.simulated_ns);
         row("sim/task_ns".into(), x.sim.task_ns, y.sim.task_ns);
         row("sim/throughput_ops_per_s".into(), x.sim.throughput() as u64, y.sim.throughput() as u64);
-        let _ = writeln!(
-            out,
-            "\nNote: pgscan_* and pgrefill mean different things under the two policies \
-             (classic: pages walked on the inactive/active lists; MGLRU: pages isolated / sorted)."
-        );
-        let _ = writeln!(out, "\n{}", verdict(&Figures::of(x), &Figures::of(y)));
+        if x.policy != y.policy {
+            let _ = writeln!(
+                out,
+                "\nNote: pgscan_* and pgrefill mean different things under the two policies \
+                 (classic: pages walked on the inactive/active lists; MGLRU: pages isolated / sorted)."
+            );
+        }
+        if let Axis::Kernel(k) = axis {
+            if k.contains(&KernelVersion::V7_2) {
+                let _ = writeln!(
+                    out,
+                    "\nNote: in 7.2 /proc/vmstat's pgscan_*, pgsteal_* and pgrefill count memcg-limit reclaim too \
+                     (node stats), and memory.reclaim counts as *_proactive (docs/KERNELS.md)."
+                );
+            }
+        }
+        let verdict_line = match axis {
+            Axis::Policy => verdict(&Figures::of(x), &Figures::of(y)),
+            Axis::Kernel(_) => verdict_between(&format!("Linux {rn}"), &format!("Linux {ln}"), "kernel", &Figures::of(x), &Figures::of(y)),
+            Axis::Variant(_) => verdict_between(&format!("variant {rn}"), &format!("variant {ln}"), "variant", &Figures::of(x), &Figures::of(y)),
+        };
+        let _ = writeln!(out, "\n{verdict_line}");
         output::print(&out)?;
     }
     if let Some(j) = json {
-        #[derive(serde::Serialize)]
-        struct Both<C: serde::Serialize, M: serde::Serialize> {
-            classic: C,
-            mglru: M,
+        // One object, keyed by the two columns' names ({"classic", "mglru"}
+        // for the policies), each the report `mglru run --json` writes.
+        struct Columns<T>(Vec<(String, T)>);
+        impl<T: serde::Serialize> serde::Serialize for Columns<T> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeMap;
+                let mut m = s.serialize_map(Some(self.0.len()))?;
+                for (k, v) in &self.0 {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
         }
-        let both = Both { classic: mglru_core::json::report_value(x), mglru: mglru_core::json::report_value(y) };
+        let both = Columns(configs.iter().zip(reps.iter()).map(|((name, _), rep)| (name.clone(), mglru_core::json::report_value(rep))).collect());
         let mut text = serde_json::to_string_pretty(&both).map_err(|e| Failure::io(e.to_string()))?;
         text.push('\n');
         j.write(text.as_bytes())?;

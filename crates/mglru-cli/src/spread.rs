@@ -240,8 +240,8 @@ pub fn spread_rows(dir: &Path, spec: &SpreadSpec, kswapd: KswapdMode, migratetyp
         let path = dir.join("traces").join(format!("{trace}.trace.gz"));
         let (memory, zones) = validate::model_memory(&start_free, trace, &kr, migratetypes);
         let policy = Some(kr.policy);
-        let rep = validate::simulate_trace(&path, policy, memory, zones.clone(), platform.clone(), &kr.profile, kswapd, kr.schedule, cpus, migratetypes)?;
-        let own = validate::simulate_trace(&path, policy, memory, zones, platform.clone(), &[], kswapd, kr.schedule, cpus, migratetypes)?;
+        let rep = validate::simulate_trace(&path, kr.kernel, policy, memory, zones.clone(), platform.clone(), &kr.profile, kswapd, kr.schedule, cpus, migratetypes)?;
+        let own = validate::simulate_trace(&path, kr.kernel, policy, memory, zones, platform.clone(), &[], kswapd, kr.schedule, cpus, migratetypes)?;
         Ok(run_figures(&kr, &rep, &own))
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(jobs.len()).max(1);

@@ -46,9 +46,13 @@ pub struct SweepArgs {
     /// Policies: classic, mglru or classic,mglru
     #[arg(long, value_name = "POLICIES")]
     policy: Option<String>,
-    /// MGLRU variants: 6.12, batch-aging, reclaim-loop (docs/VARIANTS.md)
+    /// MGLRU variants on top of the kernel version, e.g. plain,reclaim-loop (docs/VARIANTS.md;
+    /// `mglru run --help` lists them)
     #[arg(long, value_name = "NAMES")]
     variant: Option<String>,
+    /// Kernel versions, e.g. 6.12,7.2 (docs/KERNELS.md; default 6.12)
+    #[arg(long, value_name = "VERSIONS")]
+    kernel: Option<String>,
     /// A sysctl axis (repeatable), e.g. vm.swappiness=0,60,200 or vm.swappiness=0..200/5
     #[arg(long, value_name = "NAME=VALUES")]
     sysctl: Vec<String>,
@@ -162,6 +166,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
     let spec = SweepSpec {
         policy: a.policy.clone(),
         variant: a.variant.clone(),
+        kernel: a.kernel.clone(),
         swap: a.swap.clone(),
         sysctl: a.sysctl.clone(),
         memcg: a.memcg.clone(),

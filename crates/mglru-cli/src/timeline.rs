@@ -115,7 +115,7 @@ pub fn build(
         let policy = if pname == "self" { None } else { Some(kr.policy) };
         let (memory, zones) = validate::model_memory(&start_free, trace, &kr, migratetypes);
         let profile: &[(u64, u64)] = if follow_guest_clock { &kr.profile } else { &[] };
-        let (_, samples) = validate::simulate_trace_sampled(&trace_path, policy, memory, zones, platform.clone(), profile, &tl.lines, kswapd, kr.schedule, platform_cpus, migratetypes)
+        let (_, samples) = validate::simulate_trace_sampled(&trace_path, kr.kernel, policy, memory, zones, platform.clone(), profile, &tl.lines, kswapd, kr.schedule, platform_cpus, migratetypes)
             .map_err(|e| format!("{}: {e}", rp.display()))?;
         let model_of = |i: usize, n: &str| -> Result<f64, String> {
             samples[i]

@@ -19,7 +19,7 @@ use mglru_core::report::Report;
 use mglru_core::cost::CostModel;
 use mglru_core::kswapd::KswapdMode;
 use mglru_core::{Policy, RunOptions, Simulator};
-use mglru_core::kernel::{ZoneSpec, ZONE_NAMES};
+use mglru_core::kernel::{KernelVersion, ZoneSpec, ZONE_NAMES};
 use mglru_core::folio::NR_ZONES;
 use mglru_core::buddy::{ZoneLayout, MIGRATE_PCPTYPES, NR_PAGE_ORDERS, PAGEBLOCK_ORDER};
 use mglru_trace::TraceReader;
@@ -94,6 +94,9 @@ fn from_value(v: serde_json::Value) -> Json {
 /// One kernel result file.
 pub struct KernelResult {
     pub policy: Policy,
+    /// The kernel version the result was measured on (from its `kernel`
+    /// release): the model follows that version.
+    pub kernel: KernelVersion,
     pub vmstat: BTreeMap<String, f64>,
     /// Memory the workload had on the guest (for traces without a memcg
     /// limit, the model is run with this much RAM), bytes.
@@ -196,6 +199,14 @@ fn parse_kernel_cpu(j: &Json) -> Result<Option<KernelCpu>, String> {
     Ok(Some(cpu))
 }
 
+/// The version a kernel release string is ("6.1.0-57-cloud-amd64",
+/// "6.12.117+deb12-cloud-amd64 (package ...)", "7.2.13+deb14-...").
+pub fn kernel_of_release(release: &str) -> Option<KernelVersion> {
+    let mut it = release.split(|c: char| !c.is_ascii_digit());
+    let (major, minor) = (it.next()?, it.next()?);
+    KernelVersion::parse(&format!("{major}.{minor}")).ok()
+}
+
 pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let j = parse_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -203,6 +214,13 @@ pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
         Some("mglru") => Policy::Mglru,
         Some("classic") => Policy::Classic,
         other => return Err(format!("{}: policy must be \"mglru\" or \"classic\", found {other:?}", path.display())),
+    };
+    let kernel = match j.get("kernel").and_then(|k| k.str()) {
+        Some(release) => kernel_of_release(release).ok_or_else(|| {
+            format!("{}: kernel {release:?} is none of the versions the model follows ({})", path.display(), KernelVersion::names().join(", "))
+        })?,
+        // Results recorded before the harness booted other versions.
+        None => KernelVersion::V6_12,
     };
     let mut vmstat = BTreeMap::new();
     if let Some(Json::Obj(m)) = j.get("vmstat") {
@@ -244,7 +262,7 @@ pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
         })?,
     };
     let cpu = parse_kernel_cpu(&j).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(KernelResult { policy, vmstat, memory_override, start_zones, meta: meta_s, wall_seconds, kswapd_cpu_seconds, profile, timeline, schedule, cpu })
+    Ok(KernelResult { policy, kernel, vmstat, memory_override, start_zones, meta: meta_s, wall_seconds, kswapd_cpu_seconds, profile, timeline, schedule, cpu })
 }
 
 /// The array member `key` of `obj` (`what` names `obj` in errors), every
@@ -539,6 +557,7 @@ pub fn guest_clock_costs(c: CostModel) -> CostModel {
 /// only what the model sleeps (reclaim throttling) can put it later.
 pub fn simulate_trace(
     trace: &Path,
+    kernel: KernelVersion,
     policy: Option<Policy>,
     memory: Option<u64>,
     zones: Option<[ZoneSpec; NR_ZONES]>,
@@ -549,7 +568,7 @@ pub fn simulate_trace(
     cpus: Option<u32>,
     migratetypes: bool,
 ) -> Result<Report, String> {
-    simulate_trace_sampled(trace, policy, memory, zones, cost, profile, &[], kswapd, schedule, cpus, migratetypes).map(|(r, _)| r)
+    simulate_trace_sampled(trace, kernel, policy, memory, zones, cost, profile, &[], kswapd, schedule, cpus, migratetypes).map(|(r, _)| r)
 }
 
 /// The model's clock (ns) and `/proc/vmstat` at one sampled line.
@@ -560,6 +579,7 @@ pub type ModelSample = (u64, Vec<(&'static str, u64)>);
 /// (ascending), as the replayer samples the guest's.
 pub fn simulate_trace_sampled(
     trace: &Path,
+    kernel: KernelVersion,
     policy: Option<Policy>,
     memory: Option<u64>,
     zones: Option<[ZoneSpec; NR_ZONES]>,
@@ -578,7 +598,7 @@ pub fn simulate_trace_sampled(
     };
     let mut reader = TraceReader::open(trace).map_err(|e| e.to_string())?;
     let cost = if profile.is_empty() { cost } else { Some(guest_clock_costs(cost.unwrap_or_default())) };
-    let mut sim = Simulator::new(RunOptions { policy, memory, zones, cost, kswapd, schedule, cpus, migratetypes, ..Default::default() });
+    let mut sim = Simulator::new(RunOptions { kernel, policy, memory, zones, cost, kswapd, schedule, cpus, migratetypes, ..Default::default() });
     let mut clock = GuestClock::new(profile, &sleeps);
     let mut samples = Vec::with_capacity(sample_lines.len());
     let mut next = 0;
@@ -771,6 +791,7 @@ fn suite_traces(dir: &Path) -> Result<Vec<String>, String> {
 pub fn compare_suite(
     dir: &Path,
     results: &str,
+    expect: Option<KernelVersion>,
     only: Option<&str>,
     follow_guest_clock: bool,
     extra: &[String],
@@ -812,6 +833,16 @@ pub fn compare_suite(
             }
             found = true;
             let kr = load_kernel_result(&rp)?;
+            if let Some(k) = expect.filter(|&k| k != kr.kernel) {
+                return Err(format!(
+                    "{}: measured on Linux {}, not {} (--kernel {} reads results-{}/ by default; drop --results or --kernel)",
+                    rp.display(),
+                    kr.kernel.name(),
+                    k.name(),
+                    k.name(),
+                    k.name()
+                ));
+            }
             // "self": the trace picks its policy with lru_gen.enabled.
             let policy = if pname == "self" { None } else { Some(kr.policy) };
             let (memory, zones) = model_memory(&start_free, &name, &kr, migratetypes);
@@ -824,7 +855,7 @@ pub fn compare_suite(
                 });
             }
             let profile: &[(u64, u64)] = if follow_guest_clock { &kr.profile } else { &[] };
-            let rep = simulate_trace(&trace, policy, memory, zones.clone(), platform.clone(), profile, kswapd, kr.schedule, platform_cpus, migratetypes)?;
+            let rep = simulate_trace(&trace, kr.kernel, policy, memory, zones.clone(), platform.clone(), profile, kswapd, kr.schedule, platform_cpus, migratetypes)?;
             cmp.meta.push(format!("{name}.{pname}: {}", kr.meta));
             let sim: f64Map = rep.vmstat.iter().map(|(k, v)| (k.to_string(), *v as f64)).collect();
             let p = policy_name(kr.policy);
@@ -842,7 +873,7 @@ pub fn compare_suite(
                 // own cost-model clock.
                 let own;
                 let time_rep = if follow_guest_clock && !profile.is_empty() {
-                    own = simulate_trace(&trace, policy, memory, zones, platform.clone(), &[], kswapd, kr.schedule, platform_cpus, migratetypes)?;
+                    own = simulate_trace(&trace, kr.kernel, policy, memory, zones, platform.clone(), &[], kswapd, kr.schedule, platform_cpus, migratetypes)?;
                     &own
                 } else {
                     &rep

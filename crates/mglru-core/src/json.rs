@@ -34,7 +34,9 @@ struct MemcgView<'a> {
     current: u64,
     peak: u64,
     swap_current: u64,
-    swap_peak: u64,
+    /// Absent where the kernel has no memory.swap.peak (6.1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    swap_peak: Option<u64>,
     events: Pairs<'a>,
     pressure: PressureView,
 }
@@ -49,24 +51,26 @@ struct StatView<'a> {
     current: u64,
     peak: u64,
     swap_current: u64,
-    swap_peak: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    swap_peak: Option<u64>,
     peak_since_reset: u64,
-    swap_peak_since_reset: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    swap_peak_since_reset: Option<u64>,
     events: Pairs<'a>,
     stat: Pairs<'a>,
 }
 
-impl<'a> From<&'a StatReport> for StatView<'a> {
-    fn from(p: &'a StatReport) -> Self {
+impl<'a> StatView<'a> {
+    fn of(p: &'a StatReport, swap_peak: bool) -> Self {
         StatView {
             memcg: &p.memcg,
             time_ns: p.time_ns,
             current: p.current,
             peak: p.peak,
             swap_current: p.swap_current,
-            swap_peak: p.swap_peak,
+            swap_peak: swap_peak.then_some(p.swap_peak),
             peak_since_reset: p.peak_since_reset,
-            swap_peak_since_reset: p.swap_peak_since_reset,
+            swap_peak_since_reset: swap_peak.then_some(p.swap_peak_since_reset),
             events: Pairs(&p.events),
             stat: Pairs(&p.stat),
         }
@@ -119,15 +123,16 @@ impl From<&crate::report::PressureLine> for LineView {
     }
 }
 
-/// The memcgs as one object keyed by name, in the trace's order.
-struct Memcgs<'a>(&'a [MemcgReport]);
+/// The memcgs as one object keyed by name, in the trace's order (and
+/// whether the kernel has memory.swap.peak).
+struct Memcgs<'a>(&'a [MemcgReport], bool);
 
 impl Serialize for Memcgs<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(self.0.len()))?;
         for c in self.0 {
             let pressure = PressureView { some: (&c.pressure.some).into(), full: (&c.pressure.full).into() };
-            let v = MemcgView { stat: Pairs(&c.stat), current: c.current, peak: c.peak, swap_current: c.swap_current, swap_peak: c.swap_peak, events: Pairs(&c.events), pressure };
+            let v = MemcgView { stat: Pairs(&c.stat), current: c.current, peak: c.peak, swap_current: c.swap_current, swap_peak: self.1.then_some(c.swap_peak), events: Pairs(&c.events), pressure };
             m.serialize_entry(&c.name, &v)?;
         }
         m.end()
@@ -295,9 +300,9 @@ pub fn report_value(r: &Report) -> impl Serialize + '_ {
         policy: r.policy,
         kernel: r.kernel,
         vmstat: Pairs(&r.vmstat),
-        memcg: Memcgs(&r.memcg),
+        memcg: Memcgs(&r.memcg, r.has_swap_peak()),
         oom_kills: r.oom_kills.iter().map(OomView::from).collect(),
-        stats: r.stats.iter().map(StatView::from).collect(),
+        stats: r.stats.iter().map(|p| StatView::of(p, r.has_swap_peak())).collect(),
         reclaims: r.reclaims.iter().map(ReclaimView::from).collect(),
         zram: r.zram.map(|z| ZramView {
             orig_data_size: z.orig_data_size,

@@ -916,7 +916,12 @@ impl Kernel {
         if !self.in_kswapd {
             return false;
         }
-        // kswapd stops only when every eligible zone is safe.
+        self.kswapd_zones_safe()
+    }
+
+    /// `should_abort_scan`'s kswapd test: every eligible zone is safe
+    /// (above its high watermark by `MIN_LRU_BATCH`).
+    pub(crate) fn kswapd_zones_safe(&self) -> bool {
         (0..NR_ZONES).all(|z| self.zones[z].managed == 0 || self.zone_watermark_ok(z, self.wmark_pages(z, 2) + MIN_LRU_BATCH))
     }
 
@@ -1001,6 +1006,7 @@ impl Kernel {
             let new_gen = self.folio_inc_gen(pfn, false);
             (self.steps.age_move)(self, batch, pfn, memcg, new_gen, type_);
             self.memcgs[memcg as usize].lruvec.lrugen.protected[type_][tier - 1] += 1;
+            (self.steps.sort_folio_protected)(self, memcg, type_);
             return true;
         }
         false
@@ -1028,13 +1034,13 @@ impl Kernel {
     /// zone by zone from the highest eligible one down (the model's
     /// `reclaim_idx` is always the highest zone: every allocation may use
     /// it), so the folios of lower zones are taken last.
-    fn scan_folios(&mut self, memcg: u16, sc: &mut ScanControl, type_: usize, tier: usize, list: &mut Vec<u32>) -> u64 {
+    fn scan_folios(&mut self, memcg: u16, sc: &mut ScanControl, type_: usize, tier: usize, list: &mut Vec<u32>, nr_to_scan: u64) -> u64 {
         if self.get_nr_gens(memcg, type_) == MIN_NR_GENS {
             return 0;
         }
         let m = memcg as usize;
         let gen = gen_from_seq(self.memcgs[m].lruvec.lrugen.min_seq[type_]);
-        let mut remaining = MAX_LRU_BATCH;
+        let mut remaining = nr_to_scan;
         let (mut scanned, mut sorted, mut isolated) = (0u64, 0u64, 0u64);
         let batch = self.steps.reclaim_batch;
         let mut aged = crate::profiles::AgeBatch::default();
@@ -1060,7 +1066,7 @@ impl Kernel {
                         skipped_zone += 1;
                     }
                 }
-                remaining -= 1;
+                remaining = remaining.saturating_sub(1);
                 if remaining == 0 || isolated.max(skipped_zone) >= batch {
                     break;
                 }
@@ -1079,14 +1085,8 @@ impl Kernel {
             }
         }
         (self.steps.age_flush)(self, &mut aged, memcg, type_);
-        let (e_k, e_d) = (Ev::PgscanKswapd, Ev::PgscanDirect);
-        let e = if self.in_kswapd { e_k } else { e_d };
-        if !sc.cgroup_reclaim() {
-            self.ev.add(e, isolated);
-            self.ev.add(Ev::Pgrefill, sorted);
-        }
-        self.count_memcg(memcg, e, isolated);
-        self.count_memcg(memcg, Ev::Pgrefill, sorted);
+        (self.steps.count_reclaim)(self, memcg, sc, crate::profiles::ReclaimItem::Scan, isolated);
+        (self.steps.count_reclaim)(self, memcg, sc, crate::profiles::ReclaimItem::Refill, sorted);
         self.ev.add(if type_ == FILE { Ev::PgscanFile } else { Ev::PgscanAnon }, isolated);
         if type_ == FILE {
             sc.nr.file_taken += isolated;
@@ -1132,7 +1132,7 @@ impl Kernel {
     }
 
     /// `isolate_folios`: (scanned, type).
-    fn isolate_folios(&mut self, memcg: u16, sc: &mut ScanControl, swappiness: u32, list: &mut Vec<u32>) -> (u64, usize) {
+    fn isolate_folios(&mut self, memcg: u16, sc: &mut ScanControl, swappiness: u32, list: &mut Vec<u32>, nr_to_scan: u64) -> (u64, usize) {
         let min_seq = self.memcgs[memcg as usize].lruvec.lrugen.min_seq;
         let mut tier: Option<usize> = None;
         let mut type_ = if swappiness == 0 {
@@ -1154,7 +1154,7 @@ impl Kernel {
                 Some(t) => t,
                 None => self.get_tier_idx(memcg, type_),
             };
-            scanned = self.scan_folios(memcg, sc, type_, t, list);
+            scanned = self.scan_folios(memcg, sc, type_, t, list, nr_to_scan);
             if scanned > 0 {
                 break;
             }
@@ -1168,12 +1168,20 @@ impl Kernel {
     /// reclaim it, put back the rest; one retry for clean folios that may
     /// have missed rotation.
     pub fn evict_folios(&mut self, memcg: u16, sc: &mut ScanControl, swappiness: u32) -> u64 {
+        // 6.12's scan_folios stops at MAX_LRU_BATCH folios a call.
+        self.evict_folios_n(memcg, sc, swappiness, MAX_LRU_BATCH)
+    }
+
+    /// `evict_folios` with `scan_folios` stopping after `nr_to_scan`
+    /// folios (7.2 "relocate the LRU scan batch limit to callers": the
+    /// caller passes its batch; crate::profiles `reclaim_loop`).
+    pub(crate) fn evict_folios_n(&mut self, memcg: u16, sc: &mut ScanControl, swappiness: u32, nr_to_scan: u64) -> u64 {
         let mut list = Vec::new();
         // The lock is held from before the scan (whose time scan_folios
         // charges) over every folio it scanned or sorted, of both types if
         // it fell back to the other (isolate_folios' count is filtered).
         let (t0, seen) = (self.lock_clock(), self.sim.reclaim_work.scanned);
-        let (mut scanned, type_) = self.isolate_folios(memcg, sc, swappiness, &mut list);
+        let (mut scanned, type_) = self.isolate_folios(memcg, sc, swappiness, &mut list, nr_to_scan);
         let hold = self.cost.lru_lock + (self.sim.reclaim_work.scanned - seen) * self.cost.lock_isolate_gen;
         scanned += self.try_to_inc_min_seq(memcg, swappiness != 0) as u64;
         if self.get_nr_gens(memcg, (swappiness == 0) as usize) == MIN_NR_GENS {
@@ -1192,7 +1200,7 @@ impl Kernel {
         loop {
             let mut stat = ReclaimStat::default();
             let reclaimed = self.shrink_folio_list(&mut list, sc, &mut stat);
-            (self.steps.evict_folios_stat)(sc, &stat, &mut taken);
+            (self.steps.evict_folios_stat)(self, sc, &stat, &mut taken);
             sc.nr_reclaimed += reclaimed;
             let mut clean = Vec::new();
             let mut keep = Vec::with_capacity(list.len());
@@ -1233,11 +1241,7 @@ impl Kernel {
                 let end = self.lock_clock().saturating_add(self.pending_reclaim_ns());
                 self.lru_lock_section(memcg, end.saturating_sub(hold), hold, false);
             }
-            let e = if self.in_kswapd { Ev::PgstealKswapd } else { Ev::PgstealDirect };
-            if !sc.cgroup_reclaim() {
-                self.ev.add(e, reclaimed);
-            }
-            self.count_memcg(memcg, e, reclaimed);
+            (self.steps.count_reclaim)(self, memcg, sc, crate::profiles::ReclaimItem::Steal, reclaimed);
             self.ev.add(if type_ == FILE { Ev::PgstealFile } else { Ev::PgstealAnon }, reclaimed);
             if clean.is_empty() {
                 break;
@@ -1374,7 +1378,7 @@ impl Kernel {
     /// `lru_gen +` (`run_aging` through `run_cmd`): errors carry the
     /// kernel's errno and why.
     pub fn lru_gen_debugfs_age(&mut self, memcg: u16, max_gen: u64, swappiness: Option<u32>, force_scan: bool) -> Result<(), String> {
-        let sc = Self::debugfs_sc();
+        let sc = (self.steps.lru_gen_seq_write_sc)(memcg);
         let swappiness = match swappiness {
             None => self.get_swappiness(memcg, &sc),
             Some(s) if s > MAX_SWAPPINESS => return Err(format!("lru_gen +: swappiness {s} is above 200 (-EINVAL)")),
@@ -1402,7 +1406,7 @@ impl Kernel {
 
     /// `lru_gen -` (`run_eviction`).
     pub fn lru_gen_debugfs_evict(&mut self, memcg: u16, min_gen: u64, swappiness: Option<u32>, nr_to_reclaim: u64) -> Result<(), String> {
-        let mut sc = Self::debugfs_sc();
+        let mut sc = (self.steps.lru_gen_seq_write_sc)(memcg);
         let swappiness = match swappiness {
             None => self.get_swappiness(memcg, &sc),
             Some(s) if s > MAX_SWAPPINESS => return Err(format!("lru_gen -: swappiness {s} is above 200 (-EINVAL)")),
@@ -1435,7 +1439,9 @@ impl Kernel {
         Ok(())
     }
 
-    fn debugfs_sc() -> ScanControl {
+    /// 6.12 `lru_gen_seq_write`'s scan_control (crate::profiles
+    /// `Steps::lru_gen_seq_write_sc`).
+    pub(crate) fn debugfs_sc(_memcg: u16) -> ScanControl {
         // lru_gen_seq_write's scan_control: no target memcg (counted as
         // global direct reclaim), may write, unmap and swap; the fields it
         // does not name are zero, so priority is 0.

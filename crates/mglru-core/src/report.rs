@@ -131,6 +131,7 @@ pub struct SimReport {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {
     pub policy: &'static str,
+    /// The kernel version modelled (crate::profiles `KernelVersion`).
     pub kernel: &'static str,
     pub vmstat: Vec<(&'static str, u64)>,
     pub memcg: Vec<MemcgReport>,
@@ -206,6 +207,11 @@ pub struct CpuReport {
 }
 
 impl Report {
+    /// The modelled kernel has `memory.swap.peak` (6.1 has not).
+    pub fn has_swap_peak(&self) -> bool {
+        crate::profiles::KernelVersion::parse(self.kernel).map_or(true, |k| k.has("memory.swap.peak"))
+    }
+
     pub fn vmstat(&self, name: &str) -> Option<u64> {
         self.vmstat.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
     }
@@ -351,6 +357,8 @@ impl Kernel {
             }
             v.push((x.name(), e(x)));
         }
+        let absent = self.kernel.entry().vmstat_absent;
+        v.retain(|(k, _)| !absent.contains(k));
         v
     }
 
@@ -419,15 +427,21 @@ impl Kernel {
             v.push((x.name(), ev.get(x)));
         }
         v.extend([("pgdemote_kswapd", 0), ("pgdemote_direct", 0), ("pgdemote_khugepaged", 0), ("pgpromote_success", 0)]);
-        v.push(("pgscan", ev.get(Ev::PgscanKswapd) + ev.get(Ev::PgscanDirect) + ev.get(Ev::PgscanKhugepaged)));
-        v.push(("pgsteal", ev.get(Ev::PgstealKswapd) + ev.get(Ev::PgstealDirect) + ev.get(Ev::PgstealKhugepaged)));
+        // 7.2 moves these into the node-stat part of memory_stats[] and adds
+        // the proactive ones; the order here is 6.12's, a version's key set
+        // comes from its `memory_stat_absent` (crate::profiles).
+        v.push(("pgdemote_proactive", 0));
+        v.push(("pgscan", ev.get(Ev::PgscanKswapd) + ev.get(Ev::PgscanDirect) + ev.get(Ev::PgscanKhugepaged) + ev.get(Ev::PgscanProactive)));
+        v.push(("pgsteal", ev.get(Ev::PgstealKswapd) + ev.get(Ev::PgstealDirect) + ev.get(Ev::PgstealKhugepaged) + ev.get(Ev::PgstealProactive)));
         for x in [
             Ev::PgscanKswapd,
             Ev::PgscanDirect,
             Ev::PgscanKhugepaged,
+            Ev::PgscanProactive,
             Ev::PgstealKswapd,
             Ev::PgstealDirect,
             Ev::PgstealKhugepaged,
+            Ev::PgstealProactive,
             Ev::Pgfault,
             Ev::Pgmajfault,
             Ev::Pgrefill,
@@ -449,6 +463,8 @@ impl Kernel {
             ("numa_pte_updates", 0),
             ("numa_hint_faults", 0),
         ]);
+        let absent = self.kernel.entry().memory_stat_absent;
+        v.retain(|(k, _)| !absent.contains(k));
         v
     }
 
@@ -587,7 +603,7 @@ impl Kernel {
                 Policy::Classic => "classic",
                 Policy::Mglru => "mglru",
             },
-            kernel: "6.12",
+            kernel: self.kernel.name(),
             vmstat: self.vmstat(),
             memcg,
             oom_kills,

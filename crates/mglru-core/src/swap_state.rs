@@ -123,7 +123,7 @@ impl Kernel {
         }
         self.folio_add_lru(pfn);
         self.ev.add(Ev::Pswpin, 1);
-        self.ev.add(Ev::Pgpgin, 4);
+        (self.steps.count_swap_bio)(self, Ev::Pgpgin);
         Some(pfn)
     }
 

@@ -11,6 +11,7 @@
 //! model does.
 
 use crate::folio::{pg, NR_ZONES};
+use crate::profiles::ReclaimItem;
 use crate::kernel::{Kernel, Policy, DEF_PRIORITY, MAX_RECLAIM_RETRIES, NSEC_PER_JIFFY, HZ, SWAP_CLUSTER_MAX};
 use crate::kswapd::KSWAPD_ASLEEP;
 use crate::lruvec::{ANON, FILE, LRU_ACTIVE_ANON, LRU_ACTIVE_FILE, LRU_INACTIVE_ANON, LRU_INACTIVE_FILE};
@@ -509,17 +510,6 @@ impl Kernel {
         scan
     }
 
-    /// Count a reclaim event the way `reclaimer_offset` + `cgroup_reclaim`
-    /// do: kswapd or direct flavour, global only when not memcg reclaim,
-    /// always for the memcg.
-    fn count_reclaim_event(&mut self, memcg: u16, kswapd: Ev, direct: Ev, sc: &ScanControl, n: u64) {
-        let e = if self.in_kswapd { kswapd } else { direct };
-        if !sc.cgroup_reclaim() {
-            self.ev.add(e, n);
-        }
-        self.count_memcg(memcg, e, n);
-    }
-
     /// `too_many_isolated`: a direct or limit reclaimer (not kswapd) waits
     /// while other reclaimers hold more of the node's folios of this type
     /// off the lists than an eighth of its inactive list (`GFP_IO|FS`:
@@ -568,7 +558,7 @@ impl Kernel {
         let nr_taken = list.len() as u64;
         self.nr_isolated[file as usize] += nr_taken;
         self.lru_lock_section(memcg, t0, self.cost.lru_lock + nr_scanned * self.cost.lock_isolate, true);
-        self.count_reclaim_event(memcg, Ev::PgscanKswapd, Ev::PgscanDirect, sc, nr_scanned);
+        (self.steps.count_reclaim)(self, memcg, sc, ReclaimItem::Scan, nr_scanned);
         self.ev.add(if file { Ev::PgscanFile } else { Ev::PgscanAnon }, nr_scanned);
         self.spend_reclaim(nr_scanned);
         if nr_taken == 0 {
@@ -586,7 +576,7 @@ impl Kernel {
         self.spend_reclaim(0);
         let hold = self.cost.lru_lock + list.len() as u64 * self.cost.lock_putback;
         self.lru_lock_section(memcg, self.lock_clock().saturating_sub(hold), hold, true);
-        self.count_reclaim_event(memcg, Ev::PgstealKswapd, Ev::PgstealDirect, sc, nr_reclaimed);
+        (self.steps.count_reclaim)(self, memcg, sc, ReclaimItem::Steal, nr_reclaimed);
         self.ev.add(if file { Ev::PgstealFile } else { Ev::PgstealAnon }, nr_reclaimed);
         self.lru_note_cost(memcg, file as usize, stat.nr_pageout, nr_scanned - nr_reclaimed);
         if stat.nr_unqueued_dirty == nr_taken {
@@ -614,10 +604,7 @@ impl Kernel {
         let nr_taken = hold.len() as u64;
         self.nr_isolated[file as usize] += nr_taken;
         self.lru_lock_section(memcg, t0, self.cost.lru_lock + nr_scanned * self.cost.lock_isolate, true);
-        if !sc.cgroup_reclaim() {
-            self.ev.add(Ev::Pgrefill, nr_scanned);
-        }
-        self.count_memcg(memcg, Ev::Pgrefill, nr_scanned);
+        (self.steps.count_reclaim)(self, memcg, sc, ReclaimItem::Refill, nr_scanned);
         self.spend_reclaim(nr_scanned);
         let nr_rotated = 0; // no VM_EXEC mappings in the model
         for &pfn in &hold {
@@ -697,20 +684,7 @@ impl Kernel {
         for (lru, slot) in nr.iter_mut().enumerate() {
             let file = lru >= LRU_INACTIVE_FILE;
             let size = self.memcgs[memcg as usize].lruvec.size(lru);
-            let mut scan = if min > 0 || low > 0 {
-                let cgroup_size = self.memcgs[memcg as usize].usage;
-                let protection = if !sc.memcg_low_reclaim && low > min {
-                    sc.memcg_low_skipped = true;
-                    low
-                } else {
-                    min
-                };
-                let cgroup_size = cgroup_size.max(protection);
-                let s = size - ((size as u128 * protection as u128) / (cgroup_size as u128 + 1)) as u64;
-                s.max(SWAP_CLUSTER_MAX)
-            } else {
-                size
-            };
+            let mut scan = self.apply_proportional_protection_of(memcg, sc, size, min, low);
             scan >>= sc.priority;
             scan = match balance {
                 Balance::Equal => scan,
@@ -739,6 +713,30 @@ impl Kernel {
             *slot = scan;
         }
         nr
+    }
+
+    /// `apply_proportional_protection` (6.12 inside `get_scan_count`, a
+    /// function of its own in 7.2): a protected memcg's scan target
+    /// shrinks by the share of its usage its protection covers.
+    pub(crate) fn apply_proportional_protection(&mut self, memcg: u16, sc: &mut ScanControl, scan: u64) -> u64 {
+        let (min, low) = self.mem_cgroup_protection(sc.target_memcg(), memcg);
+        self.apply_proportional_protection_of(memcg, sc, scan, min, low)
+    }
+
+    fn apply_proportional_protection_of(&mut self, memcg: u16, sc: &mut ScanControl, size: u64, min: u64, low: u64) -> u64 {
+        if min == 0 && low == 0 {
+            return size;
+        }
+        let cgroup_size = self.memcgs[memcg as usize].usage;
+        let protection = if !sc.memcg_low_reclaim && low > min {
+            sc.memcg_low_skipped = true;
+            low
+        } else {
+            min
+        };
+        let cgroup_size = cgroup_size.max(protection);
+        let s = size - ((size as u128 * protection as u128) / (cgroup_size as u128 + 1)) as u64;
+        s.max(SWAP_CLUSTER_MAX)
     }
 
     /// `shrink_lruvec` up to its loop: the scan targets (classic; the

@@ -117,7 +117,7 @@ impl Kernel {
     /// `workingset_refault`: a folio is being added where a shadow was.
     pub fn workingset_refault(&mut self, pfn: u32, shadow: u64) {
         if self.policy() == Policy::Mglru {
-            self.lru_gen_refault(pfn, shadow);
+            (self.steps.lru_gen_refault)(self, pfn, shadow);
             return;
         }
         let f = *self.folios.get(pfn);

@@ -48,8 +48,12 @@ impl Kernel {
         self.folios.get_mut(pfn).set(pg::WRITEBACK);
         self.nr_writeback += 1;
         self.memcgs[f.memcg as usize].st.add(if f.test(pg::ANON) || f.test(pg::SWAPCACHE) { St::AnonWriteback } else { St::FileWriteback }, 1);
-        self.ev.add(Ev::Pgpgout, 4);
         let swap = f.test(pg::SWAPCACHE);
+        if swap {
+            (self.steps.count_swap_bio)(self, Ev::Pgpgout);
+        } else {
+            self.ev.add(Ev::Pgpgout, 4);
+        }
         // (time in the device's queue, fixed delay beside it): only the
         // file disk has the delay.
         let (service, delay) = if swap {

@@ -121,20 +121,26 @@ fn change(what: &str, a: f64, b: f64) -> Option<String> {
 /// The one-line verdict of `mglru compare`: MGLRU against classic, on the
 /// figures that decide which one a workload prefers.
 pub fn verdict(classic: &Figures, mglru: &Figures) -> String {
+    verdict_between("MGLRU", "classic", "policy", classic, mglru)
+}
+
+/// The verdict of `b` (named `b_name`) against `a` (`a_name`), two values
+/// of one `axis` (policy, kernel, variant).
+pub fn verdict_between(b_name: &str, a_name: &str, axis: &str, a: &Figures, b: &Figures) -> String {
     let mut parts = Vec::new();
-    parts.extend(change("refaults", classic.refaults as f64, mglru.refaults as f64));
-    parts.extend(change("pages read from storage", classic.misses as f64, mglru.misses as f64));
-    parts.extend(change("pages scanned", classic.pages_scanned as f64, mglru.pages_scanned as f64));
-    if classic.swap_in_pages + classic.swap_out_pages + mglru.swap_in_pages + mglru.swap_out_pages > 0 {
-        parts.extend(change("swap I/O", classic.swap_io_mib, mglru.swap_io_mib));
+    parts.extend(change("refaults", a.refaults as f64, b.refaults as f64));
+    parts.extend(change("pages read from storage", a.misses as f64, b.misses as f64));
+    parts.extend(change("pages scanned", a.pages_scanned as f64, b.pages_scanned as f64));
+    if a.swap_in_pages + a.swap_out_pages + b.swap_in_pages + b.swap_out_pages > 0 {
+        parts.extend(change("swap I/O", a.swap_io_mib, b.swap_io_mib));
     }
-    if classic.oom_kills != mglru.oom_kills {
-        parts.push(format!("{} OOM kills instead of {}", mglru.oom_kills, classic.oom_kills));
+    if a.oom_kills != b.oom_kills {
+        parts.push(format!("{} OOM kills instead of {}", b.oom_kills, a.oom_kills));
     }
     if parts.is_empty() {
-        "Verdict: no reclaim happened under either policy (the workload fits in memory)".into()
+        format!("Verdict: no reclaim happened under either {axis} (the workload fits in memory)")
     } else {
-        format!("Verdict: MGLRU against classic: {}", parts.join(", "))
+        format!("Verdict: {b_name} against {a_name}: {}", parts.join(", "))
     }
 }
 
@@ -177,5 +183,8 @@ mod tests {
         assert_eq!(v, "Verdict: MGLRU against classic: 12 % fewer refaults, about as many pages read from storage, 3 % more pages scanned");
         assert!(verdict(&figures(0, 0, 0), &figures(0, 0, 0)).contains("no reclaim"));
         assert!(verdict(&figures(0, 0, 0), &figures(5, 0, 0)).contains("refaults 5 instead of none"));
+        let k = verdict_between("7.2", "6.12", "kernel", &figures(100, 200, 1000), &figures(50, 200, 1000));
+        assert_eq!(k, "Verdict: 7.2 against 6.12: 50 % fewer refaults, about as many pages read from storage, about as many pages scanned");
+        assert!(verdict_between("7.2", "6.12", "kernel", &figures(0, 0, 0), &figures(0, 0, 0)).contains("either kernel"));
     }
 }

@@ -31,6 +31,9 @@ pub struct SweepSpec {
     pub policy: Option<String>,
     #[serde(default)]
     pub variant: Option<String>,
+    /// Kernel versions (crate mglru_core::profiles), e.g. "6.12,7.2".
+    #[serde(default)]
+    pub kernel: Option<String>,
     #[serde(default)]
     pub swap: Option<String>,
     /// `NAME=VALUES`, one axis each.
@@ -87,6 +90,7 @@ impl MemcgKnob {
 enum Setting {
     Policy(Policy),
     Variant(Variant),
+    Kernel(mglru_core::kernel::KernelVersion),
     Swap(u64),
     Sysctl(Sysctl, u64),
     Memcg(u16, MemcgKnob, u64),
@@ -294,6 +298,9 @@ pub fn expand(spec: &SweepSpec, input: &Input) -> Result<Vec<Config>, Failure> {
     if let Some(v) = &spec.policy {
         axes.push(list_axis("--policy", "policy", v, |x| parse_policy(x).map(Setting::Policy))?);
     }
+    if let Some(v) = &spec.kernel {
+        axes.push(list_axis("--kernel", "kernel", v, |x| mglru_core::kernel::KernelVersion::parse(x).map(Setting::Kernel))?);
+    }
     if let Some(v) = &spec.variant {
         axes.push(list_axis("--variant", "variant", v, |x| Variant::parse(x).map(Setting::Variant))?);
     }
@@ -369,6 +376,7 @@ pub fn expand(spec: &SweepSpec, input: &Input) -> Result<Vec<Config>, Failure> {
             match *s {
                 Setting::Policy(x) => cfg.opts.policy = Some(x),
                 Setting::Variant(x) => cfg.opts.variant = x,
+                Setting::Kernel(x) => cfg.opts.kernel = x,
                 Setting::Swap(b) => cfg.opts.swap = Some(b),
                 Setting::Sysctl(n, x) => cfg.opts.sysctls.push((n, x)),
                 Setting::Memcg(id, k, b) => cfg.memcg_limits.push((id, k, b)),

@@ -16,7 +16,7 @@ pub mod lines;
 pub mod setup;
 
 pub use exec::{run_config, sweep, Outcome, Series};
-pub use figures::{verdict, Figures};
+pub use figures::{verdict, verdict_between, Figures};
 pub use grid::{expand, Config, SweepSpec};
 pub use input::{Failure, Input, Source};
 pub use setup::Setup;

@@ -56,7 +56,7 @@ impl Setup {
         };
         row(&mut o, "input", input.to_string());
         let variant = if opts.variant == mglru_core::kernel::Variant::PLAIN { String::new() } else { format!(" + variant {}", opts.variant.name()) };
-        row(&mut o, "policy", format!("{policy} (Linux 6.12 model{variant})"));
+        row(&mut o, "policy", format!("{policy} (Linux {} model{variant})", opts.kernel.name()));
         let (mem, from) = match (opts.memory, self.memory) {
             (Some(b), _) => (b, "--memory"),
             (None, Some(b)) => (b, "the trace"),

@@ -31,6 +31,10 @@ use crate::vmscan::{NodeScan, ReclaimStat, ScanControl};
 
 mod batch_aging;
 mod no_memcg_lru;
+mod lru_gen_write_proactive;
+mod lru_gen_workingset_6_1;
+mod swap_rw_page;
+mod node_stat_counters;
 mod reclaim_loop;
 
 /// Folios that aging or sorting has taken off their lists and not yet
@@ -65,7 +69,32 @@ pub(crate) struct Steps {
     /// `evict_folios` adds one `shrink_folio_list` round's writeback
     /// statistics to `sc->nr` (`taken`: the folios isolated for it, not
     /// yet added).
-    pub evict_folios_stat: fn(&mut ScanControl, &ReclaimStat, &mut u64),
+    pub evict_folios_stat: fn(&mut Kernel, &mut ScanControl, &ReclaimStat, &mut u64),
+    /// A reclaimer counts folios it scanned, reclaimed or sorted/refilled
+    /// (`pgscan_*`, `pgsteal_*`, `pgrefill`) for memcg `memcg`.
+    pub count_reclaim: fn(&mut Kernel, u16, &ScanControl, ReclaimItem, u64),
+    /// The scan_control a debugfs `lru_gen` command (on memcg) runs with
+    /// (`lru_gen_seq_write` and `run_cmd`).
+    pub lru_gen_seq_write_sc: fn(u16) -> ScanControl,
+    /// `lru_gen_refault`: a multi-gen LRU folio comes back (pfn, shadow).
+    pub lru_gen_refault: fn(&mut Kernel, u32, u64),
+    /// What `sort_folio` counts, beyond the tier's `protected`, when it
+    /// protects a folio of (memcg, type): nothing in 6.12.
+    pub sort_folio_protected: fn(&mut Kernel, u16, usize),
+    /// A swap read or write of one page goes to the device: the block
+    /// layer's `pgpgin`/`pgpgout` (KiB) for it (`submit_bio`).
+    pub count_swap_bio: fn(&mut Kernel, crate::stat::Ev),
+}
+
+/// What `Steps::count_reclaim` counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReclaimItem {
+    /// `PGSCAN_KSWAPD`/`_DIRECT` (folios isolated, MGLRU; scanned, classic).
+    Scan,
+    /// `PGSTEAL_KSWAPD`/`_DIRECT`.
+    Steal,
+    /// `PGREFILL` (MGLRU: folios sorted; classic: the active list scanned).
+    Refill,
 }
 
 impl Steps {
@@ -77,6 +106,11 @@ impl Steps {
         reclaim_batch: MIN_LRU_BATCH,
         lru_gen_shrink_node: lru_gen_shrink_node_6_12,
         evict_folios_stat: evict_folios_stat_6_12,
+        count_reclaim: count_reclaim_6_12,
+        lru_gen_seq_write_sc: Kernel::debugfs_sc,
+        lru_gen_refault: Kernel::lru_gen_refault,
+        sort_folio_protected: |_, _, _| {},
+        count_swap_bio: |k, e| k.ev.add(e, 4),
     };
 
     /// The steps of `version` with `variant`'s differences on top.
@@ -106,8 +140,26 @@ fn lru_gen_shrink_node_6_12(k: &mut Kernel, sc: &mut ScanControl) -> Option<Node
 /// 6.12 `evict_folios`: only `nr_unqueued_dirty` reaches `sc->nr` (the
 /// flusher test after `try_to_shrink_lruvec`'s loop reads it with
 /// `file_taken`, counted at isolation).
-fn evict_folios_stat_6_12(sc: &mut ScanControl, stat: &ReclaimStat, _taken: &mut u64) {
+fn evict_folios_stat_6_12(_k: &mut Kernel, sc: &mut ScanControl, stat: &ReclaimStat, _taken: &mut u64) {
     sc.nr.unqueued_dirty += stat.nr_unqueued_dirty;
+}
+
+/// 6.12 `__count_vm_events` for the node unless the reclaim is cgroup
+/// reclaim, `__count_memcg_events` always; kswapd's or direct (a proactive
+/// reclaimer counts as direct).
+fn count_reclaim_6_12(k: &mut Kernel, memcg: u16, sc: &ScanControl, item: ReclaimItem, n: u64) {
+    use crate::stat::Ev;
+    let e = match item {
+        ReclaimItem::Scan if k.in_kswapd => Ev::PgscanKswapd,
+        ReclaimItem::Scan => Ev::PgscanDirect,
+        ReclaimItem::Steal if k.in_kswapd => Ev::PgstealKswapd,
+        ReclaimItem::Steal => Ev::PgstealDirect,
+        ReclaimItem::Refill => Ev::Pgrefill,
+    };
+    if !sc.cgroup_reclaim() {
+        k.ev.add(e, n);
+    }
+    k.count_memcg(memcg, e, n);
 }
 
 /// How far a difference's model goes.
@@ -146,6 +198,10 @@ pub static DIFFERENCES: &[Difference] = &[
     batch_aging::DIFFERENCE,
     reclaim_loop::DIFFERENCE,
     no_memcg_lru::DIFFERENCE,
+    node_stat_counters::DIFFERENCE,
+    lru_gen_write_proactive::DIFFERENCE,
+    lru_gen_workingset_6_1::DIFFERENCE,
+    swap_rw_page::DIFFERENCE,
 ];
 
 fn difference(name: &str) -> &'static Difference {
@@ -162,11 +218,81 @@ pub struct ProfileEntry {
     pub differences: &'static [&'static str],
 }
 
+/// A kernel version: its differences from 6.12 and what it is like at
+/// boot and from user space.
+pub struct VersionEntry {
+    pub names: &'static [&'static str],
+    pub summary: &'static str,
+    /// The Debian kernel whose source and config the profile follows (and
+    /// that validation/ boots).
+    pub debian: &'static str,
+    pub differences: &'static [&'static str],
+    /// `/sys/kernel/mm/lru_gen/enabled` at boot: 0x0007 where Debian's
+    /// config has `CONFIG_LRU_GEN_ENABLED=y`, 0 where it has not (6.1).
+    pub lru_gen_enabled_at_boot: u32,
+    /// memcg files or writes the version does not have (`memory.swap.peak`;
+    /// `memory.peak:write`, a peak reset): a trace that uses one is an
+    /// error, and a report leaves the file out.
+    pub lacks: &'static [&'static str],
+    /// Counters of the model's `/proc/vmstat` and `memory.stat` that the
+    /// version does not print (from each version's `vmstat_text[]` and
+    /// `memory_stats[]`, Debian's config; shared/reference/kernel-versions.md §4).
+    pub vmstat_absent: &'static [&'static str],
+    pub memory_stat_absent: &'static [&'static str],
+}
+
+/// The counters 7.2 added that the model keeps.
+const NEW_IN_7_2: &[&str] = &["pgscan_proactive", "pgsteal_proactive", "pgdemote_proactive"];
+
 /// The kernel versions, in [`KernelVersion`] order.
-pub static VERSIONS: [ProfileEntry; 3] = [
-    ProfileEntry { names: &["6.1"], summary: "Linux 6.1 (Debian 12's kernel)", differences: &[] },
-    ProfileEntry { names: &["6.12"], summary: "Linux 6.12 (the default)", differences: &[] },
-    ProfileEntry { names: &["7.2"], summary: "Linux 7.2", differences: &[] },
+pub static VERSIONS: [VersionEntry; 3] = [
+    VersionEntry {
+        names: &["6.1"],
+        summary: "Linux 6.1 (Debian 12's kernel): the multi-gen LRU built but off at boot, no memcg LRU",
+        debian: "linux-image-6.1.0-57-cloud-amd64 6.1.192-3",
+        differences: &["no-memcg-lru", "workingset-6.1", "swap-rw-page"],
+        lru_gen_enabled_at_boot: 0,
+        lacks: &["memory.swap.peak", "memory.peak:write"],
+        vmstat_absent: &["pgscan_proactive", "pgsteal_proactive", "pgscan_khugepaged", "pgsteal_khugepaged"],
+        memory_stat_absent: &[
+            "pgscan_proactive",
+            "pgsteal_proactive",
+            "pgdemote_proactive",
+            "pgdemote_kswapd",
+            "pgdemote_direct",
+            "pgdemote_khugepaged",
+            "pgpromote_success",
+            "pgscan_khugepaged",
+            "pgsteal_khugepaged",
+            "swpin_zero",
+            "swpout_zero",
+            "thp_swpout",
+            "thp_swpout_fallback",
+            "numa_pages_migrated",
+            "numa_pte_updates",
+            "numa_hint_faults",
+        ],
+    },
+    VersionEntry {
+        names: &["6.12"],
+        summary: "Linux 6.12 (the default; Debian 12 backports' kernel)",
+        debian: "linux-image-6.12.117+deb12-cloud-amd64 6.12.117-1~deb12u1",
+        differences: &[],
+        lru_gen_enabled_at_boot: 0x7,
+        lacks: &[],
+        vmstat_absent: NEW_IN_7_2,
+        memory_stat_absent: NEW_IN_7_2,
+    },
+    VersionEntry {
+        names: &["7.2"],
+        summary: "Linux 7.2 (Debian sid's kernel): seed 004's reclaim loop, reclaim counters as node stats",
+        debian: "linux-image-7.2.13+deb14-cloud-amd64 7.2.13-1",
+        differences: &["reclaim-loop", "node-stat-counters", "lru-gen-write-proactive"],
+        lru_gen_enabled_at_boot: 0x7,
+        lacks: &[],
+        vmstat_absent: &[],
+        memory_stat_absent: &[],
+    },
 ];
 
 /// The variants, in [`Variant`] order; the first is none.
@@ -185,7 +311,7 @@ pub static VARIANTS: [ProfileEntry; 4] = [
     ProfileEntry {
         names: &["memcg-lru-off"],
         summary: "seed 003 without its memcg selection: global reclaim walks every memcg instead of the memcg LRU",
-        differences: &["no-memcg-lru"],
+        differences: &["no-memcg-lru", "workingset-6.1", "swap-rw-page"],
     },
 ];
 
@@ -201,8 +327,19 @@ pub enum KernelVersion {
 impl KernelVersion {
     pub const ALL: [KernelVersion; 3] = [KernelVersion::V6_1, KernelVersion::V6_12, KernelVersion::V7_2];
 
-    pub fn entry(self) -> &'static ProfileEntry {
+    pub fn entry(self) -> &'static VersionEntry {
         &VERSIONS[self as usize]
+    }
+
+    /// True if the version has this memcg file or write (see
+    /// [`VersionEntry::lacks`]).
+    pub fn has(self, interface: &str) -> bool {
+        !self.entry().lacks.contains(&interface)
+    }
+
+    /// One line per version for `--help`.
+    pub fn help() -> String {
+        VERSIONS.iter().map(|e| format!("{}: {}", e.names[0], e.summary)).collect::<Vec<_>>().join("; ")
     }
 
     pub fn name(self) -> &'static str {

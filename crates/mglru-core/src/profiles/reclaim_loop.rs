@@ -1,40 +1,67 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! Seed 004 (Kairui Song, 2026), "improve reclaim loop and dirty folio
-//! handling": `try_to_shrink_lruvec` with a scan budget fixed at the
-//! start, aging that no longer ends the loop, the flusher woken inside it,
-//! a smaller isolation batch, and the batches' writeback statistics in
-//! `sc->nr`. docs/VARIANTS.md.
+//! Seed 004 (Kairui Song, 2026), "mm/mglru: improve reclaim loop and
+//! dirty folio handling", as merged in Linux 7.2 (7.2 mm/vmscan.c:
+//! `try_to_shrink_lruvec`, `get_nr_to_scan`, `should_run_aging`,
+//! `should_abort_scan`, `evict_folios`, `handle_reclaim_writeback`):
+//!
+//! - the scan budget is computed once, at the start: the lruvec's
+//!   evictable folios after `apply_proportional_protection`, shifted by
+//!   the priority (6.12 recomputed it each round and stopped the lruvec
+//!   after aging);
+//! - aging runs inside the loop whenever `should_run_aging` says so (with
+//!   only `MIN_NR_GENS + 1` generations left it ages below the default
+//!   priority), and root reclaim leaves the lruvec after a round that aged
+//!   (it rotates the memcg); cgroup reclaim keeps evicting;
+//! - each round evicts a batch of at most `MIN_LRU_BATCH` folios
+//!   (`scan_folios` stops after the batch: "relocate the LRU scan batch
+//!   limit to callers"), where 6.12 scanned up to `MAX_LRU_BATCH`;
+//! - memcg reclaim stops at its target too (`should_abort_scan` lost
+//!   6.12's `if (!root_reclaim(sc)) return false`);
+//! - the batches' writeback statistics reach `sc->nr` and the flusher is
+//!   woken from inside the loop when a batch was all unqueued dirty
+//!   (`handle_reclaim_writeback`), where 6.12 tested that once after the
+//!   loop.
+//!
+//! `--variant reclaim-loop` applies this difference to another version
+//! (6.12 by default). Simplified (docs/KERNELS.md): the rest of 7.2's
+//! `evict_folios` — the exact scan count it returns, the `min_seq` flush
+//! before isolating, the putback rules of the tier rework — and 7.2's
+//! type selection are 6.12's; `sort_folio`'s dirty case was already gone
+//! in 6.12.117.
 
 use super::{Difference, Fidelity, Steps};
-use crate::kernel::{Kernel, DEF_PRIORITY, SWAP_CLUSTER_MAX};
-use crate::lru_gen::TryShrink;
+use crate::kernel::{Kernel, DEF_PRIORITY};
+use crate::lru_gen::{TryShrink, MIN_LRU_BATCH, MIN_NR_GENS};
 use crate::vmscan::{ReclaimStat, ScanControl};
 
 pub(super) const DIFFERENCE: Difference = Difference {
     name: "reclaim-loop",
-    source: "seed 004's cover letter: try_to_shrink_lruvec, evict_folios",
-    summary: "scan budget fixed at the start, aging inside the loop, flusher woken in the loop, smaller batch, unified writeback statistics",
-    fidelity: Fidelity::Interpreted,
+    source: "7.2 mm/vmscan.c: try_to_shrink_lruvec, get_nr_to_scan, should_run_aging, should_abort_scan, evict_folios, handle_reclaim_writeback",
+    summary: "scan budget fixed at the start, aging inside the loop, batches of MIN_LRU_BATCH, memcg reclaim stops at its target, writeback statistics and the flusher handled per batch",
+    fidelity: Fidelity::Simplified,
     apply,
 };
 
 fn apply(s: &mut Steps) {
     s.try_to_shrink_lruvec = |k, memcg, sc| TryShrink::finished(memcg, try_to_shrink_lruvec(k, memcg, sc));
-    // "Use a smaller batch for reclaim": SWAP_CLUSTER_MAX.
-    s.reclaim_batch = SWAP_CLUSTER_MAX;
-    s.evict_folios_stat = evict_folios_stat;
+    s.evict_folios_stat = handle_reclaim_writeback_stat;
 }
 
-/// "Unify writeback reclaim statistic and throttling" (the series'
-/// last patch; its posted reproducer: `dd` of 192 MiB into a 128 MiB
-/// memcg on a device that delays every write by 1 s, OOM-killed
-/// under 6.12's MGLRU, not under the classic LRU): the batches'
-/// writeback statistics reach `sc->nr`, so memcg reclaim that meets
-/// only folios under writeback marks the lruvec congested and
-/// throttles (`shrink_node`), as the classic LRU does. Root reclaim
-/// (`lru_gen_shrink_node`) still returns before that code: "global
-/// throttling is not here yet", says the patch.
-fn evict_folios_stat(sc: &mut ScanControl, stat: &ReclaimStat, taken: &mut u64) {
+/// 7.2 `handle_reclaim_writeback` for `evict_folios`: every batch's
+/// dirty, congested, writeback, immediate and taken counts reach `sc->nr`,
+/// so memcg reclaim that meets only folios under writeback marks the
+/// lruvec congested and throttles in `shrink_node`, as the classic LRU
+/// does (the series' last patch, "unify writeback reclaim statistic and
+/// throttling"; its reproducer: `dd` of 192 MiB into a 128 MiB memcg on a
+/// device that delays every write by 1 s, OOM-killed under 6.12's MGLRU).
+/// Root reclaim (`lru_gen_shrink_node`) still returns before that code in
+/// 7.2.
+fn handle_reclaim_writeback_stat(k: &mut Kernel, sc: &mut ScanControl, stat: &ReclaimStat, taken: &mut u64) {
+    // Only the first shrink_folio_list of a batch (`if (isolated)`): a
+    // batch that was all unqueued dirty folios wakes the flusher at once.
+    if *taken > 0 && stat.nr_unqueued_dirty == *taken {
+        k.wakeup_flusher_threads();
+    }
     sc.nr.unqueued_dirty += stat.nr_unqueued_dirty;
     sc.nr.dirty += stat.nr_dirty;
     sc.nr.congested += stat.nr_congested;
@@ -43,43 +70,76 @@ fn evict_folios_stat(sc: &mut ScanControl, stat: &ReclaimStat, taken: &mut u64) 
     sc.nr.taken += std::mem::take(taken);
 }
 
-/// Seed 004's restructured loop (an interpretation of the cover
-/// letter; docs/VARIANTS.md): the scan budget is fixed at the start
-/// (evictable size >> priority, at least SWAP_CLUSTER_MAX); aging runs
-/// when needed without ending the loop; the flusher is woken inside the
-/// loop as soon as a batch was all unqueued dirty file folios.
-fn try_to_shrink_lruvec(k: &mut Kernel, memcg: u16, sc: &mut ScanControl) -> bool {
-    let swappiness = k.get_swappiness(memcg, sc);
-    let can_swap = swappiness != 0;
-    if k.below_min(sc.target, memcg) {
+/// 7.2 `get_nr_to_scan`: the evictable folios, less the memcg's
+/// protection (`apply_proportional_protection`), shifted by the priority.
+/// (Every memcg of the model is online; 7.2 scrapes an offline one whole.)
+fn get_nr_to_scan(k: &mut Kernel, memcg: u16, sc: &mut ScanControl, swappiness: u32) -> u64 {
+    let evictable = k.lruvec_total(memcg, swappiness != 0);
+    let nr = k.apply_proportional_protection(memcg, sc, evictable);
+    nr >> sc.priority
+}
+
+/// 7.2 `should_run_aging`: aging is needed once fewer than `MIN_NR_GENS`
+/// generations above the evictable minimum remain; at the default
+/// priority nothing more; below it also when exactly `MIN_NR_GENS` remain.
+fn should_run_aging(k: &Kernel, memcg: u16, sc: &ScanControl, swappiness: u32) -> bool {
+    let lg = &k.memcgs[memcg as usize].lruvec.lrugen;
+    // evictable_min_seq(min_seq, swappiness): the smaller of the evictable
+    // types' (with anon and file coupled as in 6.12, anon's when it may
+    // swap).
+    let min = if swappiness == 0 { lg.min_seq[1] } else { lg.min_seq[0].min(lg.min_seq[1]) };
+    if min + MIN_NR_GENS > lg.max_seq {
         return true;
     }
-    let total = k.lruvec_total(memcg, can_swap);
-    let mut budget = (total >> sc.priority).max(SWAP_CLUSTER_MAX);
-    let mut aged = false;
-    let mut rounds = 0;
-    while budget > 0 && rounds < 10_000 {
-        rounds += 1;
-        let (need_aging, _) = k.should_run_aging(memcg, can_swap);
-        if need_aging && sc.priority < DEF_PRIORITY {
+    if sc.priority == DEF_PRIORITY {
+        return false;
+    }
+    min + MIN_NR_GENS == lg.max_seq
+}
+
+/// 7.2 `should_abort_scan`: enough reclaimed (for any reclaimer, memcg
+/// reclaim included), or kswapd with every eligible zone safe.
+fn should_abort_scan(k: &Kernel, sc: &ScanControl) -> bool {
+    // (`sc->proactive && signal_pending(current)`: no signals in the model.)
+    if sc.nr_reclaimed >= sc.nr_to_reclaim.max(2) {
+        return true;
+    }
+    k.in_kswapd && k.kswapd_zones_safe()
+}
+
+/// 7.2 `try_to_shrink_lruvec`: true = rotate the memcg (aged, or
+/// protected by memory.min).
+pub(super) fn try_to_shrink_lruvec(k: &mut Kernel, memcg: u16, sc: &mut ScanControl) -> bool {
+    let (mut need_rotate, mut should_age) = (false, false);
+    let swappiness = k.get_swappiness(memcg, sc);
+    let mut nr_to_scan = get_nr_to_scan(k, memcg, sc, swappiness) as i64;
+    while nr_to_scan > 0 {
+        if k.below_min(sc.target, memcg) {
+            need_rotate = true;
+            break;
+        }
+        if should_run_aging(k, memcg, sc, swappiness) {
             let max_seq = k.memcgs[memcg as usize].lruvec.lrugen.max_seq;
-            if k.try_to_inc_max_seq(memcg, max_seq, can_swap, false) {
-                aged = true;
+            if k.try_to_inc_max_seq(memcg, max_seq, swappiness != 0, false) {
+                need_rotate = true;
             }
+            should_age = true;
         }
-        let (taken_before, dirty_before) = (sc.nr.file_taken, sc.nr.unqueued_dirty);
-        let delta = k.evict_folios(memcg, sc, swappiness);
-        let (taken, dirty) = (sc.nr.file_taken - taken_before, sc.nr.unqueued_dirty - dirty_before);
-        if dirty > 0 && dirty == taken {
-            k.wakeup_flusher_threads();
-        }
+        let nr_batch = (nr_to_scan as u64).min(MIN_LRU_BATCH);
+        let delta = k.evict_folios_n(memcg, sc, swappiness, nr_batch);
         if delta == 0 {
             break;
         }
-        budget = budget.saturating_sub(delta);
-        if k.should_abort_scan(sc) {
+        if should_abort_scan(k, sc) {
             break;
         }
+        // Root reclaim rotates the memcg when it runs low on cold folios;
+        // cgroup reclaim gets its fairness from the iterator.
+        if sc.root_reclaim() && should_age {
+            break;
+        }
+        nr_to_scan -= delta as i64;
+        k.task_yield_point();
     }
-    aged
+    need_rotate
 }

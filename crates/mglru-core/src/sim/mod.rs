@@ -108,6 +108,9 @@ impl Simulator {
         if let Some(c) = &opts.cost {
             machine.cost = c.clone();
         }
+        // The LRU the version's Debian config boots with (6.1: the classic
+        // one); the trace's sysctls and --policy come on top.
+        machine.sysctl.lru_gen_enabled = opts.kernel.entry().lru_gen_enabled_at_boot;
         Simulator { opts, machine, coros: Default::default(), kernel: None }
     }
 
@@ -293,6 +296,17 @@ impl Simulator {
             }
             Op::Memcg(ref m) => {
                 let mglru_trace::MemcgOp { id, parent, new, max, high, low, min, swap_max, oom_group, reset_peak, reset_swap_peak } = **m;
+                // Files the modelled version does not have (6.1: memory.peak
+                // is read-only, memory.swap.peak does not exist).
+                for (used, what, msg) in [
+                    (reset_peak, "memory.peak:write", "peak=reset: memory.peak is read-only on Linux {v}"),
+                    (reset_swap_peak, "memory.swap.peak", "swap.peak=reset: Linux {v} has no memory.swap.peak"),
+                ] {
+                    if used && !k.kernel.has(what) {
+                        let v = k.kernel.name();
+                        return Err(SimError(format!("{} (drop it, or run --kernel 6.12)", msg.replace("{v}", v))));
+                    }
+                }
                 if new {
                     debug_assert_eq!(id as usize, k.memcgs.len());
                     k.memcgs.push(Memcg::new("", parent));

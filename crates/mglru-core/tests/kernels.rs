@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Kernel versions (crate::profiles): each version's differences from
+//! 6.12, worked out by hand from that version's source.
+
+mod common;
+use common::T;
+use mglru_core::kernel::{KernelVersion, Variant};
+use mglru_core::stat::Ev;
+use mglru_core::{Policy, RunOptions, Simulator};
+use mglru_trace::TraceReader;
+
+fn on(kernel: KernelVersion, policy: Option<Policy>) -> T {
+    T::with_options(RunOptions { kernel, policy, ..Default::default() })
+}
+
+/// Memcg-limit reclaim in a 256 MiB machine: a task in a memcg limited to
+/// 8 MiB (2,048 pages) reads a 32 MiB file (8,192 pages) once, so at least
+/// 8,192 - 2,048 = 6,144 pages are reclaimed by the task's own memcg
+/// reclaim. 6.12 counts them in the memcg only (`if (!cgroup_reclaim(sc))`
+/// keeps them out of /proc/vmstat); 7.2 counts them as node stats, in
+/// /proc/vmstat too, and reclaims the same pages (nothing else differs on
+/// this path under the classic LRU).
+#[test]
+fn memcg_limit_reclaim_reaches_proc_vmstat_in_7_2_only() {
+    let trace = "memory 256M\nmemcg app max=8M\nfile f size=32M readahead=0\ntask t memcg=app\nread t f 0 8192\n";
+    let run = |kernel| {
+        let mut t = on(kernel, Some(Policy::Classic));
+        t.run(trace);
+        t.check();
+        let app = t.memcg_id("app") as usize;
+        let k = t.k();
+        let m = &k.memcgs[app].ev;
+        (k.ev.get(Ev::PgstealDirect), k.ev.get(Ev::PgscanDirect), m.get(Ev::PgstealDirect), m.get(Ev::PgscanDirect))
+    };
+    let (node_steal, node_scan, memcg_steal, memcg_scan) = run(KernelVersion::V6_12);
+    assert_eq!((node_steal, node_scan), (0, 0), "6.12: memcg reclaim is not in /proc/vmstat");
+    assert!(memcg_steal >= 6144, "the memcg gave at least 6,144 pages: {memcg_steal}");
+    let (n72_steal, n72_scan, m72_steal, m72_scan) = run(KernelVersion::V7_2);
+    assert_eq!((m72_steal, m72_scan), (memcg_steal, memcg_scan), "the same reclaim");
+    assert_eq!((n72_steal, n72_scan), (m72_steal, m72_scan), "7.2: the node counts what the memcg counts");
+}
+
+/// memory.reclaim of 2 MiB (512 pages) from a memcg holding 1,024 clean
+/// pages of a file it read once. `memory_reclaim` loops until it has 512;
+/// 6.12 counts them as the memcg's `pgsteal_direct` (a proactive reclaimer
+/// is direct to 6.12's counters, and cgroup reclaim stays out of
+/// /proc/vmstat, which has no `pgsteal_proactive`); 7.2's
+/// `reclaimer_offset` counts them as `pgsteal_proactive`, node and memcg.
+#[test]
+fn memory_reclaim_counts_as_proactive_in_7_2() {
+    let trace = "memory 256M\nmemcg app\nfile f size=4M readahead=0\ntask t memcg=app\nread t f 0 1024\nreclaim app 2M\n";
+    let mut t = on(KernelVersion::V6_12, Some(Policy::Classic));
+    t.run(trace);
+    let app = t.memcg_id("app") as usize;
+    let steal_6_12 = t.k().memcgs[app].ev.get(Ev::PgstealDirect);
+    assert!(steal_6_12 >= 512, "{steal_6_12}");
+    assert_eq!(t.vm("pgsteal_direct"), 0);
+    assert!(t.k().vmstat().iter().all(|(n, _)| *n != "pgsteal_proactive"), "6.12 has no pgsteal_proactive");
+    let mut t = on(KernelVersion::V7_2, Some(Policy::Classic));
+    t.run(trace);
+    t.check();
+    let k = t.k();
+    assert_eq!(k.memcgs[app].ev.get(Ev::PgstealProactive), steal_6_12);
+    assert_eq!(k.memcgs[app].ev.get(Ev::PgstealDirect), 0);
+    assert_eq!(t.vm("pgsteal_proactive"), steal_6_12);
+    assert_eq!(t.vm("pgsteal_direct"), 0);
+    let stat = t.k().memory_stat(app as u16);
+    let get = |n: &str| stat.iter().find(|(k, _)| *k == n).map(|&(_, v)| v);
+    assert_eq!(get("pgsteal_proactive"), Some(steal_6_12));
+    assert_eq!(get("pgsteal"), Some(steal_6_12), "memory.stat's pgsteal sums the proactive ones in 7.2");
+}
+
+/// Debian's 6.1 config leaves `CONFIG_LRU_GEN_ENABLED` unset: with no
+/// `--policy` and no `lru_gen.enabled` in the trace, 6.1 runs the classic
+/// LRU, 6.12 and 7.2 the multi-gen one. 6.1 has no memory.swap.peak (a
+/// trace that resets it is an error naming the file) and a read-only
+/// memory.peak, and prints neither 6.12's khugepaged reclaim counters nor
+/// its zero-page swap counters.
+#[test]
+fn linux_6_1_boots_classic_and_lacks_6_12_files() {
+    for (kernel, want) in [(KernelVersion::V6_1, Policy::Classic), (KernelVersion::V6_12, Policy::Mglru), (KernelVersion::V7_2, Policy::Mglru)] {
+        let mut t = on(kernel, None);
+        t.run("memory 64M\ntask t\nanon t a size=1M\nstore t a 0 16\n");
+        assert_eq!(t.k().policy(), want, "{kernel:?}");
+    }
+    for (option, file) in [("swap.peak=reset", "memory.swap.peak"), ("peak=reset", "memory.peak is read-only")] {
+        let text = format!("memory 64M\nmemcg app\ntask t memcg=app\nanon t a size=1M\nstore t a 0 16\nmemcg app {option}\n");
+        let mut reader = TraceReader::from_str("t", &text);
+        let mut sim = Simulator::new(RunOptions { kernel: KernelVersion::V6_1, ..Default::default() });
+        let mut err = None;
+        while let Some(op) = reader.next_op().unwrap() {
+            if let Err(e) = sim.apply(&op) {
+                err = Some(e.0);
+                break;
+            }
+        }
+        let err = err.unwrap_or_else(|| panic!("6.1 accepted {option}"));
+        assert!(err.contains(file) && err.contains("6.1"), "{err}");
+    }
+    let mut t = on(KernelVersion::V6_1, None);
+    let text = "memory 64M\nmemcg app\ntask t memcg=app\nanon t a size=1M\nstore t a 0 16\n";
+    t.run(text);
+    let k = t.k();
+    assert!(k.vmstat().iter().all(|(n, _)| *n != "pgscan_khugepaged"));
+    assert!(k.memory_stat(1).iter().all(|(n, _)| *n != "swpin_zero"));
+    let rep = k.report(&TraceReader::from_str("t", text));
+    assert!(!rep.has_swap_peak());
+    assert!(!mglru_core::json::report_json(&rep).contains("swap_peak"));
+}
+
+/// 6.1 has no memcg LRU (no `lru_gen_shrink_node`/`shrink_many`): global
+/// reclaim under the multi-gen LRU walks the memcgs with the iterator. The
+/// difference is the same module as seed 003's `memcg-lru-off` variant, so
+/// 6.1 with MGLRU and 6.12 with that variant reclaim alike, and unlike
+/// 6.12 (the test of the variant, tests/mglru.rs, says how).
+#[test]
+fn linux_6_1_global_reclaim_is_the_memcg_lru_off_variant() {
+    let trace = "memory 64M\nmemcg a\nmemcg b\nfile fa size=16M readahead=0\nfile fb size=16M readahead=0\n\
+                 file fr size=128M readahead=0\ntask ta memcg=a\ntask tb memcg=b\ntask r\n\
+                 read ta fa 0 4096\nread tb fb 0 4096\nread r fr 0 20000";
+    let run = |kernel, variant| {
+        let mut t = T::with_options(RunOptions { kernel, variant, policy: Some(Policy::Mglru), ..Default::default() });
+        t.run(trace);
+        t.check();
+        let (a, b) = (t.memcg_id("a") as usize, t.memcg_id("b") as usize);
+        let k = t.k();
+        [a, b, 0].map(|m| k.memcgs[m].ev.get(Ev::PgstealKswapd))
+    };
+    let off = run(KernelVersion::V6_12, Variant::parse("memcg-lru-off").unwrap());
+    assert_eq!(run(KernelVersion::V6_1, Variant::PLAIN), off);
+    assert_ne!(run(KernelVersion::V6_12, Variant::PLAIN), off);
+}
+
+/// The debugfs eviction command in 7.2 is proactive reclaim of its memcg
+/// (`lru_gen_seq_write`: `.proactive = true`; `run_cmd`:
+/// `sc->target_mem_cgroup = memcg`): counted as `pgsteal_proactive` in the
+/// node and the memcg. 6.12 runs it with no target memcg: global direct
+/// reclaim to the counters, the memcg's too.
+#[test]
+fn lru_gen_eviction_command_is_proactive_in_7_2() {
+    // 1,024 pages read once sit in the oldest generations; `lru_gen - app 0
+    // 1` evicts generations up to 1 (min_gen + MIN_NR_GENS <= max_seq 3).
+    let trace = "memory 256M\nmemcg app\nfile f size=4M readahead=0\ntask t memcg=app\nread t f 0 1024\nlru_gen - app 0 1\n";
+    let mut t = on(KernelVersion::V6_12, Some(Policy::Mglru));
+    t.run(trace);
+    let app = t.memcg_id("app") as usize;
+    let n = t.vm("pgsteal_direct");
+    assert!(n > 0, "the command evicted nothing");
+    assert_eq!(t.k().memcgs[app].ev.get(Ev::PgstealDirect), n);
+    let mut t = on(KernelVersion::V7_2, Some(Policy::Mglru));
+    t.run(trace);
+    t.check();
+    assert_eq!((t.vm("pgsteal_direct"), t.vm("pgsteal_proactive")), (0, n));
+    assert_eq!(t.k().memcgs[app].ev.get(Ev::PgstealProactive), n);
+}
+
+/// memcg reclaim that stops at its target in 7.2 and goes on in 6.12: one
+/// memory.reclaim of 128K (32 pages) from a memcg holding 524,288 clean
+/// file pages read once (2 GiB, generation 1; generation 0 empty; no swap).
+/// At priority 12 both budget 524,288 >> 12 = 128. 6.12's loop runs until
+/// it has scanned that much, whatever it reclaimed (memcg reclaim never
+/// aborts: "don't abort memcg reclaim to ensure fairness"): the first
+/// `evict_folios` flushes the empty generation 0 (counted as 1 scanned),
+/// then two batches of `MIN_LRU_BATCH` go: 128 pages. 7.2 flushes
+/// generation 0 the same way, evicts one batch of 64 and stops:
+/// `should_abort_scan` sees 64 >= 32 for memcg reclaim too.
+#[test]
+fn memcg_reclaim_stops_at_its_target_in_7_2() {
+    let trace = "memory 4G\nmemcg app\nfile f size=2G readahead=0\ntask t memcg=app\nread t f 0 524288\nreclaim app 128K\n";
+    let run = |kernel| {
+        let mut t = on(kernel, Some(Policy::Mglru));
+        t.run(trace);
+        t.check();
+        (t.ev(Ev::PgscanFile), t.ev(Ev::PgstealFile))
+    };
+    assert_eq!(run(KernelVersion::V6_12), (128, 128));
+    assert_eq!(run(KernelVersion::V7_2), (64, 64));
+}
+
+fn lg(t: &mut T, memcg: &str) -> (u64, u64) {
+    let id = t.memcg_id(memcg) as usize;
+    let g = &t.k().memcgs[id].lruvec.lrugen;
+    (g.min_seq[1], g.max_seq)
+}
+
+/// 6.1's `lru_gen_refault` counts a refault only when it is recent and
+/// counts no activation for it; 6.12 counts every refault and activates
+/// the recent ones. 256 pages read once, aged twice, at least 100 of them
+/// evicted by the debugfs command, then read again while min_seq has not
+/// moved: every refault is recent. (tests/mglru.rs
+/// `recent_refault_is_activated_and_counted` is the 6.12 side.)
+#[test]
+fn linux_6_1_counts_recent_refaults_without_activating_them() {
+    for kernel in [KernelVersion::V6_12, KernelVersion::V6_1] {
+        let mut t = on(kernel, Some(Policy::Mglru));
+        t.run("memory 256M\nmemcg app\nfile f size=4M readahead=0\ntask t memcg=app");
+        for p in 0..256 {
+            t.run(&format!("read t f {p}"));
+        }
+        t.run("lru_gen + app 0 3\nlru_gen + app 0 4");
+        let (_, max_seq) = lg(&mut t, "app");
+        t.run(&format!("lru_gen - app 0 {} 0 100", max_seq - 2));
+        let evicted = t.ev(Ev::PgstealFile);
+        assert!(evicted >= 100);
+        let (min_before, _) = lg(&mut t, "app");
+        for p in 0..256 {
+            t.run(&format!("read t f {p}"));
+        }
+        assert_eq!(lg(&mut t, "app").0, min_before);
+        let activated = if kernel == KernelVersion::V6_1 { 0 } else { evicted };
+        assert_eq!((t.ev(Ev::WorkingsetRefaultFile), t.ev(Ev::WorkingsetActivateFile)), (evicted, activated), "{kernel:?}");
+        t.check();
+    }
+}
+
+/// A refault after min_seq moved on is not recent: 6.12 counts it as a
+/// refault (not activated), 6.1 not at all. 200 pages of f evicted, then
+/// 200 of g read and evicted the same way, which moves min_seq past f's
+/// tokens; then f is read again. (tests/mglru.rs
+/// `old_refault_is_not_activated` is the 6.12 side.)
+#[test]
+fn linux_6_1_does_not_count_an_old_refault() {
+    for (kernel, want) in [(KernelVersion::V6_12, 200), (KernelVersion::V6_1, 0)] {
+        let mut t = on(kernel, Some(Policy::Mglru));
+        t.run("memory 256M\nmemcg app\nfile f size=4M readahead=0\nfile g size=4M readahead=0\ntask t memcg=app");
+        for p in 0..200 {
+            t.run(&format!("read t f {p}"));
+        }
+        t.drain().run("lru_gen + app 0 3\nlru_gen + app 0 4");
+        let (_, max_seq) = lg(&mut t, "app");
+        t.run(&format!("lru_gen - app 0 {} 0 1000", max_seq - 2));
+        assert_eq!(t.ev(Ev::PgstealFile), 200);
+        for p in 0..200 {
+            t.run(&format!("read t g {p}"));
+        }
+        t.drain().run("lru_gen + app 0 5\nlru_gen + app 0 6");
+        let (_, max_seq) = lg(&mut t, "app");
+        t.run(&format!("lru_gen - app 0 {} 0 1000", max_seq - 2));
+        for p in 0..200 {
+            t.run(&format!("read t f {p}"));
+        }
+        assert_eq!(t.ev(Ev::WorkingsetRefaultFile), want, "{kernel:?}");
+        assert_eq!(t.ev(Ev::WorkingsetActivateFile), 0);
+        t.check();
+    }
+}
+
+/// 6.1 counts `workingset_activate` where `sort_folio` protects a folio.
+/// 100 pages read once and 10 of them read five more times: those 10 have
+/// PG_referenced, PG_workingset and a saturated counter (refs =
+/// BIT(LRU_REFS_WIDTH)), which `sort_folio` always protects. All 100 sit
+/// in generation 1 (min_seq 0, max_seq 3). Aged once (max_seq 4): the
+/// aging retires the empty generation 0 (min_seq 1) without touching them
+/// (an aging that moved them would clear their refs, `folio_inc_gen`).
+/// The eviction command then evicts up to generation 1: the 90 go, the 10
+/// are protected into generation 2, beyond the command's reach. 6.1 counts
+/// the 10 as activations; 6.12 counts none (no refault happened).
+#[test]
+fn linux_6_1_counts_activations_where_sort_folio_protects() {
+    for (kernel, want) in [(KernelVersion::V6_12, 0), (KernelVersion::V6_1, 10)] {
+        let mut t = on(kernel, Some(Policy::Mglru));
+        t.run("memory 256M\nmemcg app\nfile f size=4M readahead=0\ntask t memcg=app\nread t f 0 100");
+        for _ in 0..5 {
+            t.run("read t f 0 10");
+        }
+        t.drain().run("lru_gen + app 0 3");
+        assert_eq!(lg(&mut t, "app"), (1, 4));
+        t.run("lru_gen - app 0 1 0 1000");
+        assert_eq!(t.ev(Ev::PgstealFile), 90, "{kernel:?}");
+        assert_eq!(t.ev(Ev::WorkingsetActivateFile), want, "{kernel:?}");
+        t.check();
+    }
+}
+
+/// 6.1 swaps to a synchronous device through `rw_page`, without a bio, so
+/// `pgpgin`/`pgpgout` do not move for it: 16 MiB of anon stored in a memcg
+/// of 8 MiB with 64 MiB of swap on a synchronous device (brd), then read
+/// back. Every page swapped out (`pswpout`) or in (`pswpin`) adds 4 KiB to
+/// pgpgout / pgpgin under 6.12, nothing under 6.1 (which has no file I/O
+/// here); the swapping itself is the same under both.
+#[test]
+fn linux_6_1_swap_on_a_synchronous_device_moves_no_pgpgin() {
+    let trace = "memory 256M\nswap 64M sync=y ram=y\nmemcg app max=8M\ntask t memcg=app\nanon t a size=16M\n\
+                 store t a 0 4096\nload t a 0 4096\n";
+    let run = |kernel| {
+        let mut t = on(kernel, Some(Policy::Classic));
+        t.run(trace);
+        t.check();
+        (t.vm("pswpin"), t.vm("pswpout"), t.vm("pgpgin"), t.vm("pgpgout"))
+    };
+    let (i, o, pgin, pgout) = run(KernelVersion::V6_12);
+    assert!(i > 0 && o >= 2048, "{i} {o}");
+    assert_eq!((pgin, pgout), (4 * i, 4 * o));
+    assert_eq!(run(KernelVersion::V6_1), (i, o, 0, 0));
+}
