@@ -75,6 +75,12 @@ enum Cmd {
     Trace(TraceCmd),
     /// Print the built-in workload as trace v1 text
     DefaultTrace,
+    /// List the kernel versions, variants and their behaviour differences (docs/KERNELS.md)
+    Kernels {
+        /// Print the Markdown table docs/KERNELS.md holds
+        #[arg(long)]
+        markdown: bool,
+    },
     /// Print a shell completion script (e.g. `mglru completions bash > /etc/bash_completion.d/mglru`)
     Completions {
         #[arg(value_enum)]
@@ -430,6 +436,29 @@ fn parse_timeline_arg(v: &str) -> Result<(Vec<String>, u64), String> {
     Ok((names, ms))
 }
 
+/// `mglru kernels`: the registry as Markdown, or as plain lines.
+fn kernels_text(markdown: bool) -> String {
+    use mglru_core::profiles::{KernelVersion, Variant, DIFFERENCES};
+    if markdown {
+        return mglru_core::profiles::markdown();
+    }
+    let mut o = String::from("kernel versions (--kernel)\n");
+    for v in KernelVersion::ALL {
+        let e = v.entry();
+        o.push_str(&format!("  {:<6} {}\n         differences: {}\n", e.names[0], e.summary, if e.differences.is_empty() { "none (the reference)".to_string() } else { e.differences.join(", ") }));
+    }
+    o.push_str("\nvariants (--variant, on top of the version)\n");
+    for v in Variant::all() {
+        let e = v.entry();
+        o.push_str(&format!("  {:<14} {}\n", e.names.join(", "), e.summary));
+    }
+    o.push_str("\ndifferences\n");
+    for d in DIFFERENCES {
+        o.push_str(&format!("  {:<24} [{}] {}\n  {:<24} {}\n", d.name, d.fidelity.name(), d.summary, "", d.source));
+    }
+    o
+}
+
 fn kernel_arg(s: &str) -> Result<mglru_core::kernel::KernelVersion, String> {
     mglru_core::kernel::KernelVersion::parse(s)
 }
@@ -567,6 +596,7 @@ fn main() -> ExitCode {
         Some(Cmd::Import(a)) => done(cmd_import(a)),
         Some(Cmd::Trace(c)) => done(cmd_trace(c)),
         Some(Cmd::DefaultTrace) => done(output::print(&mglru_sweep::default_workload::default_trace())),
+        Some(Cmd::Kernels { markdown }) => done(output::print(&kernels_text(markdown))),
         Some(Cmd::Completions { shell }) => {
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "mglru", &mut buf);

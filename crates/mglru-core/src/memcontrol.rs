@@ -952,7 +952,7 @@ impl Kernel {
     pub fn memory_reclaim_write(&mut self, memcg: u16, bytes: u64) {
         // memory_reclaim: `memparse(buf) / PAGE_SIZE`, rounded down (less
         // than a page asks for nothing).
-        let (reclaimed, eagain) = self.memory_reclaim(memcg, bytes / crate::kernel::PAGE_SIZE, None);
+        let (reclaimed, eagain) = (self.steps.memory_reclaim)(self, memcg, bytes / crate::kernel::PAGE_SIZE, None);
         self.reclaim_results.push(ReclaimResult { memcg, bytes, reclaimed, result: if eagain { -EAGAIN } else { 0 } });
     }
 

@@ -578,7 +578,7 @@ impl Kernel {
         self.lru_lock_section(memcg, self.lock_clock().saturating_sub(hold), hold, true);
         (self.steps.count_reclaim)(self, memcg, sc, ReclaimItem::Steal, nr_reclaimed);
         self.ev.add(if file { Ev::PgstealFile } else { Ev::PgstealAnon }, nr_reclaimed);
-        self.lru_note_cost(memcg, file as usize, stat.nr_pageout, nr_scanned - nr_reclaimed);
+        (self.steps.lru_note_cost)(self, memcg, file as usize, stat.nr_pageout, nr_scanned - nr_reclaimed);
         if stat.nr_unqueued_dirty == nr_taken {
             self.wakeup_flusher_threads();
         }
@@ -629,7 +629,7 @@ impl Kernel {
         self.ev.add(Ev::Pgdeactivate, nr_deactivate);
         self.count_memcg(memcg, Ev::Pgdeactivate, nr_deactivate);
         if nr_rotated > 0 {
-            self.lru_note_cost(memcg, file as usize, 0, nr_rotated);
+            (self.steps.lru_note_cost)(self, memcg, file as usize, 0, nr_rotated);
         }
     }
 

@@ -138,7 +138,7 @@ impl Kernel {
         self.count(memcg, act_ev, 1);
         if ws {
             self.folios.get_mut(pfn).set(pg::WORKINGSET);
-            self.lru_note_cost(memcg, if file { FILE } else { ANON }, 1, 0);
+            (self.steps.lru_note_cost)(self, memcg, if file { FILE } else { ANON }, 1, 0);
             self.count(memcg, restore_ev, 1);
         }
     }

@@ -277,7 +277,8 @@ fn linux_6_1_counts_activations_where_sort_folio_protects() {
 /// of 8 MiB with 64 MiB of swap on a synchronous device (brd), then read
 /// back. Every page swapped out (`pswpout`) or in (`pswpin`) adds 4 KiB to
 /// pgpgout / pgpgin under 6.12, nothing under 6.1 (which has no file I/O
-/// here); the swapping itself is the same under both.
+/// here). (How much is swapped differs a little: 6.1's classic LRU weighs
+/// reclaim cost differently, `lru-note-cost-6.1`.)
 #[test]
 fn linux_6_1_swap_on_a_synchronous_device_moves_no_pgpgin() {
     let trace = "memory 256M\nswap 64M sync=y ram=y\nmemcg app max=8M\ntask t memcg=app\nanon t a size=16M\n\
@@ -291,5 +292,32 @@ fn linux_6_1_swap_on_a_synchronous_device_moves_no_pgpgin() {
     let (i, o, pgin, pgout) = run(KernelVersion::V6_12);
     assert!(i > 0 && o >= 2048, "{i} {o}");
     assert_eq!((pgin, pgout), (4 * i, 4 * o));
-    assert_eq!(run(KernelVersion::V6_1), (i, o, 0, 0));
+    let (i, o, pgin, pgout) = run(KernelVersion::V6_1);
+    assert!(i > 0 && o >= 2048, "{i} {o}");
+    assert_eq!((pgin, pgout), (0, 0));
+}
+
+/// memory.reclaim in 6.1 asks for the whole remainder each round; 6.12
+/// for a quarter of it (at least 32). 1 MiB (256 pages) from a memcg of
+/// 1,024 clean file pages read once (generation 1, generation 0 empty, no
+/// swap), under the multi-gen LRU (6.12's reclaim loop in both). 6.12's
+/// rounds ask 64, 48, 32 and 32 pages; each runs priorities 12 to 9 (4
+/// lruvec visits): at 12 to 10 the budget `evictable >> priority` is 0 (or
+/// 1 at 10 in the first round, where `evict_folios` only flushes the empty
+/// generation 0), at 9 it is 1 or 2, and one `scan_folios` isolates
+/// `MIN_LRU_BATCH` = 64: 4 rounds x 64 = 256 pages in 16 visits. 6.1 asks
+/// 256 at once: priorities 12 to 9 as before (64 pages), then 8 (960 >> 8
+/// = 3: 64 more), 7 (896 >> 7 = 7: 64) and 6 (832 >> 6 = 13: 64): the same
+/// 256 pages in one round of 7 visits.
+#[test]
+fn linux_6_1_memory_reclaim_asks_for_the_whole_remainder() {
+    let trace = "memory 256M\nmemcg app\nfile f size=4M readahead=0\ntask t memcg=app\nread t f 0 1024\nreclaim app 1M\n";
+    let run = |kernel| {
+        let mut t = on(kernel, Some(Policy::Mglru));
+        t.run(trace);
+        t.check();
+        (t.ev(Ev::PgstealFile), t.k().sim.reclaim_work.lruvecs)
+    };
+    assert_eq!(run(KernelVersion::V6_12), (256, 16));
+    assert_eq!(run(KernelVersion::V6_1), (256, 7));
 }

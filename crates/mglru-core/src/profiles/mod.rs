@@ -33,6 +33,8 @@ mod batch_aging;
 mod no_memcg_lru;
 mod lru_gen_write_proactive;
 mod lru_gen_workingset_6_1;
+mod lru_note_cost_6_1;
+mod memory_reclaim_6_1;
 mod swap_rw_page;
 mod node_stat_counters;
 mod reclaim_loop;
@@ -84,6 +86,12 @@ pub(crate) struct Steps {
     /// A swap read or write of one page goes to the device: the block
     /// layer's `pgpgin`/`pgpgout` (KiB) for it (`submit_bio`).
     pub count_swap_bio: fn(&mut Kernel, crate::stat::Ev),
+    /// The classic LRU charges reclaim cost to a type (memcg, type,
+    /// folios written, folios rotated), for `get_scan_count`'s balance.
+    pub lru_note_cost: fn(&mut Kernel, u16, usize, u64, u64),
+    /// A write to memory.reclaim (memcg, pages, swappiness): (reclaimed,
+    /// -EAGAIN).
+    pub memory_reclaim: fn(&mut Kernel, u16, u64, Option<u32>) -> (u64, bool),
 }
 
 /// What `Steps::count_reclaim` counts.
@@ -111,6 +119,8 @@ impl Steps {
         lru_gen_refault: Kernel::lru_gen_refault,
         sort_folio_protected: |_, _, _| {},
         count_swap_bio: |k, e| k.ev.add(e, 4),
+        lru_note_cost: Kernel::lru_note_cost,
+        memory_reclaim: Kernel::memory_reclaim,
     };
 
     /// The steps of `version` with `variant`'s differences on top.
@@ -202,6 +212,8 @@ pub static DIFFERENCES: &[Difference] = &[
     lru_gen_write_proactive::DIFFERENCE,
     lru_gen_workingset_6_1::DIFFERENCE,
     swap_rw_page::DIFFERENCE,
+    lru_note_cost_6_1::DIFFERENCE,
+    memory_reclaim_6_1::DIFFERENCE,
 ];
 
 fn difference(name: &str) -> &'static Difference {
@@ -250,7 +262,7 @@ pub static VERSIONS: [VersionEntry; 3] = [
         names: &["6.1"],
         summary: "Linux 6.1 (Debian 12's kernel): the multi-gen LRU built but off at boot, no memcg LRU",
         debian: "linux-image-6.1.0-57-cloud-amd64 6.1.192-3",
-        differences: &["no-memcg-lru", "workingset-6.1", "swap-rw-page"],
+        differences: &["no-memcg-lru", "workingset-6.1", "swap-rw-page", "lru-note-cost-6.1", "memory-reclaim-6.1"],
         lru_gen_enabled_at_boot: 0,
         lacks: &["memory.swap.peak", "memory.peak:write"],
         vmstat_absent: &["pgscan_proactive", "pgsteal_proactive", "pgscan_khugepaged", "pgsteal_khugepaged"],
@@ -311,7 +323,7 @@ pub static VARIANTS: [ProfileEntry; 4] = [
     ProfileEntry {
         names: &["memcg-lru-off"],
         summary: "seed 003 without its memcg selection: global reclaim walks every memcg instead of the memcg LRU",
-        differences: &["no-memcg-lru", "workingset-6.1", "swap-rw-page"],
+        differences: &["no-memcg-lru", "workingset-6.1", "swap-rw-page", "lru-note-cost-6.1", "memory-reclaim-6.1"],
     },
 ];
 
@@ -395,9 +407,63 @@ impl Variant {
     }
 }
 
+/// The registry as Markdown: every version with its differences, every
+/// variant, every difference (docs/KERNELS.md holds this text between its
+/// "generated" markers; `mglru kernels` prints it).
+pub fn markdown() -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
+    let _ = writeln!(o, "### Kernel versions (`--kernel`)\n");
+    let _ = writeln!(o, "| version | Debian kernel | MGLRU at boot | differences from 6.12 |");
+    let _ = writeln!(o, "|---|---|---|---|");
+    for v in KernelVersion::ALL {
+        let e = v.entry();
+        let diffs = if e.differences.is_empty() { "— (the reference)".to_string() } else { e.differences.iter().map(|d| format!("`{d}`")).collect::<Vec<_>>().join(", ") };
+        let boot = if e.lru_gen_enabled_at_boot & 1 != 0 { format!("on (0x{:04x})", e.lru_gen_enabled_at_boot) } else { "off (0x0000)".into() };
+        let _ = writeln!(o, "| {} | `{}` | {boot} | {diffs} |", e.names[0], e.debian);
+    }
+    let _ = writeln!(o, "\n### Variants (`--variant`, on top of the version)\n");
+    let _ = writeln!(o, "| variant | what | differences |");
+    let _ = writeln!(o, "|---|---|---|");
+    for v in Variant::all() {
+        let e = v.entry();
+        let diffs = if e.differences.is_empty() { "—".to_string() } else { e.differences.iter().map(|d| format!("`{d}`")).collect::<Vec<_>>().join(", ") };
+        let _ = writeln!(o, "| {} | {} | {diffs} |", e.names.join(", "), e.summary);
+    }
+    let _ = writeln!(o, "\n### Differences\n");
+    let _ = writeln!(o, "| difference | in | fidelity | what it changes | source |");
+    let _ = writeln!(o, "|---|---|---|---|---|");
+    for d in DIFFERENCES {
+        let mut users: Vec<String> = KernelVersion::ALL.iter().filter(|v| v.entry().differences.contains(&d.name)).map(|v| v.name().to_string()).collect();
+        users.extend(Variant::all().filter(|v| v.entry().differences.contains(&d.name)).map(|v| format!("--variant {}", v.name())));
+        let _ = writeln!(o, "| `{}` | {} | {} | {} | {} |", d.name, users.join(", "), d.fidelity.name(), d.summary, d.source);
+    }
+    o
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/KERNELS.md carries the registry's table as `markdown()` makes
+    /// it (regenerate it with `mglru kernels --markdown`).
+    #[test]
+    fn kernels_doc_is_the_registry() {
+        let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/KERNELS.md")).expect("docs/KERNELS.md");
+        let (begin, end) = ("<!-- generated by `mglru kernels --markdown`: begin -->\n", "<!-- generated: end -->");
+        let a = doc.find(begin).expect("begin marker") + begin.len();
+        let b = doc.find(end).expect("end marker");
+        assert_eq!(&doc[a..b], markdown(), "docs/KERNELS.md is stale: regenerate its table with `mglru kernels --markdown`");
+    }
+
+    #[test]
+    fn every_difference_is_used_by_a_version_or_a_variant() {
+        for d in DIFFERENCES {
+            let used = KernelVersion::ALL.iter().any(|v| v.entry().differences.contains(&d.name))
+                || Variant::all().any(|v| v.entry().differences.contains(&d.name));
+            assert!(used, "difference {} is registered but no version or variant lists it", d.name);
+        }
+    }
 
     #[test]
     fn names_round_trip_and_every_listed_difference_exists() {
