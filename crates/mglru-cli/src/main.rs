@@ -241,6 +241,11 @@ struct ValidateArgs {
     /// 6.12); the model follows the version each result was measured on
     #[arg(long, value_name = "VERSION", value_parser = kernel_arg)]
     kernel: Option<mglru_core::kernel::KernelVersion>,
+    /// The change between two versions, A:B (e.g. 6.1:6.12, 6.12:7.2): per trace, policy and
+    /// counter the real kernels' change (results-A -> results-B) beside the model's, and
+    /// whether they agree (docs/FIDELITY.md "Other kernels")
+    #[arg(long, value_name = "A:B")]
+    delta: Option<String>,
     /// How the model's kswapd runs: `instant` (default) or `thread`
     #[arg(long, value_enum, default_value_t = KswapdArg::Instant)]
     kswapd: KswapdArg,
@@ -436,6 +441,29 @@ fn parse_timeline_arg(v: &str) -> Result<(Vec<String>, u64), String> {
     Ok((names, ms))
 }
 
+/// `validate --delta A:B`.
+fn validate_delta(dir: &std::path::Path, spec: &str, a: &ValidateArgs) -> Result<(), Failure> {
+    let (x, y) = spec.split_once(':').ok_or_else(|| Failure::input(format!("--delta {spec}: expected A:B, e.g. 6.12:7.2")))?;
+    let parse = |v: &str| kernel_arg(v).map_err(|e| Failure::input(format!("--delta: {e}")));
+    let (ka, kb) = (parse(x)?, parse(y)?);
+    if ka == kb {
+        return Err(Failure::input(format!("--delta {spec}: give two different versions")));
+    }
+    if a.check || a.json.is_some() || a.timeline.is_some() {
+        return Err(Failure::input("--delta prints a table: run --check, --json and --timeline without it"));
+    }
+    let cmp = |k| {
+        validate::compare_suite(dir, &results_of(k), Some(k), a.trace.as_deref(), !a.cost_model_clock, &a.extra, a.kswapd.into(), a.migratetypes)
+            .map_err(Failure::input)
+    };
+    let (ca, cb) = (cmp(ka)?, cmp(kb)?);
+    let rows = validate::delta_rows(&ca, &cb);
+    if rows.is_empty() {
+        return Err(Failure::input(format!("--delta {spec}: no trace has results on both kernels")));
+    }
+    output::print(&validate::render_delta(&rows, ka, kb))
+}
+
 /// `mglru kernels`: the registry as Markdown, or as plain lines.
 fn kernels_text(markdown: bool) -> String {
     use mglru_core::profiles::{KernelVersion, Variant, DIFFERENCES};
@@ -475,6 +503,9 @@ fn cmd_validate(mut a: ValidateArgs) -> ExitCode {
     let dir = a.suite.clone();
     let results = a.results.take().unwrap_or_else(|| results_of(a.kernel.unwrap_or_default()));
     let a = ValidateArgs { results: Some(results.clone()), ..a };
+    if let Some(d) = &a.delta {
+        return done(validate_delta(&dir, d, &a));
+    }
     if a.extra.iter().any(|n| n.is_empty()) {
         return fail(Failure::input("--extra needs vmstat counter names separated by commas, e.g. pgalloc_dma,pgscan_direct"));
     }

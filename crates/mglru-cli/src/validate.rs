@@ -1734,3 +1734,102 @@ mod tests {
         assert_eq!(median(&mut v), 2.5);
     }
 }
+
+/// One row of `mglru validate --delta A:B`: a counter's change from
+/// version A to B on the real kernels and in the model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeltaRow {
+    pub trace: String,
+    pub policy: &'static str,
+    pub counter: &'static str,
+    pub kernel: (f64, f64),
+    pub model: (f64, f64),
+    pub verdict: &'static str,
+}
+
+/// The noise of a change between two single kernel runs: 5 % of the
+/// larger kernel value, at least the counter's floor (256 pages, 1,024 KiB
+/// for pgpgin/pgpgout). Fixed before looking at the model; where a
+/// kernel's spread over repeated runs is measured it is the better bound
+/// (not used yet).
+pub fn delta_noise(counter: &str, a: f64, b: f64) -> f64 {
+    (0.05 * a.abs().max(b.abs())).max(floor_of(counter))
+}
+
+/// Whether the model's change agrees with the kernel's: both inside the
+/// noise, or both outside it with the same sign.
+pub fn delta_verdict(counter: &str, kernel: (f64, f64), model: (f64, f64)) -> &'static str {
+    let noise = delta_noise(counter, kernel.0, kernel.1);
+    let (dk, dm) = (kernel.1 - kernel.0, model.1 - model.0);
+    match (dk.abs() > noise, dm.abs() > noise) {
+        (false, false) => "agree (no change)",
+        (true, true) if dk.signum() == dm.signum() => "agree",
+        (true, true) => "OPPOSITE",
+        (true, false) => "model misses it",
+        (false, true) => "model moves alone",
+    }
+}
+
+/// `--delta A:B`: the suite's rows present in both versions' results.
+pub fn delta_rows(a: &Comparison, b: &Comparison) -> Vec<DeltaRow> {
+    let mut out = Vec::new();
+    for rb in &b.rows {
+        let Some(ra) = a.rows.iter().find(|r| r.trace == rb.trace && r.policy == rb.policy && r.counter == rb.counter) else {
+            continue;
+        };
+        let (kernel, model) = ((ra.kernel, rb.kernel), (ra.sim, rb.sim));
+        out.push(DeltaRow { trace: rb.trace.clone(), policy: rb.policy, counter: rb.counter, kernel, model, verdict: delta_verdict(rb.counter, kernel, model) });
+    }
+    out
+}
+
+/// The table of `--delta`, then per policy how many changes agree.
+pub fn render_delta(rows: &[DeltaRow], a: KernelVersion, b: KernelVersion) -> String {
+    let mut o = String::new();
+    let (an, bn) = (a.name(), b.name());
+    let _ = writeln!(o, "change from Linux {an} to Linux {bn}: the real kernels' (results-{an} -> results-{bn}) beside the model's");
+    let _ = writeln!(o, "(noise: 5% of the larger kernel value, at least the counter's floor; one kernel run per version)\n");
+    let _ = writeln!(o, "{:<30} {:<8} {:<26} {:>10} {:>10} {:>10} {:>10}  verdict", "trace", "policy", "counter", "kernel", "", "model", "");
+    let _ = writeln!(o, "{:<30} {:<8} {:<26} {:>10} {:>10} {:>10} {:>10}", "", "", "", an, bn, an, bn);
+    for r in rows {
+        let _ = writeln!(
+            o,
+            "{:<30} {:<8} {:<26} {:>10} {:>10} {:>10} {:>10}  {}",
+            r.trace, r.policy, r.counter, r.kernel.0, r.kernel.1, r.model.0, r.model.1, r.verdict
+        );
+    }
+    o.push('\n');
+    for p in ["mglru", "classic"] {
+        let of: Vec<&DeltaRow> = rows.iter().filter(|r| r.policy == p).collect();
+        if of.is_empty() {
+            continue;
+        }
+        let agree = of.iter().filter(|r| r.verdict.starts_with("agree")).count();
+        let moved_agree = of.iter().filter(|r| r.verdict == "agree").count();
+        let kernel_moved = of.iter().filter(|r| (r.kernel.1 - r.kernel.0).abs() > delta_noise(r.counter, r.kernel.0, r.kernel.1)).count();
+        let opposite = of.iter().filter(|r| r.verdict == "OPPOSITE").count();
+        let _ = writeln!(
+            o,
+            "{p}: {agree} of {} changes agree; of the {kernel_moved} the kernel shows beyond noise, the model has {moved_agree} in the same direction, {opposite} opposite",
+            of.len()
+        );
+    }
+    o
+}
+
+#[cfg(test)]
+mod delta_tests {
+    use super::*;
+
+    #[test]
+    fn a_change_agrees_when_both_move_the_same_way_or_neither_moves() {
+        assert_eq!(delta_verdict("pswpout", (1000.0, 2000.0), (1100.0, 1900.0)), "agree");
+        assert_eq!(delta_verdict("pswpout", (1000.0, 2000.0), (1900.0, 1100.0)), "OPPOSITE");
+        // 5 % of 10,000 is 500: a 300 change is noise.
+        assert_eq!(delta_verdict("pswpout", (10_000.0, 10_300.0), (9_000.0, 9_100.0)), "agree (no change)");
+        assert_eq!(delta_verdict("pswpout", (10_000.0, 10_300.0), (9_000.0, 12_000.0)), "model moves alone");
+        assert_eq!(delta_verdict("pswpout", (10_000.0, 20_000.0), (9_000.0, 9_100.0)), "model misses it");
+        // Below the 256-page floor nothing counts as a change.
+        assert_eq!(delta_verdict("pswpout", (0.0, 200.0), (0.0, 0.0)), "agree (no change)");
+    }
+}
