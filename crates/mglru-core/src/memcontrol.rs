@@ -758,10 +758,19 @@ impl Kernel {
     /// A write to `memory.reclaim` (`memory_reclaim`). Returns pages
     /// reclaimed and whether the kernel would answer -EAGAIN.
     pub fn memory_reclaim(&mut self, memcg: u16, nr_to_reclaim: u64, swappiness: Option<u32>) -> (u64, bool) {
+        // 6.12 asks for a quarter of what is left each round
+        // (try_to_free_mem_cgroup_pages raises it to SWAP_CLUSTER_MAX).
+        self.memory_reclaim_rounds(memcg, nr_to_reclaim, swappiness, |left| left / 4)
+    }
+
+    /// `memory_reclaim`'s loop, every version's: rounds of
+    /// `try_to_free_mem_cgroup_pages` asking `request(left)` pages, the
+    /// retries and the final drain.
+    pub(crate) fn memory_reclaim_rounds(&mut self, memcg: u16, nr_to_reclaim: u64, swappiness: Option<u32>, request: fn(u64) -> u64) -> (u64, bool) {
         let mut retries = MAX_RECLAIM_RETRIES;
         let mut reclaimed = 0;
         while reclaimed < nr_to_reclaim {
-            let batch = (nr_to_reclaim - reclaimed) / 4;
+            let batch = request(nr_to_reclaim - reclaimed);
             if retries == 0 {
                 // The final attempt: drain every CPU's folio batches.
                 self.lru_add_drain_all();

@@ -34,6 +34,19 @@ pub struct NrStats {
     pub taken: u64,
 }
 
+impl NrStats {
+    /// One batch's writeback statistics and the folios it took
+    /// (`shrink_inactive_list`; 7.2 `handle_reclaim_writeback`).
+    pub fn add_batch(&mut self, stat: &ReclaimStat, taken: u64) {
+        self.dirty += stat.nr_dirty;
+        self.congested += stat.nr_congested;
+        self.unqueued_dirty += stat.nr_unqueued_dirty;
+        self.writeback += stat.nr_writeback;
+        self.immediate += stat.nr_immediate;
+        self.taken += taken;
+    }
+}
+
 /// `struct scan_control`.
 #[derive(Clone, Debug)]
 pub struct ScanControl {
@@ -582,12 +595,7 @@ impl Kernel {
         if stat.nr_unqueued_dirty == nr_taken {
             self.wakeup_flusher_threads();
         }
-        sc.nr.dirty += stat.nr_dirty;
-        sc.nr.congested += stat.nr_congested;
-        sc.nr.unqueued_dirty += stat.nr_unqueued_dirty;
-        sc.nr.writeback += stat.nr_writeback;
-        sc.nr.immediate += stat.nr_immediate;
-        sc.nr.taken += nr_taken;
+        sc.nr.add_batch(&stat, nr_taken);
         if file {
             sc.nr.file_taken += nr_taken;
         }

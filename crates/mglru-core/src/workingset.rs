@@ -147,6 +147,13 @@ impl Kernel {
     /// decaying both costs when they outgrow a quarter of the LRU.
     pub fn lru_note_cost(&mut self, memcg: u16, file: usize, nr_io: u64, nr_rotated: u64) {
         let cost = nr_io * crate::kernel::SWAP_CLUSTER_MAX + nr_rotated;
+        self.lru_note_cost_add(memcg, file, cost);
+    }
+
+    /// The part of `lru_note_cost` every version shares: add `cost` to
+    /// the type's cost of `memcg` and each ancestor, halving both types'
+    /// once they pass a quarter of the lruvec's size.
+    pub(crate) fn lru_note_cost_add(&mut self, memcg: u16, file: usize, cost: u64) {
         let mut m = memcg;
         loop {
             let lrusize = self.lruvec_page_state(m, LRU_INACTIVE_ANON)

@@ -11,8 +11,6 @@
 
 use super::{Difference, Fidelity, Steps};
 use crate::kernel::Kernel;
-use crate::lruvec::{FILE, LRU_ACTIVE_ANON, LRU_ACTIVE_FILE, LRU_INACTIVE_ANON, LRU_INACTIVE_FILE};
-use crate::memcontrol::ROOT_MEMCG;
 
 pub(super) const DIFFERENCE: Difference = Difference {
     name: "lru-note-cost-6.1",
@@ -32,25 +30,5 @@ fn apply(s: &mut Steps) {
 /// cost in 6.1; its 6.12 call (rotations of VM_EXEC folios) never happens
 /// in the model, which has no VM_EXEC mappings.
 fn lru_note_cost(k: &mut Kernel, memcg: u16, file: usize, nr_io: u64, _nr_rotated: u64) {
-    let mut m = memcg;
-    loop {
-        let lrusize = k.lruvec_page_state(m, LRU_INACTIVE_ANON)
-            + k.lruvec_page_state(m, LRU_ACTIVE_ANON)
-            + k.lruvec_page_state(m, LRU_INACTIVE_FILE)
-            + k.lruvec_page_state(m, LRU_ACTIVE_FILE);
-        let lv = &mut k.memcgs[m as usize].lruvec;
-        if file == FILE {
-            lv.file_cost += nr_io;
-        } else {
-            lv.anon_cost += nr_io;
-        }
-        if lv.file_cost + lv.anon_cost > lrusize / 4 {
-            lv.file_cost /= 2;
-            lv.anon_cost /= 2;
-        }
-        if m == ROOT_MEMCG {
-            return;
-        }
-        m = k.memcgs[m as usize].parent;
-    }
+    k.lru_note_cost_add(memcg, file, nr_io);
 }

@@ -7,7 +7,7 @@
 //! memory.reclaim either).
 
 use super::{Difference, Fidelity, Steps};
-use crate::kernel::{Kernel, MAX_RECLAIM_RETRIES};
+use crate::kernel::Kernel;
 
 pub(super) const DIFFERENCE: Difference = Difference {
     name: "memory-reclaim-6.1",
@@ -22,21 +22,5 @@ fn apply(s: &mut Steps) {
 }
 
 fn memory_reclaim(k: &mut Kernel, memcg: u16, nr_to_reclaim: u64, swappiness: Option<u32>) -> (u64, bool) {
-    let mut retries = MAX_RECLAIM_RETRIES;
-    let mut reclaimed = 0;
-    while reclaimed < nr_to_reclaim {
-        if retries == 0 {
-            // The final attempt: drain every CPU's folio batches.
-            k.lru_add_drain_all();
-        }
-        let r = k.try_to_free_mem_cgroup_pages_swappiness(memcg, nr_to_reclaim - reclaimed, true, true, swappiness);
-        if r == 0 {
-            if retries == 0 {
-                return (reclaimed, true);
-            }
-            retries -= 1;
-        }
-        reclaimed += r;
-    }
-    (reclaimed, false)
+    k.memory_reclaim_rounds(memcg, nr_to_reclaim, swappiness, |left| left)
 }

@@ -62,12 +62,7 @@ fn handle_reclaim_writeback_stat(k: &mut Kernel, sc: &mut ScanControl, stat: &Re
     if *taken > 0 && stat.nr_unqueued_dirty == *taken {
         k.wakeup_flusher_threads();
     }
-    sc.nr.unqueued_dirty += stat.nr_unqueued_dirty;
-    sc.nr.dirty += stat.nr_dirty;
-    sc.nr.congested += stat.nr_congested;
-    sc.nr.writeback += stat.nr_writeback;
-    sc.nr.immediate += stat.nr_immediate;
-    sc.nr.taken += std::mem::take(taken);
+    sc.nr.add_batch(stat, std::mem::take(taken));
 }
 
 /// 7.2 `get_nr_to_scan`: the evictable folios, less the memcg's
