@@ -159,7 +159,7 @@ class Run:
     """One `mglru run`. `source` is ("workload", SPEC) or ("trace", REL_PATH)."""
 
     def __init__(self, section, name, source, policy=None, variant=None, sysctls=(), costs=(), ts_ms=None, needs=None,
-                 weight=1):
+                 weight=1, kernel=None):
         self.section = section
         self.weight = weight      # rough run time, to start long runs first
         self.name = name
@@ -167,6 +167,7 @@ class Run:
         self.source = source
         self.policy = policy
         self.variant = variant
+        self.kernel = kernel      # --kernel (None: the default, 6.12)
         self.sysctls = list(sysctls)
         self.costs = list(costs)
         self.ts_ms = ts_ms
@@ -183,6 +184,8 @@ class Run:
             a += ["--workload", self.source[1]]
         else:
             a += [self.source[1]]
+        if self.kernel:
+            a += ["--kernel", self.kernel]
         if self.policy:
             a += ["--policy", self.policy]
         if self.variant:
@@ -568,6 +571,68 @@ def verdicts(rows):
     return [r["verdict"] for r in rows]
 
 
+# ---- 6.12 → 7.2: the series (the variant on 6.12) and the rest of 7.2 ----------
+
+SPLIT_NOTE = ("Linux 7.2 merged the series: `--kernel 7.2` is 6.12 with the series' reclaim loop (the same code "
+              "as `--variant reclaim-loop`) and 7.2's other differences (`mglru kernels`; docs/KERNELS.md). "
+              "The 6.12 → 7.2 change splits into the series (6.12 → the variant) and the rest of 7.2 (the "
+              "variant → 7.2). In 7.2 /proc/vmstat's pgscan/pgsteal also count memcg reclaim "
+              "(memory.reclaim as `*_proactive`), so reclaim is compared here by the memcg's `memory.stat` "
+              "counters, which count the same in every version.")
+
+
+SPLIT_NOTE_SHORT = ("The series = 6.12 → `--variant reclaim-loop`, the rest of 7.2 = the variant → `--kernel 7.2` "
+                    "(S4-a explains; reclaim compared by the memcg's `memory.stat` counters, which 7.2 counts as 6.12 does).")
+
+
+def fmt_share(p):
+    """A part's share of a change, in whole per cent ("0%", not "-0%")."""
+    r = int(round(p))
+    return "%d%%" % r
+
+
+def split_change(b, v, k):
+    """(before, variant, 7.2) -> the changes of the whole, the series and the rest: dicts with the
+    absolute difference, the relative change (%) and, for the parts, their share of the whole (%,
+    None when the whole is zero)."""
+    total = k - b
+    parts = {"total": (b, k), "series": (b, v), "rest": (v, k)}
+    out = {}
+    for name, (x, y) in parts.items():
+        d = y - x
+        out[name] = {"diff": d, "pct": pct(x, y),
+                     "share": (d * 100.0 / total) if name != "total" and total != 0 else None}
+    return out
+
+
+def split_table(items, labels=("6.12", "6.12 + series (`--variant reclaim-loop`)", "7.2")):
+    """items: (metric, 6.12 value, variant value, 7.2 value). The three runs and the three changes."""
+    o = ["| metric | %s | %s | %s | 6.12 → 7.2 | of it the series (6.12 → variant) | the rest of 7.2 (variant → 7.2) |"
+         % tuple(cell(x) for x in labels),
+         "|---|---:|---:|---:|---:|---:|---:|"]
+    for what, b, v, k in items:
+        c = split_change(b, v, k)
+        o.append("| %s | %s | %s | %s | %s | %s | %s |" % tuple(cell(x) for x in (
+            what, fmt_num(b), fmt_num(v), fmt_num(k), fmt_pct(c["total"]["pct"]),
+            fmt_pct(c["series"]["pct"]), fmt_pct(c["rest"]["pct"]))))
+    return "\n".join(o)
+
+
+def split_sentence(what, b, v, k):
+    """One metric's 6.12 → 7.2 change in words: how much is the series, how much the rest of 7.2."""
+    c = split_change(b, v, k)
+    if c["total"]["diff"] == 0 and c["series"]["diff"] == 0:
+        return "%s: the same in all three runs (%s)." % (what, fmt_num(b))
+    t = "%s: %s → %s on 7.2 (%s); the series %s (%s → %s)" % (
+        what, fmt_num(b), fmt_num(k), fmt_pct(c["total"]["pct"]), fmt_pct(c["series"]["pct"]), fmt_num(b), fmt_num(v))
+    if c["series"]["share"] is not None:
+        t += ", %s of the change" % fmt_share(c["series"]["share"])
+    t += ", the rest of 7.2 %s (%s → %s)" % (fmt_pct(c["rest"]["pct"]), fmt_num(v), fmt_num(k))
+    if c["rest"]["share"] is not None:
+        t += ", %s" % fmt_share(c["rest"]["share"])
+    return t + "."
+
+
 # ---------------------------------------------------------------------------
 # the sections
 
@@ -808,6 +873,13 @@ def anon_ops_per_s(ops, pages, full, prefix, memcg, cost):
     mj = full.memcg(memcg, "pgmajfault") - prefix.memcg(memcg, "pgmajfault")
     ns = max(0, pages - f) * cost["mem_access"] + f * cost["minor_fault"] + mj * cost["swap_read"]
     return (ops * 1e9 / ns if ns else 0.0), f, mj
+
+
+def file_pages_read(res, swap_bio=True):
+    """Pages read from disk for files: pgpgin (KiB) less the swap-ins, which count in pgpgin where swap
+    I/O is a bio; with `swap_bio=False` (6.1 on a synchronous swap device: `rw_page`, difference
+    swap-rw-page) pgpgin has no swap reads to take off."""
+    return res.vm["pgpgin"] // 4 - (res.vm["pswpin"] if swap_bio else 0)
 
 
 def mmap_ios_per_s(ios, pages, full, prefix, memcg, cost):
@@ -1548,6 +1620,15 @@ class S3(Section):
         for i in (0, 1):
             runs.append(Run(self.id, "nolru-p%d" % i, ("trace", out + ".p%d" % i), policy="mglru",
                             variant="memcg-lru-off", costs=RAMDISK, needs=self.id + "/mixed"))
+        # Linux 6.1: the multi-gen LRU without the memcg LRU, as released (no-memcg-lru and 6.1's other
+        # differences); its global reclaim beside the variant.
+        runs.append(Run(self.id, "v61", ("trace", out), policy="mglru", kernel="6.1", costs=RAMDISK,
+                        needs=self.id + "/mixed"))
+        for i in (0, 1):
+            runs.append(Run(self.id, "v61-p%d" % i, ("trace", out + ".p%d" % i), policy="mglru", kernel="6.1",
+                            costs=RAMDISK, needs=self.id + "/mixed"))
+        runs.append(Run(self.id, "nomemcg-v61", ("trace", out + ".nomemcg"), policy="mglru", kernel="6.1",
+                        costs=RAMDISK, needs=self.id + "/mixed"))
         # S3-i: the same workload with every task in the root memcg (CONFIG_MEMCG=n's closest
         # model), patch1-8 and patch1-9.
         for name, variant in (("nomemcg-mglru", None), ("nomemcg-nolru", "memcg-lru-off")):
@@ -1563,9 +1644,10 @@ class S3(Section):
         fio_pages = sum(c.get("mglru", [0, 0])[1] for c in cnt[1:])
         mc_ops, mc_pages = cnt[2]["memcached"]
         est = {}
-        for pol in ("classic", "mglru", "nolru"):
+        for pol in ("classic", "mglru", "nolru", "v61"):
             full, p0, p1 = R[pol], R[pol + "-p0"], R[pol + "-p1"]
-            rd = lambda r: r.vm["pgpgin"] // 4 - r.vm["pswpin"]
+            # the trace's swap is a ramdisk (`sync=y`): 6.1 swaps to it without a bio
+            rd = lambda r: file_pages_read(r, swap_bio=r.run.kernel != "6.1")
             reads = rd(full) - rd(p0)
             fio = fio_ios * 1e9 / (fio_pages * cost["page_copy"] + reads * cost["disk_read"])
             mc, f, mj = anon_ops_per_s(mc_ops, mc_pages, full, p1, "memcached", cost)
@@ -1616,7 +1698,8 @@ class S3(Section):
         o.append("```")
         o.append("")
         o.append(cmd_block(ctx, [R[k].run for k in ("classic", "classic-p0", "classic-p1", "mglru", "mglru-p0", "mglru-p1",
-                                                   "nolru", "nolru-p0", "nolru-p1", "nomemcg-nolru", "nomemcg-mglru")]))
+                                                   "nolru", "nolru-p0", "nolru-p1", "nomemcg-nolru", "nomemcg-mglru",
+                                                   "v61", "v61-p0", "v61-p1", "nomemcg-v61")]))
         o.append("")
         o.append(EST_NOTE)
         o.append("")
@@ -1624,8 +1707,34 @@ class S3(Section):
         o.append("")
         o.append("| run | fio pages read from disk | memcached major faults (reads) | all tasks, ops/s (cost model) |")
         o.append("|---|---:|---:|---:|")
-        for pol, label in (("classic", "classic"), ("mglru", "mglru"), ("nolru", "mglru, memcg-lru-off")):
+        for pol, label in (("classic", "classic"), ("mglru", "mglru"), ("nolru", "mglru, memcg-lru-off"),
+                           ("v61", "6.1, mglru (`--kernel 6.1 --policy mglru`)")):
             o.append("| %s | %s | %s | %s |" % (label, fmt_num(est[pol][2]), fmt_num(est[pol][3]), fmt_num(est[pol][4])))
+        o.append("")
+        v, nv = R["v61"], R["nolru"]
+        o.append("**Linux 6.1 beside the variant.** 6.1 is the released multi-gen LRU without the memcg LRU: "
+                 "its global reclaim walks every memcg (difference `no-memcg-lru`, the code of `--variant "
+                 "memcg-lru-off`), and it differs from 6.12 in more: workingset counting (`workingset-6.1`: "
+                 "only recent refaults count), swap on a ramdisk through `rw_page` (`swap-rw-page`: no "
+                 "pgpgin/pgpgout for swap I/O, so fio's disk reads are pgpgin alone here), and the classic "
+                 "LRU's `lru_note_cost` and memory.reclaim (not used by these runs). Against the variant "
+                 "(patch1-8 above): fio IOPS %s → %s (%s), memcached ops/s %s → %s (%s), fio pages read from "
+                 "disk %s → %s, memcached major faults %s → %s, all tasks' ops/s %s → %s (%s); "
+                 "workingset_refault_file %s → %s and workingset_refault_anon %s → %s (6.1 counts fewer "
+                 "refaults by definition); pswpin %s → %s, pgpgin %s → %s KiB. With every task in the root "
+                 "memcg (S3-i's case) 6.1's all tasks' ops/s are %s (variant %s, 6.12 %s). Taken as "
+                 "patch1-8, 6.1 gives 6.1 → 6.12: fio IOPS %s, memcached ops/s %s (the seed: %s and %s)."
+                 % (fmt_num(n8[0]), fmt_num(est["v61"][0]), fmt_pct(pct(n8[0], est["v61"][0])),
+                    fmt_num(n8[1]), fmt_num(est["v61"][1]), fmt_pct(pct(n8[1], est["v61"][1])),
+                    fmt_num(n8[2]), fmt_num(est["v61"][2]), fmt_num(n8[3]), fmt_num(est["v61"][3]),
+                    fmt_num(n8[4]), fmt_num(est["v61"][4]), fmt_pct(pct(n8[4], est["v61"][4])),
+                    fmt_num(nv.vm["workingset_refault_file"]), fmt_num(v.vm["workingset_refault_file"]),
+                    fmt_num(nv.vm["workingset_refault_anon"]), fmt_num(v.vm["workingset_refault_anon"]),
+                    fmt_num(nv.vm["pswpin"]), fmt_num(v.vm["pswpin"]), fmt_num(nv.vm["pgpgin"]), fmt_num(v.vm["pgpgin"]),
+                    fmt_num(R["nomemcg-v61"].throughput), fmt_num(R["nomemcg-nolru"].throughput),
+                    fmt_num(R["nomemcg-mglru"].throughput),
+                    fmt_pct(pct(est["v61"][0], m[0])), fmt_pct(pct(est["v61"][1], m[1])),
+                    fmt_pct(pct(1880e3, 2252e3)), fmt_pct(pct(862768.65, 1911022.12))))
         o.append("")
         o.append("Patches 1-8 of the seed's series are modelled by the `memcg-lru-off` variant: 6.12 with its "
                  "global reclaim walking every memcg in iterator order (as before the memcg LRU) instead of "
@@ -1681,6 +1790,9 @@ class S4a(Section):
         for v in ("6.12", "reclaim-loop"):
             runs.append(Run(self.id, v, ("workload", spec), policy="mglru", variant=v, ts_ms=100, weight=20))
             runs.append(Run(self.id, v + "-hdd", ("workload", spec), policy="mglru", variant=v, costs=HDD, ts_ms=1000, weight=20))
+        # 6.12 -> 7.2 (the series merged, with 7.2's other differences)
+        runs.append(Run(self.id, "7.2", ("workload", spec), policy="mglru", kernel="7.2", ts_ms=100, weight=20))
+        runs.append(Run(self.id, "7.2-hdd", ("workload", spec), policy="mglru", kernel="7.2", costs=HDD, ts_ms=1000, weight=20))
         return [], runs
 
     def render(self, ctx, R, P):
@@ -1727,9 +1839,28 @@ class S4a(Section):
                  % (N, N, ", i.e. the seed's full size" if N == 1 else "", fmt_num(20000000 // N),
                     fmt_num(6000000 // N), human(10 * GIB // N)))
         o.append("")
-        o.append(cmd_block(ctx, [b.run, a.run, hb.run, ha.run]))
+        k, hk = R["7.2"], R["7.2-hdd"]
+        o.append(cmd_block(ctx, [b.run, a.run, hb.run, ha.run, k.run, hk.run]))
         o.append("")
         o.append(rows_table(rows, "before", "after"))
+        o.append("")
+        mc = lambda r, f: r.memcg("mongodb", f)
+        items = [("Throughput (ops/sec)", b.throughput, a.throughput, k.throughput),
+                 ("AverageLatency (us)", lat(b), lat(a), lat(k)),
+                 ("pgpgin", b.vm["pgpgin"], a.vm["pgpgin"], k.vm["pgpgin"]),
+                 ("pgpgout", b.vm["pgpgout"], a.vm["pgpgout"], k.vm["pgpgout"]),
+                 ("workingset_refault_file", b.vm["workingset_refault_file"], a.vm["workingset_refault_file"],
+                  k.vm["workingset_refault_file"]),
+                 ("memcg mongodb `pgscan` (memory.stat)", mc(b, "pgscan"), mc(a, "pgscan"), mc(k, "pgscan")),
+                 ("memcg mongodb `pgsteal` (memory.stat)", mc(b, "pgsteal"), mc(a, "pgsteal"), mc(k, "pgsteal")),
+                 ("/proc/vmstat `pgscan_direct` (7.2 counts memcg reclaim: a counting change)",
+                  b.vm["pgscan_direct"], a.vm["pgscan_direct"], k.vm["pgscan_direct"]),
+                 ("Throughput, HDD (S4-u)", hb.throughput, ha.throughput, hk.throughput)]
+        o.append("**6.12 → 7.2.** " + SPLIT_NOTE)
+        o.append("")
+        o.append(split_table(items))
+        o.append("")
+        o.append(" ".join(split_sentence(*it) for it in (items[0], items[4], items[5], items[8])))
         o.append("")
         if "no" in verdicts(rows):
             t = ["**Where it differs.**"]
@@ -1741,10 +1872,9 @@ class S4a(Section):
                          fmt_num(a.vm["workingset_refault_file"] - b.vm["workingset_refault_file"]),
                          fmt_pct(pct(b.vm["workingset_refault_file"], a.vm["workingset_refault_file"])),
                          fmt_num(a.vm["pgpgin"] - b.vm["pgpgin"])))
-            t.append("The variant implements what the cover letter describes (a scan budget computed once, "
-                     "aging inside the loop without returning, a 32-folio isolation batch, the dirty-flush "
-                     "wakeup inside the loop); the letter does not contain the patches, and patch 8's new "
-                     "dirty-folio sorting rules are not modelled (docs/VARIANTS.md). In the model these "
+            t.append("The variant is 7.2's code of the series (a scan budget computed once, aging inside "
+                     "the loop, batches of `MIN_LRU_BATCH`, memcg reclaim stopping at its target, the "
+                     "writeback statistics and the flusher per batch; docs/VARIANTS.md). In the model these "
                      "changes alter when reclaim stops and which batch it takes, but not which folios are "
                      "cold, so the refaults, and with them pgpgin and throughput, stay close to 6.12's. The "
                      "seed's 45% fewer file refaults point at the eviction order of dirty and writeback "
@@ -1760,7 +1890,7 @@ class S4a(Section):
             o.append(" ".join(t))
             o.append("")
         o.append(plot(ctx, self.id, "refaults", "S4-a: cumulative file refaults (memcg mongodb)", "pages",
-                      refault_curves([("6.12", b), ("reclaim-loop", a)])))
+                      refault_curves([("6.12", b), ("reclaim-loop", a), ("7.2", k)])))
         o.append("")
         o.append(plot(ctx, self.id, "gens", "S4-a: MGLRU generation sizes of memcg mongodb, 6.12", "pages",
                       gen_curves(b, "mongodb")))
@@ -1817,7 +1947,8 @@ class S4o(Section):
         spec = "file-anon-mix:scale=%d" % N
         runs = [Run(self.id, "classic", ("workload", spec), policy="classic", ts_ms=5, weight=25),
                 Run(self.id, "6.12", ("workload", spec), policy="mglru", variant="6.12", ts_ms=5, weight=25),
-                Run(self.id, "reclaim-loop", ("workload", spec), policy="mglru", variant="reclaim-loop", ts_ms=5, weight=25)]
+                Run(self.id, "reclaim-loop", ("workload", spec), policy="mglru", variant="reclaim-loop", ts_ms=5, weight=25),
+                Run(self.id, "7.2", ("workload", spec), policy="mglru", kernel="7.2", ts_ms=5, weight=25)]
         return [], runs
 
     @staticmethod
@@ -1850,7 +1981,7 @@ class S4o(Section):
     def render(self, ctx, R, P):
         N = self.n(ctx)
         anon = 44 * GIB // N
-        it = {k: self.iterations(R[k], anon) for k in ("classic", "6.12", "reclaim-loop")}
+        it = {k: self.iterations(R[k], anon) for k in ("classic", "6.12", "reclaim-loop", "7.2")}
         oom = {k: R[k].vm["oom_kill"] for k in it}
         out = lambda k: ("OOM after %d iterations" % it[k]) if oom[k] else ("finished %d iterations" % it[k])
         ok = oom["6.12"] > 0 and oom["reclaim-loop"] == 0 and oom["classic"] == 0
@@ -1890,15 +2021,24 @@ class S4o(Section):
                  "are counted from the time series (each munmap drops the memcg's usage by the anon size)."
                  % (N, N, human(48 * GIB // N), human(8 * GIB // N), human(anon)))
         o.append("")
-        o.append(cmd_block(ctx, [R[k].run for k in ("classic", "6.12", "reclaim-loop")]))
+        o.append(cmd_block(ctx, [R[k].run for k in ("classic", "6.12", "reclaim-loop", "7.2")]))
         o.append("")
         o.append(rows_table(rows, "before", "after"))
         o.append("")
-        o.append("| run | iterations | oom_kill | memory.events max | file refaults |")
-        o.append("|---|---:|---:|---:|---:|")
-        for k in ("classic", "6.12", "reclaim-loop"):
-            o.append("| %s | %d | %d | %s | %s |" % (k, it[k], oom[k], fmt_num(R[k].json["memcg"]["demo"]["events"]["max"]),
-                                                     fmt_num(R[k].vm["workingset_refault_file"])))
+        o.append("| run | iterations | oom_kill | memory.events max | file refaults | memcg demo `pgscan` | memcg demo `pgsteal` |")
+        o.append("|---|---:|---:|---:|---:|---:|---:|")
+        for k in ("classic", "6.12", "reclaim-loop", "7.2"):
+            o.append("| %s | %d | %d | %s | %s | %s | %s |" % (
+                k, it[k], oom[k], fmt_num(R[k].json["memcg"]["demo"]["events"]["max"]),
+                fmt_num(R[k].vm["workingset_refault_file"]), fmt_num(R[k].memcg("demo", "pgscan")),
+                fmt_num(R[k].memcg("demo", "pgsteal"))))
+        o.append("")
+        b, a, k = R["6.12"], R["reclaim-loop"], R["7.2"]
+        o.append("**6.12 → 7.2** (`--kernel 7.2`, the last row). " + SPLIT_NOTE_SHORT + " " + " ".join(
+            split_sentence(w, f(b), f(a), f(k)) for w, f in (
+                ("Iterations", lambda r: it[r.run.name]), ("OOM kills", lambda r: r.vm["oom_kill"]),
+                ("File refaults", lambda r: r.vm["workingset_refault_file"]),
+                ("Memcg demo's pgscan", lambda r: r.memcg("demo", "pgscan")))))
         o.append("")
         if "no" in verdicts(rows):
             o.append("**Why not.** In the model 6.12's MGLRU does not run out of evictable generations here: "
@@ -1913,14 +2053,14 @@ class S4o(Section):
                      "never races with itself. The reproducer's own code is only linked "
                      "(github.com/ryncsn/emm-test-project), so the generator follows its description.")
             o.append("")
-        for k in ("classic", "6.12", "reclaim-loop"):
+        for k in ("classic", "6.12", "reclaim-loop", "7.2"):
             self.mark_iterations(R[k], anon)
         o.append(plot(ctx, self.id, "iterations", "S4-o: anon rounds completed", "iterations",
-                      [(k, R[k], "_iterations") for k in ("classic", "6.12", "reclaim-loop")]))
+                      [(k, R[k], "_iterations") for k in ("classic", "6.12", "reclaim-loop", "7.2")]))
         o.append("")
         t1 = R["6.12"].ts[-1]["time_s"] / 16 if R["6.12"].ts else None
         o.append(plot(ctx, self.id, "usage", "S4-o: memcg demo usage, first 8 rounds (MiB)", "MiB",
-                      [(k, R[k], "demo:current_bytes", 1.0 / MIB) for k in ("classic", "6.12", "reclaim-loop")],
+                      [(k, R[k], "demo:current_bytes", 1.0 / MIB) for k in ("classic", "6.12", "reclaim-loop", "7.2")],
                       tmax=t1))
         o.append("")
         o.append(plot(ctx, self.id, "gens", "S4-o: generation sizes of memcg demo (file), 6.12, first 8 rounds",
@@ -1940,7 +2080,8 @@ class S4q(Section):
     # delaying every write by 1000 ms, memory.max 128M, dd bs=1M count=192.
     # The machine is not given: a 2G one (the verdict) and an 8G one.
     MACHINES = ("2G", "8G")
-    KINDS = (("classic", "classic", None), ("6.12", "mglru", "6.12"), ("reclaim-loop", "mglru", "reclaim-loop"))
+    KINDS = (("classic", "classic", None), ("6.12", "mglru", "6.12"), ("reclaim-loop", "mglru", "reclaim-loop"),
+             ("7.2", "mglru", None))
     COSTS = [("disk_write_delay", 1000000000)]
 
     def spec(self, mem):
@@ -1952,7 +2093,7 @@ class S4q(Section):
 
     def plan(self, ctx):
         runs = [Run(self.id, self.key(k, mem), ("workload", self.spec(mem)), policy=p, variant=v, costs=self.COSTS,
-                    ts_ms=20, weight=5)
+                    ts_ms=20, weight=5, kernel="7.2" if k == "7.2" else None)
                 for mem in self.MACHINES for k, p, v in self.KINDS]
         return [], runs
 
@@ -1992,6 +2133,14 @@ class S4q(Section):
                                                                    fmt_num(r.vm["nr_vmscan_immediate_reclaim"]),
                                                                    fmt_num(r.json["memcg"]["fio"]["events"]["max"]),
                                                                    r.json["sim"]["simulated_ns"] / 1e9))
+        o.append("")
+        sp = []
+        for m in self.MACHINES:
+            b, a, k = (R[self.key(x, m)] for x in ("6.12", "reclaim-loop", "7.2"))
+            sp.append(split_sentence("%s machine, OOM kills" % m, b.vm["oom_kill"], a.vm["oom_kill"], k.vm["oom_kill"]))
+            sp.append(split_sentence("%s machine, memcg fio `pgscan`" % m, b.memcg("fio", "pgscan"),
+                                     a.memcg("fio", "pgscan"), k.memcg("fio", "pgscan")))
+        o.append("**6.12 → 7.2** (`--kernel 7.2`, the rows `7.2`). " + SPLIT_NOTE_SHORT + " " + " ".join(sp))
         o.append("")
         o.append("**Mechanism.** Every page dd writes stays under writeback for 1 s. 6.12's multi-gen LRU adds "
                  "only `unqueued_dirty` and `file_taken` of its batches to `sc->nr`, so memcg reclaim that isolates "
@@ -2065,6 +2214,8 @@ class S4s(Section):
         for v in ("6.12", "reclaim-loop"):
             runs.append(Run(self.id, v, ("workload", full), policy="mglru", variant=v, costs=RAMDISK, ts_ms=20, weight=50))
             runs.append(Run(self.id, v + "-ramp", ("workload", ramp), policy="mglru", variant=v, costs=RAMDISK, weight=10))
+        runs.append(Run(self.id, "7.2", ("workload", full), policy="mglru", kernel="7.2", costs=RAMDISK, ts_ms=20, weight=50))
+        runs.append(Run(self.id, "7.2-ramp", ("workload", ramp), policy="mglru", kernel="7.2", costs=RAMDISK, weight=10))
         return [], runs
 
     def render(self, ctx, R, P):
@@ -2090,15 +2241,29 @@ class S4s(Section):
                                      N, N * 4, secs(60 * 10**9 // (N * 4)), secs(300 * 10**9 // (N * 4)),
                                      fmt_costs(RAMDISK), TOL))
         o.append("")
-        o.append(cmd_block(ctx, [R[k].run for k in ("6.12", "6.12-ramp", "reclaim-loop", "reclaim-loop-ramp")]))
+        o.append(cmd_block(ctx, [R[k].run for k in ("6.12", "6.12-ramp", "reclaim-loop", "reclaim-loop-ramp",
+                                                   "7.2", "7.2-ramp")]))
         o.append("")
         o.append(rows_table(rows, "before", "after"))
+        o.append("")
+        k = mbs(R["7.2"], R["7.2-ramp"])
+        rb, ra, rk = R["6.12"], R["reclaim-loop"], R["7.2"]
+        items = [("MB/s", b, a, k),
+                 ("workingset_refault_file", rb.vm["workingset_refault_file"], ra.vm["workingset_refault_file"],
+                  rk.vm["workingset_refault_file"]),
+                 ("memcg `pgscan` (memory.stat)", rb.memcg("fio", "pgscan"), ra.memcg("fio", "pgscan"),
+                  rk.memcg("fio", "pgscan"))]
+        o.append("**6.12 → 7.2.** " + SPLIT_NOTE_SHORT)
+        o.append("")
+        o.append(split_table(items))
+        o.append("")
+        o.append(" ".join(split_sentence(*it) for it in items))
         o.append("")
         if "no" in verdicts(rows):
             o.append("**Where it differs.** The model changes by more than the tolerance: see the refaults below.")
             o.append("")
         o.append(plot(ctx, self.id, "refaults", "S4-s: cumulative file refaults", "pages",
-                      refault_curves([("6.12", R["6.12"]), ("reclaim-loop", R["reclaim-loop"])])))
+                      refault_curves([("6.12", R["6.12"]), ("reclaim-loop", R["reclaim-loop"]), ("7.2", R["7.2"])])))
         return "\n".join(o), rows
 
 
@@ -2118,6 +2283,7 @@ class S4t(Section):
         N = self.n(ctx)
         runs = [Run(self.id, v, ("workload", self.spec(N)), policy="mglru", variant=v, costs=ZRAM, weight=20)
                 for v in ("6.12", "reclaim-loop")]
+        runs.append(Run(self.id, "7.2", ("workload", self.spec(N)), policy="mglru", kernel="7.2", costs=ZRAM, weight=20))
         return [], runs
 
     def sys_s(self, res):
@@ -2153,19 +2319,27 @@ class S4t(Section):
              "./%s workload %s --emit-trace kbuild.trace    # the trace the runs below generate" % (BIN_REL, shlex.quote(self.spec(N))),
              "```",
              "",
-             cmd_block(ctx, [R[k].run for k in ("6.12", "reclaim-loop")]),
+             cmd_block(ctx, [R[k].run for k in ("6.12", "reclaim-loop", "7.2")]),
              "",
              rows_table(rows, "6.12", "series"),
              "",
              "| run | sys time (s) | of it reclaim steps (s) | pages scanned | pages written (pswpout) | swap-ins | kswapd CPU (s) |",
              "|---|---:|---:|---:|---:|---:|---:|"]
-        for k in ("6.12", "reclaim-loop"):
+        for k in ("6.12", "reclaim-loop", "7.2"):
             r = R[k]
             w = r.json["cpu"]["reclaim_work"]
             rec = (w["scanned"] * c["scan"] + w["rmap"] * c["rmap"] + w["pte"] * c["pte"] + w["pageout"] * c["pageout"]) / 1e9
             o.append("| %s | %s | %s | %s | %s | %s | %s |" % (k, fmt_num(self.sys_s(r)), fmt_num(rec), fmt_num(w["scanned"]),
                                                          fmt_num(r.vm["pswpout"]), fmt_num(r.vm["pswpin"]),
                                                          fmt_num(r.json["cpu"]["kswapd_ns"] / 1e9)))
+        o.append("")
+        b, a, k = R["6.12"], R["reclaim-loop"], R["7.2"]
+        o.append("**6.12 → 7.2** (`--kernel 7.2`, the last row; pages scanned is the model's own count of "
+                 "reclaim's steps, not a /proc/vmstat counter). " + SPLIT_NOTE_SHORT + " " + " ".join(
+                     split_sentence(w, f(b), f(a), f(k)) for w, f in (
+                         ("sys time (s)", self.sys_s), ("pages scanned", lambda r: r.json["cpu"]["reclaim_work"]["scanned"]),
+                         ("memcg build `pgscan`", lambda r: r.memcg("build", "pgscan")),
+                         ("pswpout", lambda r: r.vm["pswpout"]))))
         o.append("")
         if "no" in verdicts(rows):
             o.append("**Where it differs.** The build's reclaim is memcg limit reclaim from `try_charge`: a "

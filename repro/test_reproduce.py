@@ -76,6 +76,51 @@ class SvgWriter(unittest.TestCase):
                          ["0", "0.25", "1.5k", "2M", "3G", "-2.5k"])
 
 
+class Helpers(unittest.TestCase):
+    def setUp(self):
+        import reproduce
+        self.r = reproduce
+
+    def test_split_change(self):
+        c = self.r.split_change(100, 130, 140)
+        self.assertEqual((c["total"]["diff"], c["series"]["diff"], c["rest"]["diff"]), (40, 30, 10))
+        self.assertAlmostEqual(c["total"]["pct"], 40.0)
+        self.assertAlmostEqual(c["rest"]["pct"], 10 / 130 * 100)
+        self.assertAlmostEqual(c["series"]["share"], 75.0)
+        self.assertAlmostEqual(c["rest"]["share"], 25.0)
+        self.assertIsNone(c["total"]["share"])
+        # no change on the whole: no shares
+        c = self.r.split_change(5, 7, 5)
+        self.assertIsNone(c["series"]["share"])
+        self.assertIsNone(c["rest"]["share"])
+
+    def test_split_table_and_sentence(self):
+        t = self.r.split_table([("a|b", 100, 130, 140)]).splitlines()
+        self.assertEqual(len(t), 3)
+        self.assertTrue(t[0].startswith("| metric | 6.12 | 6.12 + series"))
+        self.assertEqual(t[2], "| a\\|b | 100 | 130 | 140 | +40.0% | +30.0% | +7.7% |")
+        self.assertEqual(self.r.split_sentence("x", 100, 130, 140),
+                         "x: 100 → 140 on 7.2 (+40.0%); the series +30.0% (100 → 130), 75% of the change, "
+                         "the rest of 7.2 +7.7% (130 → 140), 25%.")
+        self.assertEqual(self.r.split_sentence("y", 3, 3, 3), "y: the same in all three runs (3).")
+        self.assertEqual(self.r.fmt_share(-0.3), "0%")
+
+    def test_file_pages_read(self):
+        class Res:
+            vm = {"pgpgin": 4000, "pswpin": 100}
+        self.assertEqual(self.r.file_pages_read(Res()), 900)
+        self.assertEqual(self.r.file_pages_read(Res(), swap_bio=False), 1000)
+
+    def test_run_kernel_argument(self):
+        class Ctx:
+            work_rel = "target/w"
+        run = self.r.Run("S", "7.2", ("workload", "ycsb:scale=64"), policy="mglru", kernel="7.2")
+        a = run.argv(Ctx(), for_doc=True)
+        self.assertEqual(a[:6], ["./target/release/mglru", "run", "--workload", "ycsb:scale=64", "--kernel", "7.2"])
+        self.assertEqual(a[6:8], ["--policy", "mglru"])
+        self.assertNotIn("--kernel", self.r.Run("S", "b", ("trace", "t"), policy="mglru").argv(Ctx()))
+
+
 class QuickSection(unittest.TestCase):
     def test_quick_only_one_section(self):
         with tempfile.TemporaryDirectory() as out:
