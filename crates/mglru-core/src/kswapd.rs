@@ -373,7 +373,7 @@ impl Kernel {
     /// `kswapd_age_node`, classic part: deactivate anon if it is too active.
     fn kswapd_age_node(&mut self, sc: &mut ScanControl) {
         if self.policy() == Policy::Mglru {
-            self.lru_gen_age_node(sc);
+            (self.steps.lru_gen_age_node)(self, sc);
             return;
         }
         if !self.can_age_anon_pages() || !self.inactive_is_low(ROOT_MEMCG, LRU_INACTIVE_ANON) {

@@ -1176,6 +1176,12 @@ impl Kernel {
     /// folios (7.2 "relocate the LRU scan batch limit to callers": the
     /// caller passes its batch; crate::profiles `reclaim_loop`).
     pub(crate) fn evict_folios_n(&mut self, memcg: u16, sc: &mut ScanControl, swappiness: u32, nr_to_scan: u64) -> u64 {
+        self.evict_folios_typed(memcg, sc, swappiness, nr_to_scan).0
+    }
+
+    /// `evict_folios`, also saying which type it isolated a batch of
+    /// (None: it isolated nothing).
+    pub(crate) fn evict_folios_typed(&mut self, memcg: u16, sc: &mut ScanControl, swappiness: u32, nr_to_scan: u64) -> (u64, Option<usize>) {
         let mut list = Vec::new();
         // The lock is held from before the scan (whose time scan_folios
         // charges) over every folio it scanned or sorted, of both types if
@@ -1189,7 +1195,7 @@ impl Kernel {
         }
         self.lru_lock_section(memcg, t0, hold, true);
         if list.is_empty() {
-            return scanned;
+            return (scanned, None);
         }
         // The lru_lock is dropped: the batch stays isolated while
         // shrink_folio_list works on it, and a reclaimer on another CPU
@@ -1251,7 +1257,7 @@ impl Kernel {
         }
         // The rmap walks, look-around and pageouts of shrink_folio_list.
         self.spend_reclaim(0);
-        scanned
+        (scanned, Some(type_))
     }
 
     // ---- refaults ------------------------------------------------------------------

@@ -74,6 +74,10 @@ pub struct ScanControl {
     pub file_cost: u64,
     pub nr_scanned: u64,
     pub nr_reclaimed: u64,
+    /// 6.1's `memcgs_need_aging` and `last_reclaimed` (kswapd's aging of
+    /// every memcg; crate::profiles `reclaim_loop_6_1`). 6.12 has neither.
+    pub memcgs_need_aging: bool,
+    pub last_reclaimed: u64,
     pub nr: NrStats,
 }
 
@@ -98,6 +102,8 @@ impl ScanControl {
             cache_trim_mode_failed: false,
             no_cache_trim_mode: false,
             file_is_tiny: false,
+            memcgs_need_aging: false,
+            last_reclaimed: 0,
             anon_cost: 0,
             file_cost: 0,
             nr_scanned: 0,

@@ -321,3 +321,36 @@ fn linux_6_1_memory_reclaim_asks_for_the_whole_remainder() {
     assert_eq!(run(KernelVersion::V6_12), (256, 16));
     assert_eq!(run(KernelVersion::V6_1), (256, 7));
 }
+
+/// 6.1's direct and memcg reclaim age the lruvec and keep evicting in the
+/// same call; 6.12's age and leave it. 1,024 anon pages stored once sit in
+/// the youngest generation (faulted: active, max_seq 3; min_seq 0), with
+/// swap; then memory.reclaim of 128K (32 pages; 6.1 and 6.12 both ask 32
+/// in the first round). Priorities 12 and 11: budget 1,024 >> p = 0. At 10
+/// the budget is 1: `evict_folios` finds generations 0 and 1 empty and
+/// flushes them (min_seq 2), which leaves MIN_NR_GENS generations: nothing
+/// scanned. At 9 the two generations left ask for aging (min_seq +
+/// MIN_NR_GENS > max_seq): both age (max_seq 4). 6.12 then leaves the
+/// lruvec. 6.1 goes on with its budget 1,024 >> 9 = 2, but the oldest
+/// generation (2) is empty: flushed (min_seq 3), again two generations,
+/// nothing scanned. At 8: 6.12 sees three generations with the oldest empty
+/// (old * (MIN_NR_GENS + 2) < total) and ages again (max_seq 5), leaving
+/// the lruvec; 6.1 ages (max_seq 5) and evicts in the same call: one
+/// `scan_folios` isolates MIN_LRU_BATCH = 64 of generation 3, all swapped
+/// out. 6.12 evicts its 64 at priority 7. Both end with max_seq 5 and 64
+/// pages reclaimed, 6.1 after 5 lruvec visits (priorities 12 to 8), 6.12
+/// after 6.
+#[test]
+fn linux_6_1_memcg_reclaim_ages_and_keeps_evicting() {
+    let trace = "memory 256M\nswap 64M sync=y ram=y\nmemcg app\ntask t memcg=app\nanon t a size=4M\nstore t a 0 1024\nreclaim app 128K\n";
+    let run = |kernel| {
+        let mut t = on(kernel, Some(Policy::Mglru));
+        t.run(trace);
+        t.check();
+        let app = t.memcg_id("app") as usize;
+        let max_seq = t.k().memcgs[app].lruvec.lrugen.max_seq;
+        (t.ev(Ev::PgstealAnon), max_seq, t.k().sim.reclaim_work.lruvecs)
+    };
+    assert_eq!(run(KernelVersion::V6_12), (64, 5, 6));
+    assert_eq!(run(KernelVersion::V6_1), (64, 5, 5));
+}

@@ -35,6 +35,7 @@ mod lru_gen_write_proactive;
 mod lru_gen_workingset_6_1;
 mod lru_note_cost_6_1;
 mod memory_reclaim_6_1;
+mod reclaim_loop_6_1;
 mod swap_rw_page;
 mod node_stat_counters;
 mod reclaim_loop;
@@ -92,6 +93,9 @@ pub(crate) struct Steps {
     /// A write to memory.reclaim (memcg, pages, swappiness): (reclaimed,
     /// -EAGAIN).
     pub memory_reclaim: fn(&mut Kernel, u16, u64, Option<u32>) -> (u64, bool),
+    /// kswapd's aging pass under the multi-gen LRU (`kswapd_age_node` →
+    /// `lru_gen_age_node`).
+    pub lru_gen_age_node: fn(&mut Kernel, &mut ScanControl),
 }
 
 /// What `Steps::count_reclaim` counts.
@@ -121,6 +125,7 @@ impl Steps {
         count_swap_bio: |k, e| k.ev.add(e, 4),
         lru_note_cost: Kernel::lru_note_cost,
         memory_reclaim: Kernel::memory_reclaim,
+        lru_gen_age_node: Kernel::lru_gen_age_node,
     };
 
     /// The steps of `version` with `variant`'s differences on top.
@@ -214,6 +219,7 @@ pub static DIFFERENCES: &[Difference] = &[
     swap_rw_page::DIFFERENCE,
     lru_note_cost_6_1::DIFFERENCE,
     memory_reclaim_6_1::DIFFERENCE,
+    reclaim_loop_6_1::DIFFERENCE,
 ];
 
 fn difference(name: &str) -> &'static Difference {
@@ -262,7 +268,7 @@ pub static VERSIONS: [VersionEntry; 3] = [
         names: &["6.1"],
         summary: "Linux 6.1 (Debian 12's kernel): the multi-gen LRU built but off at boot, no memcg LRU",
         debian: "linux-image-6.1.0-57-cloud-amd64 6.1.192-3",
-        differences: &["no-memcg-lru", "workingset-6.1", "swap-rw-page", "lru-note-cost-6.1", "memory-reclaim-6.1"],
+        differences: &["no-memcg-lru", "workingset-6.1", "swap-rw-page", "lru-note-cost-6.1", "memory-reclaim-6.1", "reclaim-loop-6.1"],
         lru_gen_enabled_at_boot: 0,
         lacks: &["memory.swap.peak", "memory.peak:write"],
         vmstat_absent: &["pgscan_proactive", "pgsteal_proactive", "pgscan_khugepaged", "pgsteal_khugepaged"],
@@ -323,7 +329,7 @@ pub static VARIANTS: [ProfileEntry; 4] = [
     ProfileEntry {
         names: &["memcg-lru-off"],
         summary: "seed 003 without its memcg selection: global reclaim walks every memcg instead of the memcg LRU",
-        differences: &["no-memcg-lru", "workingset-6.1", "swap-rw-page", "lru-note-cost-6.1", "memory-reclaim-6.1"],
+        differences: &["no-memcg-lru", "workingset-6.1", "swap-rw-page", "lru-note-cost-6.1", "memory-reclaim-6.1", "reclaim-loop-6.1"],
     },
 ];
 
