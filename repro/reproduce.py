@@ -204,6 +204,33 @@ class Run:
         return " ".join(shlex.quote(x) for x in self.argv(ctx, for_doc=True))
 
 
+def parse_kernel_differences(text):
+    """`mglru kernels` output -> {version: [difference names]} (the versions' own lines)."""
+    out = {}
+    cur = None
+    for line in text.splitlines():
+        if line.startswith("variants"):
+            break
+        f = line.split()
+        if line.startswith("  ") and not line.startswith("   ") and f:
+            cur = f[0]
+        elif cur and f and f[0] == "differences:":
+            rest = line.split("differences:", 1)[1].strip()
+            out[cur] = [] if rest.startswith("none") else [d.strip() for d in rest.split(",")]
+    return out
+
+
+_KERNELS = {}
+
+
+def kernel_differences(version):
+    """The behaviour differences from 6.12 of a kernel version, as the binary lists them."""
+    if not _KERNELS:
+        p = subprocess.run([BIN, "kernels"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=True)
+        _KERNELS.update(parse_kernel_differences(p.stdout))
+    return _KERNELS[version]
+
+
 def exec_run(argv, cwd):
     t = time.time()
     p = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -681,6 +708,13 @@ def usage_curves(pairs, memcgs):
 
 def identical_counters(a, b):
     return a.vm == b.vm
+
+
+def same_shared_counters(a, b):
+    """Whether two runs' /proc/vmstat agree on every counter both print (versions print different
+    sets: 6.1 has no pgscan_khugepaged, for one); returns (agree, number of counters compared)."""
+    keys = [k for k in a.vm if k in b.vm]
+    return all(a.vm[k] == b.vm[k] for k in keys), len(keys)
 
 
 # ---- S0: batching when aging ------------------------------------------------
@@ -1603,6 +1637,14 @@ class S3(Section):
     def trace_path(self, ctx):
         return os.path.join(ctx.work_rel, self.id, "mixed.trace")
 
+    # The variant memcg-lru-off is 6.12 with every behaviour difference of 6.1 (the variant's entry
+    # in crates/mglru-core/src/profiles/mod.rs lists 6.1's); `mglru kernels` lists 6.1's.
+
+    @staticmethod
+    def rw_page(run):
+        """Whether the run swaps to a synchronous device without a bio (difference swap-rw-page)."""
+        return (run.kernel == "6.1" or run.variant == "memcg-lru-off") and "swap-rw-page" in kernel_differences("6.1")
+
     def plan(self, ctx):
         N = self.n(ctx)
         out = os.path.join(ctx.work_rel, self.id, "mixed.trace")
@@ -1646,8 +1688,9 @@ class S3(Section):
         est = {}
         for pol in ("classic", "mglru", "nolru", "v61"):
             full, p0, p1 = R[pol], R[pol + "-p0"], R[pol + "-p1"]
-            # the trace's swap is a ramdisk (`sync=y`): 6.1 swaps to it without a bio
-            rd = lambda r: file_pages_read(r, swap_bio=r.run.kernel != "6.1")
+            # The trace's swap is a ramdisk (`sync=y`): with 6.1's difference swap-rw-page (--kernel 6.1,
+            # and --variant memcg-lru-off, which carries 6.1's differences) it is swapped to without a bio.
+            rd = lambda r: file_pages_read(r, swap_bio=not self.rw_page(r.run))
             reads = rd(full) - rd(p0)
             fio = fio_ios * 1e9 / (fio_pages * cost["page_copy"] + reads * cost["disk_read"])
             mc, f, mj = anon_ops_per_s(mc_ops, mc_pages, full, p1, "memcached", cost)
@@ -1687,8 +1730,8 @@ class S3(Section):
                  "written once and cut at fio's first read (`p0`) and memtier's first GET (`p1`); fio is "
                  "measured from its start to the end, memcached over its reads. 5.19-rc1 = `--policy "
                  "classic`, patch1-9 = `--policy mglru` (6.12 contains patch 9), patch1-8 = `--policy mglru "
-                 "--variant memcg-lru-off` (global reclaim walks every memcg instead of using the memcg LRU; "
-                 "docs/VARIANTS.md). Ramdisk costs: %s. KB/s is "
+                 "--variant memcg-lru-off` (global reclaim walks every memcg instead of using the memcg LRU, with "
+                 "6.1's other differences; docs/VARIANTS.md), and beside it 6.1 itself. Ramdisk costs: %s. KB/s is "
                  "proportional to ops/s for memtier's fixed request mix (the seed's own ratio is used), and BW "
                  "to IOPS (4 KiB reads)." % (N, fmt_costs(RAMDISK)))
         o.append("")
@@ -1712,29 +1755,39 @@ class S3(Section):
             o.append("| %s | %s | %s | %s |" % (label, fmt_num(est[pol][2]), fmt_num(est[pol][3]), fmt_num(est[pol][4])))
         o.append("")
         v, nv = R["v61"], R["nolru"]
-        o.append("**Linux 6.1 beside the variant.** 6.1 is the released multi-gen LRU without the memcg LRU: "
-                 "its global reclaim walks every memcg (difference `no-memcg-lru`, the code of `--variant "
-                 "memcg-lru-off`), and it differs from 6.12 in more: workingset counting (`workingset-6.1`: "
-                 "only recent refaults count), swap on a ramdisk through `rw_page` (`swap-rw-page`: no "
-                 "pgpgin/pgpgout for swap I/O, so fio's disk reads are pgpgin alone here), and the classic "
-                 "LRU's `lru_note_cost` and memory.reclaim (not used by these runs). Against the variant "
-                 "(patch1-8 above): fio IOPS %s → %s (%s), memcached ops/s %s → %s (%s), fio pages read from "
-                 "disk %s → %s, memcached major faults %s → %s, all tasks' ops/s %s → %s (%s); "
-                 "workingset_refault_file %s → %s and workingset_refault_anon %s → %s (6.1 counts fewer "
-                 "refaults by definition); pswpin %s → %s, pgpgin %s → %s KiB. With every task in the root "
-                 "memcg (S3-i's case) 6.1's all tasks' ops/s are %s (variant %s, 6.12 %s). Taken as "
-                 "patch1-8, 6.1 gives 6.1 → 6.12: fio IOPS %s, memcached ops/s %s (the seed: %s and %s)."
-                 % (fmt_num(n8[0]), fmt_num(est["v61"][0]), fmt_pct(pct(n8[0], est["v61"][0])),
-                    fmt_num(n8[1]), fmt_num(est["v61"][1]), fmt_pct(pct(n8[1], est["v61"][1])),
-                    fmt_num(n8[2]), fmt_num(est["v61"][2]), fmt_num(n8[3]), fmt_num(est["v61"][3]),
-                    fmt_num(n8[4]), fmt_num(est["v61"][4]), fmt_pct(pct(n8[4], est["v61"][4])),
-                    fmt_num(nv.vm["workingset_refault_file"]), fmt_num(v.vm["workingset_refault_file"]),
-                    fmt_num(nv.vm["workingset_refault_anon"]), fmt_num(v.vm["workingset_refault_anon"]),
-                    fmt_num(nv.vm["pswpin"]), fmt_num(v.vm["pswpin"]), fmt_num(nv.vm["pgpgin"]), fmt_num(v.vm["pgpgin"]),
-                    fmt_num(R["nomemcg-v61"].throughput), fmt_num(R["nomemcg-nolru"].throughput),
+        same, ncnt = same_shared_counters(v, nv)
+        t = ["**Linux 6.1 beside the variant.** `--kernel 6.1 --policy mglru` is the released multi-gen LRU "
+             "without the memcg LRU (6.1 boots with the classic LRU; `--policy mglru` turns the multi-gen LRU "
+             "on). The variant `memcg-lru-off` is 6.12 with all of 6.1's behaviour differences (%s; the "
+             "variant's entry in crates/mglru-core/src/profiles/mod.rs, `mglru kernels` for what each does), "
+             "so the two differ only where 6.1 is modelled beyond those." % ", ".join(
+                 "`%s`" % d for d in kernel_differences("6.1"))]
+        if same:
+            t.append("Here the two full runs agree on all %d /proc/vmstat counters both print, and so do the "
+                     "estimates (table above): on this trace 6.1's global reclaim is the variant's." % ncnt)
+        else:
+            t.append("Against the variant: fio IOPS %s → %s (%s), memcached ops/s %s → %s (%s), fio pages read "
+                     "from disk %s → %s, memcached major faults %s → %s, all tasks' ops/s %s → %s (%s)."
+                     % (fmt_num(n8[0]), fmt_num(est["v61"][0]), fmt_pct(pct(n8[0], est["v61"][0])),
+                        fmt_num(n8[1]), fmt_num(est["v61"][1]), fmt_pct(pct(n8[1], est["v61"][1])),
+                        fmt_num(n8[2]), fmt_num(est["v61"][2]), fmt_num(n8[3]), fmt_num(est["v61"][3]),
+                        fmt_num(n8[4]), fmt_num(est["v61"][4]), fmt_pct(pct(n8[4], est["v61"][4]))))
+        t.append("Against 6.12 (`mglru`) both carry 6.1's counting: `swap-rw-page` swaps to the ramdisk "
+                 "without a bio, so pgpgin has no swap reads (%s KiB with %s swap-ins in the 6.1 run; fio's "
+                 "pages read from disk are pgpgin alone for these two runs, pgpgin less pswpin for the "
+                 "others), and `workingset-6.1` changes what workingset_refault_* and workingset_activate_* "
+                 "count (6.1 run: workingset_refault_file %s, workingset_activate_file %s; 6.12: %s, %s)."
+                 % (fmt_num(v.vm["pgpgin"]), fmt_num(v.vm["pswpin"]), fmt_num(v.vm["workingset_refault_file"]),
+                    fmt_num(v.vm["workingset_activate_file"]), fmt_num(R["mglru"].vm["workingset_refault_file"]),
+                    fmt_num(R["mglru"].vm["workingset_activate_file"])))
+        t.append("With every task in the root memcg (S3-i's case) 6.1's all tasks' ops/s are %s (variant %s, "
+                 "6.12 %s). Taken as patch1-8, 6.1 gives 6.1 → 6.12: fio IOPS %s, memcached ops/s %s (the seed's "
+                 "patch1-8 → patch1-9: %s and %s)."
+                 % (fmt_num(R["nomemcg-v61"].throughput), fmt_num(R["nomemcg-nolru"].throughput),
                     fmt_num(R["nomemcg-mglru"].throughput),
                     fmt_pct(pct(est["v61"][0], m[0])), fmt_pct(pct(est["v61"][1], m[1])),
                     fmt_pct(pct(1880e3, 2252e3)), fmt_pct(pct(862768.65, 1911022.12))))
+        o.append(" ".join(t))
         o.append("")
         o.append("Patches 1-8 of the seed's series are modelled by the `memcg-lru-off` variant: 6.12 with its "
                  "global reclaim walking every memcg in iterator order (as before the memcg LRU) instead of "

@@ -111,6 +111,25 @@ class Helpers(unittest.TestCase):
         self.assertEqual(self.r.file_pages_read(Res()), 900)
         self.assertEqual(self.r.file_pages_read(Res(), swap_bio=False), 1000)
 
+    def test_same_shared_counters(self):
+        class Res:
+            def __init__(self, vm):
+                self.vm = vm
+        a = Res({"pgpgin": 4, "pgscan_khugepaged": 0, "pswpin": 1})
+        self.assertEqual(self.r.same_shared_counters(a, Res({"pgpgin": 4, "pswpin": 1})), (True, 2))
+        self.assertEqual(self.r.same_shared_counters(a, Res({"pgpgin": 8, "pswpin": 1})), (False, 2))
+
+    def test_parse_kernel_differences(self):
+        text = ("kernel versions (--kernel)\n"
+                "  6.1    Linux 6.1 (Debian 12's kernel): no memcg LRU\n"
+                "         differences: no-memcg-lru, workingset-6.1, swap-rw-page\n"
+                "  6.12   Linux 6.12 (the default)\n"
+                "         differences: none (the reference)\n"
+                "\nvariants (--variant, on top of the version)\n"
+                "  plain, 6.12    the kernel version as released (default)\n")
+        self.assertEqual(self.r.parse_kernel_differences(text),
+                         {"6.1": ["no-memcg-lru", "workingset-6.1", "swap-rw-page"], "6.12": []})
+
     def test_run_kernel_argument(self):
         class Ctx:
             work_rel = "target/w"
