@@ -533,7 +533,9 @@ fn cmd_validate(mut a: ValidateArgs) -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(Failure::input(e)),
     };
-    let th = validate::load_thresholds_for(&dir, &results).ok();
+    let th = validate::load_thresholds_for(&dir, &results);
+    let th_err = th.as_ref().err().cloned();
+    let th = th.ok();
     // The figures that vary from boot to boot, over the kernel's runs of
     // the reference results (not for another results folder, which has
     // its own runs, nor for one trace outside the list).
@@ -572,7 +574,7 @@ fn cmd_validate(mut a: ValidateArgs) -> ExitCode {
     }
     if a.check {
         let Some(th) = th else {
-            return fail(Failure::input(format!("{}/thresholds.json is missing or invalid", dir.display())));
+            return fail(Failure::input(format!("the thresholds are missing or invalid: {}", th_err.unwrap_or_default())));
         };
         // A results folder with its own thresholds covers only its traces.
         let mut cmp = cmp;

@@ -1035,8 +1035,8 @@ fn load_thresholds_file(dir: &Path, p: &Path) -> Result<Thresholds, String> {
             };
             let lim = lim
                 .num()
-                .filter(|x| *x > 0.0 && *x <= 1.0)
-                .ok_or_else(|| format!("{}: trace_max.{k}.{pol} must be a relative error above 0 and at most 1", p.display()))?;
+                .filter(|x| *x > 0.0 && *x <= 10.0)
+                .ok_or_else(|| format!("{}: trace_max.{k}.{pol} must be a relative error above 0 and at most 10 (1000%)", p.display()))?;
             trace_max.push((k.clone(), pol, lim));
         }
     }

@@ -452,3 +452,35 @@ fn run_follows_a_guest_clock() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("has no time_profile"), "{}", String::from_utf8_lossy(&o.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The 6.1 model against the real 6.1 (validation/results-6.1, with that
+/// folder's thresholds: where the model stands, known deviations per
+/// trace), and `--delta 6.1:6.12` over both kernels' results: every trace
+/// with results on both, and a summary per policy.
+#[test]
+fn linux_6_1_is_within_its_thresholds_and_the_delta_table_covers_the_suite() {
+    let suite = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation");
+    let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
+        .args(["validate", "--suite", suite.to_str().unwrap(), "--kernel", "6.1", "--check"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "validation failed:\n{err}\n{}", out.lines().rev().take(8).collect::<Vec<_>>().join("\n"));
+    assert!(!out.contains("no kernel results for"), "{out}");
+    // A result of another kernel under --kernel is refused, naming it.
+    let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
+        .args(["validate", "--suite", suite.to_str().unwrap(), "--kernel", "6.1", "--results", "results"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("measured on Linux 6.12, not 6.1"));
+    let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
+        .args(["validate", "--suite", suite.to_str().unwrap(), "--delta", "6.1:6.12", "--trace", "anon-zipf-swap"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("anon-zipf-swap                 mglru    workingset_refault_anon"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("mglru: ") && l.contains("changes agree")), "{out}");
+}
