@@ -555,3 +555,44 @@ fn zram_in_the_report() {
     assert!(text.contains("zram (ratio 4.00)"), "{text}");
     assert!(text.contains("zram (compression ratio 4.00)"), "{text}");
 }
+
+/// `--kernel`: the report names the version; `compare --kernel X,Y` and
+/// `--variant A,B` set two versions or variants side by side with a verdict
+/// naming them, the JSON keyed by their names; bad lists are errors naming
+/// the option; `mglru kernels` lists every version and difference.
+#[test]
+fn kernel_versions_and_variant_pairs_compare() {
+    let t = tmp("kernels.trace", "memory 64M\nswap 32M\nmemcg app max=8M\nfile f size=16M readahead=0\ntask t memcg=app\nread t f 0 4096\nreclaim app 1M\n");
+    let t = t.to_str().unwrap();
+    let o = run(&["run", t, "--kernel", "6.1", "--json", "-", "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["kernel"].as_str(), v["policy"].as_str()), (Some("6.1"), Some("classic")));
+    let o = run(&["compare", t, "--kernel", "6.12,7.2", "--policy", "mglru", "--no-progress"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("Verdict: Linux 7.2 against Linux 6.12:") || out.contains("under either kernel"), "{out}");
+    assert!(out.contains("count memcg-limit reclaim too"), "the 7.2 counting note: {out}");
+    let o = run(&["compare", t, "--variant", "plain,reclaim-loop", "--json", "-", "--no-progress"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["plain"]["vmstat"].is_object() && v["reclaim-loop"]["vmstat"].is_object(), "{v}");
+    for (args, msg) in [
+        (vec!["run", t, "--kernel", "6.12,7.2"], "compares two"),
+        (vec!["run", t, "--kernel", "5.15"], "expected one of 6.1, 6.12, 7.2"),
+        (vec!["compare", t, "--kernel", "6.12,6.12"], "two different versions"),
+        (vec!["compare", t, "--kernel", "6.1,6.12,7.2"], "exactly two values"),
+        (vec!["compare", t, "--kernel", "6.1,6.12", "--variant", "plain,reclaim-loop"], "one thing at a time"),
+        (vec!["compare", t, "--variant", "plain,reclaim-loop", "--policy", "classic"], "multi-gen LRU only"),
+        (vec!["validate", "--delta", "6.12"], "expected A:B"),
+    ] {
+        let o = run(&args);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        assert!(stderr(&o).contains(msg), "{args:?}: {}", stderr(&o));
+    }
+    let o = run(&["kernels"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    for n in ["6.1", "6.12", "7.2", "reclaim-loop", "node-stat-counters", "workingset-6.1", "memcg-lru-off"] {
+        assert!(out.contains(n), "{n} missing:\n{out}");
+    }
+}
