@@ -650,6 +650,9 @@ def split_sentence(what, b, v, k):
     c = split_change(b, v, k)
     if c["total"]["diff"] == 0 and c["series"]["diff"] == 0:
         return "%s: the same in all three runs (%s)." % (what, fmt_num(b))
+    if all(sign(c[x]["pct"]) == "0" for x in ("total", "series", "rest")):
+        return "%s: %s, %s with the series, %s on 7.2: within ±%.0f%% (the series %s, the rest of 7.2 %s)." % (
+            what, fmt_num(b), fmt_num(v), fmt_num(k), TOL, fmt_pct(c["series"]["pct"]), fmt_pct(c["rest"]["pct"]))
     t = "%s: %s → %s on 7.2 (%s); the series %s (%s → %s)" % (
         what, fmt_num(b), fmt_num(k), fmt_pct(c["total"]["pct"]), fmt_pct(c["series"]["pct"]), fmt_num(b), fmt_num(v))
     if c["series"]["share"] is not None:

@@ -104,6 +104,9 @@ class Helpers(unittest.TestCase):
                          "the rest of 7.2 +7.7% (130 → 140), 25%.")
         self.assertEqual(self.r.split_sentence("y", 3, 3, 3), "y: the same in all three runs (3).")
         self.assertEqual(self.r.fmt_share(-0.3), "0%")
+        # changes within the tolerance get no shares
+        self.assertEqual(self.r.split_sentence("z", 1000, 1001, 1002),
+                         "z: 1,000, 1,001 with the series, 1,002 on 7.2: within ±1% (the series +0.1%, the rest of 7.2 +0.1%).")
 
     def test_file_pages_read(self):
         class Res:
