@@ -274,7 +274,10 @@ def early_end(console, raw_result, res, tags, timed_out):
     oops = [ln.strip() for ln in console.splitlines() if OOPS_RE.search(ln)]
     if oops:
         return ("oops or panic on the console", True, oops[:8])
-    if timed_out:
+    if timed_out and (HARNESS_TAG + "stage=replay-end" not in console or res is None):
+        # (killed before the replayer's complete result: a timeout; killed after it, while the
+        # guest dumped dmesg or powered off, the run is whole and is kept, with
+        # meta.killed_after_result)
         return ("timeout", False, [])
     if "error" in tags:
         return (f"/init failed: {tags['error']}", False, [])
@@ -454,6 +457,8 @@ def boot(argv):
             m[k] = v if k == "kernel_series" else num(v)
     # how many boots the run took (1 unless one ended early: an oops, no or a cut result line)
     m["attempts"] = len(failed) + 1
+    if timed_out:
+        m["killed_after_result"] = True
     m["failed_attempts"] = failed
     warned = [ln.strip() for ln in console.splitlines() if KERNEL_WARN_RE.search(ln)]
     m["kernel_warnings"] = warned[:8]

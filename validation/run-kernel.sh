@@ -15,7 +15,8 @@
 #                counted in the result's meta.attempts (failed ones in meta.failed_attempts). A run
 #                that times out or whose replayer fails with a clean console is not retried.
 #   --mode       mglru = y (0x0007), classic = n (0x0000), or a mask written as is
-#   --timeout    kill QEMU after this many seconds of wall time (default 600) and fail
+#   --timeout    kill QEMU after this many seconds of wall time (default 600) and fail (unless the
+#                replayer's complete result and replay-end were out already: meta.killed_after_result)
 #   --replayer   the static replayer (default target/x86_64-unknown-linux-gnu/release/mglru-replay)
 #   --memory     guest RAM (default: the trace's `memory`, else 1G), e.g. 768M
 #   --icount     run TCG with QEMU's instruction counter (-icount shift=SHIFT,sleep=off): the guest's

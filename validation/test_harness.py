@@ -108,6 +108,11 @@ class EarlyEnd(unittest.TestCase):
         self.assertIn("exited with 2", reason)
         self.assertEqual(len(lines), 1)
 
+    def test_a_guest_killed_after_its_complete_result_is_kept(self):
+        self.assertIsNone(self.judge(console(), timed_out=True))
+        cut = "\n".join(l for l in console().splitlines() if "RESULT" not in l)
+        self.assertEqual(self.judge(cut, timed_out=True)[0], "timeout")
+
     def test_init_errors_and_timeouts_are_not_retried(self):
         self.assertFalse(self.judge("MGLRU-HARNESS error=lru_gen/enabled_reads_0x0000\n")[1])
         self.assertFalse(self.judge("MGLRU-HARNESS stage=init\n", timed_out=True)[1])
