@@ -1556,8 +1556,8 @@ mod tests {
         assert_eq!(th.sign_exceptions, vec![("t1".to_string(), "pswpout".to_string())]);
         let e = load(r#", "trace_max": {"gone": {"mglru": 0.2}}"#).unwrap_err();
         assert!(e.contains("trace_max names `gone`, which is not a trace"), "{e}");
-        let e = load(r#", "trace_max": {"t1": {"mglru": 2}}"#).unwrap_err();
-        assert!(e.contains("trace_max.t1.mglru must be a relative error above 0 and at most 1"), "{e}");
+        let e = load(r#", "trace_max": {"t1": {"mglru": 11}}"#).unwrap_err();
+        assert!(e.contains("trace_max.t1.mglru must be a relative error above 0 and at most 10 (1000%)"), "{e}");
         let e = load(r#", "trace_max": {"t1": {"lru": 0.2}}"#).unwrap_err();
         assert!(e.contains("the policy must be mglru or classic"), "{e}");
         let e = load(r#", "sign_exceptions": {"t1": ["pgfault"]}"#).unwrap_err();

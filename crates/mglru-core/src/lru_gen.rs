@@ -64,7 +64,8 @@ pub struct LruGen {
     pub nr_pages: [[i64; 2]; 4],
     pub avg_refaulted: [[u64; MAX_NR_TIERS]; 2],
     pub avg_total: [[u64; MAX_NR_TIERS]; 2],
-    pub protected: [[u64; MAX_NR_TIERS - 1]; 2],
+    /// Per tier (6.12 counts tiers 1..3 only; 7.2 all four).
+    pub protected: [[u64; MAX_NR_TIERS]; 2],
     pub evicted: [[u64; MAX_NR_TIERS]; 2],
     pub refaulted: [[u64; MAX_NR_TIERS]; 2],
     pub enabled: bool,
@@ -148,15 +149,15 @@ pub(crate) struct GenNodeScan {
 
 /// `struct ctrl_pos`.
 #[derive(Clone, Copy, Debug)]
-struct CtrlPos {
-    refaulted: u64,
-    total: u64,
-    gain: u64,
+pub(crate) struct CtrlPos {
+    pub(crate) refaulted: u64,
+    pub(crate) total: u64,
+    pub(crate) gain: u64,
 }
 
 /// `positive_ctrl_err`: PV's refault rate is not above SP's (scaled by
 /// the gains), so PV can be evicted.
-fn positive_ctrl_err(sp: &CtrlPos, pv: &CtrlPos) -> bool {
+pub(crate) fn positive_ctrl_err(sp: &CtrlPos, pv: &CtrlPos) -> bool {
     pv.refaulted < MIN_LRU_BATCH
         || (pv.refaulted as u128) * (sp.total as u128 + MIN_LRU_BATCH as u128) * sp.gain as u128
             <= (sp.refaulted as u128 + 1) * pv.total as u128 * pv.gain as u128
@@ -327,7 +328,7 @@ impl Kernel {
     /// `PG_referenced`, then `PG_workingset`, then the refs counter.
     #[inline(always)]
     pub fn folio_inc_refs(&mut self, pfn: u32) {
-        folio_inc_refs_of(self.folios.get_mut(pfn));
+        (self.steps.folio_inc_refs)(self.folios.get_mut(pfn));
     }
 
     /// `folio_lru_refs`: accesses beyond the first.
@@ -363,7 +364,7 @@ impl Kernel {
 
     /// `folio_inc_gen`: move a folio of the oldest generation to the next
     /// one (or report where a promoted folio belongs).
-    fn folio_inc_gen(&mut self, pfn: u32, reclaiming: bool) -> usize {
+    pub(crate) fn folio_inc_gen(&mut self, pfn: u32, reclaiming: bool) -> usize {
         let f = *self.folios.get(pfn);
         let memcg = f.memcg;
         let type_ = f.lru_type();
@@ -375,8 +376,7 @@ impl Kernel {
         }
         let new_gen = (old_gen + 1) % MAX_NR_GENS as usize;
         let fm = self.folios.get_mut(pfn);
-        fm.set_refs_field(0);
-        fm.clear(pg::REFERENCED | pg::WORKINGSET);
+        (self.steps.folio_inc_gen_clear)(fm);
         fm.set_gen_field(new_gen as u32 + 1);
         if reclaiming {
             fm.set(pg::RECLAIM);
@@ -387,12 +387,11 @@ impl Kernel {
 
     // ---- PID controller ---------------------------------------------------------
 
-    fn read_ctrl_pos(&self, memcg: u16, type_: usize, tier: usize, gain: u64) -> CtrlPos {
+    /// `read_ctrl_pos` of one tier (6.12 never protects into tier 0, so
+    /// its `protected[0]` stays 0 and 6.12's "tier > 0" test is implied).
+    pub(crate) fn read_ctrl_pos(&self, memcg: u16, type_: usize, tier: usize, gain: u64) -> CtrlPos {
         let lg = &self.memcgs[memcg as usize].lruvec.lrugen;
-        let mut total = lg.avg_total[type_][tier] + lg.evicted[type_][tier];
-        if tier > 0 {
-            total += lg.protected[type_][tier - 1];
-        }
+        let total = lg.avg_total[type_][tier] + lg.evicted[type_][tier] + lg.protected[type_][tier];
         CtrlPos { refaulted: lg.avg_refaulted[type_][tier] + lg.refaulted[type_][tier], total, gain }
     }
 
@@ -405,22 +404,17 @@ impl Kernel {
         let lg = &mut self.memcgs[memcg as usize].lruvec.lrugen;
         for tier in 0..MAX_NR_TIERS {
             lg.avg_refaulted[type_][tier] = (lg.avg_refaulted[type_][tier] + lg.refaulted[type_][tier]) / 2;
-            let mut sum = lg.avg_total[type_][tier] + lg.evicted[type_][tier];
-            if tier > 0 {
-                sum += lg.protected[type_][tier - 1];
-            }
+            let sum = lg.avg_total[type_][tier] + lg.evicted[type_][tier] + lg.protected[type_][tier];
             lg.avg_total[type_][tier] = sum / 2;
             lg.refaulted[type_][tier] = 0;
             lg.evicted[type_][tier] = 0;
-            if tier > 0 {
-                lg.protected[type_][tier - 1] = 0;
-            }
+            lg.protected[type_][tier] = 0;
         }
     }
 
     // ---- the aging ----------------------------------------------------------------
 
-    fn get_nr_gens(&self, memcg: u16, type_: usize) -> u64 {
+    pub(crate) fn get_nr_gens(&self, memcg: u16, type_: usize) -> u64 {
         let lg = &self.memcgs[memcg as usize].lruvec.lrugen;
         lg.max_seq - lg.min_seq[type_] + 1
     }
@@ -439,6 +433,7 @@ impl Kernel {
                     if pfn == NIL {
                         break;
                     }
+                    (self.steps.inc_min_seq_protect)(self, memcg, type_, pfn);
                     let new_gen = self.folio_inc_gen(pfn, false);
                     // 6.12: one by one to the tail, which reverses the order.
                     (self.steps.age_move)(self, &mut batch, pfn, memcg, new_gen, type_);
@@ -985,7 +980,7 @@ impl Kernel {
     // ---- the eviction -----------------------------------------------------------
 
     /// `sort_folio`: true if the folio was moved instead of isolated.
-    fn sort_folio(&mut self, batch: &mut crate::profiles::AgeBatch, pfn: u32, tier_idx: usize) -> bool {
+    pub(crate) fn sort_folio(&mut self, batch: &mut crate::profiles::AgeBatch, pfn: u32, tier_idx: usize) -> bool {
         // Unevictable: let it through, shrink_folio_list culls it.
         if !self.folio_evictable(pfn) {
             return false;
@@ -1005,7 +1000,7 @@ impl Kernel {
         if tier > tier_idx || refs == 1 << LRU_REFS_WIDTH {
             let new_gen = self.folio_inc_gen(pfn, false);
             (self.steps.age_move)(self, batch, pfn, memcg, new_gen, type_);
-            self.memcgs[memcg as usize].lruvec.lrugen.protected[type_][tier - 1] += 1;
+            self.memcgs[memcg as usize].lruvec.lrugen.protected[type_][tier] += 1;
             (self.steps.sort_folio_protected)(self, memcg, type_);
             return true;
         }
@@ -1013,7 +1008,7 @@ impl Kernel {
     }
 
     /// `isolate_folio`.
-    fn isolate_folio(&mut self, pfn: u32) -> bool {
+    pub(crate) fn isolate_folio(&mut self, pfn: u32) -> bool {
         let f = self.folios.get_mut(pfn);
         if !f.test(pg::LRU) {
             return false;
@@ -1034,7 +1029,7 @@ impl Kernel {
     /// zone by zone from the highest eligible one down (the model's
     /// `reclaim_idx` is always the highest zone: every allocation may use
     /// it), so the folios of lower zones are taken last.
-    fn scan_folios(&mut self, memcg: u16, sc: &mut ScanControl, type_: usize, tier: usize, list: &mut Vec<u32>, nr_to_scan: u64) -> u64 {
+    pub(crate) fn scan_folios(&mut self, memcg: u16, sc: &mut ScanControl, type_: usize, tier: usize, list: &mut Vec<u32>, nr_to_scan: u64) -> u64 {
         if self.get_nr_gens(memcg, type_) == MIN_NR_GENS {
             return 0;
         }
@@ -1053,11 +1048,11 @@ impl Kernel {
                     break;
                 }
                 scanned += 1;
-                if self.sort_folio(&mut aged, pfn, tier) {
+                if (self.steps.sort_folio)(self, &mut aged, pfn, tier) {
                     sorted += 1;
                 } else {
                     // Unlink first: isolate_folio removes it via lru_gen_del_folio.
-                    if self.isolate_folio(pfn) {
+                    if (self.steps.isolate_folio)(self, pfn) {
                         list.push(pfn);
                         isolated += 1;
                     } else {
@@ -1132,7 +1127,7 @@ impl Kernel {
     }
 
     /// `isolate_folios`: (scanned, type).
-    fn isolate_folios(&mut self, memcg: u16, sc: &mut ScanControl, swappiness: u32, list: &mut Vec<u32>, nr_to_scan: u64) -> (u64, usize) {
+    pub(crate) fn isolate_folios(&mut self, memcg: u16, sc: &mut ScanControl, swappiness: u32, list: &mut Vec<u32>, nr_to_scan: u64) -> (u64, usize) {
         let min_seq = self.memcgs[memcg as usize].lruvec.lrugen.min_seq;
         let mut tier: Option<usize> = None;
         let mut type_ = if swappiness == 0 {
@@ -1187,7 +1182,7 @@ impl Kernel {
         // charges) over every folio it scanned or sorted, of both types if
         // it fell back to the other (isolate_folios' count is filtered).
         let (t0, seen) = (self.lock_clock(), self.sim.reclaim_work.scanned);
-        let (mut scanned, type_) = self.isolate_folios(memcg, sc, swappiness, &mut list, nr_to_scan);
+        let (mut scanned, type_) = (self.steps.isolate_folios)(self, memcg, sc, swappiness, &mut list, nr_to_scan);
         let hold = self.cost.lru_lock + (self.sim.reclaim_work.scanned - seen) * self.cost.lock_isolate_gen;
         scanned += self.try_to_inc_min_seq(memcg, swappiness != 0) as u64;
         if self.get_nr_gens(memcg, (swappiness == 0) as usize) == MIN_NR_GENS {
@@ -1458,6 +1453,12 @@ impl Kernel {
 
 }
 
+/// 6.12 `folio_inc_gen`'s flags: refs and every refs flag cleared.
+pub(crate) fn folio_inc_gen_clear_6_12(f: &mut crate::folio::Folio) {
+    f.set_refs_field(0);
+    f.clear(pg::REFERENCED | pg::WORKINGSET);
+}
+
 /// [`Kernel::folio_inc_refs`] on the folio itself: it touches nothing else,
 /// so a caller holding other parts of the kernel (the run of cached reads,
 /// sim/mod.rs) can mark a folio without the whole `Kernel`.
@@ -1532,7 +1533,7 @@ mod tests {
         let lg = &mut k.memcgs[0].lruvec.lrugen;
         lg.refaulted[ANON] = [10, 20, 30, 40];
         lg.evicted[ANON] = [100, 100, 100, 100];
-        lg.protected[ANON] = [6, 8, 10];
+        lg.protected[ANON] = [0, 6, 8, 10];
         lg.avg_refaulted[ANON] = [2, 2, 2, 2];
         lg.avg_total[ANON] = [50, 50, 50, 50];
         k.reset_ctrl_pos(0, ANON, true);
@@ -1540,6 +1541,6 @@ mod tests {
         assert_eq!(lg.avg_refaulted[ANON], [6, 11, 16, 21]);
         assert_eq!(lg.avg_total[ANON], [75, 78, 79, 80]);
         assert_eq!(lg.refaulted[ANON], [0; 4]);
-        assert_eq!(lg.protected[ANON], [0; 3]);
+        assert_eq!(lg.protected[ANON], [0; 4]);
     }
 }

@@ -85,7 +85,7 @@ impl Kernel {
     /// reclaim (targeting `target_memcg`) is removing.
     pub fn workingset_eviction(&mut self, pfn: u32, target_memcg: u16) -> u64 {
         if self.policy() == Policy::Mglru {
-            return self.lru_gen_eviction(pfn);
+            return (self.steps.lru_gen_eviction)(self, pfn);
         }
         let eviction = self.memcgs[target_memcg as usize].lruvec.nonresident_age;
         self.workingset_age_nonresident(target_memcg, 1);

@@ -354,3 +354,62 @@ fn linux_6_1_memcg_reclaim_ages_and_keeps_evicting() {
     assert_eq!(run(KernelVersion::V6_12), (64, 5, 6));
     assert_eq!(run(KernelVersion::V6_1), (64, 5, 5));
 }
+
+/// 7.2's refault window: a refault is recent while `max_seq` is fewer
+/// than MAX_NR_GENS generations past the min_seq the folio was evicted at;
+/// 6.12 wants min_seq unchanged. 256 pages read once (generation 1), aged
+/// once (min_seq 1, max_seq 4), then evicted by two commands: 128 (two
+/// batches of 64) and the other 128, whose last batch of 64 empties
+/// generation 1, so that its shadows carry the min_seq reached after it
+/// (3). Read again (with `read()`: no fault), all 256 refault. 6.12: only
+/// the last batch's 64 are recent (token 3 = min_seq 3), and it counts
+/// them as activations. 7.2: max_seq 4 is 3 past token 1 and 1 past
+/// token 3: all 256 recent (in tier 0: read once, no PG_workingset), and
+/// none counted as an activation or a restore (not workingset folios).
+#[test]
+fn linux_7_2_refault_window_is_max_nr_gens_from_max_seq() {
+    for (kernel, recent, activated) in [(KernelVersion::V6_12, 64, 64), (KernelVersion::V7_2, 256, 0)] {
+        let mut t = on(kernel, Some(Policy::Mglru));
+        t.run("memory 256M\nmemcg app\nfile f size=4M readahead=0\ntask t memcg=app");
+        for p in 0..256 {
+            t.run(&format!("read t f {p}"));
+        }
+        t.drain().run("lru_gen + app 0 3\nlru_gen - app 0 1 0 100");
+        assert_eq!(t.ev(Ev::PgstealFile), 128);
+        t.run("lru_gen - app 0 1");
+        assert_eq!((t.ev(Ev::PgstealFile), lg(&mut t, "app")), (256, (3, 4)));
+        for p in 0..256 {
+            t.run(&format!("read t f {p}"));
+        }
+        let app = t.memcg_id("app") as usize;
+        let refaulted: u64 = t.k().memcgs[app].lruvec.lrugen.refaulted[1].iter().sum();
+        assert_eq!(t.ev(Ev::WorkingsetRefaultFile), 256, "{kernel:?}");
+        assert_eq!((refaulted, t.ev(Ev::WorkingsetActivateFile), t.ev(Ev::WorkingsetRestoreFile)), (recent, activated, 0), "{kernel:?}");
+        t.check();
+    }
+}
+
+/// 7.2's refs: PG_referenced first, then the counter to 3, then
+/// PG_workingset (6.12: PG_referenced, PG_workingset, then the counter).
+/// Page 0 read six times, each read after one of page 1 (`filemap_read`
+/// marks a folio accessed only when the read does not continue on the page
+/// the last one ended on). 6.12: the first read sets PG_referenced, the
+/// second PG_workingset, the next three count 1, 2, 3. 7.2: PG_referenced,
+/// then 1, 2, 3, and the fifth finds the counter full and sets
+/// PG_workingset. After two reads only 6.12 has PG_workingset; after six
+/// both have all three.
+#[test]
+fn linux_7_2_sets_pg_workingset_only_at_saturation() {
+    use mglru_core::folio::pg;
+    for (kernel, after_two) in [(KernelVersion::V6_12, true), (KernelVersion::V7_2, false)] {
+        let mut t = on(kernel, Some(Policy::Mglru));
+        t.run("memory 256M\nmemcg app\nfile f size=4M readahead=0\ntask t memcg=app\nread t f 1\nread t f 0\nread t f 1\nread t f 0");
+        let pfn = t.folio_of("f", 0).unwrap();
+        assert_eq!(t.k().folios.get(pfn).test(pg::WORKINGSET), after_two, "{kernel:?}");
+        for _ in 0..4 {
+            t.run("read t f 1\nread t f 0");
+        }
+        let f = *t.k().folios.get(pfn);
+        assert!(f.test(pg::REFERENCED) && f.test(pg::WORKINGSET) && f.refs_field() == 3, "{kernel:?}");
+    }
+}

@@ -37,6 +37,7 @@ mod lru_note_cost_6_1;
 mod memory_reclaim_6_1;
 mod reclaim_loop_6_1;
 mod swap_rw_page;
+mod tiers_7_2;
 mod node_stat_counters;
 mod reclaim_loop;
 
@@ -96,6 +97,22 @@ pub(crate) struct Steps {
     /// kswapd's aging pass under the multi-gen LRU (`kswapd_age_node` →
     /// `lru_gen_age_node`).
     pub lru_gen_age_node: fn(&mut Kernel, &mut ScanControl),
+    /// `folio_mark_accessed` under the multi-gen LRU: a folio's refs.
+    pub folio_inc_refs: fn(&mut crate::folio::Folio),
+    /// `lru_gen_eviction`: the shadow of an evicted folio.
+    pub lru_gen_eviction: fn(&mut Kernel, u32) -> u64,
+    /// `sort_folio` (batch, pfn, tier index): true if moved, not isolated.
+    pub sort_folio: fn(&mut Kernel, &mut AgeBatch, u32, usize) -> bool,
+    /// `isolate_folio`.
+    pub isolate_folio: fn(&mut Kernel, u32) -> bool,
+    /// `isolate_folios` (memcg, sc, swappiness, list, nr_to_scan):
+    /// (scanned, type).
+    pub isolate_folios: fn(&mut Kernel, u16, &mut ScanControl, u32, &mut Vec<u32>, u64) -> (u64, usize),
+    /// The refs flags `folio_inc_gen` clears.
+    pub folio_inc_gen_clear: fn(&mut crate::folio::Folio),
+    /// What `inc_min_seq` counts for a folio it moves (memcg, type, pfn),
+    /// before `folio_inc_gen`: nothing in 6.12.
+    pub inc_min_seq_protect: fn(&mut Kernel, u16, usize, u32),
 }
 
 /// What `Steps::count_reclaim` counts.
@@ -126,6 +143,13 @@ impl Steps {
         lru_note_cost: Kernel::lru_note_cost,
         memory_reclaim: Kernel::memory_reclaim,
         lru_gen_age_node: Kernel::lru_gen_age_node,
+        folio_inc_refs: crate::lru_gen::folio_inc_refs_of,
+        lru_gen_eviction: Kernel::lru_gen_eviction,
+        sort_folio: Kernel::sort_folio,
+        isolate_folio: Kernel::isolate_folio,
+        isolate_folios: Kernel::isolate_folios,
+        folio_inc_gen_clear: crate::lru_gen::folio_inc_gen_clear_6_12,
+        inc_min_seq_protect: |_, _, _, _| {},
     };
 
     /// The steps of `version` with `variant`'s differences on top.
@@ -220,6 +244,7 @@ pub static DIFFERENCES: &[Difference] = &[
     lru_note_cost_6_1::DIFFERENCE,
     memory_reclaim_6_1::DIFFERENCE,
     reclaim_loop_6_1::DIFFERENCE,
+    tiers_7_2::DIFFERENCE,
 ];
 
 fn difference(name: &str) -> &'static Difference {
@@ -305,7 +330,7 @@ pub static VERSIONS: [VersionEntry; 3] = [
         names: &["7.2"],
         summary: "Linux 7.2 (Debian sid's kernel): seed 004's reclaim loop, reclaim counters as node stats",
         debian: "linux-image-7.2.13+deb14-cloud-amd64 7.2.13-1",
-        differences: &["reclaim-loop", "node-stat-counters", "lru-gen-write-proactive"],
+        differences: &["reclaim-loop", "node-stat-counters", "lru-gen-write-proactive", "tiers-7.2"],
         lru_gen_enabled_at_boot: 0x7,
         lacks: &[],
         vmstat_absent: &[],

@@ -807,6 +807,7 @@ impl Kernel {
     #[inline(always)]
     fn read_cached_run(&mut self, ops: &[Op], limit: usize, task: u32, file: u32, step: u64, kswapd_at: u64) -> usize {
         let mglru = self.policy() == Policy::Mglru;
+        let inc_refs = self.steps.folio_inc_refs;
         let mut now = self.now;
         let mut prev_pos = self.files[file as usize].ra.prev_pos;
         let mut n = 0;
@@ -837,7 +838,7 @@ impl Kernel {
                     if ((last_pos - 1) >> 12) != page as i64 {
                         // folio_mark_accessed
                         if mglru {
-                            crate::lru_gen::folio_inc_refs_of(fo);
+                            inc_refs(fo);
                         } else if !fo.test(pg::REFERENCED) {
                             fo.set(pg::REFERENCED);
                         } else if !fo.test(pg::UNEVICTABLE) && !fo.test(pg::ACTIVE) {

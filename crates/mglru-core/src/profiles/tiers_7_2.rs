@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! 7.2's rework of the multi-gen LRU's tiers, PG_workingset and refault
+//! detection (7.2 include/linux/mm_inline.h: `lru_tier_from_refs`,
+//! `folio_lru_refs`; 7.2 mm/swap.c: `lru_gen_inc_refs`; 7.2
+//! mm/workingset.c: `lru_gen_eviction`, `lru_gen_test_recent`,
+//! `lru_gen_refault`; 7.2 mm/vmscan.c: `sort_folio`, `isolate_folio`,
+//! `folio_inc_gen`, `inc_min_seq`, `read_ctrl_pos`, `get_tier_idx`,
+//! `get_type_to_scan`, `isolate_folios`):
+//!
+//! - an access through a file descriptor sets PG_referenced first, then
+//!   counts up to three in the refs counter, and sets PG_workingset once
+//!   the counter is saturated (6.12: PG_referenced, then PG_workingset,
+//!   then the counter); `folio_lru_refs` counts all accesses (0 without
+//!   PG_referenced); a folio with PG_workingset is in the top tier, any
+//!   other in tier `order_base_2(refs)`;
+//! - the shadow keeps PG_workingset itself (6.12: "refs != 0"); a refault
+//!   is recent while `max_seq` is fewer than `MAX_NR_GENS` generations past
+//!   the `min_seq` the folio was evicted at (6.12: `min_seq` unchanged);
+//!   `workingset_activate` counts only a refault of a workingset folio in
+//!   a fault, `workingset_restore` every refault of a workingset folio
+//!   (6.12: activate every recent refault, restore in faults or at the top
+//!   tier); a refault of any other folio restores its refs counter;
+//! - `sort_folio` protects into the head of the next generation, and does
+//!   not count a saturated workingset folio it promotes lazily;
+//!   `inc_min_seq` counts the folios it moves as protected; `folio_inc_gen`
+//!   and `isolate_folio` keep PG_workingset;
+//! - the PID controller counts protected folios of every tier, uses the
+//!   gains 2:3 between tiers, and picks the type to scan over the sums of
+//!   all tiers; `isolate_folios` tries the other type only when the first
+//!   scanned nothing.
+//!
+//! Simplified (docs/KERNELS.md): page-table accesses (`folio_update_gen`,
+//! `lru_gen_set_refs`, `folio_check_references`'s multi-gen branch),
+//! where folios are inserted (`lru_gen_folio_seq`, `folio_add_lru`) and
+//! `evict_folios`' putback rule stay 6.12's.
+
+use super::{AgeBatch, Difference, Fidelity, Steps};
+use crate::folio::{pg, Folio};
+use crate::kernel::Kernel;
+use crate::lru_gen::{gen_from_seq, positive_ctrl_err, CtrlPos, LRU_REFS_WIDTH, MAX_NR_GENS, MAX_NR_TIERS, MAX_SWAPPINESS};
+use crate::lruvec::{ANON, FILE};
+use crate::stat::Ev;
+use crate::vmscan::ScanControl;
+use crate::workingset::{pack_shadow, unpack_shadow, EVICTION_MASK};
+
+pub(super) const DIFFERENCE: Difference = Difference {
+    name: "tiers-7.2",
+    source: "7.2 mm_inline.h: lru_tier_from_refs, folio_lru_refs; mm/swap.c: lru_gen_inc_refs; mm/workingset.c: lru_gen_eviction, lru_gen_test_recent, lru_gen_refault; mm/vmscan.c: sort_folio, isolate_folio, folio_inc_gen, inc_min_seq, read_ctrl_pos, get_tier_idx, get_type_to_scan, isolate_folios",
+    summary: "tiers and PG_workingset reworked: refs counted to saturation then PG_workingset; refault window of MAX_NR_GENS; activations only for workingset refaults in faults; PID over all tiers",
+    fidelity: Fidelity::Simplified,
+    apply,
+};
+
+fn apply(s: &mut Steps) {
+    s.folio_inc_refs = lru_gen_inc_refs;
+    s.lru_gen_eviction = lru_gen_eviction;
+    s.lru_gen_refault = lru_gen_refault;
+    s.sort_folio = sort_folio;
+    s.isolate_folio = isolate_folio;
+    s.isolate_folios = isolate_folios;
+    s.folio_inc_gen_clear = folio_inc_gen_clear;
+    s.inc_min_seq_protect = inc_min_seq_protect;
+}
+
+/// The refs counter saturates at `BIT(LRU_REFS_WIDTH) - 1`.
+const REFS_MAX: u32 = (1 << LRU_REFS_WIDTH) - 1;
+/// `BIT(LRU_REFS_WIDTH) + 1`: refs + workingset of a saturated workingset
+/// folio, which `sort_folio` promotes lazily.
+const LAZY: u32 = (1 << LRU_REFS_WIDTH) + 1;
+
+/// 7.2 `lru_gen_inc_refs`.
+fn lru_gen_inc_refs(f: &mut Folio) {
+    if f.test(pg::UNEVICTABLE) {
+        return;
+    }
+    if !f.test(pg::REFERENCED) {
+        f.set_refs_field(0);
+        f.set(pg::REFERENCED);
+        return;
+    }
+    let r = f.refs_field();
+    if r == REFS_MAX {
+        f.set(pg::WORKINGSET);
+        return;
+    }
+    f.set_refs_field(r + 1);
+}
+
+/// 7.2 `folio_lru_refs`: every access, PG_referenced's included.
+fn folio_lru_refs(f: &Folio) -> u32 {
+    if !f.test(pg::REFERENCED) {
+        return 0;
+    }
+    f.refs_field() + 1
+}
+
+/// 7.2 `lru_tier_from_refs`.
+fn lru_tier_from_refs(refs: u32, workingset: bool) -> usize {
+    if workingset {
+        return MAX_NR_TIERS - 1;
+    }
+    // order_base_2: 0 and 1 -> 0, 2 -> 1, 3 and 4 -> 2.
+    match refs {
+        0 | 1 => 0,
+        2 => 1,
+        _ => 2,
+    }
+}
+
+/// 7.2 `lru_gen_eviction`.
+fn lru_gen_eviction(k: &mut Kernel, pfn: u32) -> u64 {
+    let f = *k.folios.get(pfn);
+    let type_ = f.lru_type();
+    let refs = folio_lru_refs(&f);
+    let workingset = f.test(pg::WORKINGSET);
+    let tier = lru_tier_from_refs(refs, workingset);
+    let lg = &mut k.memcgs[f.memcg as usize].lruvec.lrugen;
+    let token = (lg.min_seq[type_] << LRU_REFS_WIDTH) | refs.saturating_sub(1) as u64;
+    lg.evicted[type_][tier] += 1;
+    pack_shadow(f.memcg, token, workingset)
+}
+
+/// 7.2 `lru_gen_refault` with `lru_gen_test_recent`.
+fn lru_gen_refault(k: &mut Kernel, pfn: u32, shadow: u64) {
+    let (memcg_id, token, workingset) = unpack_shadow(shadow);
+    let f = *k.folios.get(pfn);
+    if memcg_id != f.memcg || memcg_id as usize >= k.memcgs.len() {
+        return;
+    }
+    let type_ = f.lru_type();
+    let memcg = f.memcg;
+    let (refault_ev, act_ev, restore_ev) = if type_ == FILE {
+        (Ev::WorkingsetRefaultFile, Ev::WorkingsetActivateFile, Ev::WorkingsetRestoreFile)
+    } else {
+        (Ev::WorkingsetRefaultAnon, Ev::WorkingsetActivateAnon, Ev::WorkingsetRestoreAnon)
+    };
+    k.count(memcg, refault_ev, 1);
+    // lru_gen_test_recent: max_seq, cut to the shadow's width, fewer than
+    // MAX_NR_GENS past the min_seq of the eviction.
+    let max_seq = k.memcgs[memcg as usize].lruvec.lrugen.max_seq & (EVICTION_MASK >> LRU_REFS_WIDTH);
+    if max_seq.abs_diff(token >> LRU_REFS_WIDTH) >= MAX_NR_GENS {
+        return;
+    }
+    let refs = (token & ((1 << LRU_REFS_WIDTH) - 1)) as u32 + 1;
+    let tier = lru_tier_from_refs(refs, workingset);
+    k.memcgs[memcg as usize].lruvec.lrugen.refaulted[type_][tier] += 1;
+    if workingset {
+        // folio_add_lru sets PG_active for workingset folios in a fault.
+        if k.current.in_lru_fault {
+            k.count(memcg, act_ev, 1);
+        }
+        k.folios.get_mut(pfn).set(pg::WORKINGSET);
+        k.count(memcg, restore_ev, 1);
+    } else {
+        // The counter only: PG_referenced stays as it was.
+        k.folios.get_mut(pfn).set_refs_field(refs - 1);
+    }
+}
+
+/// 7.2 `sort_folio`: true if the folio was moved instead of isolated.
+fn sort_folio(k: &mut Kernel, _batch: &mut AgeBatch, pfn: u32, tier_idx: usize) -> bool {
+    if !k.folio_evictable(pfn) {
+        return false;
+    }
+    let f = *k.folios.get(pfn);
+    let memcg = f.memcg;
+    let type_ = f.lru_type();
+    let gen = (f.gen_field() - 1) as usize;
+    let refs = folio_lru_refs(&f);
+    let workingset = f.test(pg::WORKINGSET);
+    let tier = lru_tier_from_refs(refs, workingset);
+    let min_gen = gen_from_seq(k.memcgs[memcg as usize].lruvec.lrugen.min_seq[type_]);
+    if gen != min_gen {
+        // Promoted by the aging or look-around: to the head of its gen.
+        k.mglru_move(pfn, memcg, gen, type_, false);
+        return true;
+    }
+    let lazy = refs + workingset as u32 == LAZY;
+    if tier > tier_idx || lazy {
+        let new_gen = k.folio_inc_gen(pfn, false);
+        k.mglru_move(pfn, memcg, new_gen, type_, false);
+        if !lazy {
+            k.memcgs[memcg as usize].lruvec.lrugen.protected[type_][tier] += 1;
+        }
+        return true;
+    }
+    false
+}
+
+/// 7.2 `isolate_folio`: PG_referenced and PG_workingset stay; without
+/// PG_referenced the counter is cleared.
+fn isolate_folio(k: &mut Kernel, pfn: u32) -> bool {
+    let f = k.folios.get_mut(pfn);
+    if !f.test(pg::LRU) {
+        return false;
+    }
+    f.clear(pg::LRU);
+    if !f.test(pg::REFERENCED) {
+        f.set_refs_field(0);
+    }
+    let ok = k.lru_gen_del_folio(pfn, true);
+    debug_assert!(ok);
+    k.folios.get_mut(pfn).set(pg::ISOLATED);
+    true
+}
+
+/// 7.2 `folio_inc_gen` clears `LRU_REFS_FLAGS` (the counter and
+/// PG_referenced), not PG_workingset.
+fn folio_inc_gen_clear(f: &mut Folio) {
+    f.set_refs_field(0);
+    f.clear(pg::REFERENCED);
+}
+
+/// 7.2 `inc_min_seq`: every folio it moves counts as protected in its
+/// tier, but a saturated workingset folio being promoted lazily.
+fn inc_min_seq_protect(k: &mut Kernel, memcg: u16, type_: usize, pfn: u32) {
+    let f = *k.folios.get(pfn);
+    let refs = folio_lru_refs(&f);
+    let workingset = f.test(pg::WORKINGSET);
+    if refs + workingset as u32 != LAZY {
+        let tier = lru_tier_from_refs(refs, workingset);
+        k.memcgs[memcg as usize].lruvec.lrugen.protected[type_][tier] += 1;
+    }
+}
+
+/// 7.2 `read_ctrl_pos` over all tiers (`tier == MAX_NR_TIERS`).
+fn read_ctrl_pos_all(k: &Kernel, memcg: u16, type_: usize, gain: u64) -> CtrlPos {
+    let mut pos = CtrlPos { refaulted: 0, total: 0, gain };
+    for tier in 0..MAX_NR_TIERS {
+        let p = k.read_ctrl_pos(memcg, type_, tier, gain);
+        pos.refaulted += p.refaulted;
+        pos.total += p.total;
+    }
+    pos
+}
+
+/// 7.2 `get_tier_idx`: gains 2:3 ("any other tier would have at least
+/// twice as many refaults as the first tier").
+fn get_tier_idx(k: &Kernel, memcg: u16, type_: usize) -> usize {
+    let sp = k.read_ctrl_pos(memcg, type_, 0, 2);
+    let mut tier = 1;
+    while tier < MAX_NR_TIERS {
+        let pv = k.read_ctrl_pos(memcg, type_, tier, 3);
+        if !positive_ctrl_err(&sp, &pv) {
+            break;
+        }
+        tier += 1;
+    }
+    tier - 1
+}
+
+/// 7.2 `get_type_to_scan`: file at swappiness 0 or 1, anon at 200 and
+/// above, otherwise the PID over the sums of all tiers.
+fn get_type_to_scan(k: &Kernel, memcg: u16, swappiness: u32) -> usize {
+    if swappiness <= 1 {
+        return FILE;
+    }
+    if swappiness >= MAX_SWAPPINESS {
+        return ANON;
+    }
+    let sp = read_ctrl_pos_all(k, memcg, ANON, swappiness as u64);
+    let pv = read_ctrl_pos_all(k, memcg, FILE, (MAX_SWAPPINESS - swappiness) as u64);
+    positive_ctrl_err(&sp, &pv) as usize
+}
+
+/// 7.2 `isolate_folios`: (scanned, type).
+fn isolate_folios(k: &mut Kernel, memcg: u16, sc: &mut ScanControl, swappiness: u32, list: &mut Vec<u32>, nr_to_scan: u64) -> (u64, usize) {
+    let mut type_ = get_type_to_scan(k, memcg, swappiness);
+    // for_each_evictable_type: file only at swappiness 0, anon only above
+    // MAX_SWAPPINESS ("max").
+    let types = if swappiness == 0 || swappiness > MAX_SWAPPINESS { 1 } else { 2 };
+    let mut total = 0;
+    for _ in 0..types {
+        let tier = get_tier_idx(k, memcg, type_);
+        let scanned = k.scan_folios(memcg, sc, type_, tier, list, nr_to_scan);
+        total += scanned;
+        if !list.is_empty() {
+            break;
+        }
+        // "If scanned > 0 and isolated == 0, avoid falling back to the
+        // other type, as this type remains sufficient."
+        if scanned == 0 {
+            type_ = 1 - type_;
+        }
+    }
+    (total, type_)
+}
