@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 
 cargo test --workspace
 
+# The real-kernel harness's own tests (no guest: a stand-in for QEMU).
+python3 validation/test_harness.py
+
 venv=target/pyenv
 if [ ! -x "$venv/bin/python" ]; then
     "${PYTHON:-python3}" -m venv "$venv"
