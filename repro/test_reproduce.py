@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Smoke tests of repro/reproduce.py (not part of CI; the plots need
+"""Tests of repro/: the SVG writer, the helpers of repro/plumbing.py, and one
+section of repro/reproduce.py at quick scale (not part of CI; the plots need
 matplotlib: python3 -m pip install -r repro/requirements.txt).
 
     python3 -m unittest repro/test_reproduce.py      # from the repository root
@@ -78,8 +79,8 @@ class SvgWriter(unittest.TestCase):
 
 class Helpers(unittest.TestCase):
     def setUp(self):
-        import reproduce
-        self.r = reproduce
+        import plumbing
+        self.r = plumbing
 
     def test_split_change(self):
         c = self.r.split_change(100, 130, 140)
