@@ -1269,20 +1269,24 @@ impl Kernel {
         pack_shadow(f.memcg, token, refs != 0)
     }
 
+    /// The shadow of a refaulting folio, unpacked, if it is for the
+    /// folio's own lruvec (every version's `lru_gen_refault` returns
+    /// otherwise): (memcg, type, token, workingset).
+    pub(crate) fn lru_gen_shadow_of(&self, pfn: u32, shadow: u64) -> Option<(u16, usize, u64, bool)> {
+        let (memcg_id, token, workingset) = unpack_shadow(shadow);
+        let f = self.folios.get(pfn);
+        if memcg_id != f.memcg || memcg_id as usize >= self.memcgs.len() {
+            return None;
+        }
+        Some((f.memcg, f.lru_type(), token, workingset))
+    }
+
     /// `lru_gen_refault`.
     pub fn lru_gen_refault(&mut self, pfn: u32, shadow: u64) {
-        let (memcg_id, token, workingset) = unpack_shadow(shadow);
-        let f = *self.folios.get(pfn);
-        if memcg_id != f.memcg || memcg_id as usize >= self.memcgs.len() {
+        let Some((memcg, type_, token, workingset)) = self.lru_gen_shadow_of(pfn, shadow) else {
             return;
-        }
-        let type_ = f.lru_type();
-        let memcg = f.memcg;
-        let (refault_ev, act_ev, restore_ev) = if type_ == FILE {
-            (Ev::WorkingsetRefaultFile, Ev::WorkingsetActivateFile, Ev::WorkingsetRestoreFile)
-        } else {
-            (Ev::WorkingsetRefaultAnon, Ev::WorkingsetActivateAnon, Ev::WorkingsetRestoreAnon)
         };
+        let (refault_ev, act_ev, restore_ev) = crate::workingset::workingset_events(type_ == FILE);
         self.count(memcg, refault_ev, 1);
         let min_seq = self.memcgs[memcg as usize].lruvec.lrugen.min_seq[type_];
         let recent = (token >> LRU_REFS_WIDTH) == (min_seq & (EVICTION_MASK >> LRU_REFS_WIDTH));

@@ -16,6 +16,16 @@ pub const EVICTION_BITS: u32 = 36;
 pub const EVICTION_MASK: u64 = (1 << EVICTION_BITS) - 1;
 
 #[inline]
+/// `WORKINGSET_REFAULT_BASE`, `_ACTIVATE_BASE`, `_RESTORE_BASE` + type:
+/// (refault, activate, restore) of a file or an anon folio.
+pub(crate) fn workingset_events(file: bool) -> (Ev, Ev, Ev) {
+    if file {
+        (Ev::WorkingsetRefaultFile, Ev::WorkingsetActivateFile, Ev::WorkingsetRestoreFile)
+    } else {
+        (Ev::WorkingsetRefaultAnon, Ev::WorkingsetActivateAnon, Ev::WorkingsetRestoreAnon)
+    }
+}
+
 pub fn pack_shadow(memcg: u16, eviction: u64, workingset: bool) -> u64 {
     ((eviction & EVICTION_MASK) << 17) | ((memcg as u64) << 1) | workingset as u64
 }
@@ -123,11 +133,7 @@ impl Kernel {
         let f = *self.folios.get(pfn);
         let file = f.is_file_lru();
         let memcg = f.memcg;
-        let (refault_ev, act_ev, restore_ev) = if file {
-            (Ev::WorkingsetRefaultFile, Ev::WorkingsetActivateFile, Ev::WorkingsetRestoreFile)
-        } else {
-            (Ev::WorkingsetRefaultAnon, Ev::WorkingsetActivateAnon, Ev::WorkingsetRestoreAnon)
-        };
+        let (refault_ev, act_ev, restore_ev) = workingset_events(file);
         self.count(memcg, refault_ev, 1);
         let (recent, ws) = self.workingset_test_recent(shadow, file);
         if !recent {

@@ -18,7 +18,7 @@ use crate::kernel::Kernel;
 use crate::lru_gen::{lru_tier_from_refs, LRU_REFS_WIDTH};
 use crate::lruvec::FILE;
 use crate::stat::Ev;
-use crate::workingset::{unpack_shadow, EVICTION_MASK};
+use crate::workingset::{workingset_events, EVICTION_MASK};
 
 pub(super) const DIFFERENCE: Difference = Difference {
     name: "workingset-6.1",
@@ -34,13 +34,9 @@ fn apply(s: &mut Steps) {
 }
 
 fn lru_gen_refault(k: &mut Kernel, pfn: u32, shadow: u64) {
-    let (memcg_id, token, workingset) = unpack_shadow(shadow);
-    let f = *k.folios.get(pfn);
-    if memcg_id != f.memcg || memcg_id as usize >= k.memcgs.len() {
+    let Some((memcg, type_, token, workingset)) = k.lru_gen_shadow_of(pfn, shadow) else {
         return;
-    }
-    let type_ = f.lru_type();
-    let memcg = f.memcg;
+    };
     let min_seq = k.memcgs[memcg as usize].lruvec.lrugen.min_seq[type_];
     if (token >> LRU_REFS_WIDTH) != (min_seq & (EVICTION_MASK >> LRU_REFS_WIDTH)) {
         return;
@@ -48,11 +44,7 @@ fn lru_gen_refault(k: &mut Kernel, pfn: u32, shadow: u64) {
     let refs = (token & ((1 << LRU_REFS_WIDTH) - 1)) as u32 + workingset as u32;
     let tier = lru_tier_from_refs(refs);
     k.memcgs[memcg as usize].lruvec.lrugen.refaulted[type_][tier] += 1;
-    let (refault_ev, restore_ev) = if type_ == FILE {
-        (Ev::WorkingsetRefaultFile, Ev::WorkingsetRestoreFile)
-    } else {
-        (Ev::WorkingsetRefaultAnon, Ev::WorkingsetRestoreAnon)
-    };
+    let (refault_ev, _, restore_ev) = workingset_events(type_ == FILE);
     k.count(memcg, refault_ev, 1);
     if k.current.in_lru_fault || refs >= (1 << LRU_REFS_WIDTH) - 1 {
         let fm = k.folios.get_mut(pfn);

@@ -39,9 +39,8 @@ use crate::folio::{pg, Folio};
 use crate::kernel::Kernel;
 use crate::lru_gen::{gen_from_seq, positive_ctrl_err, CtrlPos, LRU_REFS_WIDTH, MAX_NR_GENS, MAX_NR_TIERS, MAX_SWAPPINESS};
 use crate::lruvec::{ANON, FILE};
-use crate::stat::Ev;
 use crate::vmscan::ScanControl;
-use crate::workingset::{pack_shadow, unpack_shadow, EVICTION_MASK};
+use crate::workingset::{pack_shadow, workingset_events, EVICTION_MASK};
 
 pub(super) const DIFFERENCE: Difference = Difference {
     name: "tiers-7.2",
@@ -122,18 +121,10 @@ fn lru_gen_eviction(k: &mut Kernel, pfn: u32) -> u64 {
 
 /// 7.2 `lru_gen_refault` with `lru_gen_test_recent`.
 fn lru_gen_refault(k: &mut Kernel, pfn: u32, shadow: u64) {
-    let (memcg_id, token, workingset) = unpack_shadow(shadow);
-    let f = *k.folios.get(pfn);
-    if memcg_id != f.memcg || memcg_id as usize >= k.memcgs.len() {
+    let Some((memcg, type_, token, workingset)) = k.lru_gen_shadow_of(pfn, shadow) else {
         return;
-    }
-    let type_ = f.lru_type();
-    let memcg = f.memcg;
-    let (refault_ev, act_ev, restore_ev) = if type_ == FILE {
-        (Ev::WorkingsetRefaultFile, Ev::WorkingsetActivateFile, Ev::WorkingsetRestoreFile)
-    } else {
-        (Ev::WorkingsetRefaultAnon, Ev::WorkingsetActivateAnon, Ev::WorkingsetRestoreAnon)
     };
+    let (refault_ev, act_ev, restore_ev) = workingset_events(type_ == FILE);
     k.count(memcg, refault_ev, 1);
     // lru_gen_test_recent: max_seq, cut to the shadow's width, fewer than
     // MAX_NR_GENS past the min_seq of the eviction.
