@@ -555,6 +555,9 @@ impl Kernel {
             sched: crate::sched::SchedState { mode: cfg.schedule, cpu_free: vec![0; cfg.cpus.max(1) as usize], ..Default::default() },
             free_stat: Default::default(),
         };
+        if let Some(sw) = k.swap.as_mut() {
+            sw.xa = (k.steps.swap_cache_nodes)(sw.nr_pages());
+        }
         k.setup_per_zone_wmarks();
         k.setup_per_zone_lowmem_reserve();
         for (z, sp) in spec.iter().enumerate() {

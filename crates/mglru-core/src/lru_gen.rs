@@ -240,7 +240,22 @@ impl Kernel {
         }
         debug_assert_eq!(f.gen_field(), 0);
         let type_ = f.lru_type();
-        let lg = &self.memcgs[memcg as usize].lruvec.lrugen;
+        let seq = (self.steps.lru_gen_add_seq)(self, pfn, reclaiming);
+        let gen = gen_from_seq(seq);
+        self.folios.get_mut(pfn).set_gen_field(gen as u32 + 1);
+        self.lru_gen_update_size(memcg, type_, None, Some(gen));
+        self.mglru_link(pfn, memcg, gen, type_, reclaiming);
+        true
+    }
+
+    /// 6.12 `lru_gen_add_folio`'s generation for a folio (the youngest for
+    /// an active one, the second youngest for new anon and dirty folios
+    /// under reclaim, else the oldest or second oldest), and its flags: an
+    /// active folio loses `PG_active`, `PG_referenced` and its refs.
+    pub(crate) fn lru_gen_add_seq_6_12(&mut self, pfn: u32, reclaiming: bool) -> u64 {
+        let f = *self.folios.get(pfn);
+        let type_ = f.lru_type();
+        let lg = &self.memcgs[f.memcg as usize].lruvec.lrugen;
         let seq = if f.test(pg::ACTIVE) {
             lg.max_seq
         } else if (type_ == ANON && !f.test(pg::SWAPCACHE))
@@ -252,15 +267,34 @@ impl Kernel {
         } else {
             lg.min_seq[type_] + 1
         };
-        let gen = gen_from_seq(seq);
-        let fm = self.folios.get_mut(pfn);
-        fm.set_gen_field(gen as u32 + 1);
         if f.test(pg::ACTIVE) {
+            let fm = self.folios.get_mut(pfn);
             fm.set_refs_field(0);
             fm.clear(pg::REFERENCED | pg::ACTIVE);
         }
-        self.lru_gen_update_size(memcg, type_, None, Some(gen));
-        self.mglru_link(pfn, memcg, gen, type_, reclaiming);
+        seq
+    }
+
+    /// 6.12 `evict_folios`' putback of a folio `shrink_folio_list` kept:
+    /// true to retry it as a clean folio that may have missed
+    /// `folio_rotate_reclaimable`, false to put it back (a rejected folio
+    /// goes back active, so not to the oldest generation).
+    pub(crate) fn evict_putback_6_12(&mut self, pfn: u32, skip_retry: bool) -> bool {
+        let f = *self.folios.get(pfn);
+        if f.test(pg::RECLAIM) && (f.test(pg::DIRTY) || f.test(pg::WRITEBACK)) {
+            // Restore the LRU_REFS_FLAGS isolate_folio cleared.
+            if f.test(pg::WORKINGSET) {
+                self.folios.get_mut(pfn).set(pg::REFERENCED);
+            }
+            return false;
+        }
+        if skip_retry || f.test(pg::ACTIVE) || f.test(pg::REFERENCED) || f.mapcount > 0 || f.test(pg::DIRTY) || f.test(pg::WRITEBACK) {
+            let fm = self.folios.get_mut(pfn);
+            fm.set_refs_field(0);
+            fm.clear(pg::REFERENCED | pg::WORKINGSET);
+            fm.set(pg::ACTIVE);
+            return false;
+        }
         true
     }
 
@@ -1206,33 +1240,15 @@ impl Kernel {
             let mut clean = Vec::new();
             let mut keep = Vec::with_capacity(list.len());
             for &pfn in list.iter() {
-                let f = *self.folios.get(pfn);
                 if !self.folio_evictable(pfn) {
                     keep.push(pfn); // move_folios_to_lru culls it
                     continue;
                 }
-                if f.test(pg::RECLAIM) && (f.test(pg::DIRTY) || f.test(pg::WRITEBACK)) {
-                    if f.test(pg::WORKINGSET) {
-                        self.folios.get_mut(pfn).set(pg::REFERENCED);
-                    }
+                if (self.steps.evict_putback)(self, pfn, skip_retry) {
+                    clean.push(pfn);
+                } else {
                     keep.push(pfn);
-                    continue;
                 }
-                if skip_retry
-                    || f.test(pg::ACTIVE)
-                    || f.test(pg::REFERENCED)
-                    || f.mapcount > 0
-                    || f.test(pg::DIRTY)
-                    || f.test(pg::WRITEBACK)
-                {
-                    let fm = self.folios.get_mut(pfn);
-                    fm.set_refs_field(0);
-                    fm.clear(pg::REFERENCED | pg::WORKINGSET);
-                    fm.set(pg::ACTIVE);
-                    keep.push(pfn);
-                    continue;
-                }
-                clean.push(pfn);
             }
             self.move_folios_to_lru(&keep);
             // Its section ends with shrink_folio_list's work, whose time

@@ -220,7 +220,7 @@ impl Kernel {
             }
             let pfn = e & pte::VALUE;
             let f = *self.folios.get(pfn);
-            if f.memcg != walk.memcg || (!f.is_file_lru() && !walk.can_swap) {
+            if !(self.steps.get_pfn_folio)(&f, walk.memcg, walk.can_swap) {
                 continue;
             }
             self.pt.set_leaf_entry(leaf, i, e & !pte::YOUNG);
@@ -233,7 +233,7 @@ impl Kernel {
                     self.folios.get_mut(pfn).set(pg::DIRTY);
                 }
             }
-            if let Some(old) = self.folio_update_gen(pfn, new_gen) {
+            if let Some(old) = (self.steps.folio_update_gen)(self, pfn, new_gen) {
                 self.promote_size(walk.memcg, f.lru_type(), old, new_gen);
             }
         }
@@ -290,7 +290,7 @@ impl Kernel {
             }
             let p = e & pte::VALUE;
             let f = *self.folios.get(p);
-            if f.memcg != memcg || (!f.is_file_lru() && !can_swap) {
+            if !(self.steps.get_pfn_folio)(&f, memcg, can_swap) {
                 continue;
             }
             self.pt.set_leaf_entry(leaf, i, e & !pte::YOUNG);
@@ -303,19 +303,12 @@ impl Kernel {
                 }
             }
             if self.current.mm_walk {
-                if let Some(old) = self.folio_update_gen(p, new_gen) {
+                if let Some(old) = (self.steps.folio_update_gen)(self, p, new_gen) {
                     self.promote_size(memcg, f.lru_type(), old, new_gen);
                 }
                 continue;
             }
-            if f.gen_field() == 0 {
-                self.folios.get_mut(p).set(pg::REFERENCED);
-            } else if (f.gen_field() - 1) as usize != new_gen {
-                let fm = self.folios.get_mut(p);
-                fm.set_refs_field(0);
-                fm.clear(pg::REFERENCED | pg::WORKINGSET);
-                self.folio_activate(p);
-            }
+            (self.steps.look_around_update)(self, p, new_gen);
         }
         self.current.pending_work.pte += n;
         if young * 8 >= n {
@@ -350,5 +343,27 @@ impl Kernel {
             ms.tail = next;
         }
         self.memcgs[memcg].mm_list.remove(i);
+    }
+}
+
+/// 6.12 `get_pfn_folio`: a folio of the walk's memcg, anon only if the
+/// walk may swap (file mappings can hold anon folios from COW).
+pub(crate) fn get_pfn_folio_6_12(f: &crate::folio::Folio, memcg: u16, can_swap: bool) -> bool {
+    f.memcg == memcg && (f.is_file_lru() || can_swap)
+}
+
+/// 6.12 `lru_gen_look_around` without a page-table walk in progress, for
+/// a young neighbour: an isolated folio gets `PG_referenced` (for
+/// `shrink_folio_list`), one outside the youngest generation is
+/// activated with its refs cleared.
+pub(crate) fn look_around_update_6_12(k: &mut Kernel, pfn: u32, new_gen: usize) {
+    let f = *k.folios.get(pfn);
+    if f.gen_field() == 0 {
+        k.folios.get_mut(pfn).set(pg::REFERENCED);
+    } else if (f.gen_field() - 1) as usize != new_gen {
+        let fm = k.folios.get_mut(pfn);
+        fm.set_refs_field(0);
+        fm.clear(pg::REFERENCED | pg::WORKINGSET);
+        k.folio_activate(pfn);
     }
 }

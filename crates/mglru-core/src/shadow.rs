@@ -108,7 +108,9 @@ impl Kernel {
     /// (`workingset_update_node` and node allocation/deletion). `memcg` is
     /// whom a newly allocated node is charged to.
     pub(crate) fn xa_slot_changed(&mut self, space: u32, index: u64, old: Slot, new: Slot, memcg: u16) {
-        if old == new {
+        // A space without nodes keeps its entries elsewhere (7.2's swap
+        // table: profiles/swap_table_7_2.rs).
+        if old == new || self.xa_nodes(space).nodes.is_empty() {
             return;
         }
         let n = self.xa_nodes(space).update(index, old, new);
@@ -170,9 +172,10 @@ impl Kernel {
         if nodes == 0 {
             return None;
         }
-        // The memcg's own LRU and slab pages, as of the last statistics
-        // flush (lruvec_page_state_local).
-        let pages = c.flushed.lru_local.iter().sum::<u64>() + c.flushed.slab_local_pages;
+        // The memcg's own LRU pages (a version step: 6.12 reads them as
+        // of the last statistics flush) and slab pages (as of the flush,
+        // lruvec_page_state_local).
+        let pages = (self.steps.shadow_lru_pages)(self, memcg) + c.flushed.slab_local_pages;
         let max_nodes = pages >> (XA_CHUNK_SHIFT - 3);
         Some(nodes.saturating_sub(max_nodes))
     }

@@ -99,13 +99,14 @@ impl Kernel {
 
     /// `folio_add_lru`: queue a new folio for the LRU.
     pub fn folio_add_lru(&mut self, pfn: u32) {
-        // Under MGLRU a folio faulted in on a VMA with recency starts active.
+        // Under MGLRU a folio faulted in on a VMA with recency gets the
+        // flags that place it (a version step; 6.12: active).
         if self.policy() == Policy::Mglru
             && !self.folios.get(pfn).test(pg::UNEVICTABLE)
             && self.current.in_lru_fault
             && !self.current.in_reclaim
         {
-            self.folios.get_mut(pfn).set(pg::ACTIVE);
+            (self.steps.folio_add_lru_fault)(self, pfn);
         }
         self.folio_batch_add_and_move(B_ADD, pfn);
     }

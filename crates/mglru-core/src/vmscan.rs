@@ -192,7 +192,7 @@ pub(crate) enum NodeScan {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum FolioRef {
+pub(crate) enum FolioRef {
     Reclaim,
     ReclaimClean,
     Keep,
@@ -235,7 +235,7 @@ impl Kernel {
     // ---- shrink_folio_list ---------------------------------------------------
 
     /// `folio_check_references` (6.12: the same for both policies).
-    fn folio_check_references(&mut self, pfn: u32, sc: &ScanControl) -> FolioRef {
+    pub(crate) fn folio_check_references_6_12(&mut self, pfn: u32, sc: &ScanControl) -> FolioRef {
         let rp = self.folio_referenced(pfn, sc.target);
         let f = self.folios.get_mut(pfn);
         let referenced_folio = f.test(pg::REFERENCED);
@@ -245,6 +245,13 @@ impl Kernel {
             // already cleared (folio_test_clear_referenced comes first).
             return FolioRef::Activate;
         }
+        self.folio_check_references_classic(pfn, rp, referenced_folio)
+    }
+
+    /// The classic LRU's rules of `folio_check_references`, once the
+    /// references are known: `rp` young mappings, `referenced_folio`
+    /// the `PG_referenced` it tested and cleared.
+    pub(crate) fn folio_check_references_classic(&mut self, pfn: u32, rp: u32, referenced_folio: bool) -> FolioRef {
         let f = self.folios.get_mut(pfn);
         if rp > 0 {
             f.set(pg::REFERENCED);
@@ -331,7 +338,7 @@ impl Kernel {
         if !sc.may_unmap && mapped {
             return Fate::Keep;
         }
-        if self.policy() == Policy::Mglru && mapped && f.test(pg::REFERENCED) {
+        if self.policy() == Policy::Mglru && (self.steps.shrink_folio_promoted)(&f) {
             return Fate::Keep;
         }
         // folio_check_dirty_writeback: anon and shmem folios (off the file
@@ -359,7 +366,7 @@ impl Kernel {
             stat.nr_writeback += 1;
             return Fate::Activate;
         }
-        let references = self.folio_check_references(pfn, sc);
+        let references = (self.steps.folio_check_references)(self, pfn, sc);
         match references {
             FolioRef::Activate => return Fate::Activate,
             FolioRef::Keep => {

@@ -38,6 +38,9 @@ mod memory_reclaim_6_1;
 mod reclaim_loop_6_1;
 mod swap_rw_page;
 mod tiers_7_2;
+mod shadow_nodes_7_2;
+mod swap_table_7_2;
+mod insertion_7_2;
 mod node_stat_counters;
 mod reclaim_loop;
 
@@ -113,6 +116,37 @@ pub(crate) struct Steps {
     /// What `inc_min_seq` counts for a folio it moves (memcg, type, pfn),
     /// before `folio_inc_gen`: nothing in 6.12.
     pub inc_min_seq_protect: fn(&mut Kernel, u16, usize, u32),
+    /// The LRU pages of memcg's lruvec that `count_shadow_nodes` limits
+    /// its shadow nodes by (the slab pages are added apart).
+    pub shadow_lru_pages: fn(&Kernel, u16) -> u64,
+    /// The xarray nodes of a swap cache of that many slots, set up at
+    /// swapon: 6.12's swap cache is an xarray (its shadow-only nodes go on
+    /// the root's shadow-node list); none for a swap cache without one.
+    pub swap_cache_nodes: fn(u64) -> crate::shadow::XaNodes,
+    /// `lru_gen_add_folio` (pfn, reclaiming): the sequence number of the
+    /// generation the folio goes to, with the flags that placing it
+    /// clears.
+    pub lru_gen_add_seq: fn(&mut Kernel, u32, bool) -> u64,
+    /// What `folio_add_lru` does to a folio added in a fault under the
+    /// multi-gen LRU, before the batch adds it (6.12: `PG_active`).
+    pub folio_add_lru_fault: fn(&mut Kernel, u32),
+    /// `evict_folios`' putback of a folio reclaim kept (pfn, skip_retry):
+    /// true to retry it as clean, false to put it back.
+    pub evict_putback: fn(&mut Kernel, u32, bool) -> bool,
+    /// `folio_update_gen` (pfn, the youngest generation): a page-table
+    /// walk found the folio young; Some(old generation) if it moved it.
+    pub folio_update_gen: fn(&mut Kernel, u32, usize) -> Option<usize>,
+    /// `get_pfn_folio` (folio, memcg, can_swap): whether a page-table
+    /// walk or look-around ages this folio.
+    pub get_pfn_folio: fn(&crate::folio::Folio, u16, bool) -> bool,
+    /// What `lru_gen_look_around` does, outside a page-table walk, to a
+    /// young neighbour (pfn, the youngest generation).
+    pub look_around_update: fn(&mut Kernel, u32, usize),
+    /// `folio_check_references`.
+    pub folio_check_references: fn(&mut Kernel, u32, &ScanControl) -> crate::vmscan::FolioRef,
+    /// `shrink_folio_list` under the multi-gen LRU: a folio kept because
+    /// the look-around tried to promote it while it was isolated.
+    pub shrink_folio_promoted: fn(&crate::folio::Folio) -> bool,
 }
 
 /// What `Steps::count_reclaim` counts.
@@ -150,6 +184,16 @@ impl Steps {
         isolate_folios: Kernel::isolate_folios,
         folio_inc_gen_clear: crate::lru_gen::folio_inc_gen_clear_6_12,
         inc_min_seq_protect: |_, _, _, _| {},
+        shadow_lru_pages: shadow_lru_pages_6_12,
+        swap_cache_nodes: crate::shadow::XaNodes::new,
+        lru_gen_add_seq: Kernel::lru_gen_add_seq_6_12,
+        folio_add_lru_fault: |k, pfn| k.folios.get_mut(pfn).set(crate::folio::pg::ACTIVE),
+        evict_putback: Kernel::evict_putback_6_12,
+        folio_update_gen: Kernel::folio_update_gen,
+        get_pfn_folio: crate::lru_gen_walk::get_pfn_folio_6_12,
+        look_around_update: crate::lru_gen_walk::look_around_update_6_12,
+        folio_check_references: Kernel::folio_check_references_6_12,
+        shrink_folio_promoted: |f| f.mapcount > 0 && f.test(crate::folio::pg::REFERENCED),
     };
 
     /// The steps of `version` with `variant`'s differences on top.
@@ -160,6 +204,12 @@ impl Steps {
         }
         s
     }
+}
+
+/// 6.12 `count_shadow_nodes`: `lruvec_page_state_local(NR_LRU_BASE + lru)`
+/// over every list, as of the last statistics flush.
+fn shadow_lru_pages_6_12(k: &Kernel, memcg: u16) -> u64 {
+    k.memcgs[memcg as usize].flushed.lru_local.iter().sum()
 }
 
 /// 6.12 `inc_min_seq`/`sort_folio`: each folio to the tail of its new
@@ -245,6 +295,9 @@ pub static DIFFERENCES: &[Difference] = &[
     memory_reclaim_6_1::DIFFERENCE,
     reclaim_loop_6_1::DIFFERENCE,
     tiers_7_2::DIFFERENCE,
+    shadow_nodes_7_2::DIFFERENCE,
+    swap_table_7_2::DIFFERENCE,
+    insertion_7_2::DIFFERENCE,
 ];
 
 fn difference(name: &str) -> &'static Difference {
@@ -330,7 +383,7 @@ pub static VERSIONS: [VersionEntry; 3] = [
         names: &["7.2"],
         summary: "Linux 7.2 (Debian sid's kernel): seed 004's reclaim loop, reclaim counters as node stats",
         debian: "linux-image-7.2.13+deb14-cloud-amd64 7.2.13-1",
-        differences: &["reclaim-loop", "node-stat-counters", "lru-gen-write-proactive", "tiers-7.2"],
+        differences: &["reclaim-loop", "node-stat-counters", "lru-gen-write-proactive", "tiers-7.2", "shadow-nodes-7.2", "swap-table-7.2", "insertion-7.2"],
         lru_gen_enabled_at_boot: 0x7,
         lacks: &[],
         vmstat_absent: &[],

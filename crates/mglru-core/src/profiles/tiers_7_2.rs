@@ -29,10 +29,19 @@
 //!   all tiers; `isolate_folios` tries the other type only when the first
 //!   scanned nothing.
 //!
-//! Simplified (docs/KERNELS.md): page-table accesses (`folio_update_gen`,
-//! `lru_gen_set_refs`, `folio_check_references`'s multi-gen branch),
-//! where folios are inserted (`lru_gen_folio_seq`, `folio_add_lru`) and
-//! `evict_folios`' putback rule stay 6.12's.
+//! - a page-table access promotes on the second sighting: the first
+//!   young PTE a walk, the look-around or reclaim's rmap walk finds sets
+//!   PG_referenced only; the next promotes the folio (a walk:
+//!   `folio_update_gen` to the youngest generation with PG_workingset; the
+//!   look-around and reclaim: `lru_gen_set_refs`, PG_workingset once the
+//!   folio has more than one access, then activation). Under the multi-gen
+//!   LRU `folio_check_references` no longer applies the classic rules: no
+//!   young PTE, reclaim; the first, keep; the second, activate. Walks and
+//!   the look-around skip folios off the LRU (6.12 gave an isolated folio
+//!   PG_referenced and `shrink_folio_list` kept it) and age the anon
+//!   folios of file mappings whatever the swappiness.
+//!
+//! Where folios are inserted (`lru_gen_folio_seq`) is profiles/insertion_7_2.rs.
 
 use super::{AgeBatch, Difference, Fidelity, Steps};
 use crate::folio::{pg, Folio};
@@ -44,8 +53,8 @@ use crate::workingset::{pack_shadow, workingset_events, EVICTION_MASK};
 
 pub(super) const DIFFERENCE: Difference = Difference {
     name: "tiers-7.2",
-    source: "7.2 mm_inline.h: lru_tier_from_refs, folio_lru_refs; mm/swap.c: lru_gen_inc_refs; mm/workingset.c: lru_gen_eviction, lru_gen_test_recent, lru_gen_refault; mm/vmscan.c: sort_folio, isolate_folio, folio_inc_gen, inc_min_seq, read_ctrl_pos, get_tier_idx, get_type_to_scan, isolate_folios",
-    summary: "tiers and PG_workingset reworked: refs counted to saturation then PG_workingset; refault window of MAX_NR_GENS; activations only for workingset refaults in faults; PID over all tiers",
+    source: "7.2 mm_inline.h: lru_tier_from_refs, folio_lru_refs; mm/swap.c: lru_gen_inc_refs; mm/workingset.c: lru_gen_eviction, lru_gen_test_recent, lru_gen_refault; mm/vmscan.c: sort_folio, isolate_folio, folio_inc_gen, inc_min_seq, read_ctrl_pos, get_tier_idx, get_type_to_scan, isolate_folios, folio_update_gen, lru_gen_set_refs, walk_update_folio, get_pfn_folio, folio_check_references, shrink_folio_list",
+    summary: "tiers and PG_workingset reworked: refs counted to saturation then PG_workingset; refault window of MAX_NR_GENS; activations only for workingset refaults in faults; PID over all tiers; page-table accesses promote on the second sighting",
     fidelity: Fidelity::Simplified,
     apply,
 };
@@ -59,6 +68,12 @@ fn apply(s: &mut Steps) {
     s.isolate_folios = isolate_folios;
     s.folio_inc_gen_clear = folio_inc_gen_clear;
     s.inc_min_seq_protect = inc_min_seq_protect;
+    s.folio_update_gen = folio_update_gen;
+    s.get_pfn_folio = |f, memcg, _can_swap| f.gen_field() != 0 && f.memcg == memcg;
+    s.look_around_update = look_around_update;
+    s.folio_check_references = folio_check_references;
+    // The look-around no longer marks isolated folios: nothing to keep.
+    s.shrink_folio_promoted = |_| false;
 }
 
 /// The refs counter saturates at `BIT(LRU_REFS_WIDTH) - 1`.
@@ -275,4 +290,79 @@ fn isolate_folios(k: &mut Kernel, memcg: u16, sc: &mut ScanControl, swappiness: 
         }
     }
     (total, type_)
+}
+
+/// 7.2 `folio_update_gen` (a page-table walk found the folio young): the
+/// first sighting sets PG_referenced only; a folio that has it, or
+/// PG_workingset, moves to `gen` with PG_workingset and without its refs.
+fn folio_update_gen(k: &mut Kernel, pfn: u32, gen: usize) -> Option<usize> {
+    let f = k.folios.get_mut(pfn);
+    if !f.test(pg::REFERENCED) && !f.test(pg::WORKINGSET) {
+        f.set_refs_field(0);
+        f.set(pg::REFERENCED);
+        return None;
+    }
+    if f.gen_field() == 0 {
+        return None;
+    }
+    let old = (f.gen_field() - 1) as usize;
+    f.set_refs_field(0);
+    f.clear(pg::REFERENCED);
+    f.set(pg::WORKINGSET);
+    f.set_gen_field(gen as u32 + 1);
+    Some(old)
+}
+
+/// 7.2 `lru_gen_set_refs`: false on the first sighting (PG_referenced
+/// set); on a later one PG_workingset for a folio with more than one
+/// access, else one more access, and true.
+fn lru_gen_set_refs(k: &mut Kernel, pfn: u32) -> bool {
+    let f = k.folios.get_mut(pfn);
+    if !f.test(pg::REFERENCED) && !f.test(pg::WORKINGSET) {
+        f.set_refs_field(0);
+        f.set(pg::REFERENCED);
+        return false;
+    }
+    if folio_lru_refs(f) > 1 {
+        f.set_refs_field(0);
+        f.clear(pg::REFERENCED);
+        f.set(pg::WORKINGSET);
+    } else {
+        (k.steps.folio_inc_refs)(f);
+    }
+    true
+}
+
+/// 7.2 `walk_update_folio` without a walk (the look-around from reclaim's
+/// rmap walk): a promoted folio outside the youngest generation is
+/// activated.
+fn look_around_update(k: &mut Kernel, pfn: u32, new_gen: usize) {
+    if lru_gen_set_refs(k, pfn) {
+        let g = k.folios.get(pfn).gen_field();
+        if g != 0 && (g - 1) as usize != new_gen {
+            k.folio_activate(pfn);
+        }
+    }
+}
+
+/// 7.2 `folio_check_references`: under the multi-gen LRU, no young PTE
+/// means reclaim, the first sighting keep, a later one activate; the
+/// classic LRU's rules (and its `folio_test_clear_referenced`) apply only
+/// without it.
+fn folio_check_references(k: &mut Kernel, pfn: u32, sc: &ScanControl) -> crate::vmscan::FolioRef {
+    use crate::vmscan::FolioRef;
+    let rp = k.folio_referenced(pfn, sc.target);
+    if k.folios.get(pfn).test(pg::MLOCKED) {
+        return FolioRef::Activate;
+    }
+    if k.policy() == crate::kernel::Policy::Mglru {
+        if rp == 0 {
+            return FolioRef::Reclaim;
+        }
+        return if lru_gen_set_refs(k, pfn) { FolioRef::Activate } else { FolioRef::Keep };
+    }
+    let f = k.folios.get_mut(pfn);
+    let referenced_folio = f.test(pg::REFERENCED);
+    f.clear(pg::REFERENCED);
+    k.folio_check_references_classic(pfn, rp, referenced_folio)
 }
