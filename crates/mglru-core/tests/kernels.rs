@@ -429,3 +429,133 @@ fn linux_7_2_sets_pg_workingset_only_at_saturation() {
         assert!(f.test(pg::REFERENCED) && f.test(pg::WORKINGSET) && f.refs_field() == 3, "{kernel:?}");
     }
 }
+
+/// The folio mapped at page `page` of the first region the trace defined.
+fn anon_pfn(t: &mut T, page: u64) -> u32 {
+    use mglru_core::mm::pte;
+    let k = t.k();
+    let v = &k.vmas[0];
+    let pgd = k.tasks[v.task as usize].pgd;
+    let e = k.pt.get(pgd, v.va(page));
+    assert!(e & pte::PRESENT != 0, "page {page} not mapped");
+    e & pte::VALUE
+}
+
+/// Where a fault's folio enters the generations (7.2 `lru_gen_folio_seq`
+/// and `folio_add_lru`). A new memcg has generations 0..=3 (max_seq 3).
+/// 6.12 makes every folio added in a fault active: it goes to max_seq
+/// with its flags cleared. 7.2 marks it accessed instead (PG_referenced):
+/// a new anon folio goes to max_seq - 1 (anon outside the swap cache), a
+/// page-cache folio faulted through a mapping to max_seq - 2 (referenced,
+/// not workingset).
+#[test]
+fn linux_7_2_places_faulted_folios_by_their_flags() {
+    use mglru_core::folio::pg;
+    for (kernel, anon_gen, file_gen, referenced) in [(KernelVersion::V6_12, 3, 3, false), (KernelVersion::V7_2, 2, 1, true)] {
+        let mut t = on(kernel, Some(Policy::Mglru));
+        t.run("memory 256M\nmemcg app\nfile f size=1M readahead=0\ntask t memcg=app\nanon t a size=1M\nmmap t m file=f\nstore t a 0 4\nload t m 0 4");
+        t.drain();
+        assert_eq!(lg(&mut t, "app").1, 3, "{kernel:?}: max_seq");
+        let apfn = anon_pfn(&mut t, 0);
+        let a = *t.k().folios.get(apfn);
+        assert_eq!((a.gen_field() - 1, a.test(pg::REFERENCED), a.test(pg::ACTIVE)), (anon_gen, referenced, false), "{kernel:?}: anon");
+        let pfn = t.folio_of("f", 0).unwrap();
+        let f = *t.k().folios.get(pfn);
+        assert_eq!((f.gen_field() - 1, f.test(pg::REFERENCED)), (file_gen, referenced), "{kernel:?}: file");
+        t.check();
+    }
+}
+
+/// 7.2 keeps the swap cache in the swap clusters' tables, not an xarray:
+/// an anon shadow sits in no node, so none goes on the shadow-node list,
+/// and the refault is still found. 2 MiB of anon stored in a 1 MiB memcg
+/// with swap: at least half is swapped out, one shadow per slot. 6.12's
+/// swap cache xarray holds them in nodes of 64 slots: the slots are
+/// handed out in order, so every node whose 64 slots hold only shadows is
+/// on the list (`workingset_nodes` > 0); 7.2 lists none. Reading the heap
+/// again swaps pages in; both versions count their refaults.
+#[test]
+fn linux_7_2_anon_shadows_are_in_no_xarray_node() {
+    for (kernel, listed) in [(KernelVersion::V6_12, true), (KernelVersion::V7_2, false)] {
+        let mut t = on(kernel, Some(Policy::Mglru));
+        t.run("memory 256M\nswap 64M\nmemcg app max=1M\ntask t memcg=app\nanon t a size=2M\nstore t a 0 512");
+        t.drain();
+        assert!(t.ev(Ev::Pswpout) >= 256, "{kernel:?}: {}", t.ev(Ev::Pswpout));
+        assert_eq!(t.vm("workingset_nodes") > 0, listed, "{kernel:?}: {}", t.vm("workingset_nodes"));
+        t.run("load t a 0 512");
+        assert!(t.ev(Ev::WorkingsetRefaultAnon) > 0, "{kernel:?}");
+        assert_eq!(t.ev(Ev::WorkingsetNodereclaim), 0, "{kernel:?}");
+        t.check();
+    }
+}
+
+/// The shadow-node limit of 7.2's `count_shadow_nodes` reads the memcg's
+/// `lru_zone_size[]`, which the multi-gen LRU does not keep: under MGLRU
+/// only the slab counts. A 16 MiB memcg (4,096 pages) reads a 96 MiB file
+/// (384 nodes of 64 pages) once: the pages of all but the last few
+/// nodes are evicted, some 360 nodes hold only shadows. 6.12's limit,
+/// (LRU + slab pages) / 8, is over 500 nodes: none is freed, and every
+/// node without a page is on the list. 7.2 under the classic LRU has the
+/// same limit (its lists are in `lru_zone_size[]`). 7.2 under MGLRU: the
+/// limit is the slab's 55 or so pages / 8, so the excess is over 300 and
+/// `do_shrink_slab` frees a batch of 128 nodes at a time while half the
+/// excess is 128 or more; every freed node leaves the list.
+#[test]
+fn linux_7_2_mglru_shadow_limit_counts_no_lru_pages() {
+    use mglru_core::shadow::XA_CHUNK_SHIFT;
+    for (kernel, policy, trimmed) in [
+        (KernelVersion::V6_12, Policy::Mglru, false),
+        (KernelVersion::V7_2, Policy::Classic, false),
+        (KernelVersion::V7_2, Policy::Mglru, true),
+    ] {
+        let mut t = on(kernel, Some(policy));
+        let mut text = String::from("memory 256M\nmemcg app max=16M\nfile f size=96M readahead=0\ntask t memcg=app\n");
+        for p in 0..4096 {
+            text.push_str(&format!("read t f {p}\n"));
+        }
+        // Past the statistics flush, so the 6.12 limit sees the LRU.
+        text.push_str("sleep 2500ms\n");
+        for p in 4096..24576 {
+            text.push_str(&format!("read t f {p}\n"));
+        }
+        t.run(&text);
+        t.drain();
+        let nodes = 24576u64 >> XA_CHUNK_SHIFT;
+        let without_pages = (0..nodes).filter(|n| (n * 64..(n + 1) * 64).all(|p| t.folio_of("f", p).is_none())).count() as u64;
+        assert!(without_pages >= 300, "{kernel:?} {policy:?}: {without_pages}");
+        let freed = t.ev(Ev::WorkingsetNodereclaim);
+        assert_eq!(freed >= 128, trimmed, "{kernel:?} {policy:?}: {freed} freed");
+        if !trimmed {
+            assert_eq!(freed, 0, "{kernel:?} {policy:?}");
+        }
+        assert_eq!(t.vm("workingset_nodes"), without_pages - freed, "{kernel:?} {policy:?}");
+        t.check();
+    }
+}
+
+/// A page-table walk promotes a young folio (`folio_update_gen`): 6.12
+/// at once with its flags cleared, 7.2 only a folio already referenced
+/// (the fault marked it accessed), and with PG_workingset. A page of a
+/// file mapping faulted in (6.12: to max_seq, active; 7.2: to max_seq - 2,
+/// PG_referenced), then aging with a forced walk of the page tables
+/// (`lru_gen + app 0 3 60 1`): the walk runs for max_seq 3 and promotes
+/// young folios to that generation before max_seq becomes 4, so both
+/// versions leave the page in generation 3 without PG_referenced, and
+/// only 7.2 gives it PG_workingset, which puts its shadow in the top tier
+/// if it is evicted later. (6.12 had it there already; 7.2 moved it up
+/// from generation 1.)
+#[test]
+fn linux_7_2_walk_promotion_sets_pg_workingset() {
+    use mglru_core::folio::pg;
+    for (kernel, workingset) in [(KernelVersion::V6_12, false), (KernelVersion::V7_2, true)] {
+        let mut t = on(kernel, Some(Policy::Mglru));
+        t.run("memory 256M\nmemcg app\nfile f size=1M readahead=0\ntask t memcg=app\nmmap t m file=f\nload t m 0 4");
+        t.drain();
+        t.run("lru_gen + app 0 3 60 1");
+        assert_eq!(lg(&mut t, "app").1, 4, "{kernel:?}");
+        let pfn = t.folio_of("f", 0).unwrap();
+        let f = *t.k().folios.get(pfn);
+        assert_eq!((f.gen_field() - 1, f.test(pg::WORKINGSET), f.test(pg::REFERENCED)), (3, workingset, false), "{kernel:?}");
+        t.check();
+    }
+}

@@ -366,3 +366,67 @@ fn folio_check_references(k: &mut Kernel, pfn: u32, sc: &ScanControl) -> crate::
     f.clear(pg::REFERENCED);
     k.folio_check_references_classic(pfn, rp, referenced_folio)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::{KernelVersion, MachineConfig};
+
+    fn kernel_7_2() -> Kernel {
+        Kernel::new(&MachineConfig { kernel: KernelVersion::V7_2, ..Default::default() })
+    }
+
+    /// `lru_gen_set_refs`, sighting by sighting, from the 7.2 source: the
+    /// first sets PG_referenced and says "keep"; the second finds one
+    /// access (PG_referenced, counter 0), adds one (counter 1) and says
+    /// "activate"; the third finds two accesses, so PG_workingset replaces
+    /// PG_referenced and the counter; from then on PG_workingset alone
+    /// makes every sighting a promotion.
+    #[test]
+    fn lru_gen_set_refs_promotes_on_the_second_sighting() {
+        let mut k = kernel_7_2();
+        let pfn = 0;
+        let f = k.folios.get_mut(pfn);
+        f.clear(pg::REFERENCED | pg::WORKINGSET);
+        f.set_refs_field(0);
+        let state = |k: &Kernel| {
+            let f = k.folios.get(pfn);
+            (f.test(pg::REFERENCED), f.refs_field(), f.test(pg::WORKINGSET))
+        };
+        assert!(!lru_gen_set_refs(&mut k, pfn));
+        assert_eq!(state(&k), (true, 0, false));
+        assert!(lru_gen_set_refs(&mut k, pfn));
+        assert_eq!(state(&k), (true, 1, false));
+        assert!(lru_gen_set_refs(&mut k, pfn));
+        assert_eq!(state(&k), (false, 0, true));
+        assert!(lru_gen_set_refs(&mut k, pfn));
+        // folio_lru_refs is 0 without PG_referenced: one access counted.
+        assert_eq!(state(&k), (true, 0, true));
+    }
+
+    /// `folio_update_gen`: a folio with neither PG_referenced nor
+    /// PG_workingset is only marked; a marked one moves to the walk's
+    /// generation with PG_workingset; an isolated one (no generation)
+    /// stays put. 6.12 moved the first at once, clearing its flags.
+    #[test]
+    fn folio_update_gen_marks_then_promotes() {
+        let mut k = kernel_7_2();
+        let pfn = 0;
+        let mut f = *k.folios.get(pfn);
+        f.clear(pg::REFERENCED | pg::WORKINGSET);
+        f.set_refs_field(0);
+        f.set_gen_field(1);
+        *k.folios.get_mut(pfn) = f;
+        assert_eq!(folio_update_gen(&mut k, pfn, 3), None);
+        assert_eq!((k.folios.get(pfn).gen_field(), k.folios.get(pfn).test(pg::REFERENCED)), (1, true));
+        assert_eq!(folio_update_gen(&mut k, pfn, 3), Some(0));
+        let g = *k.folios.get(pfn);
+        assert_eq!((g.gen_field(), g.test(pg::REFERENCED), g.test(pg::WORKINGSET)), (4, false, true));
+        k.folios.get_mut(pfn).set_gen_field(0);
+        assert_eq!(folio_update_gen(&mut k, pfn, 2), None, "isolated");
+        let mut k612 = Kernel::new(&MachineConfig::default());
+        *k612.folios.get_mut(pfn) = f;
+        assert_eq!(k612.folio_update_gen(pfn, 3), Some(0), "6.12 promotes on the first sighting");
+        assert!(!k612.folios.get(pfn).test(pg::WORKINGSET));
+    }
+}
