@@ -246,6 +246,10 @@ struct ValidateArgs {
     /// whether they agree (docs/FIDELITY.md "Other kernels")
     #[arg(long, value_name = "A:B")]
     delta: Option<String>,
+    /// The gate of `--delta A:B --check` (default: DIR/delta-thresholds.json): per version
+    /// pair the fewest agreeing changes per policy and the known OPPOSITE rows (docs/CLI.md)
+    #[arg(long, value_name = "FILE")]
+    delta_thresholds: Option<PathBuf>,
     /// How the model's kswapd runs: `instant` (default) or `thread`
     #[arg(long, value_enum, default_value_t = KswapdArg::Instant)]
     kswapd: KswapdArg,
@@ -262,7 +266,9 @@ struct ValidateArgs {
     /// Also write the comparison as JSON (`-` = standard output)
     #[arg(long, value_name = "PATH")]
     json: Option<String>,
-    /// Enforce DIR/thresholds.json (exit status 4 when a counter is off)
+    /// Enforce DIR/thresholds.json (exit status 4 when a counter is off); with --delta,
+    /// DIR/delta-thresholds.json (exit status 4 on an unlisted OPPOSITE row or too few
+    /// agreeing changes)
     #[arg(long)]
     check: bool,
     /// The model's clock follows the cost model alone, not the guest's time profile
@@ -441,27 +447,73 @@ fn parse_timeline_arg(v: &str) -> Result<(Vec<String>, u64), String> {
     Ok((names, ms))
 }
 
-/// `validate --delta A:B`.
-fn validate_delta(dir: &std::path::Path, spec: &str, a: &ValidateArgs) -> Result<(), Failure> {
-    let (x, y) = spec.split_once(':').ok_or_else(|| Failure::input(format!("--delta {spec}: expected A:B, e.g. 6.12:7.2")))?;
+/// `validate --delta A:B`, and with `--check` its gate.
+fn validate_delta(dir: &std::path::Path, spec: &str, a: &ValidateArgs) -> ExitCode {
+    let (x, y) = match spec.split_once(':') {
+        Some(v) => v,
+        None => return fail(Failure::input(format!("--delta {spec}: expected A:B, e.g. 6.12:7.2"))),
+    };
     let parse = |v: &str| kernel_arg(v).map_err(|e| Failure::input(format!("--delta: {e}")));
-    let (ka, kb) = (parse(x)?, parse(y)?);
+    let (ka, kb) = match (parse(x), parse(y)) {
+        (Ok(ka), Ok(kb)) => (ka, kb),
+        (Err(f), _) | (_, Err(f)) => return fail(f),
+    };
     if ka == kb {
-        return Err(Failure::input(format!("--delta {spec}: give two different versions")));
+        return fail(Failure::input(format!("--delta {spec}: give two different versions")));
     }
-    if a.check || a.json.is_some() || a.timeline.is_some() {
-        return Err(Failure::input("--delta prints a table: run --check, --json and --timeline without it"));
+    if a.json.is_some() || a.timeline.is_some() {
+        return fail(Failure::input("--delta prints a table: run --json and --timeline without it"));
     }
+    if a.check && a.trace.is_some() {
+        return fail(Failure::input(
+            "--delta --check holds the whole suite to its gate (min_agree counts every trace): run --check without --trace",
+        ));
+    }
+    if a.delta_thresholds.is_some() && !a.check {
+        return fail(Failure::input("--delta-thresholds is the gate of --delta A:B --check: add --check, or drop it"));
+    }
+    // The gate first: a malformed file fails before the model runs.
+    let gate_file = a.delta_thresholds.clone().unwrap_or_else(|| dir.join("delta-thresholds.json"));
+    let gate = if a.check {
+        match validate::load_delta_gate(&gate_file, dir, ka, kb) {
+            Ok(g) => Some(g),
+            Err(e) => return fail(Failure::input(e)),
+        }
+    } else {
+        None
+    };
     let cmp = |k| {
         validate::compare_suite(dir, &results_of(k), Some(k), a.trace.as_deref(), !a.cost_model_clock, &a.extra, a.kswapd.into(), a.migratetypes)
             .map_err(Failure::input)
     };
-    let (ca, cb) = (cmp(ka)?, cmp(kb)?);
+    let (ca, cb) = match (cmp(ka), cmp(kb)) {
+        (Ok(ca), Ok(cb)) => (ca, cb),
+        (Err(f), _) | (_, Err(f)) => return fail(f),
+    };
     let rows = validate::delta_rows(&ca, &cb);
     if rows.is_empty() {
-        return Err(Failure::input(format!("--delta {spec}: no trace has results on both kernels")));
+        return fail(Failure::input(format!("--delta {spec}: no trace has results on both kernels")));
     }
-    output::print(&validate::render_delta(&rows, ka, kb))
+    if let Err(f) = output::print(&validate::render_delta(&rows, ka, kb)) {
+        return fail(f);
+    }
+    let Some(gate) = gate else {
+        return ExitCode::SUCCESS;
+    };
+    let (an, bn) = (ka.name(), kb.name());
+    let at = format!("{} pairs.\"{an}:{bn}\"", gate_file.display());
+    let c = validate::check_delta(&rows, &gate, &at, an, bn);
+    for n in &c.notes {
+        eprintln!("mglru: note: {n}");
+    }
+    if !c.failures.is_empty() {
+        eprintln!("mglru: validation failed (--delta {an}:{bn}):\n{}", c.failures.join("\n"));
+        return ExitCode::from(4);
+    }
+    let counts: Vec<String> = c.agree.iter().map(|(p, n, min)| format!("{p} {n} changes agree (min_agree {min})")).collect();
+    let opposite = rows.iter().filter(|r| r.verdict == "OPPOSITE").count();
+    eprintln!("mglru: --delta {an}:{bn} within {at}: {}; {opposite} OPPOSITE row(s), each in known_opposite", counts.join(", "));
+    ExitCode::SUCCESS
 }
 
 /// `mglru kernels`: the registry as Markdown, or as plain lines.
@@ -504,7 +556,10 @@ fn cmd_validate(mut a: ValidateArgs) -> ExitCode {
     let results = a.results.take().unwrap_or_else(|| results_of(a.kernel.unwrap_or_default()));
     let a = ValidateArgs { results: Some(results.clone()), ..a };
     if let Some(d) = &a.delta {
-        return done(validate_delta(&dir, d, &a));
+        return validate_delta(&dir, d, &a);
+    }
+    if a.delta_thresholds.is_some() {
+        return fail(Failure::input("--delta-thresholds is the gate of --delta A:B --check: add those, or drop it"));
     }
     if a.extra.iter().any(|n| n.is_empty()) {
         return fail(Failure::input("--extra needs vmstat counter names separated by commas, e.g. pgalloc_dma,pgscan_direct"));

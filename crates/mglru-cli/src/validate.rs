@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use mglru_core::report::Report;
 use mglru_core::cost::CostModel;
@@ -1817,6 +1817,183 @@ pub fn render_delta(rows: &[DeltaRow], a: KernelVersion, b: KernelVersion) -> St
     o
 }
 
+/// The gate of `mglru validate --delta A:B --check`
+/// (validation/delta-thresholds.json): per version pair, how many changes
+/// must agree per policy and which OPPOSITE rows are known, each with why.
+/// A regression gate where the model stands, not the goal.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DeltaGateFile {
+    #[allow(dead_code)]
+    comment: String,
+    #[serde(deserialize_with = "gate_pairs")]
+    pairs: Vec<(String, DeltaGate)>,
+}
+
+/// One version pair's gate.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeltaGate {
+    pub min_agree: MinAgree,
+    pub known_opposite: Vec<KnownOpposite>,
+}
+
+/// The fewest rows per policy whose verdict is `agree` or
+/// `agree (no change)`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MinAgree {
+    pub mglru: usize,
+    pub classic: usize,
+}
+
+impl MinAgree {
+    fn of(&self, policy: &str) -> usize {
+        if policy == "mglru" {
+            self.mglru
+        } else {
+            self.classic
+        }
+    }
+}
+
+/// A row whose model change is known to go the other way, and why.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KnownOpposite {
+    pub trace: String,
+    pub policy: String,
+    pub counter: String,
+    pub why: String,
+}
+
+/// `pairs` in the file's order, a pair given twice refused (a map would
+/// keep the last one silently).
+fn gate_pairs<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<(String, DeltaGate)>, D::Error> {
+    struct Pairs;
+    impl<'de> serde::de::Visitor<'de> for Pairs {
+        type Value = Vec<(String, DeltaGate)>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object of version pairs, e.g. {\"6.12:7.2\": {\"min_agree\": ..., \"known_opposite\": [...]}}")
+        }
+        fn visit_map<M: serde::de::MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
+            let mut v: Vec<(String, DeltaGate)> = Vec::new();
+            while let Some(k) = m.next_key::<String>()? {
+                if v.iter().any(|(x, _)| *x == k) {
+                    return Err(serde::de::Error::custom(format!("the pair `{k}` is given twice: keep one entry")));
+                }
+                let g = m.next_value::<DeltaGate>()?;
+                v.push((k, g));
+            }
+            Ok(v)
+        }
+    }
+    d.deserialize_map(Pairs)
+}
+
+/// The shape of the gate file, for error messages.
+const DELTA_GATE_SHAPE: &str = "{\"comment\": TEXT, \"pairs\": {\"A:B\": {\"min_agree\": {\"mglru\": N, \"classic\": N}, \"known_opposite\": [{\"trace\": T, \"policy\": P, \"counter\": C, \"why\": TEXT}]}}}";
+
+/// The gate of the pair `a:b` in `file`, every pair of which is checked:
+/// names are the suite's traces (DIR/traces), `mglru` or `classic`, the
+/// published counters; pair keys are two different versions as
+/// `--kernel` names them; every `why` says something.
+pub fn load_delta_gate(file: &Path, dir: &Path, a: KernelVersion, b: KernelVersion) -> Result<DeltaGate, String> {
+    let f = file.display();
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        format!("{f}: {e} (the gate of --delta A:B --check; write it with validation/make_delta_gate.py, or name another with --delta-thresholds FILE)")
+    })?;
+    let gate: DeltaGateFile =
+        serde_json::from_str(&text).map_err(|e| format!("{f}: {e}: the file must be {DELTA_GATE_SHAPE} (validation/make_delta_gate.py writes it)"))?;
+    let traces = suite_traces(dir)?;
+    for (key, g) in &gate.pairs {
+        let at = format!("{f}: pairs.\"{key}\"");
+        let (x, y) = key.split_once(':').ok_or_else(|| format!("{at}: a pair is two versions A:B, e.g. 6.12:7.2"))?;
+        let (x, y) = (KernelVersion::parse(x).map_err(|e| format!("{at}: {e}"))?, KernelVersion::parse(y).map_err(|e| format!("{at}: {e}"))?);
+        let canonical = format!("{}:{}", x.name(), y.name());
+        if x == y {
+            return Err(format!("{at}: the two versions are the same: a pair is two different versions"));
+        }
+        if *key != canonical {
+            return Err(format!("{at}: write the pair as `{canonical}`"));
+        }
+        for (i, k) in g.known_opposite.iter().enumerate() {
+            let at = format!("{at}.known_opposite[{i}]");
+            if !traces.iter().any(|t| *t == k.trace) {
+                return Err(format!("{at}.trace: `{}` is not a trace in {}/traces: remove or rename the entry", k.trace, dir.display()));
+            }
+            if k.policy != "mglru" && k.policy != "classic" {
+                return Err(format!("{at}.policy: `{}`: the policy must be mglru or classic", k.policy));
+            }
+            if !COUNTERS.contains(&k.counter.as_str()) {
+                return Err(format!("{at}.counter: `{}` is not a published counter ({})", k.counter, COUNTERS.join(", ")));
+            }
+            if k.why.trim().is_empty() {
+                return Err(format!("{at}.why is empty: say why the model moves the other way (the mechanism, and where docs/FIDELITY.md lists it)"));
+            }
+            if g.known_opposite[..i].iter().any(|o| o.trace == k.trace && o.policy == k.policy && o.counter == k.counter) {
+                return Err(format!("{at}: {} {} {} is listed twice: keep one entry", k.trace, k.policy, k.counter));
+            }
+        }
+    }
+    let want = format!("{}:{}", a.name(), b.name());
+    match gate.pairs.into_iter().find(|(k, _)| *k == want) {
+        Some((_, g)) => Ok(g),
+        None => Err(format!(
+            "{f}: no entry for the pair `{want}` in pairs: add one (python3 validation/make_delta_gate.py --pair {want} writes it where the model stands)"
+        )),
+    }
+}
+
+/// What `--delta A:B --check` found: failures (exit status 4), notes
+/// (shown, not failing), and per policy the agreeing rows and the least
+/// the gate asks.
+#[derive(Debug, Default, PartialEq)]
+pub struct DeltaCheck {
+    pub failures: Vec<String>,
+    pub notes: Vec<String>,
+    pub agree: Vec<(&'static str, usize, usize)>,
+}
+
+/// Hold the rows of `--delta` to the pair's gate (`at` names the file and
+/// pair in the messages, `an`/`bn` the versions): every OPPOSITE row must
+/// be a known one, and per policy at least `min_agree` rows must agree. A
+/// known row that is no longer OPPOSITE, and a count above the minimum,
+/// are notes: the gate can be tightened.
+pub fn check_delta(rows: &[DeltaRow], gate: &DeltaGate, at: &str, an: &str, bn: &str) -> DeltaCheck {
+    let mut c = DeltaCheck::default();
+    let known = |r: &DeltaRow| gate.known_opposite.iter().any(|k| k.trace == r.trace && k.policy == r.policy && k.counter == r.counter);
+    for r in rows.iter().filter(|r| r.verdict == "OPPOSITE" && !known(r)) {
+        c.failures.push(format!(
+            "{} {} {}: the model's change is OPPOSITE the kernel's (kernel {an} {} -> {bn} {}, model {} -> {}), and {at} does not list it in known_opposite: \
+             fix the model, or add the row there with why",
+            r.trace, r.policy, r.counter, r.kernel.0, r.kernel.1, r.model.0, r.model.1
+        ));
+    }
+    for k in &gate.known_opposite {
+        let now = rows.iter().find(|r| r.trace == k.trace && r.policy == k.policy && r.counter == k.counter).map(|r| r.verdict);
+        match now {
+            Some("OPPOSITE") => {}
+            Some(v) => c.notes.push(format!("{} {} {}: no longer opposite (now: {v}): remove it from {at} known_opposite", k.trace, k.policy, k.counter)),
+            None => c.notes.push(format!("{} {} {}: no row in the table (no results on both kernels): remove it from {at} known_opposite", k.trace, k.policy, k.counter)),
+        }
+    }
+    for p in ["mglru", "classic"] {
+        let n = rows.iter().filter(|r| r.policy == p && r.verdict.starts_with("agree")).count();
+        let min = gate.min_agree.of(p);
+        c.agree.push((p, n, min));
+        if n < min {
+            c.failures.push(format!(
+                "{p}: {n} changes agree, fewer than min_agree.{p} {min} in {at}: a regression (the table shows which rows moved); \
+                 if it is meant, lower min_agree with the reason (validation/make_delta_gate.py)"
+            ));
+        } else if n > min {
+            c.notes.push(format!("{p}: {n} changes agree, more than min_agree.{p} {min}: raise it in {at} (validation/make_delta_gate.py)"));
+        }
+    }
+    c
+}
+
 #[cfg(test)]
 mod delta_tests {
     use super::*;
@@ -1831,5 +2008,106 @@ mod delta_tests {
         assert_eq!(delta_verdict("pswpout", (10_000.0, 20_000.0), (9_000.0, 9_100.0)), "model misses it");
         // Below the 256-page floor nothing counts as a change.
         assert_eq!(delta_verdict("pswpout", (0.0, 200.0), (0.0, 0.0)), "agree (no change)");
+    }
+
+    fn drow(trace: &str, policy: &'static str, counter: &'static str, verdict: &'static str) -> DeltaRow {
+        DeltaRow { trace: trace.into(), policy, counter, kernel: (1000.0, 2000.0), model: (1900.0, 1100.0), verdict }
+    }
+
+    fn known(trace: &str, policy: &str, counter: &str) -> KnownOpposite {
+        KnownOpposite { trace: trace.into(), policy: policy.into(), counter: counter.into(), why: "a reason".into() }
+    }
+
+    #[test]
+    fn the_delta_gate_fails_on_an_unlisted_opposite_and_too_few_agreements() {
+        let rows = vec![
+            drow("t1", "mglru", "pswpout", "OPPOSITE"),
+            drow("t1", "mglru", "pgscan_file", "agree"),
+            drow("t1", "mglru", "pgpgin", "agree (no change)"),
+            drow("t1", "mglru", "pswpin", "model misses it"),
+            drow("t1", "classic", "pswpout", "agree"),
+            drow("t1", "classic", "pgpgin", "model moves alone"),
+        ];
+        let at = "g.json pairs.\"6.12:7.2\"";
+        // Where the model stands: the opposite is known, 2 and 1 agree.
+        let mut gate = DeltaGate { min_agree: MinAgree { mglru: 2, classic: 1 }, known_opposite: vec![known("t1", "mglru", "pswpout")] };
+        let c = check_delta(&rows, &gate, at, "6.12", "7.2");
+        assert_eq!(c, DeltaCheck { failures: vec![], notes: vec![], agree: vec![("mglru", 2, 2), ("classic", 1, 1)] });
+        // The opposite row unlisted: a failure naming it with its figures.
+        gate.known_opposite.clear();
+        let c = check_delta(&rows, &gate, at, "6.12", "7.2");
+        assert_eq!(c.failures.len(), 1, "{c:?}");
+        assert!(c.failures[0].starts_with("t1 mglru pswpout: the model's change is OPPOSITE the kernel's (kernel 6.12 1000 -> 7.2 2000, model 1900 -> 1100)"), "{c:?}");
+        assert!(c.failures[0].contains("g.json pairs.\"6.12:7.2\" does not list it in known_opposite"), "{c:?}");
+        // Listed under another policy or counter is not listed.
+        gate.known_opposite = vec![known("t1", "classic", "pswpout"), known("t1", "mglru", "pswpin")];
+        let c = check_delta(&rows, &gate, at, "6.12", "7.2");
+        assert_eq!(c.failures.len(), 1, "{c:?}");
+        // ... and those two are notes: no longer opposite, not failures.
+        assert_eq!(c.notes.len(), 2, "{c:?}");
+        assert!(c.notes[0].starts_with("t1 classic pswpout: no longer opposite (now: agree): remove it from g.json"), "{c:?}");
+        assert!(c.notes[1].contains("(now: model misses it)"), "{c:?}");
+        // Too few agreements: both numbers; more than asked: a note.
+        gate.known_opposite = vec![known("t1", "mglru", "pswpout"), known("t2", "mglru", "pswpout")];
+        gate.min_agree = MinAgree { mglru: 3, classic: 0 };
+        let c = check_delta(&rows, &gate, at, "6.12", "7.2");
+        assert_eq!(c.failures.len(), 1, "{c:?}");
+        assert!(c.failures[0].starts_with("mglru: 2 changes agree, fewer than min_agree.mglru 3 in g.json"), "{c:?}");
+        assert!(c.notes.iter().any(|n| n.starts_with("t2 mglru pswpout: no row in the table")), "{c:?}");
+        assert!(c.notes.iter().any(|n| n.starts_with("classic: 1 changes agree, more than min_agree.classic 0")), "{c:?}");
+        assert_eq!(c.agree, vec![("mglru", 2, 3), ("classic", 1, 0)]);
+    }
+
+    #[test]
+    fn the_delta_gate_file_is_checked_name_by_name() {
+        let dir = std::env::temp_dir().join(format!("mglru-delta-gate-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("traces")).unwrap();
+        std::fs::write(dir.join("traces/t1.trace.gz"), b"").unwrap();
+        let file = dir.join("delta-thresholds.json");
+        let (v612, v72) = (KernelVersion::V6_12, KernelVersion::V7_2);
+        let load = |text: &str| {
+            std::fs::write(&file, text).unwrap();
+            load_delta_gate(&file, &dir, v612, v72)
+        };
+        let ko = |t: &str, p: &str, c: &str, w: &str| format!(r#"{{"trace": "{t}", "policy": "{p}", "counter": "{c}", "why": "{w}"}}"#);
+        let doc = |key: &str, known: &str| {
+            format!(r#"{{"comment": "c", "pairs": {{"{key}": {{"min_agree": {{"mglru": 5, "classic": 4}}, "known_opposite": [{known}]}}}}}}"#)
+        };
+        let g = load(&doc("6.12:7.2", &ko("t1", "mglru", "pswpout", "because"))).unwrap();
+        assert_eq!(g.min_agree, MinAgree { mglru: 5, classic: 4 });
+        assert_eq!(g.known_opposite, vec![KnownOpposite { trace: "t1".into(), policy: "mglru".into(), counter: "pswpout".into(), why: "because".into() }]);
+        let err = |text: &str| load(text).unwrap_err();
+        let f = file.display().to_string();
+        let e = err(&doc("6.12:7.2", &ko("gone", "mglru", "pswpout", "w")));
+        assert!(e.starts_with(&format!("{f}: pairs.\"6.12:7.2\".known_opposite[0].trace: `gone` is not a trace in")), "{e}");
+        let e = err(&doc("6.12:7.2", &ko("t1", "lru", "pswpout", "w")));
+        assert!(e.contains("known_opposite[0].policy: `lru`: the policy must be mglru or classic"), "{e}");
+        let e = err(&doc("6.12:7.2", &ko("t1", "mglru", "pgfault", "w")));
+        assert!(e.contains("known_opposite[0].counter: `pgfault` is not a published counter"), "{e}");
+        let e = err(&doc("6.12:7.2", &ko("t1", "mglru", "pswpout", " ")));
+        assert!(e.contains("known_opposite[0].why is empty"), "{e}");
+        let two = format!("{}, {}", ko("t1", "mglru", "pswpout", "a"), ko("t1", "mglru", "pswpout", "b"));
+        assert!(err(&doc("6.12:7.2", &two)).contains("known_opposite[1]: t1 mglru pswpout is listed twice"));
+        assert!(err(&doc("6.12-7.2", "")).contains("pairs.\"6.12-7.2\": a pair is two versions A:B"));
+        assert!(err(&doc("6.12:9.9", "")).contains("pairs.\"6.12:9.9\": unknown kernel `9.9`"));
+        assert!(err(&doc("7.2:7.2", "")).contains("the two versions are the same"));
+        // The pair asked for is not in the file.
+        let e = err(&doc("6.1:6.12", ""));
+        assert!(e.starts_with(&format!("{f}: no entry for the pair `6.12:7.2` in pairs: add one")), "{e}");
+        // Malformed: serde's message (the key, line and column) and the shape.
+        let e = err(&doc("6.12:7.2", "").replace("min_agree", "min_agre"));
+        assert!(e.starts_with(&format!("{f}: unknown field `min_agre`, expected `min_agree` or `known_opposite` at line 1")), "{e}");
+        assert!(e.contains("the file must be {\"comment\": TEXT"), "{e}");
+        let e = err(&doc("6.12:7.2", "").replace(r#""classic": 4"#, r#""classic": -4"#));
+        assert!(e.contains("invalid value: integer `-4`"), "{e}");
+        let e = err(&doc("6.12:7.2", "").replace(r#", "known_opposite": []"#, ""));
+        assert!(e.contains("missing field `known_opposite`"), "{e}");
+        let e = err(r#"{"comment": "c", "pairs": {"6.12:7.2": {"min_agree": {"mglru": 1, "classic": 1}, "known_opposite": []}, "6.12:7.2": {"min_agree": {"mglru": 1, "classic": 1}, "known_opposite": []}}}"#);
+        assert!(e.contains("the pair `6.12:7.2` is given twice"), "{e}");
+        let e = err("{\"comment\": \"c\", \"pairs\": {");
+        assert!(e.starts_with(&f) && e.contains("EOF"), "{e}");
+        let e = load_delta_gate(&dir.join("none.json"), &dir, v612, v72).unwrap_err();
+        assert!(e.starts_with(&format!("{}: ", dir.join("none.json").display())) && e.contains("make_delta_gate.py"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

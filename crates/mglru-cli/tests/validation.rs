@@ -484,3 +484,88 @@ fn linux_6_1_is_within_its_thresholds_and_the_delta_table_covers_the_suite() {
     assert!(out.contains("anon-zipf-swap                 mglru    workingset_refault_anon"), "{out}");
     assert!(out.lines().any(|l| l.starts_with("mglru: ") && l.contains("changes agree")), "{out}");
 }
+
+/// The 7.2 model against the real 7.2 (validation/results-7.2, with that
+/// folder's thresholds), as the 6.1 test above: within them, no trace
+/// without results, and a result of another kernel refused, naming it.
+#[test]
+fn linux_7_2_is_within_its_thresholds() {
+    let suite = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation");
+    assert!(suite.join("results-7.2/thresholds.json").exists(), "validation/results-7.2 has its own thresholds.json");
+    let o = validate_in(&suite, &["--kernel", "7.2", "--check"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "validation failed:\n{err}\n{}", out.lines().rev().take(8).collect::<Vec<_>>().join("\n"));
+    assert!(err.contains("validation within the thresholds in force"), "{err}");
+    assert!(!out.contains("no kernel results for"), "{out}");
+    let o = validate_in(&suite, &["--kernel", "7.2", "--results", "results"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("measured on Linux 6.12, not 7.2"), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// `--delta A:B --check` holds both committed pairs to
+/// validation/delta-thresholds.json: the table is printed, every OPPOSITE
+/// row is a known one, and each policy has its agreeing rows.
+#[test]
+fn the_version_changes_are_within_the_delta_gate() {
+    let suite = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation");
+    for pair in ["6.12:7.2", "6.1:6.12"] {
+        let o = validate_in(&suite, &["--delta", pair, "--check"]);
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "--delta {pair} --check failed:\n{err}");
+        assert!(out.lines().any(|l| l.starts_with("classic: ") && l.contains("changes agree")), "{out}");
+        assert!(err.contains(&format!("--delta {pair} within ")) && err.contains("delta-thresholds.json"), "{err}");
+    }
+}
+
+/// The gate fails (status 4) naming an OPPOSITE row its file no longer
+/// lists and both numbers of a min_agree above the count, with the file
+/// named by --delta-thresholds; a malformed file is refused before the
+/// model runs, naming the file and the key; the option alone, or with
+/// --trace, is refused.
+#[test]
+fn the_delta_gate_names_what_fails() {
+    let suite = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation");
+    let text = std::fs::read_to_string(suite.join("delta-thresholds.json")).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    // The pair with a known OPPOSITE row to remove (the one with most).
+    let pairs = doc["pairs"].as_object().unwrap();
+    let (pair, gate) = pairs.iter().max_by_key(|(_, g)| g["known_opposite"].as_array().unwrap().len()).unwrap();
+    let known = gate["known_opposite"].as_array().unwrap();
+    assert!(!known.is_empty(), "no known_opposite left in validation/delta-thresholds.json: test the failure on another row");
+    let gone = format!("{} {} {}", known[0]["trace"].as_str().unwrap(), known[0]["policy"].as_str().unwrap(), known[0]["counter"].as_str().unwrap());
+    let min = gate["min_agree"]["classic"].as_u64().unwrap();
+    let mut cut = doc.clone();
+    cut["pairs"][pair]["known_opposite"].as_array_mut().unwrap().remove(0);
+    cut["pairs"][pair]["min_agree"]["classic"] = serde_json::json!(min + 1);
+    let dir = temp_suite("delta-gate", None);
+    let file = dir.join("gate.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&cut).unwrap()).unwrap();
+    let f = file.to_str().unwrap();
+    let o = validate_in(&suite, &["--delta", pair, "--check", "--delta-thresholds", f]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(4), "{err}");
+    assert!(err.contains(&format!("{gone}: the model's change is OPPOSITE the kernel's")), "{err}");
+    assert!(err.contains(&format!("does not list it in known_opposite")) && err.contains(f), "{err}");
+    assert!(err.contains(&format!("classic: {min} changes agree, fewer than min_agree.classic {}", min + 1)), "{err}");
+    // A malformed gate: the file and the key, and no table (the model did not run).
+    std::fs::write(&file, text.replacen("\"known_opposite\"", "\"known_opposites\"", 1)).unwrap();
+    let o = validate_in(&suite, &["--delta", pair, "--check", "--delta-thresholds", f]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.starts_with(&format!("mglru: {f}: unknown field `known_opposites`")), "{err}");
+    assert!(o.stdout.is_empty());
+    std::fs::write(&file, text.replacen("\"policy\": \"", "\"policy\": \"x", 1)).unwrap();
+    let err = String::from_utf8_lossy(&validate_in(&suite, &["--delta", pair, "--check", "--delta-thresholds", f]).stderr).into_owned();
+    assert!(err.contains(f) && err.contains(".policy: `x") && err.contains("the policy must be mglru or classic"), "{err}");
+    let err = String::from_utf8_lossy(&validate_in(&suite, &["--delta", "6.1:7.2", "--check"]).stderr).into_owned();
+    assert!(err.contains("delta-thresholds.json: no entry for the pair `6.1:7.2`"), "{err}");
+    let err = String::from_utf8_lossy(&validate_in(&suite, &["--delta", pair, "--delta-thresholds", f]).stderr).into_owned();
+    assert!(err.contains("--delta-thresholds is the gate of --delta A:B --check"), "{err}");
+    let err = String::from_utf8_lossy(&validate_in(&suite, &["--delta", pair, "--check", "--trace", "anon-and-file"]).stderr).into_owned();
+    assert!(err.contains("run --check without --trace"), "{err}");
+    let err = String::from_utf8_lossy(&validate_in(&suite, &["--delta", pair, "--json", "-"]).stderr).into_owned();
+    assert!(err.contains("--delta prints a table"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
