@@ -553,6 +553,11 @@ fn results_of(k: mglru_core::kernel::KernelVersion) -> String {
 
 fn cmd_validate(mut a: ValidateArgs) -> ExitCode {
     let dir = a.suite.clone();
+    if a.delta.is_some() && (a.results.is_some() || a.kernel.is_some()) {
+        return fail(Failure::input(
+            "--delta A:B reads each version's own results (results-A, results-B; 6.12's: results): drop --results and --kernel",
+        ));
+    }
     let results = a.results.take().unwrap_or_else(|| results_of(a.kernel.unwrap_or_default()));
     let a = ValidateArgs { results: Some(results.clone()), ..a };
     if let Some(d) = &a.delta {

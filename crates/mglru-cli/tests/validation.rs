@@ -567,5 +567,7 @@ fn the_delta_gate_names_what_fails() {
     assert!(err.contains("run --check without --trace"), "{err}");
     let err = String::from_utf8_lossy(&validate_in(&suite, &["--delta", pair, "--json", "-"]).stderr).into_owned();
     assert!(err.contains("--delta prints a table"), "{err}");
+    let err = String::from_utf8_lossy(&validate_in(&suite, &["--delta", pair, "--results", "results-7.2"]).stderr).into_owned();
+    assert!(err.contains("--delta A:B reads each version's own results"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
