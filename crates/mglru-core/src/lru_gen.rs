@@ -431,7 +431,7 @@ impl Kernel {
 
     /// `reset_ctrl_pos` with `NR_HIST_GENS` = 1: a carry-over halves the
     /// averages into the current counts and clears them; otherwise nothing.
-    fn reset_ctrl_pos(&mut self, memcg: u16, type_: usize, carryover: bool) {
+    pub(crate) fn reset_ctrl_pos(&mut self, memcg: u16, type_: usize, carryover: bool) {
         if !carryover {
             return;
         }
@@ -479,8 +479,10 @@ impl Kernel {
         self.memcgs[m].lruvec.lrugen.min_seq[type_] += 1;
     }
 
-    /// `try_to_inc_min_seq`: drop empty oldest generations.
-    fn try_to_inc_min_seq(&mut self, memcg: u16, can_swap: bool) -> bool {
+    /// `try_to_inc_min_seq`: drop empty oldest generations (6.12: anon's
+    /// `min_seq` never passes file's, and file's follows anon's).
+    pub(crate) fn try_to_inc_min_seq_6_12(&mut self, memcg: u16, swappiness: u32) -> bool {
+        let can_swap = swappiness != 0;
         let m = memcg as usize;
         let lg = &self.memcgs[m].lruvec.lrugen;
         let max_seq = lg.max_seq;
@@ -508,6 +510,18 @@ impl Kernel {
             success = true;
         }
         success
+    }
+
+    /// 6.12 `evict_folios` after isolating: the empty oldest generations
+    /// dropped (a generation dropped counts as scanned), and nothing
+    /// scanned once the type that must stay has only `MIN_NR_GENS`.
+    pub(crate) fn evict_folios_scanned_6_12(&mut self, memcg: u16, swappiness: u32, scanned: u64) -> u64 {
+        let scanned = scanned + (self.steps.try_to_inc_min_seq)(self, memcg, swappiness) as u64;
+        if self.get_nr_gens(memcg, (swappiness == 0) as usize) == MIN_NR_GENS {
+            0
+        } else {
+            scanned
+        }
     }
 
     /// `inc_max_seq`: open a new youngest generation.
@@ -1216,12 +1230,10 @@ impl Kernel {
         // charges) over every folio it scanned or sorted, of both types if
         // it fell back to the other (isolate_folios' count is filtered).
         let (t0, seen) = (self.lock_clock(), self.sim.reclaim_work.scanned);
-        let (mut scanned, type_) = (self.steps.isolate_folios)(self, memcg, sc, swappiness, &mut list, nr_to_scan);
+        (self.steps.evict_folios_flush)(self, memcg, swappiness);
+        let (scanned, type_) = (self.steps.isolate_folios)(self, memcg, sc, swappiness, &mut list, nr_to_scan);
         let hold = self.cost.lru_lock + (self.sim.reclaim_work.scanned - seen) * self.cost.lock_isolate_gen;
-        scanned += self.try_to_inc_min_seq(memcg, swappiness != 0) as u64;
-        if self.get_nr_gens(memcg, (swappiness == 0) as usize) == MIN_NR_GENS {
-            scanned = 0;
-        }
+        let scanned = (self.steps.evict_folios_scanned)(self, memcg, swappiness, scanned);
         self.lru_lock_section(memcg, t0, hold, true);
         if list.is_empty() {
             return (scanned, None);
@@ -1563,4 +1575,10 @@ mod tests {
         assert_eq!(lg.refaulted[ANON], [0; 4]);
         assert_eq!(lg.protected[ANON], [0; 4]);
     }
+}
+
+/// 6.12 `seq_is_valid`: file two or more generations deep, no deeper
+/// than anon, anon at most four (file's `min_seq` at or above anon's).
+pub(crate) fn seq_is_valid_6_12(lg: &LruGen) -> bool {
+    lg.max_seq >= lg.min_seq[1] + 1 && lg.min_seq[1] >= lg.min_seq[0] && lg.max_seq - lg.min_seq[0] + 1 <= 4
 }

@@ -135,8 +135,15 @@ impl Kernel {
         self.current.in_lru_fault = false;
     }
 
-    /// `vma_has_recency`: no MADV_SEQUENTIAL/RANDOM, no FMODE_NOREUSE.
+    /// `vma_has_recency`: whether the LRU algorithm applies to the
+    /// mapping's accesses (a version step).
+    #[inline]
     pub fn vma_has_recency(&self, region: u32) -> bool {
+        (self.steps.vma_has_recency)(self, region)
+    }
+
+    /// 6.12 `vma_has_recency`: no MADV_SEQUENTIAL/RANDOM, no FMODE_NOREUSE.
+    pub(crate) fn vma_has_recency_6_12(&self, region: u32) -> bool {
         let v = &self.vmas[region as usize];
         if !v.has_recency() {
             return false;
@@ -567,7 +574,9 @@ impl Kernel {
     pub fn zap_range(&mut self, region: u32, from: u64, to: u64) {
         let v = &self.vmas[region as usize];
         let (task, start, is_file) = (v.task, v.start, v.file.is_some());
-        let recency = self.vma_has_recency(region);
+        // A young PTE of a file folio marks it accessed (a version step:
+        // 6.12 where the mapping has recency).
+        let marks_accessed = (self.steps.zap_marks_accessed)(self, region);
         let pgd = self.tasks[task as usize].pgd;
         for idx in from..to {
             let va = start + (idx << 12);
@@ -584,7 +593,7 @@ impl Kernel {
                 let pfn = val;
                 let young = self.unmap_one(region, idx, pfn, 0);
                 if is_file {
-                    if young && recency {
+                    if young && marks_accessed {
                         self.folio_mark_accessed(pfn);
                     }
                 } else if self.folios.get(pfn).mapcount == 0 {

@@ -66,7 +66,7 @@ impl Kernel {
             return false;
         }
         let v = &self.vmas[region as usize];
-        if v.dead || index >= v.pages || !self.vma_has_recency(region) {
+        if v.dead || index >= v.pages || (self.steps.rmap_skips_vma)(self, region) {
             return false;
         }
         let task = v.task;
@@ -83,9 +83,23 @@ impl Kernel {
         if e & pte::PRESENT == 0 || e & pte::VALUE != pfn {
             return false;
         }
+        (self.steps.pte_referenced)(self, region, index, pfn)
+    }
+
+    /// 6.12 `folio_referenced_one` at a PTE that maps the folio: the
+    /// look-around under the multi-gen LRU, else test and clear the
+    /// accessed bit.
+    pub(crate) fn pte_referenced_6_12(&mut self, region: u32, index: u64, pfn: u32) -> bool {
         if self.policy() == Policy::Mglru {
             return self.lru_gen_look_around(region, index, pfn);
         }
+        self.ptep_test_and_clear_young(region, index)
+    }
+
+    /// `ptep_clear_flush_young` of the PTE of page `index` of `region`.
+    pub(crate) fn ptep_test_and_clear_young(&mut self, region: u32, index: u64) -> bool {
+        let v = &self.vmas[region as usize];
+        let (pgd, va) = (self.tasks[v.task as usize].pgd, v.va(index));
         let p = self.pt.get_mut(pgd, va).unwrap();
         let young = *p & pte::YOUNG != 0;
         *p &= !pte::YOUNG;

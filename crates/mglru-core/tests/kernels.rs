@@ -559,3 +559,38 @@ fn linux_7_2_walk_promotion_sets_pg_workingset() {
         t.check();
     }
 }
+
+/// 6.1 has no `vma_has_recency`: reclaim's rmap walk counts young PTEs
+/// of a `MADV_RANDOM` mapping, and `POSIX_FADV_NOREUSE` does nothing.
+/// A 1 MiB memcg maps a 2 MiB file and loads its 512 pages twice in turn,
+/// so memcg reclaim runs all along and finds recently loaded pages. 6.12
+/// leaves a MADV_RANDOM mapping (and a NOREUSE file's) out of the rmap
+/// walk: every page it scans it reclaims. 6.1 sees the young PTEs and
+/// keeps those pages, so it scans more than it reclaims. The multi-gen
+/// LRU's page-table walk skips a MADV_RANDOM mapping in both versions, so
+/// its PTEs are still young when reclaim looks; a NOREUSE file's plain
+/// mapping is walked on 6.1 (which promotes its young pages before
+/// reclaim sees them), so NOREUSE is compared under the classic LRU.
+#[test]
+fn linux_6_1_counts_references_of_random_mappings() {
+    let scan_steal = |kernel, policy, advice: &str| {
+        let mut t = on(kernel, Some(policy));
+        let mut text = format!("memory 256M\nmemcg app max=1M\nfile f size=2M readahead=0\ntask t memcg=app\nmmap t m file=f\n{advice}\n");
+        for _ in 0..2 {
+            text.push_str("load t m 0 512\n");
+        }
+        t.run(&text);
+        t.check();
+        (t.ev(Ev::PgscanFile), t.ev(Ev::PgstealFile))
+    };
+    for (policy, advice) in [(Policy::Classic, "advise t m random"), (Policy::Mglru, "advise t m random"), (Policy::Classic, "advise t f noreuse")] {
+        let (scan, steal) = scan_steal(KernelVersion::V6_12, policy, advice);
+        assert!(scan >= 512 && scan == steal, "6.12 {policy:?} {advice}: scanned {scan}, reclaimed {steal}");
+        let (scan, steal) = scan_steal(KernelVersion::V6_1, policy, advice);
+        assert!(scan > steal, "6.1 {policy:?} {advice}: scanned {scan}, reclaimed {steal}");
+    }
+    for kernel in [KernelVersion::V6_12, KernelVersion::V6_1] {
+        let (scan, steal) = scan_steal(kernel, Policy::Classic, "");
+        assert!(scan > steal, "{kernel:?}: a plain mapping's young pages are kept (classic)");
+    }
+}

@@ -30,9 +30,12 @@
 //! under the `max_seq - 1` rule).
 //!
 //! Simplified: the model's swap-ins from a synchronous device skip the
-//! swap cache as in 6.12 (7.2 adds them to it first, `swapin_sync`), so
-//! they take the anon rule (`max_seq - 1`) where 7.2 gives them
-//! `max_seq - 2` or, with `PG_workingset`, `max_seq`.
+//! swap cache as in 6.12. 7.2 adds them to it first (`swapin_sync`) and
+//! drops them from it as soon as they are mapped
+//! (`should_try_to_free_swap`), before the per-CPU batch adds them to the
+//! LRU, so they take the anon rule (`max_seq - 1`) either way, but when
+//! their own `folio_add_lru` fills the batch: then 7.2 places them while
+//! still in the swap cache, at `max_seq - 2`.
 
 use super::{Difference, Fidelity, Steps};
 use crate::folio::pg;

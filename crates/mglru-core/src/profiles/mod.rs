@@ -41,6 +41,8 @@ mod tiers_7_2;
 mod shadow_nodes_7_2;
 mod swap_table_7_2;
 mod insertion_7_2;
+mod min_seq_7_2;
+mod recency_6_1;
 mod node_stat_counters;
 mod reclaim_loop;
 
@@ -147,6 +149,30 @@ pub(crate) struct Steps {
     /// `shrink_folio_list` under the multi-gen LRU: a folio kept because
     /// the look-around tried to promote it while it was isolated.
     pub shrink_folio_promoted: fn(&crate::folio::Folio) -> bool,
+    /// `try_to_inc_min_seq` (memcg, swappiness): drop the empty oldest
+    /// generations; true if a `min_seq` moved.
+    pub try_to_inc_min_seq: fn(&mut Kernel, u16, u32) -> bool,
+    /// What `evict_folios` does before isolating (memcg, swappiness):
+    /// nothing in 6.12.
+    pub evict_folios_flush: fn(&mut Kernel, u16, u32),
+    /// `evict_folios` after isolating (memcg, swappiness, folios scanned):
+    /// the scan count it returns.
+    pub evict_folios_scanned: fn(&mut Kernel, u16, u32, u64) -> u64,
+    /// `seq_is_valid`: the generation window the version keeps (checked
+    /// by the simulator's invariants).
+    pub seq_is_valid: fn(&crate::lru_gen::LruGen) -> bool,
+    /// `vma_has_recency` (region): the LRU algorithm applies to the
+    /// mapping's faults and page-table walks.
+    pub vma_has_recency: fn(&Kernel, u32) -> bool,
+    /// Whether reclaim's rmap walk (`folio_referenced`) leaves the
+    /// mapping out (region).
+    pub rmap_skips_vma: fn(&Kernel, u32) -> bool,
+    /// `folio_referenced_one` at a PTE mapping the folio (region, index,
+    /// pfn): whether it counts as a reference (clearing what it reads).
+    pub pte_referenced: fn(&mut Kernel, u32, u64, u32) -> bool,
+    /// Whether unmapping a young PTE of a file folio marks it accessed
+    /// (`zap_pte_range`; region).
+    pub zap_marks_accessed: fn(&Kernel, u32) -> bool,
 }
 
 /// What `Steps::count_reclaim` counts.
@@ -194,6 +220,14 @@ impl Steps {
         look_around_update: crate::lru_gen_walk::look_around_update_6_12,
         folio_check_references: Kernel::folio_check_references_6_12,
         shrink_folio_promoted: |f| f.mapcount > 0 && f.test(crate::folio::pg::REFERENCED),
+        try_to_inc_min_seq: Kernel::try_to_inc_min_seq_6_12,
+        evict_folios_flush: |_, _, _| {},
+        evict_folios_scanned: Kernel::evict_folios_scanned_6_12,
+        seq_is_valid: crate::lru_gen::seq_is_valid_6_12,
+        vma_has_recency: Kernel::vma_has_recency_6_12,
+        rmap_skips_vma: |k, region| !k.vma_has_recency(region),
+        pte_referenced: Kernel::pte_referenced_6_12,
+        zap_marks_accessed: Kernel::vma_has_recency,
     };
 
     /// The steps of `version` with `variant`'s differences on top.
@@ -298,6 +332,8 @@ pub static DIFFERENCES: &[Difference] = &[
     shadow_nodes_7_2::DIFFERENCE,
     swap_table_7_2::DIFFERENCE,
     insertion_7_2::DIFFERENCE,
+    min_seq_7_2::DIFFERENCE,
+    recency_6_1::DIFFERENCE,
 ];
 
 fn difference(name: &str) -> &'static Difference {
@@ -346,7 +382,7 @@ pub static VERSIONS: [VersionEntry; 3] = [
         names: &["6.1"],
         summary: "Linux 6.1 (Debian 12's kernel): the multi-gen LRU built but off at boot, no memcg LRU",
         debian: "linux-image-6.1.0-57-cloud-amd64 6.1.192-3",
-        differences: &["no-memcg-lru", "workingset-6.1", "swap-rw-page", "lru-note-cost-6.1", "memory-reclaim-6.1", "reclaim-loop-6.1"],
+        differences: &["no-memcg-lru", "workingset-6.1", "swap-rw-page", "lru-note-cost-6.1", "memory-reclaim-6.1", "reclaim-loop-6.1", "recency-6.1"],
         lru_gen_enabled_at_boot: 0,
         lacks: &["memory.swap.peak", "memory.peak:write"],
         vmstat_absent: &["pgscan_proactive", "pgsteal_proactive", "pgscan_khugepaged", "pgsteal_khugepaged"],
@@ -383,7 +419,7 @@ pub static VERSIONS: [VersionEntry; 3] = [
         names: &["7.2"],
         summary: "Linux 7.2 (Debian sid's kernel): seed 004's reclaim loop, reclaim counters as node stats",
         debian: "linux-image-7.2.13+deb14-cloud-amd64 7.2.13-1",
-        differences: &["reclaim-loop", "node-stat-counters", "lru-gen-write-proactive", "tiers-7.2", "shadow-nodes-7.2", "swap-table-7.2", "insertion-7.2"],
+        differences: &["reclaim-loop", "node-stat-counters", "lru-gen-write-proactive", "tiers-7.2", "shadow-nodes-7.2", "swap-table-7.2", "insertion-7.2", "min-seq-7.2"],
         lru_gen_enabled_at_boot: 0x7,
         lacks: &[],
         vmstat_absent: &[],

@@ -22,12 +22,16 @@
 //!   (`handle_reclaim_writeback`), where 6.12 tested that once after the
 //!   loop.
 //!
+//! - `evict_folios` returns the folios it scanned (6.12 added a dropped
+//!   generation and returned 0 once a type was down to `MIN_NR_GENS`), and
+//!   flushes empty oldest generations before isolating and, if it scanned
+//!   anything, after.
+//!
 //! `--variant reclaim-loop` applies this difference to another version
-//! (6.12 by default). Simplified (docs/KERNELS.md): the rest of 7.2's
-//! `evict_folios` — the exact scan count it returns, the `min_seq` flush
-//! before isolating, the putback rules of the tier rework — and 7.2's
-//! type selection are 6.12's; `sort_folio`'s dirty case was already gone
-//! in 6.12.117.
+//! (6.12 by default). The putback rules and type selection of 7.2's
+//! `evict_folios` belong to the tier rework (tiers_7_2.rs,
+//! insertion_7_2.rs), the decoupled `min_seq` to min_seq_7_2.rs;
+//! `sort_folio`'s dirty case was already gone in 6.12.117.
 
 use super::{Difference, Fidelity, Steps};
 use crate::kernel::{Kernel, DEF_PRIORITY};
@@ -36,8 +40,8 @@ use crate::vmscan::{ReclaimStat, ScanControl};
 
 pub(super) const DIFFERENCE: Difference = Difference {
     name: "reclaim-loop",
-    source: "7.2 mm/vmscan.c: try_to_shrink_lruvec, get_nr_to_scan, should_run_aging, should_abort_scan, evict_folios, handle_reclaim_writeback",
-    summary: "scan budget fixed at the start, aging inside the loop, batches of MIN_LRU_BATCH, memcg reclaim stops at its target, writeback statistics and the flusher handled per batch",
+    source: "7.2 mm/vmscan.c: try_to_shrink_lruvec, get_nr_to_scan, should_run_aging, should_abort_scan, evict_folios (batch, exact scan count, min_seq flushes), handle_reclaim_writeback",
+    summary: "scan budget fixed at the start, aging inside the loop, batches of MIN_LRU_BATCH, memcg reclaim stops at its target, evict_folios counts what it scanned, writeback statistics and the flusher handled per batch",
     fidelity: Fidelity::Simplified,
     apply,
 };
@@ -45,6 +49,18 @@ pub(super) const DIFFERENCE: Difference = Difference {
 fn apply(s: &mut Steps) {
     s.try_to_shrink_lruvec = |k, memcg, sc| TryShrink::finished(memcg, try_to_shrink_lruvec(k, memcg, sc));
     s.evict_folios_stat = handle_reclaim_writeback_stat;
+    // "Scan and count the exact number of folios": the empty oldest
+    // generations are flushed before isolating and, if anything was
+    // scanned, after; the count is the folios scanned.
+    s.evict_folios_flush = |k, memcg, swappiness| {
+        (k.steps.try_to_inc_min_seq)(k, memcg, swappiness);
+    };
+    s.evict_folios_scanned = |k, memcg, swappiness, scanned| {
+        if scanned > 0 {
+            (k.steps.try_to_inc_min_seq)(k, memcg, swappiness);
+        }
+        scanned
+    };
 }
 
 /// 7.2 `handle_reclaim_writeback` for `evict_folios`: every batch's
@@ -80,8 +96,7 @@ fn get_nr_to_scan(k: &mut Kernel, memcg: u16, sc: &mut ScanControl, swappiness: 
 fn should_run_aging(k: &Kernel, memcg: u16, sc: &ScanControl, swappiness: u32) -> bool {
     let lg = &k.memcgs[memcg as usize].lruvec.lrugen;
     // evictable_min_seq(min_seq, swappiness): the smaller of the evictable
-    // types' (with anon and file coupled as in 6.12, anon's when it may
-    // swap).
+    // types'.
     let min = if swappiness == 0 { lg.min_seq[1] } else { lg.min_seq[0].min(lg.min_seq[1]) };
     if min + MIN_NR_GENS > lg.max_seq {
         return true;

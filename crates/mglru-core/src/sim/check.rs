@@ -109,7 +109,7 @@ impl Kernel {
                     return Err(format!("memcg {mi}: compat size {l} is {} but generations say {}", m.lruvec.gen_size[l], want[l]));
                 }
             }
-            if lg.max_seq < lg.min_seq[1] + 1 || lg.min_seq[1] < lg.min_seq[0] || lg.max_seq - lg.min_seq[0] + 1 > 4 {
+            if !(self.steps.seq_is_valid)(lg) {
                 return Err(format!("memcg {mi}: bad window min {:?} max {}", lg.min_seq, lg.max_seq));
             }
         }
