@@ -511,8 +511,11 @@ fn validate_delta(dir: &std::path::Path, spec: &str, a: &ValidateArgs) -> ExitCo
         return ExitCode::from(4);
     }
     let counts: Vec<String> = c.agree.iter().map(|(p, n, min)| format!("{p} {n} changes agree (min_agree {min})")).collect();
-    let opposite = rows.iter().filter(|r| r.verdict == "OPPOSITE").count();
-    eprintln!("mglru: --delta {an}:{bn} within {at}: {}; {opposite} OPPOSITE row(s), each in known_opposite", counts.join(", "));
+    let opposite = match rows.iter().filter(|r| r.verdict == "OPPOSITE").count() {
+        0 => "no OPPOSITE row".to_string(),
+        n => format!("{n} OPPOSITE row(s), each in known_opposite"),
+    };
+    eprintln!("mglru: --delta {an}:{bn} within {at}: {}; {opposite}", counts.join(", "));
     ExitCode::SUCCESS
 }
 
