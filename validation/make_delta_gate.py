@@ -110,7 +110,11 @@ def main():
     new_pairs = {}
     missing = []
     for pair in pairs:
-        kept = {(k["trace"], k["policy"], k["counter"]): k.get("why", "") for k in old["pairs"].get(pair, {}).get("known_opposite", [])}
+        kept = {}
+        for i, k in enumerate(old["pairs"].get(pair, {}).get("known_opposite", [])):
+            if not isinstance(k, dict) or not all(isinstance(k.get(f), str) for f in ("trace", "policy", "counter")):
+                die(f"{out}: pairs.\"{pair}\".known_opposite[{i}] needs \"trace\", \"policy\" and \"counter\" strings: fix or remove it")
+            kept[(k["trace"], k["policy"], k["counter"])] = k.get("why", "") if isinstance(k.get("why"), str) else ""
         rows = delta_rows(a.mglru, a.suite, pair)
         known = []
         for trace, policy, counter, verdict in rows:
