@@ -172,10 +172,9 @@ impl Kernel {
         if nodes == 0 {
             return None;
         }
-        // The memcg's own LRU pages (a version step: 6.12 reads them as
-        // of the last statistics flush) and slab pages (as of the flush,
-        // lruvec_page_state_local).
-        let pages = (self.steps.shadow_lru_pages)(self, memcg) + c.flushed.slab_local_pages;
+        // The memcg's own LRU and slab pages (a version step: 6.12 reads
+        // both as of the last statistics flush).
+        let pages = (self.steps.shadow_limit_pages)(self, memcg);
         let max_nodes = pages >> (XA_CHUNK_SHIFT - 3);
         Some(nodes.saturating_sub(max_nodes))
     }

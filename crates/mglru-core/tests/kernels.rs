@@ -594,3 +594,35 @@ fn linux_6_1_counts_references_of_random_mappings() {
         assert!(scan > steal, "{kernel:?}: a plain mapping's young pages are kept (classic)");
     }
 }
+
+/// 6.1's `lruvec_page_state_local` sums the per-CPU counters, so the
+/// shadow-node limit sees a memcg's LRU at once; 6.12's reads the state
+/// the statistics flush (every 2 s from boot) last brought up to date.
+/// The 16 MiB memcg of `linux_7_2_mglru_shadow_limit_counts_no_lru_pages`
+/// reads its 96 MiB file (some 360 shadow-only nodes) with every cost
+/// zero, so simulated time stays at 0, before the first flush: 6.12's
+/// limit is then 0 pages / 8, it frees
+/// batches of 128 nodes while half the excess is at least 128; 6.1's is
+/// the memcg's 4,096 pages / 8 = 512 nodes, over the ~360, and it frees
+/// none. Under both policies (the multi-gen LRU keeps `NR_LRU_BASE` too).
+#[test]
+fn linux_6_1_shadow_limit_reads_exact_sizes() {
+    for policy in [Policy::Classic, Policy::Mglru] {
+        for (kernel, trimmed) in [(KernelVersion::V6_12, true), (KernelVersion::V6_1, false)] {
+            let mut t = T::with_options(RunOptions { kernel, policy: Some(policy), cost: Some(common::only_costs(&[])), ..Default::default() });
+            let mut text = String::from("memory 256M\nmemcg app max=16M\nfile f size=96M readahead=0\ntask t memcg=app\n");
+            for p in 0..24576 {
+                text.push_str(&format!("read t f {p}\n"));
+            }
+            t.run(&text);
+            assert!(t.k().now < 2_000_000_000, "{kernel:?} {policy:?}: the reads took {} ns, past the first flush", t.k().now);
+            let freed = t.ev(Ev::WorkingsetNodereclaim);
+            if trimmed {
+                assert!(freed >= 128, "{kernel:?} {policy:?}: {freed} freed");
+            } else {
+                assert_eq!(freed, 0, "{kernel:?} {policy:?}");
+            }
+            t.check();
+        }
+    }
+}

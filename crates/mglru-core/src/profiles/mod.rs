@@ -43,6 +43,7 @@ mod swap_table_7_2;
 mod insertion_7_2;
 mod min_seq_7_2;
 mod recency_6_1;
+mod shadow_nodes_6_1;
 mod node_stat_counters;
 mod reclaim_loop;
 
@@ -118,9 +119,9 @@ pub(crate) struct Steps {
     /// What `inc_min_seq` counts for a folio it moves (memcg, type, pfn),
     /// before `folio_inc_gen`: nothing in 6.12.
     pub inc_min_seq_protect: fn(&mut Kernel, u16, usize, u32),
-    /// The LRU pages of memcg's lruvec that `count_shadow_nodes` limits
-    /// its shadow nodes by (the slab pages are added apart).
-    pub shadow_lru_pages: fn(&Kernel, u16) -> u64,
+    /// The LRU and slab pages of memcg's lruvec that `count_shadow_nodes`
+    /// limits its shadow nodes by (an eighth of them).
+    pub shadow_limit_pages: fn(&Kernel, u16) -> u64,
     /// The xarray nodes of a swap cache of that many slots, set up at
     /// swapon: 6.12's swap cache is an xarray (its shadow-only nodes go on
     /// the root's shadow-node list); none for a swap cache without one.
@@ -210,7 +211,7 @@ impl Steps {
         isolate_folios: Kernel::isolate_folios,
         folio_inc_gen_clear: crate::lru_gen::folio_inc_gen_clear_6_12,
         inc_min_seq_protect: |_, _, _, _| {},
-        shadow_lru_pages: shadow_lru_pages_6_12,
+        shadow_limit_pages: shadow_limit_pages_6_12,
         swap_cache_nodes: crate::shadow::XaNodes::new,
         lru_gen_add_seq: Kernel::lru_gen_add_seq_6_12,
         folio_add_lru_fault: |k, pfn| k.folios.get_mut(pfn).set(crate::folio::pg::ACTIVE),
@@ -240,10 +241,11 @@ impl Steps {
     }
 }
 
-/// 6.12 `count_shadow_nodes`: `lruvec_page_state_local(NR_LRU_BASE + lru)`
-/// over every list, as of the last statistics flush.
-fn shadow_lru_pages_6_12(k: &Kernel, memcg: u16) -> u64 {
-    k.memcgs[memcg as usize].flushed.lru_local.iter().sum()
+/// 6.12 `count_shadow_nodes`: `lruvec_page_state_local` of every LRU
+/// list and of the slab, as of the last statistics flush.
+fn shadow_limit_pages_6_12(k: &Kernel, memcg: u16) -> u64 {
+    let f = &k.memcgs[memcg as usize].flushed;
+    f.lru_local.iter().sum::<u64>() + f.slab_local_pages
 }
 
 /// 6.12 `inc_min_seq`/`sort_folio`: each folio to the tail of its new
@@ -334,6 +336,7 @@ pub static DIFFERENCES: &[Difference] = &[
     insertion_7_2::DIFFERENCE,
     min_seq_7_2::DIFFERENCE,
     recency_6_1::DIFFERENCE,
+    shadow_nodes_6_1::DIFFERENCE,
 ];
 
 fn difference(name: &str) -> &'static Difference {
@@ -382,7 +385,7 @@ pub static VERSIONS: [VersionEntry; 3] = [
         names: &["6.1"],
         summary: "Linux 6.1 (Debian 12's kernel): the multi-gen LRU built but off at boot, no memcg LRU",
         debian: "linux-image-6.1.0-57-cloud-amd64 6.1.192-3",
-        differences: &["no-memcg-lru", "workingset-6.1", "swap-rw-page", "lru-note-cost-6.1", "memory-reclaim-6.1", "reclaim-loop-6.1", "recency-6.1"],
+        differences: &["no-memcg-lru", "workingset-6.1", "swap-rw-page", "lru-note-cost-6.1", "memory-reclaim-6.1", "reclaim-loop-6.1", "recency-6.1", "shadow-nodes-6.1"],
         lru_gen_enabled_at_boot: 0,
         lacks: &["memory.swap.peak", "memory.peak:write"],
         vmstat_absent: &["pgscan_proactive", "pgsteal_proactive", "pgscan_khugepaged", "pgsteal_khugepaged"],

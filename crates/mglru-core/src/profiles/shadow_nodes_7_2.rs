@@ -31,11 +31,13 @@ pub(super) const DIFFERENCE: Difference = Difference {
 };
 
 fn apply(s: &mut Steps) {
-    s.shadow_lru_pages = shadow_lru_pages;
+    s.shadow_limit_pages = shadow_limit_pages;
 }
 
 /// `lruvec_lru_size` over every list: the memcg's `lru_zone_size[]`, i.e.
-/// the folios on its classic lists now; multi-gen folios are not in it.
-fn shadow_lru_pages(k: &Kernel, memcg: u16) -> u64 {
-    k.memcgs[memcg as usize].lruvec.lists.iter().map(|l| l.len).sum()
+/// the folios on its classic lists now (multi-gen folios are not in it);
+/// and the slab as of the last flush.
+fn shadow_limit_pages(k: &Kernel, memcg: u16) -> u64 {
+    let c = &k.memcgs[memcg as usize];
+    c.lruvec.lists.iter().map(|l| l.len).sum::<u64>() + c.flushed.slab_local_pages
 }
