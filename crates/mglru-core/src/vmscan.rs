@@ -842,6 +842,10 @@ impl Kernel {
             return;
         }
         let target = sc.target_memcg();
+        // The statistics it reads are those of the last flush; a version
+        // step may flush first (6.12's rate-limited flush does nothing
+        // while the periodic flush keeps time).
+        (self.steps.prepare_scan_flush)(self, target);
         sc.anon_cost = self.memcgs[target as usize].lruvec.anon_cost;
         sc.file_cost = self.memcgs[target as usize].lruvec.file_cost;
         if !sc.force_deactivate {

@@ -626,3 +626,37 @@ fn linux_6_1_shadow_limit_reads_exact_sizes() {
         }
     }
 }
+
+/// 6.1's classic `shrink_node` flushes the memcg statistics before it
+/// reads them for the scan balance whenever enough updates are pending
+/// (`prepare_scan_count` → `mem_cgroup_flush_stats`); 6.12 only when the
+/// periodic 2-s flush is late. With every cost zero simulated time stays
+/// at 0, so the periodic flush never runs: a 4 MiB memcg reading a 16 MiB
+/// file once reclaims from its first 1,024 pages on. 6.12's flushed LRU
+/// sizes stay those of boot (0); 6.1's are the memcg's at one of its
+/// reclaims: more than the 64 x 2 updates the threshold asks of two CPUs,
+/// and no more than its 1,024 pages. Under MGLRU neither flushes there.
+#[test]
+fn linux_6_1_flushes_before_the_classic_scan_balance() {
+    for (kernel, policy, flushed) in [
+        (KernelVersion::V6_12, Policy::Classic, false),
+        (KernelVersion::V6_1, Policy::Classic, true),
+        (KernelVersion::V6_1, Policy::Mglru, false),
+    ] {
+        let mut t = T::with_options(RunOptions { kernel, policy: Some(policy), cost: Some(common::only_costs(&[])), ..Default::default() });
+        let mut text = String::from("memory 256M\ncpus 2\nmemcg app max=4M\nfile f size=16M readahead=0\ntask t memcg=app\n");
+        for p in 0..4096 {
+            text.push_str(&format!("read t f {p}\n"));
+        }
+        t.run(&text);
+        assert!(t.ev(Ev::PgstealFile) >= 3072, "{kernel:?} {policy:?}: reclaim ran");
+        let app = t.memcg_id("app") as usize;
+        let lru: u64 = t.k().memcgs[app].flushed.lru_local.iter().sum();
+        if flushed {
+            assert!(lru > 128 && lru <= 1024, "{kernel:?} {policy:?}: flushed LRU {lru}");
+        } else {
+            assert_eq!(lru, 0, "{kernel:?} {policy:?}");
+        }
+        t.check();
+    }
+}

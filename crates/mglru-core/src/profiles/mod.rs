@@ -44,6 +44,7 @@ mod insertion_7_2;
 mod min_seq_7_2;
 mod recency_6_1;
 mod shadow_nodes_6_1;
+mod scan_flush_6_1;
 mod node_stat_counters;
 mod reclaim_loop;
 
@@ -174,6 +175,10 @@ pub(crate) struct Steps {
     /// Whether unmapping a young PTE of a file folio marks it accessed
     /// (`zap_pte_range`; region).
     pub zap_marks_accessed: fn(&Kernel, u32) -> bool,
+    /// The statistics flush of the classic LRU's `prepare_scan_control`
+    /// (target memcg): none in 6.12 (rate-limited, and the periodic flush
+    /// is never late in the model).
+    pub prepare_scan_flush: fn(&mut Kernel, u16),
 }
 
 /// What `Steps::count_reclaim` counts.
@@ -229,6 +234,7 @@ impl Steps {
         rmap_skips_vma: |k, region| !k.vma_has_recency(region),
         pte_referenced: Kernel::pte_referenced_6_12,
         zap_marks_accessed: Kernel::vma_has_recency,
+        prepare_scan_flush: |_, _| {},
     };
 
     /// The steps of `version` with `variant`'s differences on top.
@@ -337,6 +343,7 @@ pub static DIFFERENCES: &[Difference] = &[
     min_seq_7_2::DIFFERENCE,
     recency_6_1::DIFFERENCE,
     shadow_nodes_6_1::DIFFERENCE,
+    scan_flush_6_1::DIFFERENCE,
 ];
 
 fn difference(name: &str) -> &'static Difference {
@@ -385,7 +392,7 @@ pub static VERSIONS: [VersionEntry; 3] = [
         names: &["6.1"],
         summary: "Linux 6.1 (Debian 12's kernel): the multi-gen LRU built but off at boot, no memcg LRU",
         debian: "linux-image-6.1.0-57-cloud-amd64 6.1.192-3",
-        differences: &["no-memcg-lru", "workingset-6.1", "swap-rw-page", "lru-note-cost-6.1", "memory-reclaim-6.1", "reclaim-loop-6.1", "recency-6.1", "shadow-nodes-6.1"],
+        differences: &["no-memcg-lru", "workingset-6.1", "swap-rw-page", "lru-note-cost-6.1", "memory-reclaim-6.1", "reclaim-loop-6.1", "recency-6.1", "shadow-nodes-6.1", "scan-flush-6.1"],
         lru_gen_enabled_at_boot: 0,
         lacks: &["memory.swap.peak", "memory.peak:write"],
         vmstat_absent: &["pgscan_proactive", "pgsteal_proactive", "pgscan_khugepaged", "pgsteal_khugepaged"],
