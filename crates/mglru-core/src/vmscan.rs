@@ -388,7 +388,7 @@ impl Kernel {
         }
         let f = *self.folios.get(pfn);
         if f.test(pg::DIRTY) {
-            if f.is_file_lru() && (!self.in_kswapd || !f.test(pg::RECLAIM) || !self.pgdat_dirty) {
+            if f.is_file_lru() && (self.steps.dirty_file_immediate)(self, &f) {
                 self.ev.add(Ev::NrVmscanImmediateReclaim, 1);
                 self.folios.get_mut(pfn).set(pg::RECLAIM);
                 return Fate::Activate;

@@ -45,6 +45,7 @@ mod min_seq_7_2;
 mod recency_6_1;
 mod shadow_nodes_6_1;
 mod scan_flush_6_1;
+mod pageout_7_2;
 mod node_stat_counters;
 mod reclaim_loop;
 
@@ -179,6 +180,10 @@ pub(crate) struct Steps {
     /// (target memcg): none in 6.12 (rate-limited, and the periodic flush
     /// is never late in the model).
     pub prepare_scan_flush: fn(&mut Kernel, u16),
+    /// `shrink_folio_list` on a dirty page-cache folio: true to leave it
+    /// to the flusher at once (`NR_VMSCAN_IMMEDIATE`, `PG_reclaim`,
+    /// activated); false to try `pageout`.
+    pub dirty_file_immediate: fn(&Kernel, &crate::folio::Folio) -> bool,
 }
 
 /// What `Steps::count_reclaim` counts.
@@ -235,6 +240,9 @@ impl Steps {
         pte_referenced: Kernel::pte_referenced_6_12,
         zap_marks_accessed: Kernel::vma_has_recency,
         prepare_scan_flush: |_, _| {},
+        // Only kswapd writes page-cache folios, and only ones it found
+        // dirty before (PG_reclaim) on a node marked PGDAT_DIRTY.
+        dirty_file_immediate: |k, f| !k.in_kswapd || !f.test(crate::folio::pg::RECLAIM) || !k.pgdat_dirty,
     };
 
     /// The steps of `version` with `variant`'s differences on top.
@@ -344,6 +352,7 @@ pub static DIFFERENCES: &[Difference] = &[
     recency_6_1::DIFFERENCE,
     shadow_nodes_6_1::DIFFERENCE,
     scan_flush_6_1::DIFFERENCE,
+    pageout_7_2::DIFFERENCE,
 ];
 
 fn difference(name: &str) -> &'static Difference {
@@ -429,7 +438,7 @@ pub static VERSIONS: [VersionEntry; 3] = [
         names: &["7.2"],
         summary: "Linux 7.2 (Debian sid's kernel): seed 004's reclaim loop, reclaim counters as node stats",
         debian: "linux-image-7.2.13+deb14-cloud-amd64 7.2.13-1",
-        differences: &["reclaim-loop", "node-stat-counters", "lru-gen-write-proactive", "tiers-7.2", "shadow-nodes-7.2", "swap-table-7.2", "insertion-7.2", "min-seq-7.2"],
+        differences: &["reclaim-loop", "node-stat-counters", "lru-gen-write-proactive", "tiers-7.2", "shadow-nodes-7.2", "swap-table-7.2", "insertion-7.2", "min-seq-7.2", "pageout-7.2"],
         lru_gen_enabled_at_boot: 0x7,
         lacks: &[],
         vmstat_absent: &[],
