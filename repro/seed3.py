@@ -28,13 +28,14 @@ class S3(Section):
     def trace_path(self, ctx):
         return os.path.join(ctx.work_rel, self.id, "mixed.trace")
 
-    # The variant memcg-lru-off is 6.12 with every behaviour difference of 6.1 (the variant's entry
-    # in crates/mglru-core/src/profiles/mod.rs lists 6.1's); `mglru kernels` lists 6.1's.
+    # The variant memcg-lru-off is 6.12 with 6.1's difference no-memcg-lru alone (the variant's entry
+    # in crates/mglru-core/src/profiles/mod.rs); `mglru kernels` lists 6.1's differences.
+    VARIANT_DIFFS = ("no-memcg-lru",)
 
     @staticmethod
     def rw_page(run):
         """Whether the run swaps to a synchronous device without a bio (difference swap-rw-page)."""
-        return (run.kernel == "6.1" or run.variant == "memcg-lru-off") and "swap-rw-page" in kernel_differences("6.1")
+        return run.kernel == "6.1" and "swap-rw-page" in kernel_differences("6.1")
 
     def plan(self, ctx):
         N = self.n(ctx)
@@ -79,8 +80,8 @@ class S3(Section):
         est = {}
         for pol in ("classic", "mglru", "nolru", "v61"):
             full, p0, p1 = R[pol], R[pol + "-p0"], R[pol + "-p1"]
-            # The trace's swap is a ramdisk (`sync=y`): with 6.1's difference swap-rw-page (--kernel 6.1,
-            # and --variant memcg-lru-off, which carries 6.1's differences) it is swapped to without a bio.
+            # The trace's swap is a ramdisk (`sync=y`): with 6.1's difference swap-rw-page (--kernel 6.1;
+            # not --variant memcg-lru-off, which is no-memcg-lru alone) it is swapped to without a bio.
             rd = lambda r: file_pages_read(r, swap_bio=not self.rw_page(r.run))
             reads = rd(full) - rd(p0)
             fio = fio_ios * 1e9 / (fio_pages * cost["page_copy"] + reads * cost["disk_read"])
@@ -121,8 +122,8 @@ class S3(Section):
                  "written once and cut at fio's first read (`p0`) and memtier's first GET (`p1`); fio is "
                  "measured from its start to the end, memcached over its reads. 5.19-rc1 = `--policy "
                  "classic`, patch1-9 = `--policy mglru` (6.12 contains patch 9), patch1-8 = `--policy mglru "
-                 "--variant memcg-lru-off` (global reclaim walks every memcg instead of using the memcg LRU, with "
-                 "6.1's other differences; docs/VARIANTS.md), and beside it 6.1 itself. Ramdisk costs: %s. KB/s is "
+                 "--variant memcg-lru-off` (global reclaim walks every memcg instead of using the memcg LRU, 6.1's "
+                 "`no-memcg-lru` alone; docs/VARIANTS.md), and beside it 6.1 itself. Ramdisk costs: %s. KB/s is "
                  "proportional to ops/s for memtier's fixed request mix (the seed's own ratio is used), and BW "
                  "to IOPS (4 KiB reads)." % (N, fmt_costs(RAMDISK)))
         o.append("")
@@ -149,10 +150,11 @@ class S3(Section):
         same, ncnt = same_shared_counters(v, nv)
         t = ["**Linux 6.1 beside the variant.** `--kernel 6.1 --policy mglru` is the released multi-gen LRU "
              "without the memcg LRU (6.1 boots with the classic LRU; `--policy mglru` turns the multi-gen LRU "
-             "on). The variant `memcg-lru-off` is 6.12 with all of 6.1's behaviour differences (%s; the "
-             "variant's entry in crates/mglru-core/src/profiles/mod.rs, `mglru kernels` for what each does), "
-             "so the two differ only where 6.1 is modelled beyond those." % ", ".join(
-                 "`%s`" % d for d in kernel_differences("6.1"))]
+             "on). The variant `memcg-lru-off` is 6.12 with one of 6.1's behaviour differences, %s (the "
+             "variant's entry in crates/mglru-core/src/profiles/mod.rs); 6.1 adds its others (%s; `mglru "
+             "kernels` for what each does), so the two differ where those do." % (
+                 ", ".join("`%s`" % d for d in self.VARIANT_DIFFS),
+                 ", ".join("`%s`" % d for d in kernel_differences("6.1") if d not in self.VARIANT_DIFFS))]
         if same:
             t.append("Here the two full runs agree on all %d /proc/vmstat counters both print, and so do the "
                      "estimates (table above): on this trace 6.1's global reclaim is the variant's." % ncnt)
@@ -163,13 +165,16 @@ class S3(Section):
                         fmt_num(n8[1]), fmt_num(est["v61"][1]), fmt_pct(pct(n8[1], est["v61"][1])),
                         fmt_num(n8[2]), fmt_num(est["v61"][2]), fmt_num(n8[3]), fmt_num(est["v61"][3]),
                         fmt_num(n8[4]), fmt_num(est["v61"][4]), fmt_pct(pct(n8[4], est["v61"][4]))))
-        t.append("Against 6.12 (`mglru`) both carry 6.1's counting: `swap-rw-page` swaps to the ramdisk "
-                 "without a bio, so pgpgin has no swap reads (%s KiB with %s swap-ins in the 6.1 run; fio's "
-                 "pages read from disk are pgpgin alone for these two runs, pgpgin less pswpin for the "
-                 "others), and `workingset-6.1` changes what workingset_refault_* and workingset_activate_* "
-                 "count (6.1 run: workingset_refault_file %s, workingset_activate_file %s; 6.12: %s, %s)."
-                 % (fmt_num(v.vm["pgpgin"]), fmt_num(v.vm["pswpin"]), fmt_num(v.vm["workingset_refault_file"]),
-                    fmt_num(v.vm["workingset_activate_file"]), fmt_num(R["mglru"].vm["workingset_refault_file"]),
+        t.append("6.1 also counts differently from the variant and 6.12: `swap-rw-page` swaps to the ramdisk "
+                 "without a bio, so 6.1's pgpgin has no swap reads (%s KiB with %s swap-ins in the 6.1 run; "
+                 "fio's pages read from disk are pgpgin alone for the 6.1 run, pgpgin less pswpin for the "
+                 "others: variant %s KiB with %s swap-ins), and `workingset-6.1` changes what "
+                 "workingset_refault_* and workingset_activate_* count (6.1 run: workingset_refault_file %s, "
+                 "workingset_activate_file %s; variant: %s, %s; 6.12: %s, %s)."
+                 % (fmt_num(v.vm["pgpgin"]), fmt_num(v.vm["pswpin"]), fmt_num(nv.vm["pgpgin"]),
+                    fmt_num(nv.vm["pswpin"]), fmt_num(v.vm["workingset_refault_file"]),
+                    fmt_num(v.vm["workingset_activate_file"]), fmt_num(nv.vm["workingset_refault_file"]),
+                    fmt_num(nv.vm["workingset_activate_file"]), fmt_num(R["mglru"].vm["workingset_refault_file"]),
                     fmt_num(R["mglru"].vm["workingset_activate_file"])))
         t.append("With every task in the root memcg (S3-i's case) 6.1's all tasks' ops/s are %s (variant %s, "
                  "6.12 %s). Taken as patch1-8, 6.1 gives 6.1 → 6.12: fio IOPS %s, memcached ops/s %s (the seed's "
