@@ -571,3 +571,26 @@ fn the_delta_gate_names_what_fails() {
     assert!(err.contains("--delta A:B reads each version's own results"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The repeat runs of the timing-sensitive traces on the real 6.1 and
+/// 7.2 (validation/results-spread-X/run2, run3), each with its own
+/// thresholds.json written by validation/make_gate.py from the kernel's
+/// spread over its three runs: the model passes against every run, not
+/// only the suite's first.
+#[test]
+fn repeat_runs_of_6_1_and_7_2_are_within_their_gates() {
+    let suite = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation");
+    for kernel in ["6.1", "7.2"] {
+        for run in ["run2", "run3"] {
+            let results = format!("results-spread-{kernel}/{run}");
+            let o = Command::new(env!("CARGO_BIN_EXE_mglru"))
+                .args(["validate", "--suite", suite.to_str().unwrap(), "--kernel", kernel, "--results", &results, "--check"])
+                .output()
+                .unwrap();
+            let out = String::from_utf8_lossy(&o.stdout);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(o.status.success(), "{results}: validation failed:\n{err}\n{}", out.lines().rev().take(8).collect::<Vec<_>>().join("\n"));
+            assert!(!out.contains("no kernel results for"), "{results}: {out}");
+        }
+    }
+}
