@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""mglru: a deterministic model of Linux 6.12 memory reclaim, from Python.
+"""mglru: a deterministic model of Linux memory reclaim (6.12, 6.1 and 7.2), from Python.
 
     import mglru
     r = mglru.run(workload="fio:--name=j --rw=randread --size=256M --buffered=1", memory="128M")

@@ -43,8 +43,8 @@ docs/WORKLOADS.md, docs/VARIANTS.md, docs/FIDELITY.md.";
 #[command(
     name = "mglru",
     version,
-    about = "A model of Linux 6.12 memory reclaim (classic LRU and multi-gen LRU)",
-    long_about = "A model of Linux 6.12 memory reclaim (classic LRU and multi-gen LRU).\n\n\
+    about = "A model of Linux memory reclaim (classic LRU and multi-gen LRU) of 6.12, 6.1 and 7.2 (--kernel)",
+    long_about = "A model of Linux memory reclaim (classic LRU and multi-gen LRU) of 6.12, the default, 6.1 and 7.2 (--kernel; mglru kernels lists what differs).\n\n\
         Replays a page-access trace, a generated workload or the built-in workload on a \
         deterministic model of the kernel's page reclaim and reports what the kernel would: \
         /proc/vmstat, each memcg's memory.stat, memory.current, memory.peak, memory.events.",
