@@ -76,6 +76,19 @@ pub struct LruGen {
     pub on_memcg_lru: bool,
 }
 
+impl LruGen {
+    /// `try_to_inc_min_seq`'s search: the oldest generation of `type_`
+    /// that holds folios, from its `min_seq` on, but never fewer than
+    /// `MIN_NR_GENS` generations deep.
+    pub(crate) fn oldest_populated(&self, type_: usize) -> u64 {
+        let mut seq = self.min_seq[type_];
+        while seq + MIN_NR_GENS <= self.max_seq && self.folios[gen_from_seq(seq)][type_].iter().all(|l| l.len == 0) {
+            seq += 1;
+        }
+        seq
+    }
+}
+
 /// `pgdat->memcg_lru`.
 #[derive(Clone, Debug, Default)]
 pub struct MemcgLru {
@@ -485,16 +498,9 @@ impl Kernel {
         let can_swap = swappiness != 0;
         let m = memcg as usize;
         let lg = &self.memcgs[m].lruvec.lrugen;
-        let max_seq = lg.max_seq;
         let mut min_seq = lg.min_seq;
         for type_ in (!can_swap as usize)..2 {
-            while min_seq[type_] + MIN_NR_GENS <= max_seq {
-                let gen = gen_from_seq(min_seq[type_]);
-                if lg.folios[gen][type_].iter().any(|l| l.len != 0) {
-                    break;
-                }
-                min_seq[type_] += 1;
-            }
+            min_seq[type_] = lg.oldest_populated(type_);
         }
         if can_swap {
             min_seq[ANON] = min_seq[ANON].min(min_seq[FILE]);

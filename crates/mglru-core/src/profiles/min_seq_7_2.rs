@@ -20,7 +20,7 @@
 
 use super::{Difference, Fidelity, Steps};
 use crate::kernel::Kernel;
-use crate::lru_gen::{gen_from_seq, LruGen, MAX_NR_GENS, MAX_SWAPPINESS, MIN_NR_GENS};
+use crate::lru_gen::{LruGen, MAX_NR_GENS, MAX_SWAPPINESS, MIN_NR_GENS};
 use crate::lruvec::{ANON, FILE};
 
 pub(super) const DIFFERENCE: Difference = Difference {
@@ -49,18 +49,10 @@ fn try_to_inc_min_seq(k: &mut Kernel, memcg: u16, swappiness: u32) -> bool {
     let lg = &k.memcgs[m].lruvec.lrugen;
     let max_seq = lg.max_seq;
     let mut min_seq = lg.min_seq;
-    let mut moved = false;
     for type_ in evictable_types(swappiness) {
-        while min_seq[type_] + MIN_NR_GENS <= max_seq {
-            let gen = gen_from_seq(min_seq[type_]);
-            if lg.folios[gen][type_].iter().any(|l| l.len != 0) {
-                break;
-            }
-            min_seq[type_] += 1;
-            moved = true;
-        }
+        min_seq[type_] = lg.oldest_populated(type_);
     }
-    if !moved {
+    if min_seq == lg.min_seq {
         return false;
     }
     if swappiness != 0 && swappiness <= MAX_SWAPPINESS {
@@ -95,6 +87,7 @@ fn seq_is_valid(lg: &LruGen) -> bool {
 mod tests {
     use super::*;
     use crate::kernel::{KernelVersion, MachineConfig};
+    use crate::lru_gen::gen_from_seq;
 
     /// A kernel whose root lruvec has generations `min_seq..=max_seq` and
     /// folios only in the generations listed per type (the lists' lengths

@@ -292,14 +292,24 @@ fn isolate_folios(k: &mut Kernel, memcg: u16, sc: &mut ScanControl, swappiness: 
     (total, type_)
 }
 
+/// The first page-table sighting of a folio with neither PG_referenced
+/// nor PG_workingset (`folio_update_gen`, `lru_gen_set_refs`): it gets
+/// PG_referenced alone (the refs counter cleared), and true.
+fn first_sighting(f: &mut Folio) -> bool {
+    if f.test(pg::REFERENCED) || f.test(pg::WORKINGSET) {
+        return false;
+    }
+    f.set_refs_field(0);
+    f.set(pg::REFERENCED);
+    true
+}
+
 /// 7.2 `folio_update_gen` (a page-table walk found the folio young): the
 /// first sighting sets PG_referenced only; a folio that has it, or
 /// PG_workingset, moves to `gen` with PG_workingset and without its refs.
 fn folio_update_gen(k: &mut Kernel, pfn: u32, gen: usize) -> Option<usize> {
     let f = k.folios.get_mut(pfn);
-    if !f.test(pg::REFERENCED) && !f.test(pg::WORKINGSET) {
-        f.set_refs_field(0);
-        f.set(pg::REFERENCED);
+    if first_sighting(f) {
         return None;
     }
     if f.gen_field() == 0 {
@@ -318,9 +328,7 @@ fn folio_update_gen(k: &mut Kernel, pfn: u32, gen: usize) -> Option<usize> {
 /// access, else one more access, and true.
 fn lru_gen_set_refs(k: &mut Kernel, pfn: u32) -> bool {
     let f = k.folios.get_mut(pfn);
-    if !f.test(pg::REFERENCED) && !f.test(pg::WORKINGSET) {
-        f.set_refs_field(0);
-        f.set(pg::REFERENCED);
+    if first_sighting(f) {
         return false;
     }
     if folio_lru_refs(f) > 1 {
