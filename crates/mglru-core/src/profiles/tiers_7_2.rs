@@ -42,6 +42,11 @@
 //!   folios of file mappings whatever the swappiness.
 //!
 //! Where folios are inserted (`lru_gen_folio_seq`) is profiles/insertion_7_2.rs.
+//!
+//! Simplified (docs/FIDELITY.md): every folio is order 0, so the batching
+//! of a large folio's PTEs (`folio_pte_batch_flags`) never applies, and
+//! `lru_gen_switching()` (a change of `lru_gen/enabled` in progress) is not
+//! modelled.
 
 use super::{AgeBatch, Difference, Fidelity, Steps};
 use crate::folio::{pg, Folio};
