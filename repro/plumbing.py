@@ -146,7 +146,7 @@ class Run:
     """One `mglru run`. `source` is ("workload", SPEC) or ("trace", REL_PATH)."""
 
     def __init__(self, section, name, source, policy=None, variant=None, sysctls=(), costs=(), ts_ms=None, needs=None,
-                 weight=1, kernel=None):
+                 weight=1, kernel=None, memory=None):
         self.section = section
         self.weight = weight      # rough run time, to start long runs first
         self.name = name
@@ -155,6 +155,7 @@ class Run:
         self.policy = policy
         self.variant = variant
         self.kernel = kernel      # --kernel (None: the default, 6.12)
+        self.memory = memory      # --memory, bytes (None: the trace's or the workload's own)
         self.sysctls = list(sysctls)
         self.costs = list(costs)
         self.ts_ms = ts_ms
@@ -173,6 +174,8 @@ class Run:
             a += [self.source[1]]
         if self.kernel:
             a += ["--kernel", self.kernel]
+        if self.memory:
+            a += ["--memory", size_str(self.memory)]
         if self.policy:
             a += ["--policy", self.policy]
         if self.variant:
@@ -537,9 +540,31 @@ def plot(ctx, sec, name, title, ylabel, curves, xlabel="simulated time (s)", tma
 
 def row(rid, what, seed_before, seed_after, seed_change, model_before, model_after, model_change,
         verdict, seed_dir=None):
+    # The real kernel's columns (issue 32) start empty: "pending" until a section fills them from
+    # validation/results-repro/ (kernel_row), "n.a." where the model cannot run the result either.
     return {"id": rid, "what": what, "seed_before": seed_before, "seed_after": seed_after,
             "seed_change": seed_change, "model_before": model_before, "model_after": model_after,
-            "model_change": model_change, "verdict": verdict}
+            "model_change": model_change, "verdict": verdict,
+            "kernel_change": "n.a." if verdict == "n.a." else "not measured", "model_guest_change": "–",
+            "verdict_kernel": "n.a." if verdict == "n.a." else "pending"}
+
+
+def kernel_row(r, kch, model_guest_pct, verdict_kernel):
+    """Fill a row's real-kernel columns: the kernel's change at the guest's scale (repro/kernel.py's
+    kernel_change), the model's change on the same trace, and the verdict "model vs real kernel"."""
+    import kernel as _k
+    r["kernel_change"] = _k.fmt_kernel(kch)
+    r["model_guest_change"] = fmt_pct(model_guest_pct)
+    r["verdict_kernel"] = verdict_kernel
+    return r
+
+
+def kernel_na(rows, why):
+    """Mark rows that no kernel can referee (the change is in no kernel, or the guest cannot run it)."""
+    for r in rows:
+        r["kernel_change"] = why
+        r["verdict_kernel"] = "n.a."
+    return rows
 
 
 def verdict_dir(seed_dir, model_pct):
@@ -564,12 +589,16 @@ def cell(v):
 
 
 def rows_table(rows, before="before", after="after"):
-    o = ["| result | metric | seed %s | seed %s | seed change | model %s | model %s | model change | same direction |" % (before, after, before, after),
-         "|---|---|---:|---:|---:|---:|---:|---:|:---:|"]
+    o = ["| result | metric | seed %s | seed %s | seed change | model %s | model %s | model change | "
+         "real kernel's change (guest scale) | model's change (guest scale) | model vs real kernel | "
+         "model vs seed |" % (before, after, before, after),
+         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|:---:|"]
     for r in rows:
-        o.append("| %s | %s | %s | %s | %s | %s | %s | %s | **%s** |" % tuple(cell(x) for x in (
+        o.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | **%s** | **%s** |" % tuple(cell(x) for x in (
             r["id"], r["what"], fmt_num(r["seed_before"]), fmt_num(r["seed_after"]), r["seed_change"],
-            fmt_num(r["model_before"]), fmt_num(r["model_after"]), r["model_change"], r["verdict"])))
+            fmt_num(r["model_before"]), fmt_num(r["model_after"]), r["model_change"],
+            r.get("kernel_change", "not measured"), r.get("model_guest_change", "–"),
+            r.get("verdict_kernel", "pending"), r["verdict"])))
     return "\n".join(o)
 
 

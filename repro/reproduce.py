@@ -32,6 +32,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from plumbing import BIN, BIN_REL, ROOT, Result, SECTIONS, TOL, cell, exec_prep, exec_run  # noqa: E402
+from kernel import MIN_RUNS  # noqa: E402
 # The seeds' sections, registered in SECTIONS in the document's order.
 import seed0  # noqa: E402,F401
 import seed1  # noqa: E402,F401
@@ -68,6 +69,18 @@ not, or where the result cannot be run, it says why. Plots are the runs' `--time
 check). It builds `target/release/mglru` if missing. The runs' JSON reports and time series are left in
 `target/repro-work/`. The plots need matplotlib: `python3 -m pip install -r repro/requirements.txt`.
 
+**Model vs real kernel** (issue 32; plan, scales and state in docs/REPRODUCTIONS-KERNEL.md). Where a
+section's comparison exists in a real kernel (6.12 classic against 6.12 MGLRU, 6.1 against 6.12, 6.12
+against 7.2), the section's workload is emitted at a scale that fits a QEMU guest and replayed on that
+kernel (`python3 repro/kernel_runs.py`, results in `validation/results-repro/`), at least 3 runs per
+side, under QEMU's instruction counter, so throughput and times are in guest instructions whatever the
+host's load. The model runs the same trace with the memory the guest had free. "real kernel's change" is
+the median and range of the kernel's per-run changes (run N of one side against run N of the other);
+"model vs real kernel" is *yes* when the model's change on that trace goes the kernel's way where every
+kernel run goes one way beyond ±{tol:.0f}%, or lies within the kernel's range (widened to ±{tol:.0f}%)
+where the runs do not; *pending* where the kernel's runs are not measured yet; *n.a.* where no kernel has
+the change or the guest cannot run it (said in the section).
+
 **How to read the verdicts.** "Same direction" compares the sign of the model's relative change with
 the seed's: *yes* when both go the same way, the model's change being larger than ±{tol:.0f}% (smaller
 changes count as "no change", which matches only a seed result that itself claims no change); *no*
@@ -86,24 +99,40 @@ them.
 
 
 def summary(sections_rows):
+    """The summary table and its counts, led by the verdict "model vs real kernel" (issue 32)."""
     o = ["## Summary", "",
-         "| result | metric | seed change | model change | same direction |",
-         "|---|---|---:|---:|:---:|"]
+         "| result | metric | seed change | real kernel's change (guest scale) | model's change (guest scale) | "
+         "model change | model vs real kernel | model vs seed |",
+         "|---|---|---:|---:|---:|---:|:---:|:---:|"]
     n = {"yes": 0, "no": 0, "n.a.": 0}
+    nk = {"yes": 0, "no": 0, "pending": 0, "n.a.": 0}
+    both = 0
     ids = []
     for sec, rows in sections_rows:
         for r in rows:
-            o.append("| [%s](#%s) | %s | %s | %s | **%s** |" % (r["id"], anchor(sec), cell(r["what"]),
-                                                               cell(r["seed_change"]), cell(r["model_change"]),
-                                                               r["verdict"]))
+            vk = r.get("verdict_kernel", "n.a." if r["verdict"] == "n.a." else "pending")
+            o.append("| [%s](#%s) | %s | %s | %s | %s | %s | **%s** | **%s** |" % (
+                r["id"], anchor(sec), cell(r["what"]), cell(r["seed_change"]),
+                cell(r.get("kernel_change", "not measured")), cell(r.get("model_guest_change", "–")),
+                cell(r["model_change"]), vk, r["verdict"]))
             n[r["verdict"]] += 1
+            nk[vk] += 1
+            if vk == "yes" and r["verdict"] == "yes":
+                both += 1
             if r["id"] not in ids:
                 ids.append(r["id"])
     total = sum(n.values())
-    o.insert(2, "**%d comparisons** (for %d result ids of digest §2): **%d** reproduced in direction, **%d** not "
-                "reproduced (explained in their sections), **%d** not applicable (not modelled or not "
-                "described by the seeds; explained)." % (total, len(ids), n["yes"], n["no"], n["n.a."]))
+    o.insert(2, "**%d comparisons** (for %d result ids of digest §2). **Model vs real kernel** (the same trace at "
+                "the guest's scale on Linux under QEMU, at least %d runs per side; docs/REPRODUCTIONS-KERNEL.md): "
+                "**%d** agree, **%d** disagree, **%d** not measured yet, **%d** not applicable (no kernel has the "
+                "change, or the model cannot run the result). **Model vs seed**: **%d** reproduced in direction, "
+                "**%d** not reproduced (explained in their sections), **%d** not applicable (not modelled or not "
+                "described by the seeds; explained). Both agree (real kernel and seed): **%d**."
+                % (total, len(ids), MIN_RUNS, nk["yes"], nk["no"], nk["pending"], nk["n.a."], n["yes"], n["no"],
+                   n["n.a."], both))
     o.insert(3, "")
+    n.update({"kernel_" + k.replace(".", ""): v for k, v in nk.items()})
+    n["both"] = both
     return "\n".join(o), n
 
 
@@ -229,8 +258,9 @@ def main():
     path = os.path.join(out, "REPRODUCTIONS.md")
     with open(path, "w") as f:
         f.write(doc.rstrip() + "\n")
-    print("wrote %s (%d yes, %d no, %d n.a.) in %.0f s" % (os.path.relpath(path, ROOT), n["yes"], n["no"], n["n.a."],
-                                                         time.time() - t0), file=sys.stderr)
+    print("wrote %s (model vs real kernel: %d yes, %d no, %d pending, %d n.a.; model vs seed: %d yes, %d no, "
+          "%d n.a.) in %.0f s" % (os.path.relpath(path, ROOT), n["kernel_yes"], n["kernel_no"], n["kernel_pending"],
+                                  n["kernel_na"], n["yes"], n["no"], n["n.a."], time.time() - t0), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -3,11 +3,13 @@
 
 from plumbing import (
     GIB, MIB, RAMDISK, Run, Section, ZRAM, cmd_block, cmp_row, fio_size, fio_time, fmt_costs, fmt_num,
-    fmt_pct, gen_curves, human, identical_counters, pct, plot, refault_curves, rows_table, secs, section,
+    fmt_pct, gen_curves, human, identical_counters, kernel_na, pct, plot, refault_curves, rows_table, secs, section,
     size_str, verdicts, window)
 
 
 # ---- S0: batching when aging ------------------------------------------------
+
+NO_KERNEL = "n.a.: batch aging is in no kernel (the model's variant only)"
 
 S0_FIO = ("fio -name=mglru --numjobs=16 --directory=/mnt --size={size} --buffered=1 --ioengine=io_uring "
           "--iodepth=128 --iodepth_batch_submit=32 --iodepth_batch_complete=32 --rw=randread "
@@ -49,6 +51,7 @@ class S0ab(Section):
             cmp_row("S0-a", "bw (MiB/s)", 8777.77, 9444.77, pct(8777.77, 9444.77), bw(iops_b), bw(iops_a)),
             cmp_row("S0-b", "IOPS", 2247108.51, 2417858.23, pct(2247108.51, 2417858.23), iops_b, iops_a),
         ]
+        kernel_na(rows, NO_KERNEL)
         same = identical_counters(b, a)
         o = []
         o.append("**Seed** (S0:19-34, digest:320-321): ramdisk fio in a **4G memcg** on an EPYC 7K62, "
@@ -139,6 +142,7 @@ class S0c(Section):
         ob = window(b, R["6.12-load"])
         oa = window(a, R["batch-aging-load"])
         rows = [cmp_row("S0-c", "Ops/sec (memtier run)", 44017.78, 44890.50, pct(44017.78, 44890.50), ob, oa)]
+        kernel_na(rows, NO_KERNEL)
         o = []
         o.append("**Seed** (S0:44-51, digest:322): \"I tested using a simpler benchmark, memtier ... The main "
                  "overhead here is not aging but the result is also looking good\": average of 18 runs, "

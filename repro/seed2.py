@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Seed 002's section: S2 (lkp vm-scalability, default LRU vs MGLRU)."""
 
+import kernel
+import kernel_runs
 from plumbing import (
     COST_DEFAULTS, GIB, Run, SPARSE, Section, cmd_block, cmp_row, fmt_num, fmt_pct, gen_curves, human,
-    na_row, pct, plot, rows_table, section, verdicts)
+    kernel_row, na_row, pct, plot, rows_table, section, size_str, verdicts)
 
 
 # ---- S2: vm-scalability ---------------------------------------------------------
@@ -34,6 +36,18 @@ class S2(Section):
                 runs.append(Run(self.id, "%s-%s" % (case, pol), ("workload", "%s:scale=%d" % (case, N)),
                                 policy=pol, costs=SPARSE, ts_ms=20,
                                 weight=10 if (case, pol) == ("mmap-pread-seq", "classic") else 1))
+        # The model on the trace the real kernel ran (guest scale, repro/kernel_runs.py), with the memory
+        # the guest had free when the workload began.
+        self.kcases = {}
+        for case, *_ in S2_CASES:
+            kc = None if ctx.quick else kernel.load_case(self.id, case)
+            if kc is None or not kc.runs:
+                continue
+            self.kcases[case] = kc
+            tr = kernel_runs.ensure_trace(self.id, case)
+            for pol in ("classic", "mglru"):
+                runs.append(Run(self.id, "%s-%s-guest" % (case, pol), ("trace", tr), policy=pol, costs=SPARSE,
+                                memory=kc.start_free_bytes()))
         return [], runs
 
     @staticmethod
@@ -42,9 +56,48 @@ class S2(Section):
         ns = res.sim["task_ns"] + res.json["cpu"]["kswapd_ns"]
         return res.sim["access_ops"] * 1e9 / ns
 
+    def kernel_line(self, case, kc, kch, R):
+        """One case's line of the real-kernel table: the kernel's figures per run, the model's on the same trace."""
+        gc, gm = R["%s-classic-guest" % case], R["%s-mglru-guest" % case]
+        per = lambda xs: ", ".join(fmt_num(round(x)) for x in xs)
+        scan = lambda side: per(kc.values(side, lambda r: r["vmstat"].get("pgscan_kswapd", 0) + r["vmstat"].get("pgscan_direct", 0)))
+        act = lambda side: per(kc.values(side, kernel.vmstat("pgactivate")))
+        mscan = lambda r: r.vm["pgscan_kswapd"] + r.vm["pgscan_direct"]
+        return ("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            case, per(kch["before"]) if kch else "–", per(kch["after"]) if kch else "–", kernel.fmt_kernel(kch),
+            fmt_pct(pct(self.charged(gc), self.charged(gm))), scan("classic"), scan("mglru"),
+            "%s / %s" % (fmt_num(mscan(gc)), fmt_num(mscan(gm))), act("classic") + " / " + act("mglru"),
+            "%s / %s" % (fmt_num(gc.vm["pgactivate"]), fmt_num(gm.vm["pgactivate"]))))
+
+    def kernel_text(self, ctx, ktable, R):
+        if not ktable:
+            return ("**On the real kernel**: not measured yet (repro/kernel_runs.py --only S2; "
+                    "docs/REPRODUCTIONS-KERNEL.md).")
+        kc = next(iter(self.kcases.values()))
+        o = ["**On the real kernel** (6.12.117, classic = `lru_gen/enabled` 0, MGLRU = 0x0007; "
+             "docs/REPRODUCTIONS-KERNEL.md): the same generators at scale **%d** (%d MiB RAM in the trace; "
+             "the guest gets %d MiB, as its ramdisk holds the files, and the model runs the same trace with "
+             "the memory the guest had free when the workload began, %s), replayed by "
+             "`python3 repro/kernel_runs.py --only S2` into `validation/results-repro/S2/`, under QEMU's "
+             "instruction counter (`--icount 0`): throughput is operations per 10⁹ guest instructions of the "
+             "whole guest (the replayer's `wall_seconds`; kswapd's instructions on the other vCPU count in "
+             "it, as the verdict's model figure charges kswapd's CPU to the tasks). The guest has 2 CPUs and "
+             "the replayer runs the tasks' lines in order, not 8 readers at once. Run N of each policy is "
+             "paired with run N of the other; the change is their median and range."
+             % (kernel_runs.S2_SCALE, kc.meta["trace_memory_mib"], kc.meta["guest_memory_mib"],
+                size_str(kc.start_free_bytes())),
+             "",
+             "| case | kernel classic ops/s | kernel MGLRU ops/s | kernel change | model change (same trace, "
+             "kswapd charged) | kernel pages scanned, classic | kernel pages scanned, MGLRU | model scanned "
+             "classic / MGLRU | kernel pgactivate classic / MGLRU | model pgactivate classic / MGLRU |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        o += ktable
+        return "\n".join(o)
+
     def render(self, ctx, R, P):
         N = self.n(ctx)
         rows = []
+        ktable = []
         detail = ["| case | classic ops/s (cost model) | mglru ops/s | change | classic ops/s, kswapd charged | "
                   "mglru ops/s, kswapd charged | change | pgscan classic | pgscan mglru |",
                   "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -53,6 +106,13 @@ class S2(Section):
             cc, mc = self.charged(c), self.charged(m)
             rows.append(cmp_row("S2", "%s (kernel D, Yu's table)" % case, dd, dm, pct(dd, dm), cc, mc))
             rows.append(cmp_row("S2", "%s (kernel A, computed)" % case, ad, am, pct(ad, am), cc, mc))
+            kc = self.kcases.get(case)
+            if kc is not None:
+                kch = kernel.kernel_change(kc, "classic", "mglru", kernel.ops_per_guest_s)
+                mg = pct(self.charged(R["%s-classic-guest" % case]), self.charged(R["%s-mglru-guest" % case]))
+                for r in rows[-2:]:
+                    kernel_row(r, kch, mg, kernel.verdict_kernel(mg, kch))
+                ktable.append(self.kernel_line(case, kc, kch, R))
             scan = lambda r: r.vm["pgscan_kswapd"] + r.vm["pgscan_direct"]
             detail.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 case, fmt_num(c.throughput), fmt_num(m.throughput), fmt_pct(pct(c.throughput, m.throughput)),
@@ -87,6 +147,8 @@ class S2(Section):
         o.append("")
         o.append(detail[0])
         o.extend(detail[1:])
+        o.append("")
+        o.append(self.kernel_text(ctx, ktable, R))
         o.append("")
         vs = verdicts(rows)
         if "no" in vs:

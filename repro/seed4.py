@@ -3,9 +3,11 @@
 
 import shlex
 
+import kernel
+import kernel_runs
 from plumbing import (
     BIN_REL, GIB, HDD, MIB, RAMDISK, Run, SPLIT_NOTE, SPLIT_NOTE_SHORT, Section, TOL, ZRAM, cmd_block,
-    cmp_row, costs_of, fio_size, fio_time, fmt_costs, fmt_num, fmt_pct, gen_curves, human, na_row, pct, plot,
+    cmp_row, costs_of, fio_size, fio_time, fmt_costs, fmt_num, fmt_pct, gen_curves, human, kernel_na, kernel_row, na_row, pct, plot,
     refault_curves, row, rows_table, secs, section, sign, size_str, split_sentence, split_table, verdicts,
     window)
 
@@ -32,7 +34,61 @@ class S4a(Section):
         # 6.12 -> 7.2 (the series merged, with 7.2's other differences)
         runs.append(Run(self.id, "7.2", ("workload", spec), policy="mglru", kernel="7.2", ts_ms=100, weight=20))
         runs.append(Run(self.id, "7.2-hdd", ("workload", spec), policy="mglru", kernel="7.2", costs=HDD, ts_ms=1000, weight=20))
+        # The model on the trace the real 6.12 and 7.2 ran (guest scale, repro/kernel_runs.py).
+        self.kc = None if ctx.quick else kernel.load_case(self.id, self.KCASE)
+        if self.kc is not None and self.kc.runs:
+            tr = kernel_runs.ensure_trace(self.id, self.KCASE)
+            for name, k in (("6.12-guest", None), ("7.2-guest", "7.2")):
+                runs.append(Run(self.id, name, ("trace", tr), policy="mglru", kernel=k,
+                                memory=self.kc.start_free_bytes()))
+        else:
+            self.kc = None
         return [], runs
+
+    KCASE = "ycsb-b"
+
+    def kernel_side(self, R, rows):
+        """The real kernel's columns: 6.12 MGLRU → 7.2 MGLRU on the guest-scale trace (the series merged,
+        with 7.2's other changes), against the model's 6.12 → --kernel 7.2 on the same trace."""
+        kc = self.kc
+        if kc is None:
+            return "**On the real kernel**: not measured yet (`python3 repro/kernel_runs.py --only S4-a`)."
+        b, a = R["6.12-guest"], R["7.2-guest"]
+        mlat = lambda r: r.sim["task_ns"] / r.sim["access_ops"] / 1000
+        klat = lambda r: r["wall_seconds"] * 1e6 / r["operations"]
+        metrics = {
+            "S4-a": (kernel.ops_per_guest_s, lambda r: r.throughput),
+            "S4-b": (klat, mlat),
+            "S4-c": (kernel.vmstat("pgpgin"), lambda r: r.vm["pgpgin"]),
+            "S4-d": (kernel.vmstat("pgpgout"), lambda r: r.vm["pgpgout"]),
+            "S4-e": (kernel.vmstat("workingset_refault_anon"), lambda r: r.vm["workingset_refault_anon"]),
+            "S4-f": (kernel.vmstat("workingset_refault_file"), lambda r: r.vm["workingset_refault_file"]),
+        }
+        lines = []
+        for r in rows:
+            if r["id"] not in metrics:
+                continue
+            km, mm = metrics[r["id"]]
+            kch = kernel.kernel_change(kc, "mglru", "mglru-7.2", km)
+            mg = pct(mm(b), mm(a))
+            kernel_row(r, kch, mg, kernel.verdict_kernel(mg, kch))
+            per = lambda xs: ", ".join(fmt_num(round(x, 1) if isinstance(x, float) else x) for x in xs)
+            lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                r["id"], r["what"], per(kch["before"]) if kch else "–", per(kch["after"]) if kch else "–",
+                kernel.fmt_kernel(kch), "%s → %s" % (fmt_num(mm(b)), fmt_num(mm(a))), fmt_pct(mg)))
+        o = ["**On the real kernel** (Debian 6.12.117 and 7.2.13, MGLRU on, docs/REPRODUCTIONS-KERNEL.md): the "
+             "same generator at `%s` (a %s trace; the guest gets %d MiB, the model the memory the guest had "
+             "free, %s), replayed by `python3 repro/kernel_runs.py --only S4-a` into "
+             "`validation/results-repro/S4-a/`, under QEMU's instruction counter (`--icount 0`): throughput "
+             "is the trace's operations per 10⁹ guest instructions, latency guest µs (instructions / 1000) per "
+             "operation. 7.2 is the series merged *and* 7.2's other changes, so the model's column here is "
+             "6.12 → `--kernel 7.2` on the same trace, not the variant."
+             % (kc.meta["spec"], "%d-operation" % kc.meta["trace_ops"], kc.meta["guest_memory_mib"],
+                size_str(kc.start_free_bytes())),
+             "",
+             "| result | metric | kernel 6.12 per run | kernel 7.2 per run | kernel change | model 6.12 → 7.2 (same trace) | model change |",
+             "|---|---|---:|---:|---:|---:|---:|"] + lines
+        return "\n".join(o)
 
     def render(self, ctx, R, P):
         N = self.n(ctx)
@@ -59,6 +115,7 @@ class S4a(Section):
                 None, None, "larger than +26.7%", hb.throughput, ha.throughput,
                 "%s (NVMe: %s)" % (fmt_pct(g_hdd), fmt_pct(g_nvme)),
                 "yes" if sign(g_hdd) == "+" and g_hdd > g_nvme else "no")
+        kernel_na([u], "n.a.: the guest has no slow disk (brd only)")
         rows.append(u)
         o = []
         o.append("**Seed** (S4:45-78, digest:558-567, 582): a 48c96t 2-node machine with 128G and NVMe; MongoDB "
@@ -80,8 +137,11 @@ class S4a(Section):
         o.append("")
         k, hk = R["7.2"], R["7.2-hdd"]
         o.append(cmd_block(ctx, [b.run, a.run, hb.run, ha.run, k.run, hk.run]))
+        ktext = self.kernel_side(R, rows)
         o.append("")
         o.append(rows_table(rows, "before", "after"))
+        o.append("")
+        o.append(ktext)
         o.append("")
         mc = lambda r, f: r.memcg("mongodb", f)
         items = [("Throughput (ops/sec)", b.throughput, a.throughput, k.throughput),
@@ -351,6 +411,7 @@ class S4q(Section):
         rows = [row("S4-q", "OOM kills, dd into a memcg", "occurs", "fixed", "OOM → none",
                     oom["6.12"], oom["reclaim-loop"],
                     "OOM → none" if ok else "%d → %d" % (oom["6.12"], oom["reclaim-loop"]), "yes" if ok else "no")]
+        kernel_na(rows, "n.a. so far: the guest has no file device that delays writes (the harness delays only swap)")
         o = []
         o.append("**Seed** (S4:111-114, digest:578): \"For the throttling OOM issue, it can be easily reproduced "
                  "using dd and cgroup limit as demonstrated in patch 12, and fixed by this series.\" Patch 12 is "

@@ -157,7 +157,8 @@ class QuickSection(unittest.TestCase):
             rows = [l for l in doc.splitlines() if l.startswith("| [S4-")]
             self.assertGreaterEqual(len(rows), 7)
             for l in rows:
-                self.assertRegex(l, r"\*\*(yes|no|n\.a\.)\*\* \|$")
+                # model vs real kernel, then model vs seed
+                self.assertRegex(l, r"\*\*(yes|no|pending|n\.a\.)\*\* \| \*\*(yes|no|n\.a\.)\*\* \|$")
             self.assertRegex(doc, r"\*\*\d+ comparisons\*\*")
             svgs = [f for f in os.listdir(os.path.join(out, "repro")) if f.endswith(".svg")]
             self.assertTrue(svgs)
@@ -165,6 +166,121 @@ class QuickSection(unittest.TestCase):
                 ET.parse(os.path.join(out, "repro", fn))
                 self.assertIn("](repro/%s)" % fn, doc)
             self.assertTrue(re.search(r"\./target/release/mglru run --workload '?ycsb:workload=b,scale=64", doc))
+
+
+class KernelReading(unittest.TestCase):
+    """repro/kernel.py and repro/kernel_runs.py on the committed real-kernel results
+    (validation/results-repro/, measured by repro/kernel_runs.py)."""
+
+    def setUp(self):
+        import kernel
+        import kernel_runs
+        self.k, self.kr = kernel, kernel_runs
+        self.cases = []
+        base = kernel.results_dir()
+        for sec in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+            for case in sorted(os.listdir(os.path.join(base, sec))):
+                kc = kernel.load_case(sec, case)
+                if kc is not None and kc.runs:
+                    self.cases.append(kc)
+        self.assertTrue(self.cases, "no measured case under %s" % base)
+
+    def raw(self, kc, run, side):
+        import gzip
+        import json
+        with gzip.open(os.path.join(kc.dir, "run%d" % run, side + ".json.gz"), "rt") as f:
+            return json.load(f)
+
+    def test_changes_are_the_runs_own(self):
+        """The kernel's change per run pair, recomputed from the raw files, and the summary of them."""
+        checked = 0
+        for kc in self.cases:
+            a, b = kc.sides()[0], kc.sides()[1]
+            kch = self.k.kernel_change(kc, a, b, self.k.ops_per_guest_s)
+            runs = sorted(n for n, r in kc.runs.items() if a in r and b in r)
+            if not runs:
+                self.assertIsNone(kch)
+                continue
+            want = []
+            for n in runs:
+                x, y = self.raw(kc, n, a), self.raw(kc, n, b)
+                tx, ty = x["operations"] / x["wall_seconds"], y["operations"] / y["wall_seconds"]
+                want.append((ty - tx) / tx * 100)
+                # every kept result is complete and measured in instructions
+                for r, side in ((x, a), (y, b)):
+                    self.assertIsNone(self.kr.check_result_obj(r, kc.meta, side_of(kc, side)))
+            self.assertEqual(kch["n"], len(runs))
+            for got, w in zip(kch["changes"], want):
+                self.assertAlmostEqual(got, w, places=9)
+            self.assertEqual((kch["lo"], kch["hi"]), (min(want), max(want)))
+            self.assertLessEqual(kch["lo"], kch["median"])
+            self.assertLessEqual(kch["median"], kch["hi"])
+            d = "+" if min(want) > self.k.TOL else "-" if max(want) < -self.k.TOL else "0"
+            self.assertEqual(kch["dir"], d)
+            checked += 1
+        self.assertGreater(checked, 0)
+
+    def test_verdict_rule(self):
+        def kch(*ch):
+            return {"changes": list(ch), "median": sorted(ch)[len(ch) // 2], "lo": min(ch), "hi": max(ch),
+                    "n": len(ch), "dir": "+" if min(ch) > 1 else "-" if max(ch) < -1 else "0"}
+        v = self.k.verdict_kernel
+        self.assertEqual(v(5.0, kch(2.0, 3.0, 9.0)), "yes")       # both up, beyond the spread
+        self.assertEqual(v(-5.0, kch(2.0, 3.0, 9.0)), "no")
+        self.assertEqual(v(0.5, kch(2.0, 3.0, 9.0)), "no")        # the model flat, the kernel up
+        self.assertEqual(v(0.5, kch(-3.0, 0.2, 4.0)), "yes")      # the kernel's runs straddle zero
+        self.assertEqual(v(3.5, kch(-3.0, 0.2, 4.0)), "yes")      # within the kernel's range
+        self.assertEqual(v(6.0, kch(-3.0, 0.2, 4.0)), "no")       # outside it
+        self.assertEqual(v(0.9, kch(0.1, 0.2, 0.3)), "yes")       # both within the tolerance
+        self.assertEqual(v(5.0, kch(2.0, 3.0)), "pending")        # fewer than MIN_RUNS pairs
+        self.assertEqual(v(5.0, None), "pending")
+        self.assertEqual(self.k.fmt_kernel(kch(2.0, 3.0, 9.0)), "+3.0% (+2.0% … +9.0%, 3 runs)")
+        self.assertEqual(self.k.fmt_kernel(None), "not measured")
+
+    def test_partial_and_wrong_results_are_refused(self):
+        kc = self.cases[0]
+        n, res = sorted(kc.runs.items())[0]
+        side, r = sorted(res.items())[0]
+        sd = side_of(kc, side)
+        self.assertIsNone(self.kr.check_result_obj(r, kc.meta, sd))
+        import copy
+        bad = copy.deepcopy(r)
+        bad["operations"] = kc.meta["trace_ops"] // 2
+        self.assertIn("operations", self.kr.check_result_obj(bad, kc.meta, sd))
+        bad = copy.deepcopy(r)
+        bad["meta"]["replay_rc"] = 5
+        self.assertIn("replay_rc", self.kr.check_result_obj(bad, kc.meta, sd))
+        bad = copy.deepcopy(r)
+        bad["meta"]["accel"] = "tcg"
+        self.assertIn("accel", self.kr.check_result_obj(bad, kc.meta, sd))
+        bad = copy.deepcopy(r)
+        bad["meta"]["kernel_series"] = "7.2" if sd.kernel != "7.2" else "6.12"
+        self.assertIn("kernel_series", self.kr.check_result_obj(bad, kc.meta, sd))
+
+    def test_trace_of_another_generator_is_refused(self):
+        import json
+        kc = self.cases[0]
+        with tempfile.TemporaryDirectory() as d:
+            old = (self.kr.RESULTS, self.kr.TRACES)
+            try:
+                self.kr.RESULTS, self.kr.TRACES = os.path.join(d, "results"), os.path.join(d, "traces")
+                os.makedirs(os.path.join(self.kr.RESULTS, kc.section, kc.case))
+                os.makedirs(os.path.join(self.kr.TRACES, kc.section))
+                with open(os.path.join(self.kr.RESULTS, kc.section, kc.case, "case.json"), "w") as f:
+                    json.dump(kc.meta, f)
+                with open(os.path.join(self.kr.TRACES, kc.section, kc.case + ".trace"), "w") as f:
+                    f.write("memory 64M\n")
+                with self.assertRaises(RuntimeError) as e:
+                    self.kr.ensure_trace(kc.section, kc.case)
+                self.assertIn("SHA-256", str(e.exception))
+            finally:
+                self.kr.RESULTS, self.kr.TRACES = old
+
+
+def side_of(kc, name):
+    import kernel_runs
+    s = [x for x in kc.meta["sides"] if x["name"] == name][0]
+    return kernel_runs.Side(s["name"], s["kernel"], s["mode"])
 
 
 if __name__ == "__main__":

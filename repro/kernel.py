@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The real kernel's side of the reproductions (issue 32): reading validation/results-repro/ (written
+by repro/kernel_runs.py), the kernel's change per run and over the runs (median, range), and the
+verdict "model vs real kernel".
+
+A comparison pairs run N of the "before" side with run N of the "after" side (the sides of one run
+were measured one after the other), so a case with three runs of each side gives three changes.
+The kernel's direction is taken from all of them:
+
+- all changes above +TOL %: "+"; all below -TOL %: "-" (a direction beyond the kernel's spread);
+- otherwise "0": no change the runs can tell apart from their spread (they straddle zero, or all
+  lie within ±TOL %).
+
+"model vs real kernel" is *yes* when the model's change at the guest's scale has the kernel's
+direction, or, where the kernel's direction is "0", when the model's change lies within the
+kernel's range widened to ±TOL %; *no* otherwise; *pending* with fewer than MIN_RUNS pairs.
+"""
+
+import gzip
+import json
+import os
+import statistics
+
+from plumbing import ROOT, TOL, fmt_pct, pct, sign
+
+RESULTS_REL = os.path.join("validation", "results-repro")
+MIN_RUNS = 3
+
+
+def results_dir(root=ROOT):
+    return os.path.join(root, RESULTS_REL)
+
+
+def load_json(path):
+    op = gzip.open if path.endswith(".gz") else open
+    with op(path, "rt") as f:
+        return json.load(f)
+
+
+class KernelCase:
+    """One case of validation/results-repro/SECTION/CASE: its case.json and its runs."""
+
+    def __init__(self, section, case, root=ROOT):
+        self.section, self.case = section, case
+        self.dir = os.path.join(results_dir(root), section, case)
+        self.meta = load_json(os.path.join(self.dir, "case.json"))
+        self.runs = {}            # run number -> {side: result}
+        for d in sorted(os.listdir(self.dir)):
+            if not (d.startswith("run") and d[3:].isdigit()):
+                continue
+            n = int(d[3:])
+            for fn in sorted(os.listdir(os.path.join(self.dir, d))):
+                if fn.endswith(".json.gz") or fn.endswith(".json"):
+                    side = fn.split(".json")[0]
+                    self.runs.setdefault(n, {})[side] = load_json(os.path.join(self.dir, d, fn))
+
+    def sides(self):
+        return [s["name"] for s in self.meta["sides"]]
+
+    def pairs(self, before, after):
+        """(run, before result, after result) for the runs that have both sides."""
+        return [(n, r[before], r[after]) for n, r in sorted(self.runs.items()) if before in r and after in r]
+
+    def values(self, side, metric):
+        return [metric(r[side]) for _, r in sorted(self.runs.items()) if side in r]
+
+    def start_free_bytes(self, side=None):
+        """The guest's free memory when the workload began (median over the side's runs, or over every
+        result), bytes: the model's memory for its run of the same trace."""
+        v = [res["start_nr_free_pages"] * 4096 for _, r in sorted(self.runs.items()) for sd, res in r.items()
+             if (side is None or sd == side) and res.get("start_nr_free_pages")]
+        return int(statistics.median(v)) if v else None
+
+
+def load_case(section, case, root=ROOT):
+    """The case's results, or None where nothing of it is measured yet."""
+    path = os.path.join(results_dir(root), section, case, "case.json")
+    if not os.path.exists(path):
+        return None
+    return KernelCase(section, case, root)
+
+
+def kernel_change(kc, before, after, metric):
+    """The kernel's change from `before` to `after` per run pair: a dict with the per-run changes (%),
+    their median, min and max, the number of pairs and the direction ('+', '-', '0'), or None without
+    a pair."""
+    if kc is None:
+        return None
+    ch = [pct(metric(b), metric(a)) for _, b, a in kc.pairs(before, after)]
+    if not ch:
+        return None
+    lo, hi = min(ch), max(ch)
+    if lo > TOL:
+        d = "+"
+    elif hi < -TOL:
+        d = "-"
+    else:
+        d = "0"
+    return {"changes": ch, "median": statistics.median(ch), "lo": lo, "hi": hi, "n": len(ch), "dir": d,
+            "before": [metric(b) for _, b, _ in kc.pairs(before, after)],
+            "after": [metric(a) for _, _, a in kc.pairs(before, after)]}
+
+
+def verdict_kernel(model_pct, kch):
+    """'yes', 'no' or 'pending' (fewer than MIN_RUNS pairs, or no kernel run) for the model's change
+    at the guest's scale against the kernel's change."""
+    if kch is None or kch["n"] < MIN_RUNS or model_pct is None:
+        return "pending"
+    if kch["dir"] in "+-":
+        return "yes" if sign(model_pct) == kch["dir"] else "no"
+    lo, hi = min(kch["lo"], -TOL), max(kch["hi"], TOL)
+    return "yes" if lo <= model_pct <= hi else "no"
+
+
+def fmt_kernel(kch):
+    """The kernel's change for a table cell: median and range of its runs."""
+    if kch is None:
+        return "not measured"
+    if kch["n"] == 1:
+        return "%s (1 run)" % fmt_pct(kch["median"])
+    return "%s (%s … %s, %d runs)" % (fmt_pct(kch["median"]), fmt_pct(kch["lo"]), fmt_pct(kch["hi"]), kch["n"])
+
+
+# ---- metrics of a kernel result --------------------------------------------------------------
+# Under --icount 0 a guest second is 10^9 guest instructions: the replayer's wall_seconds (the
+# workload's time), task_cpu_seconds and kswapd_cpu_seconds are instruction counts.
+
+
+def ops_per_guest_s(r):
+    """Operations per second of guest time (per 10^9 instructions under --icount 0)."""
+    return r["operations"] / r["wall_seconds"] if r.get("wall_seconds") else 0.0
+
+
+def guest_seconds(r):
+    return r["wall_seconds"]
+
+
+def sys_seconds(r):
+    """The workers' stime plus kswapd's CPU time, guest seconds."""
+    return sum(t.get("stime", 0.0) for t in r.get("task_cpu_seconds", {}).values()) + (r.get("kswapd_cpu_seconds") or 0.0)
+
+
+def vmstat(name):
+    return lambda r: r["vmstat"].get(name, 0)
+
+
+def memcg_stat(memcg, name):
+    return lambda r: r["memcg"].get(memcg, {}).get("stat", {}).get(name, 0)

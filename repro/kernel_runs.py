@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The seeds' workloads on the real kernels (issue 32; docs/REPRODUCTIONS-KERNEL.md).
+
+    python3 repro/kernel_runs.py --list                 # the cases and what is measured already
+    python3 repro/kernel_runs.py --only S2 --runs 3     # measure what is missing of a section (or SECTION/CASE)
+    python3 repro/kernel_runs.py --only S2 --dry-run    # print the commands, run nothing
+    python3 repro/kernel_runs.py --only S2/lru-file-readtwice --remeasure   # measure again over the old results
+
+Each case is one trace, emitted at the guest's scale by the model's own generator
+(`mglru workload SPEC --emit-trace`, into validation/work/repro-traces/, git-ignored), and a list of
+sides (kernel and lru_gen mode) that the section compares. Every side is replayed with
+validation/run-kernel.sh under QEMU's instruction counter (`--icount 0`), one guest at a time, run
+after run, the sides of run N one after the other, into
+
+    validation/results-repro/SECTION/CASE/runN/SIDE.json.gz
+    validation/results-repro/SECTION/CASE/case.json     (the spec, the trace's lines and SHA-256, ...)
+
+A result is kept only if the harness accepted it (it retries a boot that ended early: an oops, no
+replay-end, no or partial result line) and the replayer ran every operation of the trace with
+`replay_rc` 0; anything else is reported and nothing is written. Existing results are reused
+unless --remeasure. Run it in the background with `nice -n 10`; it starts one QEMU at a time.
+
+The model side is not here: repro/reproduce.py reads these results (repro/kernel.py).
+"""
+
+import argparse
+import gzip
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The model's binary, only for its trace generators (the same default as repro/plumbing.py).
+BIN = os.environ.get("MGLRU_BIN") or os.path.join(ROOT, "target", "release", "mglru")
+
+RESULTS = os.path.join(ROOT, "validation", "results-repro")
+TRACES = os.path.join(ROOT, "validation", "work", "repro-traces")
+RUN_KERNEL = os.path.join(ROOT, "validation", "run-kernel.sh")
+HARNESS = os.path.join(ROOT, "validation", "harness.py")
+# A copy of the static replayer, so that a rebuild cannot swap it out during a long series.
+REPLAYER_SRC = os.environ.get("MGLRU_REPLAYER") or os.path.join(
+    os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"),
+    "x86_64-unknown-linux-gnu", "release", "mglru-replay")
+GUEST_EXTRA_MIB = 64     # the kernel, the initramfs and its trace, beyond the trace's memory and the ramdisk
+ICOUNT = "0"             # 1 ns of guest time per guest instruction
+
+
+class Side:
+    """One kernel and mode of a comparison."""
+
+    def __init__(self, name, kernel, mode):
+        self.name, self.kernel, self.mode = name, kernel, mode
+
+
+CLASSIC_612 = Side("classic", "6.12", "classic")
+MGLRU_612 = Side("mglru", "6.12", "mglru")
+MGLRU_72 = Side("mglru-7.2", "7.2", "mglru")
+MGLRU_61 = Side("mglru-6.1", "6.1", "mglru")
+
+
+class Case:
+    def __init__(self, section, name, spec, sides, note=""):
+        self.section, self.name, self.spec, self.sides, self.note = section, name, spec, sides, note
+
+    @property
+    def key(self):
+        return "%s/%s" % (self.section, self.name)
+
+    def dir(self):
+        return os.path.join(RESULTS, self.section, self.name)
+
+    def trace(self):
+        return os.path.join(TRACES, self.section, self.name + ".trace")
+
+    def result(self, run, side):
+        return os.path.join(self.dir(), "run%d" % run, side.name + ".json.gz")
+
+
+# The cases, in the order of docs/REPRODUCTIONS-KERNEL.md's plan. The section's model runs at full
+# scale are in repro/seed*.py; these are the same generators at the guest's scale.
+S2_SCALE = 128
+CASES = [
+    Case("S2", c, "%s:scale=%d" % (c, S2_SCALE), [CLASSIC_612, MGLRU_612],
+         "vm-scalability %s, RAM and files / %d (the section: / 8)" % (c, S2_SCALE))
+    for c in ("lru-file-readtwice", "lru-file-mmap-read", "mmap-pread-seq", "mmap-xread-seq-mt")
+] + [
+    Case("S4-a", "ycsb-b", "ycsb:workload=b,scale=64", [MGLRU_612, MGLRU_72],
+         "YCSB workloadb / 64 (the section: / 1), MGLRU on 6.12 and 7.2"),
+]
+
+
+def find(only):
+    if not only:
+        return list(CASES)
+    out = [c for c in CASES if only in (c.section, c.key)]
+    if not out:
+        sys.exit("kernel_runs: --only %s: no such section or case (cases: %s)" % (only, ", ".join(c.key for c in CASES)))
+    return out
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for b in iter(lambda: f.read(1 << 20), b""):
+            h.update(b)
+    return h.hexdigest()
+
+
+def count_ops(path):
+    """Lines and access operations (load/store/read/write) of a text trace."""
+    lines = ops = 0
+    with open(path) as f:
+        for line in f:
+            lines += 1
+            w = line.split(" ", 1)[0]
+            if w in ("load", "store", "read", "write"):
+                ops += 1
+    return lines, ops
+
+
+def git_head():
+    p = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], stdout=subprocess.PIPE, text=True)
+    return p.stdout.strip() if p.returncode == 0 else None
+
+
+def trace_setup(trace):
+    p = subprocess.run([sys.executable, HARNESS, "trace-setup", trace], stdout=subprocess.PIPE, text=True, check=True)
+    env = {}
+    for line in p.stdout.splitlines():
+        k, _, v = line.partition("=")
+        env[k] = v.strip("'")
+    return env
+
+
+def prepare(case):
+    """Emit the case's trace (if missing or its case.json disagrees) and write case.json."""
+    tr = case.trace()
+    meta_path = os.path.join(case.dir(), "case.json")
+    old = None
+    if os.path.exists(meta_path):
+        with open(meta_path) as f:
+            old = json.load(f)
+    if not os.path.exists(tr) or (old and old.get("trace_sha256") != sha256(tr)):
+        os.makedirs(os.path.dirname(tr), exist_ok=True)
+        subprocess.run([BIN, "workload", case.spec, "--emit-trace", tr], check=True, stderr=subprocess.DEVNULL)
+    digest = sha256(tr)
+    if old and old.get("trace_sha256") not in (None, digest):
+        sys.exit("kernel_runs: %s: the emitted trace's SHA-256 %s differs from the measured one's %s (case.json): "
+                 "the generator changed; measure again with --remeasure or restore the generator"
+                 % (case.key, digest, old["trace_sha256"]))
+    lines, ops = count_ops(tr)
+    env = trace_setup(tr)
+    mem_mib = int(env["MEMORY_MIB"]) + (int(env["RD_SIZE_KB"]) + 1023) // 1024 + GUEST_EXTRA_MIB
+    meta = {"section": case.section, "case": case.name, "spec": case.spec, "note": case.note,
+            "emit": "mglru workload '%s' --emit-trace %s" % (case.spec, os.path.relpath(tr, ROOT)),
+            "trace_lines": lines, "trace_ops": ops, "trace_sha256": digest,
+            "trace_memory_mib": int(env["MEMORY_MIB"]), "guest_memory_mib": mem_mib,
+            "icount_shift": int(ICOUNT),
+            "sides": [{"name": s.name, "kernel": s.kernel, "mode": s.mode} for s in case.sides]}
+    if old is None:
+        meta["generated_at_commit"] = git_head()
+    else:
+        meta["generated_at_commit"] = old.get("generated_at_commit")
+    os.makedirs(case.dir(), exist_ok=True)
+    with open(meta_path, "w") as f:
+        json.dump(meta, f, indent=1, sort_keys=True)
+        f.write("\n")
+    return meta
+
+
+def ensure_trace(section, name, bin_path=None):
+    """The measured case's trace for the model's runs at the guest's scale: emitted again from the
+    spec in case.json if missing, and refused if its SHA-256 is not the measured trace's.
+    Returns the trace's path relative to ROOT, or None if the case has no case.json."""
+    meta_path = os.path.join(RESULTS, section, name, "case.json")
+    if not os.path.exists(meta_path):
+        return None
+    with open(meta_path) as f:
+        meta = json.load(f)
+    tr = os.path.join(TRACES, section, name + ".trace")
+    if not os.path.exists(tr):
+        os.makedirs(os.path.dirname(tr), exist_ok=True)
+        subprocess.run([bin_path or BIN, "workload", meta["spec"], "--emit-trace", tr], check=True,
+                       stderr=subprocess.DEVNULL)
+    digest = sha256(tr)
+    if digest != meta["trace_sha256"]:
+        raise RuntimeError("%s: the trace emitted from `%s` has SHA-256 %s, the kernel's runs replayed %s "
+                           "(case.json): the generator changed since; measure again (repro/kernel_runs.py "
+                           "--only %s/%s --remeasure)" % (tr, meta["spec"], digest, meta["trace_sha256"],
+                                                         section, name))
+    return os.path.relpath(tr, ROOT)
+
+
+def check_result(path, meta, side):
+    """Why the result file is not acceptable, or None."""
+    with open(path) as f:
+        return check_result_obj(json.load(f), meta, side)
+
+
+def check_result_obj(d, meta, side):
+    """Why a result is not acceptable (the replayer failed, another kernel or clock, operations left
+    out), or None."""
+    m = d.get("meta", {})
+    if m.get("replay_rc") != 0:
+        return "replay_rc %r" % m.get("replay_rc")
+    if m.get("kernel_series") != side.kernel:
+        return "kernel_series %r, wanted %s" % (m.get("kernel_series"), side.kernel)
+    if m.get("accel") != "tcg-icount" + ICOUNT:
+        return "accel %r, wanted tcg-icount%s" % (m.get("accel"), ICOUNT)
+    done = d.get("operations", 0) + d.get("skipped_operations", 0)
+    if d.get("skipped_operations", 0) or done < meta["trace_ops"]:
+        return "operations %s (+%s skipped) of the trace's %d" % (d.get("operations"), d.get("skipped_operations"),
+                                                                  meta["trace_ops"])
+    return None
+
+
+def run_side(case, meta, run, side, replayer, dry):
+    out = case.result(run, side)
+    tmp = os.path.join(ROOT, "validation", "work", "repro-tmp", case.section, case.name, "run%d" % run, side.name + ".json")
+    cmd = ["nice", "-n", "10", RUN_KERNEL, case.trace(), "--mode", side.mode, "--kernel", side.kernel,
+           "--icount", ICOUNT, "--memory", "%dM" % meta["guest_memory_mib"], "--replayer", replayer,
+           "--timeout", "900", "--out", tmp]
+    print("kernel_runs: %s run%d %s: %s" % (case.key, run, side.name, " ".join(cmd[3:])), file=sys.stderr, flush=True)
+    if dry:
+        return True
+    os.makedirs(os.path.dirname(tmp), exist_ok=True)
+    t = time.time()
+    p = subprocess.run(cmd)
+    dt = time.time() - t
+    if p.returncode != 0 or not os.path.exists(tmp):
+        print("kernel_runs: %s run%d %s: run-kernel.sh exit %d after %.0f s; nothing kept"
+              % (case.key, run, side.name, p.returncode, dt), file=sys.stderr, flush=True)
+        return False
+    why = check_result(tmp, meta, side)
+    if why:
+        print("kernel_runs: %s run%d %s: refused (%s); nothing kept" % (case.key, run, side.name, why),
+              file=sys.stderr, flush=True)
+        return False
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(tmp, "rb") as src, gzip.GzipFile(out, "wb", mtime=0) as dst:
+        shutil.copyfileobj(src, dst)
+    os.remove(tmp)
+    print("kernel_runs: %s run%d %s: wrote %s (%.0f s)" % (case.key, run, side.name, os.path.relpath(out, ROOT), dt),
+          file=sys.stderr, flush=True)
+    return True
+
+
+def measured(case, runs):
+    return [(r, s.name) for r in range(1, runs + 1) for s in case.sides if os.path.exists(case.result(r, s))]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", help="a section (S2) or a case (S2/lru-file-readtwice)")
+    ap.add_argument("--runs", type=int, default=3, help="runs per side (default 3)")
+    ap.add_argument("--remeasure", action="store_true", help="measure again where results exist")
+    ap.add_argument("--dry-run", action="store_true", help="print the commands only")
+    ap.add_argument("--list", action="store_true", help="list the cases and their results")
+    args = ap.parse_args()
+    if args.runs < 1 or args.runs > 20:
+        sys.exit("kernel_runs: --runs takes 1 to 20, not %d" % args.runs)
+    cases = find(args.only)
+    if args.list:
+        for c in cases:
+            have = measured(c, 20)
+            print("%-28s %-34s %s: %d results" % (c.key, c.spec, ", ".join("%s (%s %s)" % (s.name, s.kernel, s.mode)
+                                                                            for s in c.sides), len(have)))
+        return
+    if not os.path.exists(BIN):
+        sys.exit("kernel_runs: no model binary at %s (set MGLRU_BIN or build: cargo build --release -p mglru-cli)" % BIN)
+    if not os.path.exists(REPLAYER_SRC):
+        sys.exit("kernel_runs: no static replayer at %s: build it with RUSTFLAGS=\"-C target-feature=+crt-static\" "
+                 "cargo build --release -p mglru-replay --target x86_64-unknown-linux-gnu (or set MGLRU_REPLAYER)"
+                 % REPLAYER_SRC)
+    replayer = os.path.join(ROOT, "validation", "work", "repro-replayer", "mglru-replay")
+    os.makedirs(os.path.dirname(replayer), exist_ok=True)
+    shutil.copy2(REPLAYER_SRC, replayer)
+    failed = 0
+    for c in cases:
+        meta = prepare(c)
+        for r in range(1, args.runs + 1):
+            for s in c.sides:
+                if os.path.exists(c.result(r, s)) and not args.remeasure:
+                    continue
+                if not run_side(c, meta, r, s, replayer, args.dry_run):
+                    failed += 1
+    if failed:
+        sys.exit("kernel_runs: %d runs failed (see above)" % failed)
+
+
+if __name__ == "__main__":
+    main()
