@@ -6,6 +6,8 @@
     python3 repro/reproduce.py --only S4-a  # one section (a section id or any result id in it)
     python3 repro/reproduce.py --quick      # much smaller scale, written to target/repro-quick/
     python3 repro/reproduce.py --jobs 2     # simulations run in parallel (default 2)
+    python3 repro/reproduce.py --kernel-runs [--only S2]   # first measure what is missing on the real
+                                            # kernels (repro/kernel_runs.py: QEMU guests, one at a time)
 
 Every number of the model in the document comes from the `mglru` runs this
 script starts (target/release/mglru, built with `cargo build --release -p
@@ -227,7 +229,25 @@ def main():
     ap.add_argument("--quick", action="store_true", help="tiny scales; output to target/repro-quick/ unless --out")
     ap.add_argument("--out", help="output directory (default docs/, or target/repro-quick/ with --quick)")
     ap.add_argument("--jobs", type=int, default=2, help="simulations in parallel (default 2)")
+    ap.add_argument("--kernel-runs", action="store_true",
+                    help="first run the real-kernel side (repro/kernel_runs.py) of the selected sections, reusing "
+                         "committed results; with --remeasure, measure them again")
+    ap.add_argument("--remeasure", action="store_true", help="with --kernel-runs: measure existing results again")
     args = ap.parse_args()
+    if args.kernel_runs:
+        import kernel_runs
+        have = sorted({c.section for c in kernel_runs.CASES})
+        secs = [s.id for s in select(args.only)] if args.only else have
+        for sid in secs:
+            if sid not in have:
+                print("no real-kernel cases for %s (docs/REPRODUCTIONS-KERNEL.md)" % sid, file=sys.stderr)
+                continue
+            cmd = [sys.executable, os.path.join(ROOT, "repro", "kernel_runs.py"), "--only", sid]
+            if args.remeasure:
+                cmd.append("--remeasure")
+            subprocess.run(cmd, check=True)
+    elif args.remeasure:
+        sys.exit("--remeasure goes with --kernel-runs")
     out = args.out or os.path.join(ROOT, "target/repro-quick" if args.quick else "docs")
     out = os.path.abspath(out)
     ctx = Ctx(args.quick, out)
