@@ -146,3 +146,50 @@ def vmstat(name):
 
 def memcg_stat(memcg, name):
     return lambda r: r["memcg"].get(memcg, {}).get("stat", {}).get(name, 0)
+
+
+# ---- time series -----------------------------------------------------------------------------
+
+
+def profile_series(r, counter):
+    """A kernel result's `vmstat_profile` (samples every 100 ms of guest time, i.e. 10^8 instructions
+    under --icount 0) of one counter, from the start of the workload, against the fraction of the
+    workload's guest time: (xs, ys), or None without a profile."""
+    vp = r.get("vmstat_profile")
+    if not vp or counter not in vp.get("counters", {}) or not vp.get("ns"):
+        return None
+    ns, ys = vp["ns"], vp["counters"][counter]
+    end = max(ns[-1], 1)
+    return [t / end for t in ns], [y - ys[0] for y in ys]
+
+
+def model_series(res, counter):
+    """The model's --timeseries of one counter against the fraction of its run's simulated time."""
+    rows = [r for r in res.ts if counter in r]
+    if not rows:
+        return [], []
+    end = max(rows[-1]["time_s"], 1e-12)
+    return [r["time_s"] / end for r in rows], [r[counter] - rows[0][counter] for r in rows]
+
+
+def plot_against_kernel(ctx, sec, name, title, ylabel, kc, sides, model, counter):
+    """A plot of a counter over the run: every kernel run of each side (dashed) and the model's run of
+    the same trace, each against the fraction of its own run (the guest's time is instructions, the
+    model's simulated time). sides: [(side, label)]; model: [(label, Result)]. Returns markdown."""
+    import svgplot
+    series = []
+    for side, label in sides:
+        for n, r in sorted(kc.runs.items()):
+            if side not in r:
+                continue
+            xy = profile_series(r[side], counter)
+            if xy:
+                series.append({"label": "kernel %s, run %d" % (label, n), "x": xy[0], "y": xy[1], "dash": True})
+    for label, res in model:
+        xs, ys = model_series(res, counter)
+        series.append({"label": "model %s" % label, "x": xs, "y": ys, "dash": False})
+    svg = svgplot.line_plot(title, "fraction of the run (guest: instructions; model: simulated time)", ylabel, series)
+    fn = "%s-%s.svg" % (sec, name)
+    with open(os.path.join(ctx.svg_dir, fn), "w") as f:
+        f.write(svg)
+    return "![%s](repro/%s)" % (title, fn)

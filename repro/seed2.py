@@ -47,7 +47,7 @@ class S2(Section):
             tr = kernel_runs.ensure_trace(self.id, case)
             for pol in ("classic", "mglru"):
                 runs.append(Run(self.id, "%s-%s-guest" % (case, pol), ("trace", tr), policy=pol, costs=SPARSE,
-                                memory=kc.start_free_bytes()))
+                                memory=kc.start_free_bytes(), ts_ms=5))
         return [], runs
 
     @staticmethod
@@ -92,6 +92,12 @@ class S2(Section):
              "classic / MGLRU | kernel pgactivate classic / MGLRU | model pgactivate classic / MGLRU |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         o += ktable
+        for case, kc in sorted(self.kcases.items()):
+            o.append("")
+            o.append(kernel.plot_against_kernel(
+                ctx, self.id, "kernel-%s" % case, "S2 %s at scale %d: cumulative pages scanned (file), real 6.12 and "
+                "the model" % (case, kernel_runs.S2_SCALE), "pages", kc, [("classic", "classic"), ("mglru", "MGLRU")],
+                [("classic", R["%s-classic-guest" % case]), ("MGLRU", R["%s-mglru-guest" % case])], "pgscan_file"))
         return "\n".join(o)
 
     def render(self, ctx, R, P):

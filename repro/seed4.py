@@ -40,7 +40,7 @@ class S4a(Section):
             tr = kernel_runs.ensure_trace(self.id, self.KCASE)
             for name, k in (("6.12-guest", None), ("7.2-guest", "7.2")):
                 runs.append(Run(self.id, name, ("trace", tr), policy="mglru", kernel=k,
-                                memory=self.kc.start_free_bytes()))
+                                memory=self.kc.start_free_bytes(), ts_ms=20))
         else:
             self.kc = None
         return [], runs
@@ -88,6 +88,10 @@ class S4a(Section):
              "",
              "| result | metric | kernel 6.12 per run | kernel 7.2 per run | kernel change | model 6.12 → 7.2 (same trace) | model change |",
              "|---|---|---:|---:|---:|---:|---:|"] + lines
+        o += ["", kernel.plot_against_kernel(
+            self.ctx, self.id, "kernel-refaults", "S4-a at guest scale: cumulative file refaults, real 6.12 / 7.2 "
+            "and the model", "pages", kc, [("mglru", "6.12"), ("mglru-7.2", "7.2")],
+            [("6.12", b), ("7.2", a)], "workingset_refault_file")]
         return "\n".join(o)
 
     def render(self, ctx, R, P):
@@ -137,6 +141,7 @@ class S4a(Section):
         o.append("")
         k, hk = R["7.2"], R["7.2-hdd"]
         o.append(cmd_block(ctx, [b.run, a.run, hb.run, ha.run, k.run, hk.run]))
+        self.ctx = ctx
         ktext = self.kernel_side(R, rows)
         o.append("")
         o.append(rows_table(rows, "before", "after"))

@@ -220,6 +220,21 @@ class KernelReading(unittest.TestCase):
             checked += 1
         self.assertGreater(checked, 0)
 
+    def test_profiles_follow_the_counters(self):
+        """The kernel's vmstat_profile as plotted: time as a fraction, rising to at most the run's total."""
+        seen = 0
+        for kc in self.cases:
+            for n, res in kc.runs.items():
+                for side, r in res.items():
+                    for c in ("pgscan_file", "pgsteal_kswapd", "workingset_refault_file"):
+                        xs, ys = self.k.profile_series(r, c)
+                        self.assertEqual(xs[-1], 1.0)
+                        self.assertTrue(all(0 <= a < b for a, b in zip(xs, xs[1:])))
+                        self.assertTrue(all(a <= b for a, b in zip(ys, ys[1:])), (kc.case, n, side, c))
+                        self.assertLessEqual(ys[-1], r["vmstat"][c])
+                        seen += 1
+        self.assertGreater(seen, 0)
+
     def test_verdict_rule(self):
         def kch(*ch):
             return {"changes": list(ch), "median": sorted(ch)[len(ch) // 2], "lo": min(ch), "hi": max(ch),
