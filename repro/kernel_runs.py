@@ -64,8 +64,13 @@ MGLRU_61 = Side("mglru-6.1", "6.1", "mglru")
 
 
 class Case:
-    def __init__(self, section, name, spec, sides, note=""):
+    """One trace and the sides that replay it. `swap`: a `swap` statement that replaces the generator's
+    (e.g. zram with the replayer's compression ratio, so that swapped pages take almost no guest RAM,
+    as swap takes none in the model)."""
+
+    def __init__(self, section, name, spec, sides, note="", swap=None):
         self.section, self.name, self.spec, self.sides, self.note = section, name, spec, sides, note
+        self.swap = swap
 
     @property
     def key(self):
@@ -91,6 +96,15 @@ CASES = [
 ] + [
     Case("S4-a", "ycsb-b", "ycsb:workload=b,scale=64", [MGLRU_612, MGLRU_72],
          "YCSB workloadb / 64 (the section: / 1), MGLRU on 6.12 and 7.2"),
+    # seed 001's ebizzy (S1-C, S1-D): the section's program at / 10 (the section: / 5) with a quarter of the
+    # loops and 16 pages a statement (104,654 lines, 1.65 M pages), zram holding the replayer's pages at
+    # their measured lz4 ratio (docs/FIDELITY.md "zram"). Not wired into seed1.py yet.
+    Case("S1-C", "ebizzy-seq16", "ebizzy:seq=16,scale=10,memory=216619K,loops=40,batch=16",
+         [CLASSIC_612, Side("mglru-0x3", "6.12", "0x0003"), MGLRU_612],
+         "ebizzy seq=16 / 10, 40 loops, batch 16; zram", swap="swap 209712K zram=y ratio=120.45"),
+    Case("S1-D", "ebizzy-seq160", "ebizzy:seq=160,scale=10,memory=216619K,loops=40,batch=16",
+         [CLASSIC_612, MGLRU_612], "ebizzy seq=160 / 10, 40 loops, batch 16; zram",
+         swap="swap 209712K zram=y ratio=120.45"),
     # seed 003: patch1-8 (no memcg LRU) = 6.1's MGLRU, patch1-9 = 6.12's, 5.19-rc1 = the classic LRU
     # (595,043 lines at / 1024; about 5 minutes a guest). Not wired into seed3.py yet.
     Case("S3", "mixed-memcg", "mixed-memcg:scale=1024", [CLASSIC_612, MGLRU_61, MGLRU_612],
@@ -141,6 +155,25 @@ def trace_setup(trace):
     return env
 
 
+def emit(spec, swap, path, bin_path=None):
+    """Write the trace of `mglru workload SPEC`, its `swap` statement replaced by `swap` if given."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    subprocess.run([bin_path or BIN, "workload", spec, "--emit-trace", path], check=True, stderr=subprocess.DEVNULL)
+    if swap:
+        tmp = path + ".tmp"
+        n = 0
+        with open(path) as src, open(tmp, "w") as dst:
+            for line in src:
+                if line.startswith("swap "):
+                    line = swap + "\n"
+                    n += 1
+                dst.write(line)
+        if n != 1:
+            os.remove(tmp)
+            raise RuntimeError("%s: %d `swap` statements in the trace of %s, expected 1 to replace" % (path, n, spec))
+        os.replace(tmp, path)
+
+
 def prepare(case):
     """Emit the case's trace (if missing or its case.json disagrees) and write case.json."""
     tr = case.trace()
@@ -150,8 +183,7 @@ def prepare(case):
         with open(meta_path) as f:
             old = json.load(f)
     if not os.path.exists(tr) or (old and old.get("trace_sha256") != sha256(tr)):
-        os.makedirs(os.path.dirname(tr), exist_ok=True)
-        subprocess.run([BIN, "workload", case.spec, "--emit-trace", tr], check=True, stderr=subprocess.DEVNULL)
+        emit(case.spec, case.swap, tr)
     digest = sha256(tr)
     if old and old.get("trace_sha256") not in (None, digest):
         sys.exit("kernel_runs: %s: the emitted trace's SHA-256 %s differs from the measured one's %s (case.json): "
@@ -164,8 +196,9 @@ def prepare(case):
                + (os.path.getsize(tr) + (1 << 20) - 1) // (1 << 20))
     if old and old.get("guest_memory_mib"):
         mem_mib = old["guest_memory_mib"]       # the runs of one case keep the guest they started with
-    meta = {"section": case.section, "case": case.name, "spec": case.spec, "note": case.note,
-            "emit": "mglru workload '%s' --emit-trace %s" % (case.spec, os.path.relpath(tr, ROOT)),
+    meta = {"section": case.section, "case": case.name, "spec": case.spec, "note": case.note, "swap": case.swap,
+            "emit": "mglru workload '%s' --emit-trace %s%s" % (
+                case.spec, os.path.relpath(tr, ROOT), "; its swap statement replaced by `%s`" % case.swap if case.swap else ""),
             "trace_lines": lines, "trace_ops": ops, "trace_sha256": digest,
             "trace_memory_mib": int(env["MEMORY_MIB"]), "guest_memory_mib": mem_mib,
             "icount_shift": int(ICOUNT),
@@ -192,9 +225,7 @@ def ensure_trace(section, name, bin_path=None):
         meta = json.load(f)
     tr = os.path.join(TRACES, section, name + ".trace")
     if not os.path.exists(tr):
-        os.makedirs(os.path.dirname(tr), exist_ok=True)
-        subprocess.run([bin_path or BIN, "workload", meta["spec"], "--emit-trace", tr], check=True,
-                       stderr=subprocess.DEVNULL)
+        emit(meta["spec"], meta.get("swap"), tr, bin_path)
     digest = sha256(tr)
     if digest != meta["trace_sha256"]:
         raise RuntimeError("%s: the trace emitted from `%s` has SHA-256 %s, the kernel's runs replayed %s "
