@@ -292,6 +292,34 @@ class KernelReading(unittest.TestCase):
                 self.kr.RESULTS, self.kr.TRACES = old
 
 
+class KernelTraces(unittest.TestCase):
+    """repro/kernel_runs.py's traces: the generator's lines, the swap statement replaced where a case says."""
+
+    def test_swap_replaced_and_nothing_else(self):
+        import kernel_runs
+        import plumbing
+        if not os.path.exists(plumbing.BIN):
+            self.skipTest("no model binary at %s" % plumbing.BIN)
+        case = [c for c in kernel_runs.CASES if c.swap][0]
+        with tempfile.TemporaryDirectory() as d:
+            a, b = os.path.join(d, "a.trace"), os.path.join(d, "b.trace")
+            kernel_runs.emit(case.spec, None, a)
+            kernel_runs.emit(case.spec, case.swap, b)
+            la, lb = open(a).read().splitlines(), open(b).read().splitlines()
+            self.assertEqual(len(la), len(lb))
+            diff = [(x, y) for x, y in zip(la, lb) if x != y]
+            self.assertEqual(len(diff), 1)
+            self.assertTrue(diff[0][0].startswith("swap "))
+            self.assertEqual(diff[0][1], case.swap)
+            # the harness reads the replaced statement: zram, so swapped pages stay out of brd
+            env = kernel_runs.trace_setup(b)
+            self.assertEqual(env["SWAP_ZRAM"], "y")
+            lines, ops = kernel_runs.count_ops(b)
+            self.assertEqual(lines, len(lb))
+            self.assertEqual(ops, sum(1 for x in lb if x.split(" ", 1)[0] in ("load", "store", "read", "write")))
+            self.assertGreater(ops, 0)
+
+
 def side_of(kc, name):
     import kernel_runs
     s = [x for x in kc.meta["sides"] if x["name"] == name][0]
