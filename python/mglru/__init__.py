@@ -42,12 +42,21 @@ def _axis(name: str, v: Optional[Value]) -> Optional[str]:
     return ",".join(str(x) for x in items)
 
 
+def _warmup(w) -> Optional[str]:
+    """`warmup=`: "30s", "20%", "2000000accesses" as on the command line, or None."""
+    if w is None:
+        return None
+    if not isinstance(w, str):
+        raise TypeError(f"warmup: expected a string like '30s', '20%' or '2000000accesses', not {w!r}")
+    return w
+
+
 def _source(trace, workload) -> str:
     return json.dumps({"trace": None if trace is None else str(trace), "workload": workload})
 
 
 def _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus=None, kswapd=None,
-          schedule=None, migratetypes=None, kernel=None) -> str:
+          schedule=None, migratetypes=None, kernel=None, warmup=None) -> str:
     """The grid in the engine's terms (mglru_sweep::SweepSpec)."""
     if sysctl is not None and not isinstance(sysctl, dict):
         raise TypeError("sysctl: expected a dict like {'vm.swappiness': [0, 60, 200]}")
@@ -69,13 +78,17 @@ def _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus=None, k
         "sysctl": [f"{k}={_axis(k, v)}" for k, v in (sysctl or {}).items()],
         "memcg": [f"{k}={_axis(k, v)}" for k, v in (memcg or {}).items()],
         "cost": [f"{k}={int(v)}" for k, v in (cost or {}).items()],
+        "warmup": _warmup(warmup),
     }
     return json.dumps(spec)
 
 
 @dataclass
 class Result:
-    """One run. `report` is the `mglru run --json` document (docs/CLI.md)."""
+    """One run. `report` is the `mglru run --json` document (docs/CLI.md); `summary` holds the
+    derived figures (after the warm-up, if one was given); `whole_run` the whole run's figures
+    when there was a warm-up (else the same as `summary`); the time series has `page_accesses`,
+    `hits` and `cold_misses` so any window's hit ratio is a difference of two rows."""
 
     report: dict
     summary: pd.Series
@@ -84,6 +97,7 @@ class Result:
     timeseries: pd.DataFrame
     oom_kills: pd.DataFrame
     configuration: str = field(repr=False)
+    whole_run: Optional[pd.Series] = field(default=None, repr=False)
 
     def __str__(self) -> str:
         lines = ["configuration", self.configuration.rstrip(), "", "summary"]
@@ -117,6 +131,7 @@ def _result(doc: dict) -> Result:
         timeseries=ts,
         oom_kills=ooms,
         configuration=doc["configuration"],
+        whole_run=pd.Series(doc.get("whole_run_figures") or doc["figures"], dtype=object),
     )
 
 
@@ -127,7 +142,7 @@ def run(trace=None, workload: Optional[str] = None, policy: Optional[str] = None
         cost: Optional[Dict[str, int]] = None, timeseries_ms: Optional[int] = 100,
         check: bool = False, cpus: Optional[int] = None, kswapd: Optional[str] = None,
         schedule: Optional[str] = None, migratetypes: bool = False,
-        kernel: Optional[str] = None) -> Result:
+        kernel: Optional[str] = None, warmup: Optional[str] = None) -> Result:
     """Run one configuration of a trace (a path), a workload spec, or the built-in workload.
 
     Sizes are strings like "512M" or numbers of bytes. `timeseries_ms` samples the key
@@ -137,6 +152,8 @@ def run(trace=None, workload: Optional[str] = None, policy: Optional[str] = None
     `migratetypes=True` groups pages by mobility, with fallbacks between pageblock types and
     watermark boosting (docs/FIDELITY.md simplification 3; off by default).
     `kernel` is the version modelled: "6.1", "6.12" (default) or "7.2" (docs/KERNELS.md).
+    `warmup` leaves the start of the run out of `summary`: "30s" of simulated time, "20%" of
+    the page accesses or "2000000accesses" (docs/SWEEP.md "Steady state").
     Raises ValueError for bad input (the message names the place), OSError for I/O.
     """
     if not isinstance(migratetypes, bool):
@@ -144,7 +161,7 @@ def run(trace=None, workload: Optional[str] = None, policy: Optional[str] = None
     if kernel is not None and not isinstance(kernel, str):
         raise TypeError(f"kernel: expected a version string like '7.2', not {kernel!r}")
     grid = _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus, kswapd, schedule,
-                 "on" if migratetypes else None, kernel)
+                 "on" if migratetypes else None, kernel, warmup)
     text = _native.run(_source(trace, workload), grid, timeseries_ms, check)
     r = _result(json.loads(text))
     if timeseries_ms is None:
@@ -166,7 +183,8 @@ def sweep(trace=None, workload: Optional[str] = None, *, policy: Optional[Value]
           memcg: Optional[Dict[str, Value]] = None, seed: Optional[Value] = None,
           cost: Optional[Dict[str, int]] = None, cpus: Optional[Value] = None,
           kswapd: Optional[Value] = None, schedule: Optional[Value] = None,
-          migratetypes: Optional[Value] = None, kernel: Optional[Value] = None, jobs: int = 0,
+          migratetypes: Optional[Value] = None, kernel: Optional[Value] = None,
+          warmup: Optional[str] = None, jobs: int = 0,
           backend: str = "local", chunk: int = 1) -> pd.DataFrame:
     """Run a grid of configurations; one DataFrame row per configuration, in grid order.
 
@@ -174,13 +192,15 @@ def sweep(trace=None, workload: Optional[str] = None, *, policy: Optional[Value]
     axes, `policy_run`, the derived figures (hit_ratio, refaults_per_1k_accesses, ...) and key
     /proc/vmstat counters. `migratetypes` is "off", "on" or ["off", "on"] (grouping pages by
     mobility, docs/FIDELITY.md simplification 3). `kernel` is a version axis, e.g.
-    ["6.12", "7.2"] (docs/KERNELS.md). `backend="local"` runs on `jobs` threads
+    ["6.12", "7.2"] (docs/KERNELS.md). `warmup` ("30s", "20%", "2000000accesses") leaves the
+    start of every run out of the figures; the rows then have the whole run's as whole_run_*
+    (docs/SWEEP.md "Steady state"). `backend="local"` runs on `jobs` threads
     (0 = one per core); `backend="ray"` runs `chunk` configurations per Ray task on the cluster
     `ray.init()` connected to. Results are identical either way.
     """
     source = _source(trace, workload)
     grid = _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus, kswapd, schedule,
-                 migratetypes, kernel)
+                 migratetypes, kernel, warmup)
     if backend == "local":
         doc = json.loads(_native.sweep(source, grid, jobs, None))
         return _rows_frame(doc["rows"], doc["axes"])

@@ -190,6 +190,12 @@ struct RunArgs {
     /// Seed of the model's random choices
     #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
+    /// Leave the start of the run out of the summary: TIME of simulated time (30s, 500ms),
+    /// N% of the input's page accesses (20%) or N page accesses (2000000accesses, 2Maccesses).
+    /// The summary is then the counters' change after it, the whole run's figures beside;
+    /// the raw counters stay the whole run's (docs/SWEEP.md "Steady state")
+    #[arg(long, value_name = "TIME|N%|Naccesses")]
+    warmup: Option<String>,
     /// A change on top of the kernel version (`compare`: two, comma-separated, to compare
     /// them); docs/VARIANTS.md
     #[arg(long, value_name = "NAME[,NAME]", long_help = variant_help())]

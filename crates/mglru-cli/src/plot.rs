@@ -248,7 +248,7 @@ pub fn plots(dir: &Path, configs: &[Config], rows: &[Map<String, Value>]) -> Res
     let vary = varying(configs);
     if vary.iter().any(|a| a == "memory") {
         for (stem, key, title, ylabel) in [
-            ("miss_ratio", "miss_ratio", "Miss ratio against memory", "pages read from disk or swap per page access"),
+            ("miss_ratio", "miss_ratio", "Miss ratio against memory", "misses (cold misses left out) per page access"),
             ("refaults", "refaults_per_1k_accesses", "Refaults against memory", "refaults per 1,000 page accesses"),
         ] {
             let mut curves: Curves = Vec::new();

@@ -10,7 +10,7 @@ use mglru_core::report::Report;
 use mglru_core::kernel::{KernelVersion, Variant};
 use mglru_core::{Policy, RunOptions, Simulator};
 use mglru_sweep::grid::{check_size, check_variant_policy, parse_costs};
-use mglru_sweep::{verdict, verdict_between, Failure, Figures, Setup, Source};
+use mglru_sweep::{verdict, verdict_between, Failure, Figures, Setup, Source, Warmup, WarmupEnd};
 use mglru_trace::TraceReader;
 
 use crate::output::{self, Output};
@@ -85,10 +85,25 @@ struct Extras<'a> {
     progress: bool,
     timeseries: Option<&'a (String, u64)>,
     clock: validate::GuestClock<'a>,
+    warmup: Option<(Warmup, WarmupEnd)>,
+}
+
+/// A run's reports: at the end, and at the end of its warm-up if it had one.
+struct Reports {
+    end: Report,
+    warm: Option<Report>,
+    warmup: Option<Warmup>,
+}
+
+impl Reports {
+    /// The headline figures: after the warm-up.
+    fn figures(&self) -> Figures {
+        Figures::between(self.warm.as_ref(), &self.end)
+    }
 }
 
 /// Replay a trace as it is read: memory stays flat however long it is.
-fn simulate(reader: &mut TraceReader, opts: &RunOptions, mut x: Extras<'_>) -> Result<(Report, Setup), Failure> {
+fn simulate(reader: &mut TraceReader, opts: &RunOptions, mut x: Extras<'_>) -> Result<(Reports, Setup), Failure> {
     let mut setup = Setup::default();
     let start = Instant::now();
     let mut opts = opts.clone();
@@ -126,7 +141,17 @@ fn simulate(reader: &mut TraceReader, opts: &RunOptions, mut x: Extras<'_>) -> R
     // ones after it (Simulator::apply_cached_reads): what the loop below
     // would do for each, which for such a read is apply and count.
     let runs = !clock && ts.is_none();
+    // The warm-up is checked after each operation, as a sweep does, so the
+    // batched cached reads wait until it is over (they give the same
+    // counters, in bigger steps).
+    let mut warm: Option<Report> = None;
     loop {
+        if let (Some((_, end)), None, Some(k)) = (x.warmup, &warm, sim.kernel()) {
+            if end.reached(k) {
+                warm = Some(k.report(reader));
+            }
+        }
+        let runs = runs && (x.warmup.is_none() || warm.is_some());
         if i + AHEAD >= ops.len() && !eof && pending_err.is_none() {
             // Keep the operations not applied yet, then top the block up.
             ops.drain(..i);
@@ -221,25 +246,90 @@ fn simulate(reader: &mut TraceReader, opts: &RunOptions, mut x: Extras<'_>) -> R
         text.push_str(&k.lru_gen_debugfs(&|m| cgroup_path(reader, m)));
         output::print(&text)?;
     }
+    if let (Some((w, end)), None) = (x.warmup, &warm) {
+        if end.reached(k) {
+            warm = Some(k.report(reader));
+        } else {
+            return Err(end.not_reached(w, k));
+        }
+    }
     let mut rep = k.report(reader);
     rep.sim.wall_seconds = start.elapsed().as_secs_f64();
     if rep.sim.access_ops == 0 {
         eprintln!("mglru: warning: {} has no page accesses (read, write, load, store): the counters show the setup only", reader.name());
     }
-    Ok((rep, setup))
+    Ok((Reports { end: rep, warm, warmup: x.warmup.map(|w| w.0) }, setup))
 }
 
 /// What a person reads first: the machine simulated, then the derived
 /// figures (mglru_sweep::figures says how each is computed).
-fn head(setup: &Setup, opts: &RunOptions, reader_names: &dyn Fn(u16) -> String, rep: &Report, input: &str) -> String {
+fn head(setup: &Setup, opts: &RunOptions, reader_names: &dyn Fn(u16) -> String, reps: &Reports, input: &str) -> String {
+    let rep = &reps.end;
     let mut out = String::from("configuration\n");
     out.push_str(&setup.describe(opts, &[], reader_names, rep.policy, input));
-    out.push_str("\nsummary\n");
-    for (k, v) in Figures::of(rep).rows() {
-        let _ = writeln!(out, "  {k:<38} {v}");
+    match (reps.warmup, &reps.warm) {
+        (Some(w), Some(at)) => {
+            let _ = writeln!(
+                out,
+                "  {:<10} {} (ended at {:.3} s, after {} page accesses)",
+                "warm-up",
+                w.describe(),
+                at.sim.simulated_ns as f64 / 1e9,
+                mglru_sweep::figures::thousands(at.sim.page_accesses)
+            );
+            let _ = writeln!(out, "\nsummary{:<33} {:>30}   {}", "", "after the warm-up", "whole run");
+            for ((k, v), (_, w)) in reps.figures().rows().into_iter().zip(Figures::of(rep).rows()) {
+                let _ = writeln!(out, "  {k:<38} {v:>30}   {w}");
+            }
+        }
+        _ => {
+            out.push_str("\nsummary\n");
+            for (k, v) in Figures::of(rep).rows() {
+                let _ = writeln!(out, "  {k:<38} {v}");
+            }
+        }
     }
     out.push('\n');
     out
+}
+
+/// The report `mglru run --json` writes (schema in docs/CLI.md), with the
+/// derived figures after it: `figures` (after the warm-up, if any), and
+/// with a warm-up `warmup` (where it ended) and `whole_run_figures`.
+fn report_with_figures(r: &Reports) -> Result<serde_json::Value, Failure> {
+    let err = |e: serde_json::Error| Failure::io(e.to_string());
+    let mut v = serde_json::to_value(mglru_core::json::report_value(&r.end)).map_err(err)?;
+    if let serde_json::Value::Object(m) = &mut v {
+        m.insert("figures".into(), serde_json::to_value(r.figures()).map_err(err)?);
+        if let (Some(w), Some(at)) = (r.warmup, &r.warm) {
+            m.insert(
+                "warmup".into(),
+                serde_json::json!({ "spec": w.text(), "end_seconds": at.sim.simulated_ns as f64 / 1e9, "end_accesses": at.sim.page_accesses }),
+            );
+            m.insert("whole_run_figures".into(), serde_json::to_value(Figures::of(&r.end)).map_err(err)?);
+        }
+    }
+    Ok(v)
+}
+
+/// `--warmup`, checked, and where it ends in this input: a share of the
+/// accesses needs them counted first, which reads the input once more.
+fn warmup_of(a: &RunArgs, source: &Source) -> Result<Option<(Warmup, WarmupEnd)>, Failure> {
+    let Some(text) = a.warmup.as_deref() else { return Ok(None) };
+    let w = Warmup::parse(text)?;
+    let total = match (w, source) {
+        (Warmup::Share(_), Source::Trace(p)) if crate::is_dash(p) => None,
+        (Warmup::Share(_), _) => {
+            let mut r = source.open()?;
+            let mut n = 0u64;
+            while let Some(op) = r.next_op().map_err(|e| Failure::input(e.to_string()))? {
+                n += mglru_sweep::warmup::op_accesses(&op);
+            }
+            Some(n)
+        }
+        _ => None,
+    };
+    Ok(Some((w, w.end(total)?)))
 }
 
 /// The raw counters, with the kernel's names, as before.
@@ -409,19 +499,23 @@ fn run(a: RunArgs) -> Result<(), Failure> {
         progress: !a.no_progress,
         timeseries: timeseries.as_ref(),
         clock: validate::GuestClock::new(&guest_clock, &sleeps),
+        warmup: warmup_of(&a, &source)?,
     };
-    let (rep, setup) = simulate(&mut reader, &opts, extras)?;
+    let (reps, setup) = simulate(&mut reader, &opts, extras)?;
+    let rep = &reps.end;
     if opts.variant != Variant::PLAIN && rep.policy == "classic" {
         eprintln!("mglru: warning: the trace selected the classic LRU (lru_gen.enabled); --variant changes the multi-gen LRU only and had no effect");
     }
     if !a.quiet && !stdout_taken {
         let names = |m: u16| reader.memcg_name(m).to_string();
-        let mut text = head(&setup, &opts, &names, &rep, &source.describe());
-        text.push_str(&counters_table(&rep, a.all));
+        let mut text = head(&setup, &opts, &names, &reps, &source.describe());
+        text.push_str(&counters_table(rep, a.all));
         output::print(&text)?;
     }
     if let Some(j) = json {
-        j.write(mglru_core::json::report_json(&rep).as_bytes())?;
+        let mut text = serde_json::to_string_pretty(&report_with_figures(&reps)?).map_err(|e| Failure::io(e.to_string()))?;
+        text.push('\n');
+        j.write(text.as_bytes())?;
     }
     Ok(())
 }
@@ -509,19 +603,29 @@ fn compare(mut a: RunArgs) -> Result<(), Failure> {
         Axis::Kernel(k) => k.iter().map(|&kernel| (kernel.name().to_string(), RunOptions { kernel, ..opts.clone() })).collect(),
         Axis::Variant(v) => v.iter().map(|&variant| (variant.name().to_string(), RunOptions { variant, ..opts.clone() })).collect(),
     };
+    let warmup = warmup_of(&a, &source)?;
     let mut reps = Vec::new();
     let mut setup = Setup::default();
     let mut memcg_names: Vec<String> = Vec::new();
     for (_, o) in &configs {
         let mut reader = source.open()?;
-        let extras = Extras { dumps: false, final_dump: false, check: a.check, progress: !a.no_progress, timeseries: None, clock: validate::GuestClock::new(&[], &[]) };
+        let extras = Extras {
+            dumps: false,
+            final_dump: false,
+            check: a.check,
+            progress: !a.no_progress,
+            timeseries: None,
+            clock: validate::GuestClock::new(&[], &[]),
+            warmup,
+        };
         let (rep, s) = simulate(&mut reader, o, extras)?;
         reps.push(rep);
         setup = s;
         memcg_names = (0..reader.memcg_count() as u16).map(|m| reader.memcg_name(m).to_string()).collect();
     }
     let (ln, rn) = (configs[0].0.as_str(), configs[1].0.as_str());
-    let (x, y) = (&reps[0], &reps[1]);
+    let (x, y) = (&reps[0].end, &reps[1].end);
+    let (fx, fy) = (reps[0].figures(), reps[1].figures());
     let json_to_stdout = json.as_ref().is_some_and(|j| j.is_stdout());
     if !a.quiet && !json_to_stdout {
         let mut out = String::from("configuration\n");
@@ -532,8 +636,15 @@ fn compare(mut a: RunArgs) -> Result<(), Failure> {
             Axis::Variant(_) => format!("{} (variants {ln} and {rn})", y.policy),
         };
         out.push_str(&setup.describe(&opts, &[], &names, &what, &source.describe()));
-        let _ = writeln!(out, "\nsummary{:<31} {:>22} {:>22}", "", ln, rn);
-        for ((k, p), (_, q)) in Figures::of(x).rows().into_iter().zip(Figures::of(y).rows()) {
+        let title = match warmup {
+            Some((w, _)) => {
+                let _ = writeln!(out, "  {:<10} {} (the raw counters below are the whole run's)", "warm-up", w.describe());
+                "summary after the warm-up"
+            }
+            None => "summary",
+        };
+        let _ = writeln!(out, "\n{title:<38} {:>22} {:>22}", ln, rn);
+        for ((k, p), (_, q)) in fx.rows().into_iter().zip(fy.rows()) {
             let _ = writeln!(out, "  {k:<36} {p:>22} {q:>22}");
         }
         out.push('\n');
@@ -575,9 +686,9 @@ fn compare(mut a: RunArgs) -> Result<(), Failure> {
             }
         }
         let verdict_line = match axis {
-            Axis::Policy => verdict(&Figures::of(x), &Figures::of(y)),
-            Axis::Kernel(_) => verdict_between(&format!("Linux {rn}"), &format!("Linux {ln}"), "kernel", &Figures::of(x), &Figures::of(y)),
-            Axis::Variant(_) => verdict_between(&format!("variant {rn}"), &format!("variant {ln}"), "variant", &Figures::of(x), &Figures::of(y)),
+            Axis::Policy => verdict(&fx, &fy),
+            Axis::Kernel(_) => verdict_between(&format!("Linux {rn}"), &format!("Linux {ln}"), "kernel", &fx, &fy),
+            Axis::Variant(_) => verdict_between(&format!("variant {rn}"), &format!("variant {ln}"), "variant", &fx, &fy),
         };
         let _ = writeln!(out, "\n{verdict_line}");
         output::print(&out)?;
@@ -596,7 +707,7 @@ fn compare(mut a: RunArgs) -> Result<(), Failure> {
                 m.end()
             }
         }
-        let both = Columns(configs.iter().zip(reps.iter()).map(|((name, _), rep)| (name.clone(), mglru_core::json::report_value(rep))).collect());
+        let both = Columns(configs.iter().zip(reps.iter()).map(|((name, _), r)| Ok((name.clone(), report_with_figures(r)?))).collect::<Result<_, Failure>>()?);
         let mut text = serde_json::to_string_pretty(&both).map_err(|e| Failure::io(e.to_string()))?;
         text.push('\n');
         j.write(text.as_bytes())?;

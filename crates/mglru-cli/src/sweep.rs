@@ -78,6 +78,11 @@ pub struct SweepArgs {
     /// A cost-model value in simulated ns, the same for every configuration (repeatable)
     #[arg(long, value_name = "NAME=NS")]
     cost: Vec<String>,
+    /// Leave the start of every run out of the figures: TIME of simulated time (30s), N% of
+    /// the input's page accesses (20%) or N page accesses (2Maccesses); rows then carry the
+    /// whole run's figures as whole_run_* (docs/SWEEP.md "Steady state")
+    #[arg(long, value_name = "TIME|N%|Naccesses")]
+    warmup: Option<String>,
     /// Threads to run configurations on (default: one per core)
     #[arg(long, short, value_name = "N", default_value_t = 0)]
     jobs: usize,
@@ -103,8 +108,10 @@ pub struct SweepArgs {
 }
 
 /// The columns of the table, after the axes: (row key, heading).
-const TABLE: [(&str, &str); 8] = [
+const TABLE: [(&str, &str); 10] = [
     ("hit_ratio", "hit %"),
+    ("miss_ratio", "miss %"),
+    ("cold_miss_ratio", "cold %"),
     ("misses", "misses"),
     ("refaults_per_1k_accesses", "refaults/1k"),
     ("swap_io_mib", "swap MiB"),
@@ -114,10 +121,13 @@ const TABLE: [(&str, &str); 8] = [
     ("simulated_seconds", "sim s"),
 ];
 
+/// Ratios the table shows in percent.
+const PERCENT: [&str; 4] = ["hit_ratio", "miss_ratio", "cold_miss_ratio", "memory_stall_share"];
+
 fn cell(v: &Value, key: &str) -> String {
     match v {
         Value::String(s) => s.clone(),
-        Value::Number(n) if key == "hit_ratio" || key == "memory_stall_share" => format!("{:.1}", n.as_f64().unwrap_or(0.0) * 100.0),
+        Value::Number(n) if PERCENT.contains(&key) => format!("{:.1}", n.as_f64().unwrap_or(0.0) * 100.0),
         Value::Number(n) if n.is_u64() => thousands(n.as_u64().unwrap_or(0)),
         Value::Number(n) => format!("{:.2}", n.as_f64().unwrap_or(0.0)),
         other => other.to_string(),
@@ -177,6 +187,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
         schedule: a.schedule.clone(),
         memory: a.memory.clone(),
         cost: a.cost.clone(),
+        warmup: a.warmup.clone(),
     };
     output::one_stdout(&[("--csv", a.csv.as_deref()), ("--json", a.json.as_deref())])?;
     let csv = a.csv.as_deref().map(|p| Output::open("--csv", p)).transpose()?;
@@ -206,7 +217,11 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
     let rows: Vec<Map<String, Value>> = configs.iter().zip(&outcomes).map(|(c, o)| row(c, o)).collect();
     let axes: Vec<String> = configs.first().map(|c| c.labels.iter().map(|(a, _)| a.clone()).collect()).unwrap_or_default();
     if !a.quiet && !stdout_taken {
-        let mut text = format!("sweep of {} over {} configuration{}\n\n", source.describe(), configs.len(), if configs.len() == 1 { "" } else { "s" });
+        let mut text = format!("sweep of {} over {} configuration{}\n", source.describe(), configs.len(), if configs.len() == 1 { "" } else { "s" });
+        if let Some((w, _)) = configs.first().and_then(|c| c.warmup) {
+            let _ = writeln!(text, "figures after the warm-up ({}); the CSV and JSON have the whole run's as whole_run_*", w.describe());
+        }
+        text.push_str("miss % leaves out cold misses (first touches, cold %): docs/SWEEP.md \"Misses\"\n\n");
         text.push_str(&table(&axes, &rows));
         output::print(&text)?;
     }

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! `--timeseries`: counters sampled on the simulated clock, as CSV.
+//! `--timeseries`: counters sampled on the simulated clock, as CSV. Each
+//! row starts with the page accesses so far, the accesses that found their
+//! page in memory (`hits`) and the cold misses (mglru_sweep::figures), so
+//! the hit ratio of any window is the difference of two rows.
 
 use std::io::Write;
 
@@ -66,6 +69,7 @@ impl Series {
         if self.header_for != k.memcgs.len() {
             // (Re)write a header when memcgs appear: a new header line starts a new block.
             let mut h = vec!["time_s".to_string()];
+            h.extend(mglru_sweep::exec::SERIES_ACCESS_COLUMNS.iter().map(|c| c.to_string()));
             h.extend(EVENTS.iter().map(|e| e.name().to_string()));
             for m in 0..k.memcgs.len() as u16 {
                 let n = name(m);
@@ -79,6 +83,9 @@ impl Series {
             self.header_for = k.memcgs.len();
         }
         let mut r = vec![format!("{:.3}", k.now as f64 / 1e9)];
+        let d = &k.sim.demand;
+        let accesses = k.sim.page_accesses;
+        r.extend([accesses, accesses.saturating_sub(d.file_misses + d.swap_misses), d.cold_misses].iter().map(u64::to_string));
         r.extend(EVENTS.iter().map(|&e| k.ev.get(e).to_string()));
         for m in &k.memcgs {
             r.push((m.usage * 4096).to_string());

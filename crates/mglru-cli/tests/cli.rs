@@ -233,7 +233,7 @@ fn dash_is_stdin_and_stdout() {
     // --timeseries - writes the CSV to standard output instead of the table.
     let o = run(&["run", p.to_str().unwrap(), "--timeseries", "-"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).starts_with("time_s,workingset_refault_file"));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("time_s,page_accesses,hits,cold_misses,workingset_refault_file"));
 }
 
 /// An output that cannot be written fails before the run, not after.
@@ -276,7 +276,12 @@ fn the_summary_and_verdict_follow_the_counters() {
     let acc = j["sim"]["page_accesses"].as_u64().unwrap() as f64;
     assert!(acc > 0.0);
     let refaults = (vm(&j, "workingset_refault_anon") + vm(&j, "workingset_refault_file")) as f64;
-    let hit = 100.0 * (1.0 - (vm(&j, "pgpgin") / 4) as f64 / acc).max(0.0);
+    let f = &j["figures"];
+    let n = |k: &str| f[k].as_u64().unwrap_or_else(|| panic!("no figures.{k}"));
+    let hit = 100.0 * (1.0 - (n("misses") + n("cold_misses")) as f64 / acc);
+    // 6.12 counts swap bios in pgpgin: the pages read are pgpgin / 4.
+    assert_eq!(n("pages_read"), vm(&j, "pgpgin") / 4);
+    assert!(n("readahead_pages") + n("misses") + n("cold_misses") == n("pages_read"), "{f}");
     let line = |label: &str| t.lines().find(|l| l.trim_start().starts_with(label)).unwrap_or_else(|| panic!("no {label} in {t}")).to_string();
     assert!(line("refaults per 1,000 accesses").ends_with(&format!(" {:.2}", refaults * 1000.0 / acc)), "{}", line("refaults per"));
     assert!(line("hit ratio").ends_with(&format!(" {hit:.1} %")), "{}", line("hit ratio"));
@@ -324,7 +329,7 @@ fn sweep_rows_equal_single_runs_whatever_the_threads() {
     assert_eq!(one, csv("2"));
     let lines: Vec<&str> = one.lines().collect();
     assert_eq!(lines.len(), 7, "{one}");
-    assert!(lines[0].starts_with("policy,memory,policy_run,page_accesses,misses,miss_ratio,hit_ratio,refaults"), "{}", lines[0]);
+    assert!(lines[0].starts_with("policy,memory,policy_run,page_accesses,hit_ratio,misses,miss_ratio,cold_misses,cold_miss_ratio,pages_read,readahead_pages,refaults"), "{}", lines[0]);
     assert!(lines[1].starts_with("classic,32M,classic,") && lines[6].starts_with("mglru,160M,mglru,"), "{one}");
     // Row 5 (mglru, 96M) against a lone run.
     let head: Vec<&str> = lines[0].split(',').collect();
@@ -594,5 +599,52 @@ fn kernel_versions_and_variant_pairs_compare() {
     let out = String::from_utf8_lossy(&o.stdout);
     for n in ["6.1", "6.12", "7.2", "reclaim-loop", "node-stat-counters", "workingset-6.1", "memcg-lru-off"] {
         assert!(out.contains(n), "{n} missing:\n{out}");
+    }
+}
+
+/// `--warmup`: the summary is the rest of the run, the whole run beside;
+/// a warm-up the run does not reach, or a share of standard input, is an
+/// error that says what to give instead.
+#[test]
+fn warmup_leaves_the_start_of_the_run_out() {
+    let o = run(&["run", "--warmup", "50%", "--json", "-", "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let acc = j["sim"]["page_accesses"].as_u64().unwrap();
+    assert_eq!(j["figures"]["page_accesses"].as_u64(), Some(acc - acc / 2));
+    assert_eq!(j["whole_run_figures"]["page_accesses"].as_u64(), Some(acc));
+    assert_eq!(j["warmup"]["end_accesses"].as_u64(), Some(acc / 2));
+    assert_eq!(j["warmup"]["spec"], "50%");
+    let o = run(&["run", "--warmup", "2s", "--no-progress"]);
+    let t = String::from_utf8_lossy(&o.stdout);
+    assert!(t.contains("  warm-up    the first 2 s of simulated time (ended at 2.0"), "{t}");
+    assert!(t.contains("after the warm-up   whole run"), "{t}");
+    let o = run(&["compare", "--warmup", "2s", "--no-progress"]);
+    let t = String::from_utf8_lossy(&o.stdout);
+    assert!(t.contains("summary after the warm-up") && t.contains("Verdict: MGLRU against classic"), "{t}");
+    let dir = std::env::temp_dir().join(format!("mglru-cli-test-{}-warmup", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("w.csv");
+    let o = run(&["sweep", "--warmup", "2s", "--memory", "256M,512M", "--csv", csv.to_str().unwrap(), "--no-progress"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let head = std::fs::read_to_string(&csv).unwrap().lines().next().unwrap().to_string();
+    for c in ["miss_ratio", "cold_miss_ratio", "readahead_pages", "warmup_end_seconds", "whole_run_hit_ratio", "whole_run_miss_ratio"] {
+        assert!(head.split(',').any(|h| h == c), "{c} missing: {head}");
+    }
+    let ts = dir.join("ts.csv");
+    let o = run(&["run", "--timeseries", ts.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let head = std::fs::read_to_string(&ts).unwrap().lines().next().unwrap().to_string();
+    assert!(head.starts_with("time_s,page_accesses,hits,cold_misses,"), "{head}");
+    for (args, msg) in [
+        (vec!["run", "--warmup", "1000s"], "the run ended before the warm-up did"),
+        (vec!["sweep", "--warmup", "1000s", "--memory", "256M,512M"], "the run ended before the warm-up did"),
+        (vec!["run", "--warmup", "100%"], "less than 100 %"),
+        (vec!["run", "--warmup", "5"], "no unit"),
+        (vec!["run", "-", "--warmup", "10%"], "give a file"),
+    ] {
+        let o = bin().args(&args).stdin(std::process::Stdio::null()).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(msg) && stderr(&o).contains("--warmup"), "{args:?}: {}", stderr(&o));
     }
 }

@@ -33,6 +33,10 @@ impl Kernel {
             return Err(found);
         }
         self.filemap_add_folio(file, index, pfn, dirty);
+        if !dirty {
+            // A read's page (crate::sim::demand; no kernel counter).
+            self.sim.demand.file_pages_read += 1;
+        }
         Ok(pfn)
     }
 
@@ -51,6 +55,7 @@ impl Kernel {
         let fl = &mut self.files[file as usize];
         fl.cache.set(index, ENT_FOLIO | pfn as u64);
         fl.nrpages += 1;
+        self.sim.demand.note_cached(file, index);
         let memcg = self.folios.get(pfn).memcg;
         let was = if old & ENT_SHADOW != 0 { Slot::Shadow } else { Slot::Empty };
         self.xa_slot_changed(file, index, was, Slot::Page, memcg);
@@ -284,9 +289,17 @@ impl Kernel {
             return 0;
         }
         if self.files[file as usize].shmem {
+            // (shmem pages are not counted as demand misses: crate::sim::demand.)
             let from_disk = self.shmem_file_read(file, page, count);
             self.spend_cpu(self.cost.page_copy * count, true);
             return from_disk;
+        }
+        // Demand misses: the pages asked for that are not cached now
+        // (crate::sim::demand; the kernel counts none of this).
+        for p in page..page + count {
+            if self.files[file as usize].folio_at(p).is_none() {
+                self.sim.demand.file_miss(file, p);
+            }
         }
         self.filemap_read_batches(file, page, count)
     }
@@ -602,6 +615,7 @@ impl Kernel {
         }
         let memcg = self.tasks[self.current.pid as usize].memcg;
         self.count(memcg, Ev::Pgmajfault, 1);
+        self.sim.demand.file_miss(file, page);
         let dropped = self.do_sync_mmap_readahead(region, file, page);
         let ws = self.files[file as usize].folio_at(page).is_some_and(|p| self.folios.get(p).test(pg::WORKINGSET));
         self.disk_read_time(ws);

@@ -406,7 +406,7 @@ mod tests {
             stats: Vec::new(),
             reclaims: Vec::new(),
             zram: None,
-            sim: SimReport { operations: 10, access_ops: 4, page_accesses: 9, dropped_accesses: 0, failed_allocations: 0, fallbacks: 0, fallback_claims: 0, watermark_boosts: 0, simulated_ns: 100, task_ns: 3, wall_seconds: 0.1234567, model_bytes: 1, model_bytes_ram: 0, model_bytes_files: 0, simulated_pages: 2 },
+            sim: SimReport { operations: 10, access_ops: 4, page_accesses: 9, dropped_accesses: 0, failed_allocations: 0, fallbacks: 0, fallback_claims: 0, watermark_boosts: 0, simulated_ns: 100, task_ns: 3, wall_seconds: 0.1234567, model_bytes: 1, model_bytes_ram: 0, model_bytes_files: 0, simulated_pages: 2, file_misses: 0, swap_misses: 0, cold_misses: 0, file_pages_read: 0 },
             cpu: crate::report::CpuReport {
                 cpus: 2,
                 schedule: "parallel",

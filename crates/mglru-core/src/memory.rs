@@ -349,6 +349,10 @@ impl Kernel {
         let task = self.vmas[region as usize].task;
         let slot = orig & pte::VALUE;
         let entry = self.swap.as_ref().unwrap().entry(slot);
+        if entry & crate::swapfile::SLOT_CACHED == 0 {
+            // A demand miss (crate::sim::demand): the page must be read.
+            self.sim.demand.swap_misses += 1;
+        }
         let mut major = false;
         // A folio read for this fault alone, never in the swap cache:
         // certainly exclusive.

@@ -126,6 +126,14 @@ pub struct SimReport {
     /// files that were touched).
     pub model_bytes_files: u64,
     pub simulated_pages: u64,
+    /// Demand misses (crate::sim::demand): accesses that found a file
+    /// page out of the page cache, or an anonymous page swapped out; of
+    /// the file ones, pages never cached before (cold); file pages reads
+    /// brought in, readahead included.
+    pub file_misses: u64,
+    pub swap_misses: u64,
+    pub cold_misses: u64,
+    pub file_pages_read: u64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -473,7 +481,7 @@ impl Kernel {
     /// defines (RAM folios, file pages, anon pages).
     pub fn model_bytes(&self) -> u64 {
         let swap = self.swap.as_ref().map_or(0, |s| s.nr_pages() * (8 + 2 + 8));
-        self.model_bytes_ram() + self.model_bytes_files() + swap + self.pt.bytes()
+        self.model_bytes_ram() + self.model_bytes_files() + swap + self.pt.bytes() + self.sim.demand.bytes()
     }
 
     /// The folio table's part of [`model_bytes`](Self::model_bytes).
@@ -626,6 +634,10 @@ impl Kernel {
                 model_bytes_ram: self.model_bytes_ram(),
                 model_bytes_files: self.model_bytes_files(),
                 simulated_pages: self.simulated_pages(),
+                file_misses: self.sim.demand.file_misses,
+                swap_misses: self.sim.demand.swap_misses,
+                cold_misses: self.sim.demand.cold_misses,
+                file_pages_read: self.sim.demand.file_pages_read,
             },
             cpu,
         }

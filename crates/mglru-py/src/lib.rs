@@ -72,6 +72,8 @@ fn run_impl(source: &str, spec: &str, sample_ms: Option<u64>, check: bool) -> Re
     let doc = json!({
         "report": mglru_core::json::report_value(&o.report),
         "figures": o.figures,
+        "whole_run_figures": o.whole,
+        "warmup_end": o.warmup_end.map(|(s, n)| json!({"seconds": s, "accesses": n})),
         "configuration": setup.describe(&cfg.opts, &cfg.memcg_limits, &names, o.report.policy, &src.describe()),
         "series": if sample_ms.is_some() { series.unwrap_or(Value::Null) } else { Value::Null },
     });

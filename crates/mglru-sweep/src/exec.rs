@@ -23,12 +23,20 @@ use crate::input::{Failure, Input};
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub report: Report,
+    /// The figures after the warm-up (the whole run without one).
     pub figures: Figures,
+    /// With a warm-up: the whole run's figures, and where the warm-up
+    /// ended (simulated seconds, page accesses).
+    pub whole: Option<Figures>,
+    pub warmup_end: Option<(f64, u64)>,
     /// `--timeseries`-like samples, when asked for.
     pub series: Option<Series>,
 }
 
-/// Counters sampled every `interval` of simulated time.
+/// Counters sampled every `interval` of simulated time: page accesses,
+/// the accesses that found their page in memory and the cold misses
+/// (crate::figures), then [`SERIES_EVENTS`], so any window's ratios are
+/// two rows' difference.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Series {
     pub columns: Vec<&'static str>,
@@ -51,6 +59,18 @@ pub const SERIES_EVENTS: [Ev; 12] = [
     Ev::OomKill,
     Ev::WorkingsetNodereclaim,
 ];
+
+/// The columns a series has before [`SERIES_EVENTS`].
+pub const SERIES_ACCESS_COLUMNS: [&str; 3] = ["page_accesses", "hits", "cold_misses"];
+
+/// One series row's values.
+pub fn series_values(k: &mglru_core::Kernel) -> Vec<u64> {
+    let d = &k.sim.demand;
+    let misses = d.file_misses + d.swap_misses;
+    let mut v = vec![k.sim.page_accesses, k.sim.page_accesses.saturating_sub(misses), d.cold_misses];
+    v.extend(SERIES_EVENTS.iter().map(|&e| k.ev.get(e)));
+    v
+}
 
 /// Operations between two calls of the progress callback.
 pub const TICK_OPS: u64 = 1 << 16;
@@ -88,7 +108,8 @@ fn with_limits(op: &Op, limits: &[(u16, MemcgKnob, u64)]) -> Option<Op> {
 pub fn run_config(input: &Input, cfg: &Config, check: bool, sample_ms: Option<u64>, tick: &(dyn Fn(u64) + Sync)) -> Result<Outcome, Failure> {
     let start = Instant::now();
     let mut sim = Simulator::new(cfg.opts.clone());
-    let mut series = sample_ms.map(|_| Series { columns: SERIES_EVENTS.iter().map(|e| e.name()).collect(), rows: Vec::new() });
+    let mut series = sample_ms.map(|_| Series { columns: SERIES_ACCESS_COLUMNS.iter().copied().chain(SERIES_EVENTS.iter().map(|e| e.name())).collect(), rows: Vec::new() });
+    let mut warm: Option<Report> = None;
     let interval = sample_ms.unwrap_or(0).max(1) * 1_000_000;
     let mut next_sample = 0;
     // Prefetch operations ahead (page-cache entries, then folios) at the
@@ -107,8 +128,13 @@ pub fn run_config(input: &Input, cfg: &Config, check: bool, sample_ms: Option<u6
         sim.apply(changed.as_ref().unwrap_or(op)).map_err(|e| Failure::input(format!("{}: {e}", input.location(i))))?;
         if let (Some(s), Some(k)) = (series.as_mut(), sim.kernel()) {
             if k.now >= next_sample && k.sim.access_ops > 0 {
-                s.rows.push((k.now as f64 / 1e9, SERIES_EVENTS.iter().map(|&e| k.ev.get(e)).collect()));
+                s.rows.push((k.now as f64 / 1e9, series_values(k)));
                 next_sample = (k.now / interval + 1) * interval;
+            }
+        }
+        if let (Some((_, end)), None, Some(k)) = (cfg.warmup, &warm, sim.kernel()) {
+            if end.reached(k) {
+                warm = Some(k.report(input));
             }
         }
         if (i as u64 + 1) % TICK_OPS == 0 {
@@ -118,15 +144,20 @@ pub fn run_config(input: &Input, cfg: &Config, check: bool, sample_ms: Option<u6
     tick(ops.len() as u64 % TICK_OPS);
     let k = sim.finish().map_err(|e| Failure::input(format!("{}: {e}", input.name)))?;
     if let Some(s) = series.as_mut() {
-        s.rows.push((k.now as f64 / 1e9, SERIES_EVENTS.iter().map(|&e| k.ev.get(e)).collect()));
+        s.rows.push((k.now as f64 / 1e9, series_values(k)));
+    }
+    if let (Some((w, end)), None) = (cfg.warmup, &warm) {
+        return Err(end.not_reached(w, k));
     }
     if check {
         k.check_invariants().map_err(|e| Failure { msg: format!("internal error: accounting invariant broken: {e}"), code: 3 })?;
     }
     let mut report = k.report(input);
     report.sim.wall_seconds = start.elapsed().as_secs_f64();
-    let figures = Figures::of(&report);
-    Ok(Outcome { report, figures, series })
+    let figures = Figures::between(warm.as_ref(), &report);
+    let whole = warm.as_ref().map(|_| Figures::of(&report));
+    let warmup_end = warm.as_ref().map(|w| (w.sim.simulated_ns as f64 / 1e9, w.sim.page_accesses));
+    Ok(Outcome { report, figures, whole, warmup_end, series })
 }
 
 /// Run every configuration on a pool of `threads` threads (0 = one per

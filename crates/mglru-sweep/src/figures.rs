@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Derived figures: what a person asks of a run before any raw counter.
 //!
-//! Every figure is arithmetic on counters the report already has, so a
-//! reader can check it against `/proc/vmstat`:
-//! - a *miss* is a page read from storage: `pgpgin` (KiB) / 4, which counts
-//!   file pages read (readahead included) and swap-ins. The miss ratio is
-//!   misses per page access; readahead can read pages that are never
-//!   accessed, so it can exceed 1 (and the hit ratio, 1 − miss ratio, is
-//!   then shown as 0);
+//! Every figure is arithmetic on counters the report has, so a reader can
+//! check it against `/proc/vmstat` and the model's miss counts
+//! (mglru_core::sim::demand):
+//! - an access *misses* when its page is out of memory and must be read:
+//!   a file page not in the page cache, an anonymous page swapped out. A
+//!   *cold* (compulsory) miss is one of a page never in memory before: no
+//!   amount of memory avoids it, so it is counted apart; `misses` are the
+//!   others (the page had been in memory and was evicted: what more memory
+//!   can fix). `miss_ratio` and `cold_miss_ratio` are per page access;
+//!   `hit_ratio` is the share of accesses that found their page in memory
+//!   (1 − both). An anonymous page's first touch is zero-filled: no read,
+//!   no miss. Whole-page writes read nothing and always hit;
+//! - `pages_read` are the file pages reads brought into the page cache
+//!   plus `pswpin`: every page read, readahead included (`pgpgin` / 4 on
+//!   6.12, which counts swap bios too); `readahead_pages` are those no
+//!   access was waiting for (file pages read beyond the file misses,
+//!   swap-ins beyond the swap misses);
 //! - refaults are `workingset_refault_anon + workingset_refault_file`:
 //!   pages evicted and needed again while their shadow entry was alive;
 //! - swap I/O is `pswpin` and `pswpout`, in pages and MiB;
@@ -16,6 +26,10 @@
 //!   reclaimer (`pgscan_kswapd`/`pgscan_direct` leave out memcg limit
 //!   reclaim); their meaning differs between the two LRUs: classic counts
 //!   pages walked on the lists, MGLRU pages isolated and sorted.
+//!
+//! With a warm-up (crate::warmup) the figures are the change of those
+//! counters from the end of the warm-up to the end of the run
+//! ([`Figures::between`]).
 
 use mglru_core::report::Report;
 use serde::Serialize;
@@ -23,10 +37,17 @@ use serde::Serialize;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Figures {
     pub page_accesses: u64,
-    /// Pages read from disk or swap (`pgpgin` / 4).
+    pub hit_ratio: f64,
+    /// Accesses whose page had been in memory and was read again.
     pub misses: u64,
     pub miss_ratio: f64,
-    pub hit_ratio: f64,
+    /// Accesses whose page was never in memory before (compulsory).
+    pub cold_misses: u64,
+    pub cold_miss_ratio: f64,
+    /// Every page read from disk or swap (readahead included).
+    pub pages_read: u64,
+    /// Of `pages_read`, those no access was waiting for.
+    pub readahead_pages: u64,
     pub refaults: u64,
     pub refaults_per_1k_accesses: f64,
     pub swap_in_pages: u64,
@@ -41,33 +62,90 @@ pub struct Figures {
     pub task_seconds: f64,
 }
 
-impl Figures {
-    pub fn of(r: &Report) -> Figures {
+/// The counters figures are made of, at one point of a run.
+struct Counts {
+    accesses: u64,
+    file_misses: u64,
+    swap_misses: u64,
+    cold: u64,
+    file_read: u64,
+    pswpin: u64,
+    pswpout: u64,
+    refaults: u64,
+    oom: u64,
+    scanned: u64,
+    stolen: u64,
+    ns: u64,
+    task_ns: u64,
+    stall_us: u64,
+}
+
+impl Counts {
+    fn of(r: &Report) -> Counts {
         let v = |n: &str| r.vmstat(n).unwrap_or(0);
-        let accesses = r.sim.page_accesses;
-        let misses = v("pgpgin") / 4;
+        Counts {
+            accesses: r.sim.page_accesses,
+            file_misses: r.sim.file_misses,
+            swap_misses: r.sim.swap_misses,
+            cold: r.sim.cold_misses,
+            file_read: r.sim.file_pages_read,
+            pswpin: v("pswpin"),
+            pswpout: v("pswpout"),
+            refaults: v("workingset_refault_anon") + v("workingset_refault_file"),
+            oom: v("oom_kill"),
+            scanned: v("pgscan_anon") + v("pgscan_file"),
+            stolen: v("pgsteal_anon") + v("pgsteal_file"),
+            ns: r.sim.simulated_ns,
+            task_ns: r.sim.task_ns,
+            stall_us: r.memcg.first().map_or(0, |root| root.pressure.some.total),
+        }
+    }
+}
+
+impl Figures {
+    /// The figures of a whole run.
+    pub fn of(r: &Report) -> Figures {
+        Figures::between(None, r)
+    }
+
+    /// The figures of the part of a run from `start` (a report taken at
+    /// the end of the warm-up; None = the beginning) to `end`.
+    pub fn between(start: Option<&Report>, end: &Report) -> Figures {
+        let b = Counts::of(end);
+        let a = start.map(Counts::of);
+        let d = |f: fn(&Counts) -> u64| f(&b).saturating_sub(a.as_ref().map_or(0, f));
+        let accesses = d(|c| c.accesses);
         let per = |x: u64| if accesses == 0 { 0.0 } else { x as f64 / accesses as f64 };
-        let miss_ratio = per(misses);
-        let refaults = v("workingset_refault_anon") + v("workingset_refault_file");
-        let (sin, sout) = (v("pswpin"), v("pswpout"));
-        let stall = r.memcg.first().map_or(0.0, |root| root.pressure.some.total as f64 / 1e6);
+        let (file_misses, swap_misses, cold) = (d(|c| c.file_misses), d(|c| c.swap_misses), d(|c| c.cold));
+        let misses = (file_misses + swap_misses).saturating_sub(cold);
+        let (sin, sout) = (d(|c| c.pswpin), d(|c| c.pswpout));
+        let file_read = d(|c| c.file_read);
+        let pages_read = file_read + sin;
+        let readahead = file_read.saturating_sub(file_misses) + sin.saturating_sub(swap_misses);
+        let ns = d(|c| c.ns);
+        let stall = d(|c| c.stall_us) as f64 / 1e6;
+        let refaults = d(|c| c.refaults);
         Figures {
             page_accesses: accesses,
+            hit_ratio: (1.0 - per(misses + cold)).max(0.0),
             misses,
-            miss_ratio,
-            hit_ratio: (1.0 - miss_ratio).max(0.0),
+            miss_ratio: per(misses),
+            cold_misses: cold,
+            cold_miss_ratio: per(cold),
+            pages_read,
+            readahead_pages: readahead,
             refaults,
             refaults_per_1k_accesses: per(refaults) * 1000.0,
             swap_in_pages: sin,
             swap_out_pages: sout,
             swap_io_mib: (sin + sout) as f64 * 4096.0 / (1 << 20) as f64,
-            oom_kills: v("oom_kill"),
-            pages_scanned: v("pgscan_anon") + v("pgscan_file"),
-            pages_stolen: v("pgsteal_anon") + v("pgsteal_file"),
-            simulated_seconds: r.sim.simulated_ns as f64 / 1e9,
+            oom_kills: d(|c| c.oom),
+            pages_scanned: d(|c| c.scanned),
+            pages_stolen: d(|c| c.stolen),
+            simulated_seconds: ns as f64 / 1e9,
             memory_stall_seconds: stall,
-            memory_stall_share: if r.sim.simulated_ns == 0 { 0.0 } else { stall / (r.sim.simulated_ns as f64 / 1e9) },
-            task_seconds: r.sim.task_ns as f64 / 1e9,
+            memory_stall_share: if ns == 0 { 0.0 } else { stall / (ns as f64 / 1e9) },
+            task_seconds: d(|c| c.task_ns) as f64 / 1e9,
         }
     }
 }
@@ -91,7 +169,9 @@ impl Figures {
         vec![
             ("page accesses", thousands(self.page_accesses)),
             ("hit ratio", format!("{:.1} %", self.hit_ratio * 100.0)),
-            ("misses (pages read from disk or swap)", thousands(self.misses)),
+            ("misses (page had been in memory)", format!("{} ({:.2} %)", thousands(self.misses), self.miss_ratio * 100.0)),
+            ("cold misses (first touch)", format!("{} ({:.2} %)", thousands(self.cold_misses), self.cold_miss_ratio * 100.0)),
+            ("pages read / of them readahead", format!("{} / {}", thousands(self.pages_read), thousands(self.readahead_pages))),
             ("refaults per 1,000 accesses", format!("{:.2}", self.refaults_per_1k_accesses)),
             ("swap I/O (in + out)", format!("{} + {} pages ({:.1} MiB)", thousands(self.swap_in_pages), thousands(self.swap_out_pages), self.swap_io_mib)),
             ("OOM kills", thousands(self.oom_kills)),
@@ -129,7 +209,7 @@ pub fn verdict(classic: &Figures, mglru: &Figures) -> String {
 pub fn verdict_between(b_name: &str, a_name: &str, axis: &str, a: &Figures, b: &Figures) -> String {
     let mut parts = Vec::new();
     parts.extend(change("refaults", a.refaults as f64, b.refaults as f64));
-    parts.extend(change("pages read from storage", a.misses as f64, b.misses as f64));
+    parts.extend(change("pages read from storage", a.pages_read as f64, b.pages_read as f64));
     parts.extend(change("pages scanned", a.pages_scanned as f64, b.pages_scanned as f64));
     if a.swap_in_pages + a.swap_out_pages + b.swap_in_pages + b.swap_out_pages > 0 {
         parts.extend(change("swap I/O", a.swap_io_mib, b.swap_io_mib));
@@ -154,6 +234,10 @@ mod tests {
             misses,
             miss_ratio: misses as f64 / 1000.0,
             hit_ratio: 1.0 - misses as f64 / 1000.0,
+            cold_misses: 0,
+            cold_miss_ratio: 0.0,
+            pages_read: misses,
+            readahead_pages: 0,
             refaults,
             refaults_per_1k_accesses: refaults as f64,
             swap_in_pages: 0,

@@ -61,6 +61,10 @@ pub struct SweepSpec {
     /// `NAME=NS`, fixed for every point.
     #[serde(default)]
     pub cost: Vec<String>,
+    /// The part of each run left out of the figures (crate::warmup), e.g.
+    /// "30s", "20%", "2000000accesses"; the same for every point.
+    #[serde(default)]
+    pub warmup: Option<String>,
 }
 
 /// A memcg limit a sweep sets.
@@ -116,6 +120,8 @@ pub struct Config {
     pub memcg_limits: Vec<(u16, MemcgKnob, u64)>,
     /// (axis, value) in axis order, as the table and the CSV show them.
     pub labels: Vec<(String, String)>,
+    /// The warm-up, as given and where it ends in this input.
+    pub warmup: Option<(crate::warmup::Warmup, crate::warmup::WarmupEnd)>,
 }
 
 /// A size as a person writes it: the largest unit that divides it.
@@ -360,9 +366,16 @@ pub fn expand(spec: &SweepSpec, input: &Input) -> Result<Vec<Config>, Failure> {
         return Err(Failure::input(format!("the grid has more than {MAX_CONFIGS} points: use fewer values")));
     };
     let cost = parse_costs(&spec.cost)?;
+    let warmup = match &spec.warmup {
+        Some(w) => {
+            let w = crate::warmup::Warmup::parse(w)?;
+            Some((w, w.end(Some(input.page_accesses()))?))
+        }
+        None => None,
+    };
     let mut out = Vec::with_capacity(total);
     for i in 0..total {
-        let mut cfg = Config { opts: RunOptions { cost: cost.clone(), ..Default::default() }, memcg_limits: Vec::new(), labels: Vec::new() };
+        let mut cfg = Config { opts: RunOptions { cost: cost.clone(), ..Default::default() }, memcg_limits: Vec::new(), labels: Vec::new(), warmup };
         // Mixed radix, last axis fastest.
         let mut rest = i;
         let mut picks = vec![0; axes.len()];

@@ -176,6 +176,11 @@ impl Input {
         format!("/{}", parts.join("/"))
     }
 
+    /// The page accesses the statements ask for.
+    pub fn page_accesses(&self) -> u64 {
+        self.ops.iter().map(crate::warmup::op_accesses).sum()
+    }
+
     /// Statements that access pages (read, write, load, store).
     pub fn access_ops(&self) -> u64 {
         self.ops.iter().filter(|o| o.is_access()).count() as u64

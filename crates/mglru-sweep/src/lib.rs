@@ -14,12 +14,14 @@ pub mod grid;
 pub mod input;
 pub mod lines;
 pub mod setup;
+pub mod warmup;
 
 pub use exec::{run_config, sweep, Outcome, Series};
 pub use figures::{verdict, verdict_between, Figures};
 pub use grid::{expand, Config, SweepSpec};
 pub use input::{Failure, Input, Source};
 pub use setup::Setup;
+pub use warmup::{Warmup, WarmupEnd};
 
 use serde_json::{Map, Value};
 
@@ -39,9 +41,15 @@ pub const ROW_COUNTERS: [&str; 12] = [
     "oom_kill",
 ];
 
+/// The whole run's figures a row carries beside those after a warm-up,
+/// as `whole_run_NAME`.
+pub const WHOLE_RUN: [&str; 8] =
+    ["page_accesses", "hit_ratio", "miss_ratio", "cold_miss_ratio", "misses", "cold_misses", "readahead_pages", "refaults_per_1k_accesses"];
+
 /// One sweep row: the configuration's axis values (as text), the derived
-/// figures, then the raw counters of [`ROW_COUNTERS`]. Wall-clock time is
-/// left out: rows are identical from run to run.
+/// figures (after the warm-up, if any, then where it ended and the whole
+/// run's), then the raw counters of [`ROW_COUNTERS`] (over the whole
+/// run). Wall-clock time is left out: rows are identical from run to run.
 pub fn row(cfg: &Config, o: &Outcome) -> Map<String, Value> {
     let mut m = Map::new();
     for (axis, v) in &cfg.labels {
@@ -50,6 +58,14 @@ pub fn row(cfg: &Config, o: &Outcome) -> Map<String, Value> {
     m.insert("policy_run".into(), Value::String(o.report.policy.into()));
     if let Value::Object(f) = serde_json::to_value(&o.figures).expect("figures are plain numbers") {
         m.extend(f);
+    }
+    // With a warm-up, where it ended and the whole run's figures beside.
+    if let (Some((s, n)), Some(w)) = (o.warmup_end, &o.whole) {
+        m.insert("warmup_end_seconds".into(), Value::from(s));
+        m.insert("warmup_end_accesses".into(), Value::from(n));
+        if let Value::Object(f) = serde_json::to_value(w).expect("figures are plain numbers") {
+            m.extend(f.into_iter().filter(|(k, _)| WHOLE_RUN.contains(&k.as_str())).map(|(k, v)| (format!("whole_run_{k}"), v)));
+        }
     }
     for c in ROW_COUNTERS {
         m.insert(c.into(), Value::from(o.report.vmstat(c).unwrap_or(0)));

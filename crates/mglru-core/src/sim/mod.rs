@@ -10,6 +10,7 @@
 
 pub mod check;
 pub mod cost;
+pub mod demand;
 pub mod rng;
 mod tasks;
 
