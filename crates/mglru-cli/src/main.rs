@@ -130,7 +130,7 @@ impl From<ScheduleArg> for mglru_core::sched::Schedule {
     }
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, ValueEnum)]
 enum PolicyArg {
     Classic,
     Mglru,
@@ -147,17 +147,19 @@ struct RunArgs {
     /// 'fio:--name=j --rw=randread --size=1G --buffered=1;memory=512M' (`mglru workload` lists them)
     #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
     workload: Option<String>,
-    /// The LRU to run (default: what the trace's `sysctl lru_gen.enabled` says, else mglru,
-    /// as Debian's 6.12 kernel boots); `run` only, `compare` runs both
-    #[arg(long, value_enum)]
-    policy: Option<PolicyArg>,
+    /// The LRU to run: classic or mglru (default: what the trace's `sysctl lru_gen.enabled`
+    /// says, else mglru, as Debian's 6.12 kernel boots); `compare` runs both unless another
+    /// axis is compared (`--policy A,B` sets their order)
+    #[arg(long, value_name = "POLICY[,POLICY]", value_parser = policies_arg)]
+    policy: Option<Values<PolicyArg>>,
     /// RAM size (overrides the trace's `memory`), e.g. 512M, 4G; less than 1T. The model
-    /// takes about 32 bytes of host memory per 4 KiB page (530 MB for 64G)
-    #[arg(long, value_name = "SIZE", value_parser = size_arg)]
-    memory: Option<u64>,
-    /// Swap size (overrides the trace's `swap`)
-    #[arg(long, value_name = "SIZE", value_parser = size_arg)]
-    swap: Option<u64>,
+    /// takes about 32 bytes of host memory per 4 KiB page (530 MB for 64G). `compare
+    /// --memory A,B` compares two sizes
+    #[arg(long, value_name = "SIZE[,SIZE]", value_parser = sizes_arg)]
+    memory: Option<Values<u64>>,
+    /// Swap size (overrides the trace's `swap`; `compare --swap A,B` compares two)
+    #[arg(long, value_name = "SIZE[,SIZE]", value_parser = sizes_arg)]
+    swap: Option<Values<u64>>,
     /// Number of CPUs (overrides the trace's `cpus`; default 1): each has its own folio
     /// batches and charge stock, tasks are placed round-robin unless pinned with
     /// `task ID cpu=K` (docs/TRACE_FORMAT.md)
@@ -179,9 +181,9 @@ struct RunArgs {
     /// A sysctl applied after the trace's setup section (repeatable): vm.swappiness,
     /// vm.page-cluster, vm.min_free_kbytes, vm.watermark_scale_factor, vm.watermark_boost_factor, vm.dirty_ratio,
     /// vm.dirty_background_ratio, vm.dirty_expire_centisecs, vm.dirty_writeback_centisecs,
-    /// lru_gen.enabled, lru_gen.min_ttl_ms
-    #[arg(long, value_name = "NAME=VALUE", value_parser = sysctl_arg)]
-    sysctl: Vec<(mglru_trace::Sysctl, u64)>,
+    /// lru_gen.enabled, lru_gen.min_ttl_ms. `compare --sysctl NAME=A,B` compares two values
+    #[arg(long, value_name = "NAME=VALUE[,VALUE]", value_parser = sysctl_arg)]
+    sysctl: Vec<(mglru_trace::Sysctl, Values<u64>)>,
     /// A cost-model value in simulated ns (repeatable): op, op_sys, op_wait, task_switch,
     /// mem_access, page_copy, minor_fault, write_new, disk_read, disk_read_sys, disk_write,
     /// disk_write_delay, swap_read, swap_write, scan, rmap, pte, pageout, lruvec
@@ -315,13 +317,36 @@ enum TraceCmd {
     Convert { input: String, output: String },
 }
 
-fn size_arg(s: &str) -> Result<u64, String> {
-    mglru_trace::parse_size(s)
+/// The values of an option that `run` takes once and `compare` twice
+/// (`--memory 1G,2G`): one or two, comma-separated.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Values<T>(pub Vec<T>);
+
+fn values<T>(s: &str, mut parse: impl FnMut(&str) -> Result<T, String>) -> Result<Values<T>, String> {
+    let parts: Vec<&str> = s.split(',').collect();
+    if parts.len() > 2 || parts.iter().any(|p| p.trim().is_empty()) {
+        return Err(format!("`{s}`: give one value, or two comma-separated ones for `compare` (A,B)"));
+    }
+    parts.into_iter().map(|p| parse(p.trim())).collect::<Result<Vec<T>, String>>().map(Values)
 }
 
-fn sysctl_arg(s: &str) -> Result<(mglru_trace::Sysctl, u64), String> {
+fn sizes_arg(s: &str) -> Result<Values<u64>, String> {
+    values(s, mglru_trace::parse_size)
+}
+
+fn policies_arg(s: &str) -> Result<Values<PolicyArg>, String> {
+    values(s, |p| PolicyArg::from_str(p, true).map_err(|_| format!("`{p}` is not a policy: expected classic or mglru")))
+}
+
+fn sysctl_arg(s: &str) -> Result<(mglru_trace::Sysctl, Values<u64>), String> {
     let (n, v) = s.split_once('=').ok_or_else(|| format!("`{s}`: expected NAME=VALUE, e.g. vm.swappiness=100"))?;
-    mglru_trace::parse_sysctl(n, v)
+    let mut name = None;
+    let vals = values(v, |x| {
+        let (k, val) = mglru_trace::parse_sysctl(n, x)?;
+        name = Some(k);
+        Ok(val)
+    })?;
+    Ok((name.expect("at least one value was parsed"), vals))
 }
 
 /// `--variant`'s manual, from the registry (crate mglru_core::profiles).

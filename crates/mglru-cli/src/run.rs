@@ -21,16 +21,24 @@ use crate::{fail, timeseries, validate, PolicyArg, RunArgs};
 /// anything runs.
 fn options(a: &RunArgs) -> Result<(Source, RunOptions), Failure> {
     let source = Source::new(a.trace.as_deref(), a.workload.as_deref())?;
-    if let Some(b) = a.memory {
+    let memory = one("--memory", a.memory.as_ref(), |&b| mglru_sweep::grid::fmt_size(b))?;
+    let swap = one("--swap", a.swap.as_ref(), |&b| mglru_sweep::grid::fmt_size(b))?;
+    if let Some(b) = memory {
         check_size("--memory", b)?;
     }
-    if let Some(b) = a.swap {
+    if let Some(b) = swap {
         check_size("--swap", b)?;
     }
-    let policy = a.policy.map(|p| match p {
+    let policy = one("--policy", a.policy.as_ref(), |p| format!("{p:?}").to_lowercase())?.map(|p| match p {
         PolicyArg::Classic => Policy::Classic,
         PolicyArg::Mglru => Policy::Mglru,
     });
+    let mut sysctls = Vec::new();
+    for (n, v) in &a.sysctl {
+        if let Some(x) = one(&format!("--sysctl {}", n.name()), Some(v), |x| x.to_string())? {
+            sysctls.push((*n, x));
+        }
+    }
     let variant = match a.variant.as_deref() {
         Some(v) if v.contains(',') => {
             return Err(Failure::input(format!("--variant {v}: `run` takes one variant; `mglru compare --variant A,B` compares two")))
@@ -47,9 +55,9 @@ fn options(a: &RunArgs) -> Result<(Source, RunOptions), Failure> {
     };
     check_variant_policy(variant, policy)?;
     let opts = RunOptions {
-        memory: a.memory,
-        swap: a.swap,
-        sysctls: a.sysctl.clone(),
+        memory,
+        swap,
+        sysctls,
         policy,
         cost: parse_costs(&a.cost)?,
         seed: a.seed,
@@ -62,6 +70,22 @@ fn options(a: &RunArgs) -> Result<(Source, RunOptions), Failure> {
         ..Default::default()
     };
     Ok((source, opts))
+}
+
+/// The one value of an option `run` takes once (`compare` takes two of
+/// one option, which it has taken out of the flags before this).
+fn one<T: Clone>(flag: &str, v: Option<&crate::Values<T>>, show: impl Fn(&T) -> String) -> Result<Option<T>, Failure> {
+    match v.map(|v| v.0.as_slice()) {
+        None | Some([]) => Ok(None),
+        Some([x]) => Ok(Some(x.clone())),
+        Some(xs) => {
+            let shown: Vec<String> = xs.iter().map(show).collect();
+            let list = shown.join(",");
+            Err(Failure::input(format!(
+                "{flag} {list}: `run` takes one value; `mglru compare {flag} {list}` compares two (and compares one thing at a time)"
+            )))
+        }
+    }
 }
 
 /// The cgroup path of a memcg, as `cgroup_path` prints it.
@@ -335,8 +359,8 @@ fn warmup_of(a: &RunArgs, source: &Source) -> Result<Option<(Warmup, WarmupEnd)>
 /// The raw counters, with the kernel's names, as before.
 fn counters_table(r: &Report, all: bool) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "policy {}  (Linux {} model)", r.policy, r.kernel);
-    let _ = writeln!(out, "\n/proc/vmstat");
+    // (The policy and the kernel are in the configuration above.)
+    let _ = writeln!(out, "/proc/vmstat");
     for (k, v) in &r.vmstat {
         if all || *v != 0 {
             let _ = writeln!(out, "  {k:<34} {v:>14}");
@@ -527,12 +551,75 @@ pub fn cmd_compare(a: RunArgs) -> ExitCode {
     }
 }
 
-/// What `compare` sets side by side: the two policies (the default), two
-/// kernel versions or two variants.
+/// What `compare` sets side by side: one option with two values. The
+/// two policies when no option has two.
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Axis {
-    Policy,
+    Policy([Policy; 2]),
     Kernel([KernelVersion; 2]),
     Variant([Variant; 2]),
+    Memory([u64; 2]),
+    Swap([u64; 2]),
+    Sysctl(mglru_trace::Sysctl, [u64; 2]),
+}
+
+impl Axis {
+    /// The option as the verdict and the configuration name it.
+    fn what(self) -> String {
+        match self {
+            Axis::Policy(_) => "policy".into(),
+            Axis::Kernel(_) => "kernel".into(),
+            Axis::Variant(_) => "variant".into(),
+            Axis::Memory(_) => "memory".into(),
+            Axis::Swap(_) => "swap".into(),
+            Axis::Sysctl(n, _) => n.name().to_string(),
+        }
+    }
+
+    /// The two columns' names.
+    fn names(self) -> [String; 2] {
+        let size = mglru_sweep::grid::fmt_size;
+        match self {
+            Axis::Policy(p) => p.map(|p| if p == Policy::Classic { "classic".to_string() } else { "mglru".to_string() }),
+            Axis::Kernel(k) => k.map(|k| k.name().to_string()),
+            Axis::Variant(v) => v.map(|v| v.name().to_string()),
+            Axis::Memory(m) | Axis::Swap(m) => m.map(size),
+            Axis::Sysctl(n, v) => v.map(|x| format!("{}={x}", n.name())),
+        }
+    }
+
+    /// How the verdict names one side: "MGLRU", "Linux 7.2", "memory 2G".
+    fn label(self, i: usize) -> String {
+        let n = &self.names()[i];
+        match self {
+            Axis::Policy(p) => if p[i] == Policy::Mglru { "MGLRU".into() } else { "classic".into() },
+            Axis::Kernel(_) => format!("Linux {n}"),
+            Axis::Variant(v) if v[i] == Variant::PLAIN => "the plain kernel".into(),
+            Axis::Variant(_) => format!("variant {n}"),
+            Axis::Memory(_) => format!("memory {n}"),
+            Axis::Swap(_) => format!("swap {n}"),
+            Axis::Sysctl(..) => n.clone(),
+        }
+    }
+
+    /// The run options of side `i`.
+    fn apply(self, i: usize, base: &RunOptions) -> RunOptions {
+        let mut o = base.clone();
+        match self {
+            Axis::Policy(p) => {
+                o.policy = Some(p[i]);
+                if p[i] == Policy::Classic {
+                    o.variant = Variant::PLAIN;
+                }
+            }
+            Axis::Kernel(k) => o.kernel = k[i],
+            Axis::Variant(v) => o.variant = v[i],
+            Axis::Memory(m) => o.memory = Some(m[i]),
+            Axis::Swap(m) => o.swap = Some(m[i]),
+            Axis::Sysctl(n, v) => o.sysctls.push((n, v[i])),
+        }
+        o
+    }
 }
 
 /// The two values of a comma-separated `flag`, parsed by `parse`.
@@ -549,60 +636,103 @@ fn two<T>(flag: &str, v: &str, parse: impl Fn(&str) -> Result<T, String>) -> Res
     Ok(Some([a, b]))
 }
 
-fn compare(mut a: RunArgs) -> Result<(), Failure> {
-    let kernels = a.kernel.as_deref().map(|v| two("--kernel", v, KernelVersion::parse)).transpose()?.flatten();
-    let variants = a.variant.as_deref().map(|v| two("--variant", v, Variant::parse)).transpose()?.flatten();
-    let axis = match (kernels, variants) {
-        (Some(_), Some(_)) => return Err(Failure::input("compare one thing at a time: give two values to --kernel or to --variant, not both")),
-        (Some(k), None) => {
-            if k[0] == k[1] {
-                return Err(Failure::input(format!("--kernel {0},{0}: give two different versions", k[0].name())));
-            }
-            a.kernel = None;
-            Axis::Kernel(k)
+/// The pair of a `Values` option given two values.
+fn pair<T: Copy>(v: Option<&crate::Values<T>>) -> Option<[T; 2]> {
+    match v.map(|v| v.0.as_slice()) {
+        Some(&[a, b]) => Some([a, b]),
+        _ => None,
+    }
+}
+
+/// The one option of `a` that has two values, taken out of `a` (so the
+/// rest of the options describe what both sides share).
+fn compared_axis(a: &mut RunArgs) -> Result<Axis, Failure> {
+    let mut found: Vec<(String, Axis)> = Vec::new();
+    if let Some(k) = a.kernel.as_deref().map(|v| two("--kernel", v, KernelVersion::parse)).transpose()?.flatten() {
+        if k[0] == k[1] {
+            return Err(Failure::input(format!("--kernel {0},{0}: give two different versions", k[0].name())));
         }
-        (None, Some(v)) => {
-            if v[0] == v[1] {
-                return Err(Failure::input(format!("--variant {0},{0}: give two different variants", v[0].name())));
-            }
-            if matches!(a.policy, Some(PolicyArg::Classic)) {
-                return Err(Failure::input("--variant changes the multi-gen LRU only: compare variants without --policy classic"));
-            }
-            a.variant = None;
-            Axis::Variant(v)
+        a.kernel = None;
+        found.push(("--kernel".into(), Axis::Kernel(k)));
+    }
+    if let Some(v) = a.variant.as_deref().map(|v| two("--variant", v, Variant::parse)).transpose()?.flatten() {
+        if v[0] == v[1] {
+            return Err(Failure::input(format!("--variant {0},{0}: give two different variants", v[0].name())));
         }
-        (None, None) => Axis::Policy,
-    };
-    if matches!(axis, Axis::Policy) && a.policy.is_some() {
+        a.variant = None;
+        found.push(("--variant".into(), Axis::Variant(v)));
+    }
+    if let Some(p) = pair(a.policy.as_ref()) {
+        if p[0] == p[1] {
+            return Err(Failure::input("--policy: give two different policies (classic,mglru or mglru,classic)"));
+        }
+        let p = p.map(|p| if p == PolicyArg::Classic { Policy::Classic } else { Policy::Mglru });
+        a.policy = None;
+        found.push(("--policy".into(), Axis::Policy(p)));
+    }
+    for (flag, v, mk) in [("--memory", &mut a.memory, Axis::Memory as fn([u64; 2]) -> Axis), ("--swap", &mut a.swap, Axis::Swap)] {
+        if let Some(m) = pair(v.as_ref()) {
+            if m[0] == m[1] {
+                return Err(Failure::input(format!("{flag} {0},{0}: give two different sizes", mglru_sweep::grid::fmt_size(m[0]))));
+            }
+            *v = None;
+            found.push((flag.into(), mk(m)));
+        }
+    }
+    let mut keep = Vec::new();
+    for (n, v) in std::mem::take(&mut a.sysctl) {
+        match pair(Some(&v)) {
+            Some(x) if x[0] == x[1] => return Err(Failure::input(format!("--sysctl {}={1},{1}: give two different values", n.name(), x[0]))),
+            Some(x) => found.push((format!("--sysctl {}", n.name()), Axis::Sysctl(n, x))),
+            None => keep.push((n, v)),
+        }
+    }
+    a.sysctl = keep;
+    match found.len() {
+        0 => {}
+        1 => return Ok(found[0].1),
+        _ => {
+            let flags: Vec<&str> = found.iter().map(|f| f.0.as_str()).collect();
+            return Err(Failure::input(format!(
+                "compare one thing at a time: {} each have two values; give two values to one of them",
+                flags.join(", ")
+            )));
+        }
+    }
+    if a.policy.is_some() {
         return Err(Failure::input(
-            "compare runs both policies: drop --policy (or use `mglru run --policy ...`, or compare --kernel X,Y or --variant A,B under one policy)",
+            "compare runs both policies: drop --policy, or give it two (--policy mglru,classic), or compare two values of another option under one policy (--kernel X,Y, --variant A,B, --memory A,B, --swap A,B, --sysctl NAME=A,B)",
         ));
+    }
+    Ok(Axis::Policy([Policy::Classic, Policy::Mglru]))
+}
+
+fn compare(mut a: RunArgs) -> Result<(), Failure> {
+    let axis = compared_axis(&mut a)?;
+    if matches!(axis, Axis::Variant(_)) && matches!(a.policy.as_ref().map(|p| p.0.as_slice()), Some([PolicyArg::Classic])) {
+        return Err(Failure::input("--variant changes the multi-gen LRU only: compare variants without --policy classic"));
     }
     for (flag, given) in [("--timeseries", a.timeseries.is_some()), ("--guest-clock", a.guest_clock.is_some()), ("--lru-gen-dump", a.lru_gen_dump)] {
         if given {
             return Err(Failure::input(format!("{flag} is for `mglru run` (one configuration at a time): run it once per configuration")));
         }
     }
-    if matches!(axis, Axis::Policy) && a.variant.as_deref().is_some_and(|v| Variant::parse(v).is_ok_and(|v| v != Variant::PLAIN)) {
+    if matches!(axis, Axis::Policy(_)) && a.variant.as_deref().is_some_and(|v| Variant::parse(v).is_ok_and(|v| v != Variant::PLAIN)) {
         eprintln!("mglru: note: --variant changes the multi-gen LRU only; the classic column is the plain kernel");
     }
     let (source, opts) = options(&a)?;
     let json = a.json.as_deref().map(|p| Output::open("--json", p)).transpose()?;
     // The two configurations and their column names.
-    let configs: Vec<(String, RunOptions)> = match axis {
-        Axis::Policy => [Policy::Classic, Policy::Mglru]
-            .into_iter()
-            .map(|policy| {
-                let mut o = RunOptions { policy: Some(policy), ..opts.clone() };
-                if policy == Policy::Classic {
-                    o.variant = Variant::PLAIN;
-                }
-                (if policy == Policy::Classic { "classic" } else { "mglru" }.to_string(), o)
-            })
-            .collect(),
-        Axis::Kernel(k) => k.iter().map(|&kernel| (kernel.name().to_string(), RunOptions { kernel, ..opts.clone() })).collect(),
-        Axis::Variant(v) => v.iter().map(|&variant| (variant.name().to_string(), RunOptions { variant, ..opts.clone() })).collect(),
-    };
+    let names = axis.names();
+    let configs: Vec<(String, RunOptions)> = (0..2).map(|i| (names[i].clone(), axis.apply(i, &opts))).collect();
+    for (_, o) in &configs {
+        if let Some(b) = o.memory {
+            check_size("--memory", b)?;
+        }
+        if let Some(b) = o.swap {
+            check_size("--swap", b)?;
+        }
+    }
     let warmup = warmup_of(&a, &source)?;
     let mut reps = Vec::new();
     let mut setup = Setup::default();
@@ -630,12 +760,29 @@ fn compare(mut a: RunArgs) -> Result<(), Failure> {
     if !a.quiet && !json_to_stdout {
         let mut out = String::from("configuration\n");
         let names = |m: u16| memcg_names.get(m as usize).cloned().unwrap_or_default();
+        let policies = if x.policy == y.policy { x.policy.to_string() } else { format!("{} and {}", x.policy, y.policy) };
         let what = match axis {
-            Axis::Policy => "classic and mglru".to_string(),
-            Axis::Kernel(_) => format!("{} (Linux {ln} and Linux {rn})", if x.policy == y.policy { x.policy.to_string() } else { format!("{} and {}", x.policy, y.policy) }),
-            Axis::Variant(_) => format!("{} (variants {ln} and {rn})", y.policy),
+            Axis::Policy(_) => format!("{ln} and {rn}"),
+            Axis::Kernel(_) => format!("{policies} (Linux {ln} and Linux {rn})"),
+            Axis::Variant(_) => format!("{policies} (variants {ln} and {rn})"),
+            _ => policies,
         };
-        out.push_str(&setup.describe(&opts, &[], &names, &what, &source.describe()));
+        let shared = setup.describe(&opts, &[], &names, &what, &source.describe());
+        // The compared option's row says both values.
+        let both = format!("{ln} and {rn} (compared)");
+        for line in shared.lines() {
+            let key = line.split_whitespace().next().unwrap_or("");
+            let v = match (axis, key) {
+                (Axis::Memory(_), "RAM") | (Axis::Swap(_), "swap") => both.clone(),
+                _ => {
+                    out.push_str(line);
+                    out.push('\n');
+                    continue;
+                }
+            };
+            let _ = writeln!(out, "  {key:<10} {v}");
+        }
+        let _ = writeln!(out, "  {:<10} {}: {ln} (left) against {rn} (right)", "compared", axis.what());
         let title = match warmup {
             Some((w, _)) => {
                 let _ = writeln!(out, "  {:<10} {} (the raw counters below are the whole run's)", "warm-up", w.describe());
@@ -643,9 +790,14 @@ fn compare(mut a: RunArgs) -> Result<(), Failure> {
             }
             None => "summary",
         };
-        let _ = writeln!(out, "\n{title:<38} {:>22} {:>22}", ln, rn);
-        for ((k, p), (_, q)) in fx.rows().into_iter().zip(fy.rows()) {
-            let _ = writeln!(out, "  {k:<36} {p:>22} {q:>22}");
+        // Columns as wide as their widest value, so every row lines up.
+        let (rx, ry) = (fx.rows(), fy.rows());
+        let kw = rx.iter().map(|r| r.0.len()).max().unwrap_or(0).max(title.len() - 2);
+        let w = |rows: &[(&str, String)], head: &str| rows.iter().map(|r| r.1.chars().count()).chain([head.len()]).max().unwrap_or(0);
+        let (wl, wr) = (w(&rx, ln), w(&ry, rn));
+        let _ = writeln!(out, "\n{title:<k$}   {ln:>wl$}   {rn:>wr$}", k = kw + 2);
+        for ((k, p), (_, q)) in rx.iter().zip(&ry) {
+            let _ = writeln!(out, "  {k:<kw$}   {p:>wl$}   {q:>wr$}");
         }
         out.push('\n');
         let _ = writeln!(out, "{:<36} {:>14} {:>14} {:>14}", "counter", ln, rn, "difference");
@@ -686,9 +838,8 @@ fn compare(mut a: RunArgs) -> Result<(), Failure> {
             }
         }
         let verdict_line = match axis {
-            Axis::Policy => verdict(&fx, &fy),
-            Axis::Kernel(_) => verdict_between(&format!("Linux {rn}"), &format!("Linux {ln}"), "kernel", &fx, &fy),
-            Axis::Variant(_) => verdict_between(&format!("variant {rn}"), &format!("variant {ln}"), "variant", &fx, &fy),
+            Axis::Policy([Policy::Classic, Policy::Mglru]) => verdict(&fx, &fy),
+            _ => verdict_between(&axis.label(1), &axis.label(0), &axis.what(), &fx, &fy),
         };
         let _ = writeln!(out, "\n{verdict_line}");
         output::print(&out)?;

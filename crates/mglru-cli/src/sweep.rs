@@ -46,9 +46,8 @@ pub struct SweepArgs {
     /// Policies: classic, mglru or classic,mglru
     #[arg(long, value_name = "POLICIES")]
     policy: Option<String>,
-    /// MGLRU variants on top of the kernel version, e.g. plain,reclaim-loop (docs/VARIANTS.md;
-    /// `mglru run --help` lists them)
-    #[arg(long, value_name = "NAMES")]
+    /// MGLRU variants on top of the kernel version, e.g. plain,reclaim-loop (docs/VARIANTS.md)
+    #[arg(long, value_name = "NAMES", long_help = crate::variant_help())]
     variant: Option<String>,
     /// Kernel versions, e.g. 6.12,7.2 (docs/KERNELS.md; default 6.12)
     #[arg(long, value_name = "VERSIONS")]

@@ -62,6 +62,9 @@ fn bad_options_are_errors() {
         (vec!["run", "--cost", "warp=1"], "warp"),
         (vec!["frob"], "unrecognized subcommand 'frob'"),
         (vec!["run", "--memory", "1T"], "--memory 1T: the model holds at most"),
+        (vec!["run", "--memory", "8M"], "--memory 8M: the model needs at least 16M of RAM"),
+        (vec!["sweep", "--memory", "8M,64M"], "--memory 8M: the model needs at least 16M of RAM"),
+        (vec!["compare", "--memory", "8M,64M"], "--memory 8M: the model needs at least 16M of RAM"),
         (vec!["run", "--swap", "2T"], "--swap 2T: the model holds at most"),
         (vec!["run", "--variant", "batch-aging", "--policy", "classic"], "multi-gen LRU only"),
         (vec!["run", "--workload", "--name=j --rw=randread --size=1G"], "--workload 'fio:--name=j --rw=randread --size=1G'"),
@@ -190,7 +193,7 @@ fn help_version_completions_and_man() {
     }
     let o = run(&["run", "--help"]);
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("--memory <SIZE>") && out.contains("Exit status"), "{out}");
+    assert!(out.contains("--memory <SIZE[,SIZE]>") && out.contains("Exit status"), "{out}");
     let o = run(&["--version"]);
     assert!(o.status.success());
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), format!("mglru {}", env!("CARGO_PKG_VERSION")));
@@ -595,6 +598,8 @@ fn kernel_versions_and_variant_pairs_compare() {
         assert!(!o.status.success(), "{args:?} succeeded");
         assert!(stderr(&o).contains(msg), "{args:?}: {}", stderr(&o));
     }
+    let o = run(&["sweep", "--help"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("memcg-lru-off"), "sweep --help lists every variant");
     let o = run(&["kernels"]);
     let out = String::from_utf8_lossy(&o.stdout);
     for n in ["6.1", "6.12", "7.2", "reclaim-loop", "node-stat-counters", "workingset-6.1", "memcg-lru-off"] {
@@ -646,5 +651,64 @@ fn warmup_leaves_the_start_of_the_run_out() {
         let o = bin().args(&args).stdin(std::process::Stdio::null()).output().unwrap();
         assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
         assert!(stderr(&o).contains(msg) && stderr(&o).contains("--warmup"), "{args:?}: {}", stderr(&o));
+    }
+}
+
+/// `compare` takes any one option with two values; its verdict names what
+/// was compared and gives rates per 1,000 accesses and counts.
+#[test]
+fn compare_any_one_option_with_two_values() {
+    let fio = "fio:--name=j --rw=randread --size=64M --buffered=1 --random_distribution=zipf:0.8 --time_based --runtime=4s";
+    let o = run(&["compare", "--workload", fio, "--memory", "24M,96M", "--no-progress"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = String::from_utf8_lossy(&o.stdout);
+    assert!(t.contains("  RAM        24M and 96M (compared)") && t.contains("  compared   memory: 24M (left) against 96M (right)"), "{t}");
+    let last = t.lines().last().unwrap();
+    assert!(last.starts_with("Verdict: memory 96M against memory 24M: "), "{last}");
+    // The refaults' rates and counts, as the JSON's figures have them.
+    let o = run(&["compare", "--workload", fio, "--memory", "24M,96M", "--json", "-", "--no-progress"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (a, b) = (&j["24M"]["figures"], &j["96M"]["figures"]);
+    let n = |f: &serde_json::Value, k: &str| f[k].as_u64().unwrap();
+    let (ra, rb) = (n(a, "refaults"), n(b, "refaults"));
+    assert!(ra > rb, "more memory, fewer refaults: {ra} vs {rb}");
+    let rate = |r: u64, f: &serde_json::Value| r as f64 * 1000.0 / n(f, "page_accesses") as f64;
+    let fmt = |x: f64| if x >= 10.0 { format!("{x:.1}") } else { format!("{x:.2}") };
+    let want = format!("fewer refaults ({} → {} per 1,000 accesses; ", fmt(rate(ra, a)), fmt(rate(rb, b)));
+    assert!(last.contains(&want), "{last} (want {want})");
+    assert_eq!(j["24M"]["vmstat"]["pgpgin"].as_u64().unwrap() / 4, n(a, "pages_read"));
+
+    let o = run(&["compare", "--sysctl", "vm.swappiness=0,200", "--policy", "classic", "--no-progress"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = String::from_utf8_lossy(&o.stdout);
+    assert!(t.lines().last().unwrap().starts_with("Verdict: vm.swappiness=200 against vm.swappiness=0: "), "{t}");
+    assert!(t.contains("  compared   vm.swappiness: vm.swappiness=0 (left) against vm.swappiness=200 (right)"), "{t}");
+    let o = run(&["compare", "--policy", "mglru,classic", "--no-progress"]);
+    let t = String::from_utf8_lossy(&o.stdout);
+    assert!(t.lines().last().unwrap().starts_with("Verdict: classic against MGLRU: "), "{t}");
+    let o = run(&["compare", "--variant", "6.12,reclaim-loop", "--no-progress"]);
+    let t = String::from_utf8_lossy(&o.stdout);
+    let one = run(&["run", "--no-progress"]);
+    let one = String::from_utf8_lossy(&one.stdout);
+    assert_eq!(one.matches("(Linux 6.12 model").count(), 1, "run names the policy and kernel once: {one}");
+    assert!(t.lines().last().unwrap().starts_with("Verdict: variant reclaim-loop against the plain kernel: "), "{t}");
+    // Every summary row's columns line up.
+    let rows: Vec<&str> = t.lines().skip_while(|l| !l.starts_with("summary")).take_while(|l| !l.is_empty()).collect();
+    let ends: std::collections::BTreeSet<usize> = rows.iter().map(|l| l.chars().count()).collect();
+    assert_eq!(ends.len(), 1, "ragged summary:\n{}", rows.join("\n"));
+
+    for (args, msg) in [
+        (vec!["compare", "--memory", "1G,2G", "--swap", "0,1G"], "compare one thing at a time: --memory, --swap each have two values"),
+        (vec!["compare", "--memory", "1G,1G"], "give two different sizes"),
+        (vec!["compare", "--memory", "1G,2G,4G"], "give one value, or two"),
+        (vec!["compare", "--sysctl", "vm.swappiness=60,60"], "give two different values"),
+        (vec!["compare", "--policy", "classic"], "give it two (--policy mglru,classic)"),
+        (vec!["run", "--memory", "1G,2G"], "`run` takes one value; `mglru compare --memory 1G,2G` compares two"),
+        (vec!["run", "--sysctl", "vm.swappiness=0,200"], "`mglru compare --sysctl vm.swappiness 0,200`"),
+        (vec!["run", "--policy", "classic,mglru"], "`run` takes one value"),
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(msg), "{args:?}: {}", stderr(&o));
     }
 }

@@ -256,11 +256,11 @@ mod tests {
     /// A configuration that fails names itself and the line.
     #[test]
     fn a_failing_configuration_is_named() {
-        let mut r = TraceReader::from_str("t", "memory 64M\nfile f size=1M\ntask t\nread t f 0\n");
+        let mut r = TraceReader::from_str("t", "memory 64M\ncpus 2\nfile f size=1M\ntask t cpu=1\nread t f 0\n");
         let input = Input::decode(&mut r, &|_| {}).unwrap();
-        let spec = SweepSpec { memory: Some("8M,64M".into()), ..Default::default() };
+        let spec = SweepSpec { cpus: Some("1,2".into()), ..Default::default() };
         let configs = expand(&spec, &input).unwrap();
         let e = sweep(&input, &configs, 2, false, &|_| {}).unwrap_err();
-        assert!(e.msg.starts_with("configuration memory=8M: "), "{}", e.msg);
+        assert!(e.msg.starts_with("configuration cpus=1: t:4: "), "{}", e.msg);
     }
 }

@@ -182,20 +182,36 @@ impl Figures {
     }
 }
 
-/// How `b` differs from `a`, as a share of `a`: "12 % fewer refaults".
-fn change(what: &str, a: f64, b: f64) -> Option<String> {
-    if a == 0.0 && b == 0.0 {
+/// Counts per 1,000 accesses, with as many decimals as small rates need.
+fn per_1k(n: u64, accesses: u64) -> String {
+    if accesses == 0 {
+        return "-".into();
+    }
+    let r = n as f64 * 1000.0 / accesses as f64;
+    if r >= 10.0 {
+        format!("{r:.1}")
+    } else {
+        format!("{r:.2}")
+    }
+}
+
+/// How `b` differs from `a`, as a share of `a`, with the rates per 1,000
+/// accesses and the counts: "12 % fewer refaults (0.36 → 0.32 per 1,000
+/// accesses; 3,600 → 3,200)". `None` when neither has any.
+fn change(what: &str, a: u64, b: u64, acc_a: u64, acc_b: u64) -> Option<String> {
+    if a == 0 && b == 0 {
         return None;
     }
-    if a == 0.0 {
-        return Some(format!("{what} {b:.0} instead of none"));
+    let detail = format!("({} → {} per 1,000 accesses; {} → {})", per_1k(a, acc_a), per_1k(b, acc_b), thousands(a), thousands(b));
+    if a == 0 {
+        return Some(format!("{what} {} instead of none {detail}", thousands(b)));
     }
-    let pct = (b - a) / a * 100.0;
+    let pct = (b as f64 - a as f64) / a as f64 * 100.0;
     if pct.abs() < 0.5 {
-        return Some(format!("about as many {what}"));
+        return Some(format!("about as many {what} {detail}"));
     }
     let dir = if pct < 0.0 { "fewer" } else { "more" };
-    Some(format!("{:.0} % {dir} {what}", pct.abs()))
+    Some(format!("{:.0} % {dir} {what} {detail}", pct.abs()))
 }
 
 /// The one-line verdict of `mglru compare`: MGLRU against classic, on the
@@ -205,20 +221,21 @@ pub fn verdict(classic: &Figures, mglru: &Figures) -> String {
 }
 
 /// The verdict of `b` (named `b_name`) against `a` (`a_name`), two values
-/// of one `axis` (policy, kernel, variant).
+/// of one `axis` (policy, kernel, variant, memory, a sysctl ...).
 pub fn verdict_between(b_name: &str, a_name: &str, axis: &str, a: &Figures, b: &Figures) -> String {
+    let (x, y) = (a.page_accesses, b.page_accesses);
     let mut parts = Vec::new();
-    parts.extend(change("refaults", a.refaults as f64, b.refaults as f64));
-    parts.extend(change("pages read from storage", a.pages_read as f64, b.pages_read as f64));
-    parts.extend(change("pages scanned", a.pages_scanned as f64, b.pages_scanned as f64));
-    if a.swap_in_pages + a.swap_out_pages + b.swap_in_pages + b.swap_out_pages > 0 {
-        parts.extend(change("swap I/O", a.swap_io_mib, b.swap_io_mib));
-    }
+    parts.extend(change("refaults", a.refaults, b.refaults, x, y));
+    parts.extend(change("misses", a.misses, b.misses, x, y));
+    parts.extend(change("pages read from storage", a.pages_read, b.pages_read, x, y));
+    parts.extend(change("pages scanned", a.pages_scanned, b.pages_scanned, x, y));
+    let (sa, sb) = (a.swap_in_pages + a.swap_out_pages, b.swap_in_pages + b.swap_out_pages);
+    parts.extend(change("pages swapped in and out", sa, sb, x, y));
     if a.oom_kills != b.oom_kills {
         parts.push(format!("{} OOM kills instead of {}", b.oom_kills, a.oom_kills));
     }
     if parts.is_empty() {
-        format!("Verdict: no reclaim happened under either {axis} (the workload fits in memory)")
+        format!("Verdict: no reclaim happened under either {axis} value, {a_name} or {b_name} (the workload fits in memory)")
     } else {
         format!("Verdict: {b_name} against {a_name}: {}", parts.join(", "))
     }
@@ -262,13 +279,22 @@ mod tests {
     }
 
     #[test]
-    fn the_verdict_names_direction_and_size() {
+    fn the_verdict_names_direction_size_rates_and_counts() {
         let v = verdict(&figures(100, 200, 1000), &figures(88, 200, 1030));
-        assert_eq!(v, "Verdict: MGLRU against classic: 12 % fewer refaults, about as many pages read from storage, 3 % more pages scanned");
-        assert!(verdict(&figures(0, 0, 0), &figures(0, 0, 0)).contains("no reclaim"));
-        assert!(verdict(&figures(0, 0, 0), &figures(5, 0, 0)).contains("refaults 5 instead of none"));
-        let k = verdict_between("7.2", "6.12", "kernel", &figures(100, 200, 1000), &figures(50, 200, 1000));
-        assert_eq!(k, "Verdict: 7.2 against 6.12: 50 % fewer refaults, about as many pages read from storage, about as many pages scanned");
-        assert!(verdict_between("7.2", "6.12", "kernel", &figures(0, 0, 0), &figures(0, 0, 0)).contains("either kernel"));
+        assert_eq!(
+            v,
+            "Verdict: MGLRU against classic: 12 % fewer refaults (100.0 → 88.0 per 1,000 accesses; 100 → 88), \
+             about as many misses (200.0 → 200.0 per 1,000 accesses; 200 → 200), \
+             about as many pages read from storage (200.0 → 200.0 per 1,000 accesses; 200 → 200), \
+             3 % more pages scanned (1000.0 → 1030.0 per 1,000 accesses; 1,000 → 1,030)"
+        );
+        assert!(verdict(&figures(0, 0, 0), &figures(0, 0, 0)).contains("no reclaim happened under either policy value, classic or MGLRU"));
+        assert!(verdict(&figures(0, 0, 0), &figures(5, 0, 0)).contains("refaults 5 instead of none (0.00 → 5.00 per 1,000 accesses; 0 → 5)"));
+        let k = verdict_between("memory 2G", "memory 1G", "memory", &figures(100, 200, 1000), &figures(50, 200, 1000));
+        assert!(k.starts_with("Verdict: memory 2G against memory 1G: 50 % fewer refaults (100.0 → 50.0 per"), "{k}");
+        // Rates are per each side's own accesses.
+        let mut b = figures(100, 200, 1000);
+        b.page_accesses = 2000;
+        assert!(verdict(&figures(100, 200, 1000), &b).contains("about as many refaults (100.0 → 50.0 per 1,000 accesses; 100 → 100)"));
     }
 }

@@ -274,6 +274,14 @@ pub fn max_bytes() -> u64 {
 
 /// Refuse a size the model cannot hold, naming the flag.
 pub fn check_size(flag: &str, b: u64) -> Result<(), Failure> {
+    if flag == "--memory" && b < mglru_trace::MIN_MEMORY {
+        return Err(Failure::input(format!(
+            "--memory {}: the model needs at least {} of RAM (its zones and watermarks); use --memory {} or more",
+            fmt_size(b),
+            fmt_size(mglru_trace::MIN_MEMORY),
+            fmt_size(mglru_trace::MIN_MEMORY)
+        )));
+    }
     if b > max_bytes() {
         return Err(Failure::input(format!(
             "{flag} {}: the model holds at most {} pages of 4 KiB ({} bytes, {} pages short of 1T); use {flag} 1023G or less",
