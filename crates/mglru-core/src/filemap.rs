@@ -34,7 +34,7 @@ impl Kernel {
         }
         self.filemap_add_folio(file, index, pfn, dirty);
         if !dirty {
-            // A read's page (crate::sim::demand; no kernel counter).
+            // A read's page (crate::demand; no kernel counter).
             self.sim.demand.file_pages_read += 1;
         }
         Ok(pfn)
@@ -289,13 +289,13 @@ impl Kernel {
             return 0;
         }
         if self.files[file as usize].shmem {
-            // (shmem pages are not counted as demand misses: crate::sim::demand.)
+            // (shmem pages are not counted as demand misses: crate::demand.)
             let from_disk = self.shmem_file_read(file, page, count);
             self.spend_cpu(self.cost.page_copy * count, true);
             return from_disk;
         }
         // Demand misses: the pages asked for that are not cached now
-        // (crate::sim::demand; the kernel counts none of this).
+        // (crate::demand; the kernel counts none of this).
         for p in page..page + count {
             if self.files[file as usize].folio_at(p).is_none() {
                 self.sim.demand.file_miss(file, p);

@@ -316,9 +316,9 @@ pub struct SimCounters {
     pub reclaim_throttled_ns: [u64; 3],
     /// The timed lru_lock sections (crate::sched `lru_lock_section`).
     pub lru_lock: crate::sched::LruLockStats,
-    /// Demand and cold misses, file pages read (crate::sim::demand): no
+    /// Demand and cold misses, file pages read (crate::demand): no
     /// kernel counter has them.
-    pub demand: crate::sim::demand::Demand,
+    pub demand: crate::demand::Demand,
 }
 
 /// Counts of the reclaim steps that cost CPU time apart from the folios

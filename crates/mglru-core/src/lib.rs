@@ -6,6 +6,7 @@
 //! same operations give the same counters, bit for bit.
 
 pub mod buddy;
+pub mod demand;
 pub mod file;
 pub mod filemap;
 pub mod folio;

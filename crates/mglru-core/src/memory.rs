@@ -350,7 +350,7 @@ impl Kernel {
         let slot = orig & pte::VALUE;
         let entry = self.swap.as_ref().unwrap().entry(slot);
         if entry & crate::swapfile::SLOT_CACHED == 0 {
-            // A demand miss (crate::sim::demand): the page must be read.
+            // A demand miss (crate::demand): the page must be read.
             self.sim.demand.swap_misses += 1;
         }
         let mut major = false;

@@ -126,7 +126,7 @@ pub struct SimReport {
     /// files that were touched).
     pub model_bytes_files: u64,
     pub simulated_pages: u64,
-    /// Demand misses (crate::sim::demand): accesses that found a file
+    /// Demand misses (crate::demand): accesses that found a file
     /// page out of the page cache, or an anonymous page swapped out; of
     /// the file ones, pages never cached before (cold); file pages reads
     /// brought in, readahead included.

@@ -3,7 +3,7 @@
 //!
 //! Every figure is arithmetic on counters the report has, so a reader can
 //! check it against `/proc/vmstat` and the model's miss counts
-//! (mglru_core::sim::demand):
+//! (mglru_core::demand):
 //! - an access *misses* when its page is out of memory and must be read:
 //!   a file page not in the page cache, an anonymous page swapped out. A
 //!   *cold* (compulsory) miss is one of a page never in memory before: no

@@ -10,7 +10,6 @@
 
 pub mod check;
 pub mod cost;
-pub mod demand;
 pub mod rng;
 mod tasks;
 
