@@ -34,7 +34,8 @@ binary form written by `mglru trace convert`; `-` reads standard input. Every ou
 memory.stat byte fields in bytes.
 
 Exit status: 0 on success, 1 when the trace or an option is invalid, 2 on I/O errors, 3 when
---check finds a broken accounting invariant, 4 when `validate --check` fails.
+--check finds a broken accounting invariant, 4 when `validate --check` fails; a sweep stopped by
+SIGINT or SIGTERM writes its finished rows and exits 130 or 143.
 
 Documents: docs/CLI.md (this manual and the JSON report's schema), docs/TRACE_FORMAT.md,
 docs/WORKLOADS.md, docs/VARIANTS.md, docs/FIDELITY.md.";
@@ -453,6 +454,7 @@ fn cmd_trace(c: TraceCmd) -> Result<(), Failure> {
         }
         Failure::io(format!("writing {output}: {e}"))
     })?;
+    w.into_inner().map_err(|e| Failure::io(format!("writing {output}: {}", e.error())))?.commit()?;
     eprintln!("mglru: wrote {n} operations to {to}");
     Ok(())
 }

@@ -234,8 +234,14 @@ where
 /// Both formats of one picture.
 fn both(dir: &Path, stem: &str, written: &mut Vec<PathBuf>, draw: impl Fn(bool, &Path) -> Result<(), Failure>) -> Result<(), Failure> {
     for (ext, png) in [("svg", false), ("png", true)] {
+        // Drawn under a temporary name, then renamed: never a half-drawn file.
         let p = dir.join(format!("{stem}.{ext}"));
-        draw(png, &p)?;
+        let tmp = crate::output::temp_beside(&p);
+        if let Err(e) = draw(png, &tmp) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+        std::fs::rename(&tmp, &p).map_err(|e| Failure::io(format!("--plot {}: {e}", p.display())))?;
         written.push(p);
     }
     Ok(())

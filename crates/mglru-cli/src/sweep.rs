@@ -8,10 +8,13 @@
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use clap::Args;
 use mglru_sweep::figures::thousands;
-use mglru_sweep::{expand, row, sweep, Failure, Input, Source, SweepSpec};
+use mglru_sweep::{expand, row, sweep_until, Failure, Input, Source, SweepSpec};
+use signal_hook::consts::{SIGINT, SIGTERM};
 use serde_json::{Map, Value};
 
 use crate::output::{self, Output};
@@ -209,14 +212,28 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
     if a.plot.is_some() {
         plot::check(&configs)?;
     }
+    // SIGINT and SIGTERM stop the sweep: the configurations running give
+    // up, and the finished ones are written as usual (signal-hook sets the
+    // flags; nothing else runs in the handler).
+    let stop = Arc::new(AtomicBool::new(false));
+    let term = Arc::new(AtomicBool::new(false));
+    for (sig, flag) in [(SIGINT, &stop), (SIGTERM, &stop), (SIGTERM, &term)] {
+        signal_hook::flag::register(sig, Arc::clone(flag)).map_err(|e| Failure::io(format!("installing the signal handlers: {e}")))?;
+    }
     let bar = Progress::new(!a.no_progress, Some(input.ops.len() as u64 * configs.len() as u64));
-    let outcomes = sweep(&input, &configs, a.jobs, a.check, &|n| bar.inc(n))?;
+    let outcomes = sweep_until(&input, &configs, a.jobs, a.check, &|n| bar.inc(n), &stop)?;
     bar.finish();
+    let total = configs.len();
+    let (configs, outcomes): (Vec<_>, Vec<_>) = configs.into_iter().zip(outcomes).filter_map(|(c, o)| o.map(|o| (c, o))).unzip();
+    let interrupted = (configs.len() < total).then(|| if term.load(Ordering::Relaxed) { ("SIGTERM", 143) } else { ("SIGINT", 130) });
 
     let rows: Vec<Map<String, Value>> = configs.iter().zip(&outcomes).map(|(c, o)| row(c, o)).collect();
     let axes: Vec<String> = configs.first().map(|c| c.labels.iter().map(|(a, _)| a.clone()).collect()).unwrap_or_default();
     if !a.quiet && !stdout_taken {
-        let mut text = format!("sweep of {} over {} configuration{}\n", source.describe(), configs.len(), if configs.len() == 1 { "" } else { "s" });
+        let mut text = format!("sweep of {} over {} configuration{}\n", source.describe(), total, if total == 1 { "" } else { "s" });
+        if interrupted.is_some() {
+            let _ = writeln!(text, "interrupted: the {} finished configuration{} only", rows.len(), if rows.len() == 1 { "" } else { "s" });
+        }
         if let Some((w, _)) = configs.first().and_then(|c| c.warmup) {
             let _ = writeln!(text, "figures after the warm-up ({}); the CSV and JSON have the whole run's as whole_run_*", w.describe());
         }
@@ -239,8 +256,17 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
         o.write(t.as_bytes())?;
     }
     if let Some(d) = &a.plot {
-        let written = plot::plots(d, &configs, &rows)?;
-        eprintln!("mglru: wrote {} plot file{} to {}", written.len(), if written.len() == 1 { "" } else { "s" }, d.display());
+        if rows.is_empty() {
+            eprintln!("mglru: no configuration finished: no plots");
+        } else {
+            let written = plot::plots(d, &configs, &rows)?;
+            eprintln!("mglru: wrote {} plot file{} to {}", written.len(), if written.len() == 1 { "" } else { "s" }, d.display());
+        }
+    }
+    if let Some((sig, code)) = interrupted {
+        let outputs: Vec<&str> = [a.csv.as_deref(), a.json.as_deref()].into_iter().flatten().filter(|p| *p != "-").collect();
+        let to = if outputs.is_empty() { String::new() } else { format!("; their rows are in {}", outputs.join(" and ")) };
+        return Err(Failure { msg: format!("interrupted ({sig}) after {} of {total} configurations{to}", rows.len()), code });
     }
     Ok(())
 }

@@ -712,3 +712,45 @@ fn compare_any_one_option_with_two_values() {
         assert!(stderr(&o).contains(msg), "{args:?}: {}", stderr(&o));
     }
 }
+
+/// SIGINT or SIGTERM during a sweep: the finished rows are written (CSV
+/// and JSON, whole, under their names), the run says how far it got and
+/// exits 130 or 143; no temporary file is left beside the outputs.
+#[test]
+fn an_interrupted_sweep_writes_the_finished_rows() {
+    let fio = "fio:--name=j --rw=randread --size=256M --buffered=1 --random_distribution=zipf:0.8 --time_based --runtime=120s";
+    for (sig, code) in [("-INT", 130), ("-TERM", 143)] {
+        let dir = std::env::temp_dir().join(format!("mglru-cli-test-{}-interrupt{sig}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (csv, json) = (dir.join("rows.csv"), dir.join("rows.json"));
+        let child = bin()
+            .args(["sweep", "--workload", fio, "--memory", "64M..256M/24", "--jobs", "1", "--no-progress", "--quiet"])
+            .args(["--csv", csv.to_str().unwrap(), "--json", json.to_str().unwrap()])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(2500));
+        let k = Command::new("kill").args([sig, &child.id().to_string()]).status().unwrap();
+        assert!(k.success());
+        let o = child.wait_with_output().unwrap();
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(code), "{sig}: {e}");
+        let name = if code == 130 { "SIGINT" } else { "SIGTERM" };
+        let done: usize = e
+            .split(&format!("interrupted ({name}) after "))
+            .nth(1)
+            .and_then(|r| r.split(" of 24 configurations").next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{sig}: no count in {e}"));
+        assert!(done < 24, "{sig}: the sweep finished before the signal: {e}");
+        let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap_or_else(|_| panic!("{sig}: no JSON: {e}"))).unwrap();
+        assert_eq!(j["rows"].as_array().unwrap().len(), done, "{sig}: {e}");
+        let text = std::fs::read_to_string(&csv).unwrap();
+        assert_eq!(text.lines().count(), if done == 0 { 0 } else { done + 1 }, "{sig}: {text}");
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|d| d.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.contains(".tmp")).collect();
+        assert!(left.is_empty(), "{sig}: temporary files left: {left:?}");
+        // The rows are those of the grid's first configurations, in order.
+        let mem: Vec<&str> = j["rows"].as_array().unwrap().iter().map(|r| r["memory"].as_str().unwrap()).collect();
+        assert_eq!(mem.first().copied(), if done == 0 { None } else { Some("64M") });
+    }
+}

@@ -106,6 +106,20 @@ fn with_limits(op: &Op, limits: &[(u16, MemcgKnob, u64)]) -> Option<Op> {
 /// since the last call, every [`TICK_OPS`]; `sample_ms` asks for a series;
 /// `check` verifies the accounting invariants at the end.
 pub fn run_config(input: &Input, cfg: &Config, check: bool, sample_ms: Option<u64>, tick: &(dyn Fn(u64) + Sync)) -> Result<Outcome, Failure> {
+    let never = AtomicBool::new(false);
+    Ok(run_config_until(input, cfg, check, sample_ms, tick, &never)?.expect("not stopped"))
+}
+
+/// [`run_config`] that gives up, returning `None`, when `stop` is set
+/// (checked every [`TICK_OPS`] operations: an interrupted sweep).
+pub fn run_config_until(
+    input: &Input,
+    cfg: &Config,
+    check: bool,
+    sample_ms: Option<u64>,
+    tick: &(dyn Fn(u64) + Sync),
+    stop: &AtomicBool,
+) -> Result<Option<Outcome>, Failure> {
     let start = Instant::now();
     let mut sim = Simulator::new(cfg.opts.clone());
     let mut series = sample_ms.map(|_| Series { columns: SERIES_ACCESS_COLUMNS.iter().copied().chain(SERIES_EVENTS.iter().map(|e| e.name())).collect(), rows: Vec::new() });
@@ -139,6 +153,9 @@ pub fn run_config(input: &Input, cfg: &Config, check: bool, sample_ms: Option<u6
         }
         if (i as u64 + 1) % TICK_OPS == 0 {
             tick(TICK_OPS);
+            if stop.load(Ordering::Relaxed) {
+                return Ok(None);
+            }
         }
     }
     tick(ops.len() as u64 % TICK_OPS);
@@ -157,26 +174,41 @@ pub fn run_config(input: &Input, cfg: &Config, check: bool, sample_ms: Option<u6
     let figures = Figures::between(warm.as_ref(), &report);
     let whole = warm.as_ref().map(|_| Figures::of(&report));
     let warmup_end = warm.as_ref().map(|w| (w.sim.simulated_ns as f64 / 1e9, w.sim.page_accesses));
-    Ok(Outcome { report, figures, whole, warmup_end, series })
+    Ok(Some(Outcome { report, figures, whole, warmup_end, series }))
 }
 
 /// Run every configuration on a pool of `threads` threads (0 = one per
 /// core). The first failure stops the configurations not yet started and
 /// is returned; otherwise the outcomes come in the order of `configs`.
 pub fn sweep(input: &Input, configs: &[Config], threads: usize, check: bool, tick: &(dyn Fn(u64) + Sync)) -> Result<Vec<Outcome>, Failure> {
+    let never = AtomicBool::new(false);
+    Ok(sweep_until(input, configs, threads, check, tick, &never)?.into_iter().map(|o| o.expect("not stopped")).collect())
+}
+
+/// [`sweep`] that stops when `stop` is set (a signal): the configurations
+/// running give up, those not started are not started, and the result has
+/// `None` for each of them, the finished ones' outcomes in grid order.
+pub fn sweep_until(
+    input: &Input,
+    configs: &[Config],
+    threads: usize,
+    check: bool,
+    tick: &(dyn Fn(u64) + Sync),
+    stop: &AtomicBool,
+) -> Result<Vec<Option<Outcome>>, Failure> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(|e| Failure::io(format!("starting {threads} threads: {e}")))?;
     let failed = AtomicBool::new(false);
-    let results: Vec<Option<Result<Outcome, Failure>>> = pool.install(|| {
+    let results: Vec<Option<Result<Option<Outcome>, Failure>>> = pool.install(|| {
         configs
             .par_iter()
             .map(|c| {
-                if failed.load(Ordering::Relaxed) {
+                if failed.load(Ordering::Relaxed) || stop.load(Ordering::Relaxed) {
                     return None;
                 }
-                let r = run_config(input, c, check, None, tick);
+                let r = run_config_until(input, c, check, None, tick, stop);
                 if r.is_err() {
                     failed.store(true, Ordering::Relaxed);
                 }
@@ -194,12 +226,10 @@ pub fn sweep(input: &Input, configs: &[Config], threads: usize, check: bool, tic
                 let at: Vec<String> = c.labels.iter().map(|(a, v)| format!("{a}={v}")).collect();
                 return Err(Failure { msg: format!("configuration {}: {}", at.join(" "), e.msg), code: e.code });
             }
-            None => {}
+            None if stop.load(Ordering::Relaxed) => out.push(None),
+            // Only reachable if a failure was flagged; keep it an error.
+            None => return Err(Failure::input("the sweep stopped early")),
         }
-    }
-    if out.len() != configs.len() {
-        // Only reachable if a failure was flagged; keep it an error.
-        return Err(Failure::input("the sweep stopped early"));
     }
     Ok(out)
 }
@@ -237,6 +267,39 @@ mod tests {
         assert!(refaults(&one[0]) > refaults(&one[1]), "64M {} vs 128M {}", refaults(&one[0]), refaults(&one[1]));
         let peak = |o: &Outcome| o.report.memcg("app").map(|m| m.peak).unwrap();
         assert!(peak(&one[0]) < peak(&one[1]));
+    }
+
+    /// A stop flag set before the sweep finishes nothing; set part way
+    /// (here: by the progress callback after the first configuration's
+    /// operations on one thread), it keeps the finished configurations,
+    /// which equal those of a whole sweep.
+    #[test]
+    fn a_stopped_sweep_keeps_what_finished() {
+        let input = input();
+        let spec = SweepSpec { memcg: vec!["app.max=64M,96M,128M".into()], ..Default::default() };
+        let configs = expand(&spec, &input).unwrap();
+        let stop = AtomicBool::new(true);
+        let none = sweep_until(&input, &configs, 1, false, &|_| {}, &stop).unwrap();
+        assert!(none.iter().all(Option::is_none));
+        let stop = AtomicBool::new(false);
+        let per = input.ops.len() as u64;
+        let seen = std::sync::atomic::AtomicU64::new(0);
+        let part = sweep_until(
+            &input,
+            &configs,
+            1,
+            false,
+            &|n| {
+                if seen.fetch_add(n, Ordering::Relaxed) + n >= per {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            },
+            &stop,
+        )
+        .unwrap();
+        assert!(part[0].is_some() && part[1..].iter().all(Option::is_none), "{:?}", part.iter().map(Option::is_some).collect::<Vec<_>>());
+        let whole = sweep(&input, &configs, 1, false, &|_| {}).unwrap();
+        assert_eq!(counters(&[part[0].clone().unwrap()]), counters(&whole[..1]));
     }
 
     /// Progress ticks add up to every operation of every configuration.

@@ -16,7 +16,7 @@ pub mod lines;
 pub mod setup;
 pub mod warmup;
 
-pub use exec::{run_config, sweep, Outcome, Series};
+pub use exec::{run_config, run_config_until, sweep, sweep_until, Outcome, Series};
 pub use figures::{verdict, verdict_between, Figures};
 pub use grid::{expand, Config, SweepSpec};
 pub use input::{Failure, Input, Source};
