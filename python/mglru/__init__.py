@@ -169,10 +169,39 @@ def run(trace=None, workload: Optional[str] = None, policy: Optional[str] = None
     return r
 
 
+_UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def _number(text) -> Optional[int]:
+    """An axis value as a number: a size as the engine prints it ("1G", "93620K", bytes) in
+    bytes, a sysctl, seed or CPU count as itself; None for anything else ("max", "mglru", "6.12")."""
+    t = str(text)
+    if t.isdigit():
+        return int(t)
+    if len(t) > 1 and t[-1] in _UNITS and t[:-1].isdigit():
+        return int(t[:-1]) * _UNITS[t[-1]]
+    return None
+
+
+def _numeric_axes(df: pd.DataFrame, axes: List[str]) -> pd.DataFrame:
+    """Axis columns whose values are all numbers (sizes in bytes, sysctls, seeds, CPU counts)
+    become integer columns, so sorting and plotting go by value; the text stays beside them as
+    `AXIS_label` for display. A memcg limit axis with "max" among its values stays text."""
+    for a in axes:
+        if a not in df.columns:
+            continue
+        nums = [_number(v) for v in df[a]]
+        if nums and all(n is not None for n in nums):
+            df[f"{a}_label"] = df[a].astype(str)
+            df[a] = pd.array(nums, dtype="int64")
+    return df
+
+
 def _rows_frame(rows: List[dict], axes: List[str]) -> pd.DataFrame:
     df = pd.DataFrame(rows)
     if "config" in df.columns:
         df = df.sort_values("config").set_index("config")
+    df = _numeric_axes(df, list(axes))
     df.attrs["axes"] = list(axes)
     return df
 
@@ -189,7 +218,8 @@ def sweep(trace=None, workload: Optional[str] = None, *, policy: Optional[Value]
     """Run a grid of configurations; one DataFrame row per configuration, in grid order.
 
     Each axis is a value, a list, or a range string "A..B/N" (as `mglru sweep`). Columns: the
-    axes, `policy_run`, the derived figures (hit_ratio, refaults_per_1k_accesses, ...) and key
+    axes (numeric ones as integers: sizes in bytes, sysctls, seeds, CPU counts, with the text as
+    `AXIS_label`, e.g. `memory` 1073741824 and `memory_label` "1G"), `policy_run`, the derived figures (hit_ratio, refaults_per_1k_accesses, ...) and key
     /proc/vmstat counters. `migratetypes` is "off", "on" or ["off", "on"] (grouping pages by
     mobility, docs/FIDELITY.md simplification 3). `kernel` is a version axis, e.g.
     ["6.12", "7.2"] (docs/KERNELS.md). `warmup` ("30s", "20%", "2000000accesses") leaves the

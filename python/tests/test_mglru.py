@@ -73,7 +73,11 @@ def test_sweep_rows_are_single_runs_and_do_not_depend_on_threads():
     two = mglru.sweep(**grid, jobs=2)
     pd.testing.assert_frame_equal(one, two)
     assert list(one["policy"]) == ["classic"] * 3 + ["mglru"] * 3
-    assert list(one["memory"]) == ["32M", "96M", "160M"] * 2
+    # Sizes are bytes, in integers (sort and plot by value); the text is beside them.
+    assert list(one["memory"]) == [32 << 20, 96 << 20, 160 << 20] * 2
+    assert one["memory"].dtype == "int64"
+    assert list(one["memory_label"]) == ["32M", "96M", "160M"] * 2
+    assert list(one.sort_values("memory")["memory_label"])[:2] == ["32M", "32M"]
     assert one.attrs["axes"] == ["policy", "memory"]
     for _, row in one.iterrows():
         r = mglru.run(workload=FIO, memory=row["memory"], policy=row["policy"], timeseries_ms=None)
@@ -90,6 +94,9 @@ def test_sysctl_and_memcg_axes():
     df = mglru.sweep(sysctl={"vm.swappiness": [0, 200]}, memcg={"app.max": ["64M", "128M"]}, policy="classic")
     assert list(df.columns[:3]) == ["policy", "vm.swappiness", "app.max"]
     assert len(df) == 4
+    assert list(df["vm.swappiness"]) == [0, 0, 200, 200] and list(df["app.max"]) == [64 << 20, 128 << 20] * 2
+    assert list(df["app.max_label"]) == ["64M", "128M"] * 2
+    assert list(df["policy"]) == ["classic"] * 4, "text axes stay text"
     assert df.iloc[0]["refaults"] > df.iloc[1]["refaults"], "a 64M limit refaults more than 128M"
 
 
