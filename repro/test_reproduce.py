@@ -319,6 +319,34 @@ class KernelTraces(unittest.TestCase):
             self.assertEqual(ops, sum(1 for x in lb if x.split(" ", 1)[0] in ("load", "store", "read", "write")))
             self.assertGreater(ops, 0)
 
+    def test_files_first_moves_only_the_task_statements(self):
+        import kernel_runs
+        import plumbing
+        if not os.path.exists(plumbing.BIN):
+            self.skipTest("no model binary at %s" % plumbing.BIN)
+        case = [c for c in kernel_runs.CASES if c.files_first][0]
+        with tempfile.TemporaryDirectory() as d:
+            a, b = os.path.join(d, "a.trace"), os.path.join(d, "b.trace")
+            kernel_runs.emit(case.spec, None, a)
+            kernel_runs.emit(case.spec, None, b, files_first=True)
+            la, lb = open(a).read().splitlines(), open(b).read().splitlines()
+            self.assertEqual(sorted(la), sorted(lb))                # the same statements
+            head = [l for l in lb if not l.startswith("#")][:12]
+            kinds = [l.split()[0] for l in head]
+            self.assertLess(max(i for i, k in enumerate(kinds) if k == "file"),
+                            min(i for i, k in enumerate(kinds) if k == "task"))
+            first = next(i for i, l in enumerate(la) if l.split(" ", 1)[0] in ("load", "store", "read", "write"))
+            self.assertEqual(la[first:], lb[first:])                # the operations untouched
+            # and the model runs both to the same counters
+            outs = []
+            for t in (a, b):
+                js = t + ".json"
+                subprocess.run([plumbing.BIN, "run", t, "--policy", "mglru", "--json", js, "--quiet", "--no-progress"],
+                               check=True)
+                import json
+                outs.append(json.load(open(js))["vmstat"])
+            self.assertEqual(outs[0], outs[1])
+
 
 def side_of(kc, name):
     import kernel_runs
