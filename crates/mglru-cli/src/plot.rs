@@ -15,14 +15,18 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use mglru_sweep::{Config, Failure};
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde_json::{Map, Value};
 
-const SIZE: (u32, u32) = (960, 600);
+const SIZE: (u32, u32) = (1200, 640);
 
 /// Lines' colours, told apart in print and by most colour-blind readers.
-const COLOURS: [RGBColor; 8] = [
+/// Sixteen colours that stay apart from each other (the Okabe-Ito eight,
+/// then eight darker or paler ones); series past eight also change their
+/// marker, so a grey print still tells them apart.
+const COLOURS: [RGBColor; 16] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),
@@ -30,8 +34,19 @@ const COLOURS: [RGBColor; 8] = [
     RGBColor(86, 180, 233),
     RGBColor(230, 159, 0),
     RGBColor(0, 0, 0),
-    RGBColor(240, 228, 66),
+    RGBColor(200, 190, 40),
+    RGBColor(120, 28, 129),
+    RGBColor(140, 86, 75),
+    RGBColor(23, 190, 207),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(31, 60, 120),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 100, 44),
 ];
+
+/// Width of the strip right of a chart that holds its legend or colour bar.
+const SIDE: u32 = 250;
 
 const FONT_PATHS: [&str; 6] = [
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
@@ -112,20 +127,24 @@ fn err<E: std::fmt::Debug>(what: &Path) -> impl Fn(E) -> Failure + '_ {
 
 type Curves = Vec<(String, Vec<(f64, f64)>)>;
 
-fn draw_curves<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, path: &Path, title: &str, ylabel: &str, curves: &Curves) -> Result<(), Failure>
+fn draw_curves<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, path: &Path, title: &str, subtitle: &str, ylabel: &str, curves: &Curves) -> Result<(), Failure>
 where
     DB::ErrorType: 'static,
 {
     let e = err(path);
     root.fill(&WHITE).map_err(&e)?;
+    let (w, _) = root.dim_in_pixel();
+    let (plot, side) = root.split_horizontally(w.saturating_sub(SIDE));
     let xs = curves.iter().flat_map(|(_, p)| p.iter().map(|q| q.0));
     let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
     let ymax = curves.iter().flat_map(|(_, p)| p.iter().map(|q| q.1)).fold(0.0f64, f64::max);
     let ymax = if ymax > 0.0 { ymax * 1.08 } else { 1.0 };
     let pad = ((x1 - x0) * 0.03).max(1.0);
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 24))
+    let plot = plot.titled(title, ("sans-serif", 24)).map_err(&e)?;
+    plot.draw(&Text::new(subtitle.to_string(), (16, 0), ("sans-serif", 13).into_font().color(&RGBColor(80, 80, 80)))).map_err(&e)?;
+    let mut chart = ChartBuilder::on(&plot)
         .margin(16)
+        .margin_top(24)
         .x_label_area_size(48)
         .y_label_area_size(72)
         .build_cartesian_2d((x0 - pad)..(x1 + pad), 0.0..ymax)
@@ -139,24 +158,37 @@ where
         .label_style(("sans-serif", 14))
         .draw()
         .map_err(&e)?;
-    for (i, (name, pts)) in curves.iter().enumerate() {
+    for (i, (_, pts)) in curves.iter().enumerate() {
         let c = COLOURS[i % COLOURS.len()];
-        chart
-            .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))
-            .map_err(&e)?
-            .label(name.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3)));
-        chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.filled()))).map_err(&e)?;
+        chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2))).map_err(&e)?;
+        for &p in pts {
+            marker(&mut chart, i, p, c).map_err(&e)?;
+        }
     }
-    chart
-        .configure_series_labels()
-        .label_font(("sans-serif", 15))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(&e)?;
+    // The legend, in its own strip: never over the data.
+    for (i, (name, _)) in curves.iter().enumerate() {
+        let c = COLOURS[i % COLOURS.len()];
+        let y = 60 + 22 * i as i32;
+        side.draw(&PathElement::new(vec![(8, y), (36, y)], c.stroke_width(3))).map_err(&e)?;
+        side.draw(&Text::new(name.clone(), (44, y - 8), ("sans-serif", 14))).map_err(&e)?;
+    }
     root.present().map_err(&e)
+}
+
+/// Series `i`'s marker at `p`: a circle for the first eight, a triangle
+/// for the next eight (their colours then repeat at a different shape).
+fn marker<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    i: usize,
+    p: (f64, f64),
+    c: RGBColor,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    if (i / 8) % 2 == 0 {
+        chart.draw_series(std::iter::once(Circle::new(p, 4, c.filled())))?;
+    } else {
+        chart.draw_series(std::iter::once(TriangleMarker::new(p, 6, c.filled())))?;
+    }
+    Ok(())
 }
 
 /// Colour of a share t in 0..=1: pale yellow (low) to dark red (high).
@@ -175,7 +207,7 @@ struct Heatmap {
     cells: Vec<(usize, usize, f64)>,
 }
 
-fn draw_heatmap<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, path: &Path, h: &Heatmap) -> Result<(), Failure>
+fn draw_heatmap<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, path: &Path, subtitle: &str, h: &Heatmap) -> Result<(), Failure>
 where
     DB::ErrorType: 'static,
 {
@@ -184,9 +216,28 @@ where
     let (lo, hi) = h.cells.iter().fold((f64::MAX, f64::MIN), |(a, b), c| (a.min(c.2), b.max(c.2)));
     let span = if hi > lo { hi - lo } else { 1.0 };
     let (nx, ny) = (h.x.len() as f64, h.y.len() as f64);
-    let mut chart = ChartBuilder::on(&root)
-        .caption(format!("miss ratio: {} × {}", h.y_axis, h.x_axis), ("sans-serif", 24))
+    let (w, ht) = root.dim_in_pixel();
+    let (plot, side) = root.split_horizontally(w.saturating_sub(SIDE));
+    let plot = plot.titled(&format!("miss ratio: {} × {}", h.y_axis, h.x_axis), ("sans-serif", 24)).map_err(&e)?;
+    plot.draw(&Text::new(subtitle.to_string(), (16, 0), ("sans-serif", 13).into_font().color(&RGBColor(80, 80, 80)))).map_err(&e)?;
+    // The colour bar: the scale from the lowest value (bottom) to the highest.
+    let (top, bottom) = (60i32, ht as i32 - 80);
+    let steps = 64;
+    for k in 0..steps {
+        let t = k as f64 / (steps - 1) as f64;
+        let y1 = bottom - ((bottom - top) as f64 * (k + 1) as f64 / steps as f64) as i32;
+        let y0 = bottom - ((bottom - top) as f64 * k as f64 / steps as f64) as i32;
+        side.draw(&Rectangle::new([(20, y1), (50, y0)], heat(t).filled())).map_err(&e)?;
+    }
+    side.draw(&Rectangle::new([(20, top), (50, bottom)], BLACK.stroke_width(1))).map_err(&e)?;
+    for (t, v) in [(0.0, lo), (0.5, lo + (hi - lo) / 2.0), (1.0, hi)] {
+        let y = bottom - ((bottom - top) as f64 * t) as i32;
+        side.draw(&Text::new(format!("{v:.3}"), (58, y - 7), ("sans-serif", 14))).map_err(&e)?;
+    }
+    side.draw(&Text::new("miss ratio".to_string(), (20, top - 28), ("sans-serif", 15))).map_err(&e)?;
+    let mut chart = ChartBuilder::on(&plot)
         .margin(16)
+        .margin_top(24)
         .x_label_area_size(48)
         .y_label_area_size(90)
         .build_cartesian_2d(0.0..nx, 0.0..ny)
@@ -248,7 +299,8 @@ fn both(dir: &Path, stem: &str, written: &mut Vec<PathBuf>, draw: impl Fn(bool, 
 }
 
 /// Draw what the grid allows; the files written, in order.
-pub fn plots(dir: &Path, configs: &[Config], rows: &[Map<String, Value>]) -> Result<Vec<PathBuf>, Failure> {
+/// `subtitle` (the input and the settings every row shares) goes under each title.
+pub fn plots(dir: &Path, configs: &[Config], rows: &[Map<String, Value>], subtitle: &str) -> Result<Vec<PathBuf>, Failure> {
     font()?;
     let mut written = Vec::new();
     let vary = varying(configs);
@@ -269,9 +321,9 @@ pub fn plots(dir: &Path, configs: &[Config], rows: &[Map<String, Value>]) -> Res
             }
             both(dir, stem, &mut written, |png, p| {
                 if png {
-                    draw_curves(BitMapBackend::new(p, SIZE).into_drawing_area(), p, title, ylabel, &curves)
+                    draw_curves(BitMapBackend::new(p, SIZE).into_drawing_area(), p, title, subtitle, ylabel, &curves)
                 } else {
-                    draw_curves(SVGBackend::new(p, SIZE).into_drawing_area(), p, title, ylabel, &curves)
+                    draw_curves(SVGBackend::new(p, SIZE).into_drawing_area(), p, title, subtitle, ylabel, &curves)
                 }
             })?;
         }
@@ -293,9 +345,9 @@ pub fn plots(dir: &Path, configs: &[Config], rows: &[Map<String, Value>]) -> Res
         }
         both(dir, "heatmap_miss_ratio", &mut written, |png, p| {
             if png {
-                draw_heatmap(BitMapBackend::new(p, SIZE).into_drawing_area(), p, &h)
+                draw_heatmap(BitMapBackend::new(p, SIZE).into_drawing_area(), p, subtitle, &h)
             } else {
-                draw_heatmap(SVGBackend::new(p, SIZE).into_drawing_area(), p, &h)
+                draw_heatmap(SVGBackend::new(p, SIZE).into_drawing_area(), p, subtitle, &h)
             }
         })?;
     }

@@ -259,7 +259,25 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
         if rows.is_empty() {
             eprintln!("mglru: no configuration finished: no plots");
         } else {
-            let written = plot::plots(d, &configs, &rows)?;
+            // Under each title: the input, and what every row shares.
+            let fixed: Vec<String> = axes
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| configs.iter().all(|c| c.labels[*i].1 == configs[0].labels[*i].1))
+                .map(|(i, a)| format!("{a}={}", configs[0].labels[i].1))
+                .collect();
+            let kernel = if axes.iter().any(|a| a == "kernel") { String::new() } else { format!("; Linux {} model", configs[0].opts.kernel.name()) };
+            let mut subtitle = format!("{}{kernel}", source.describe());
+            if !fixed.is_empty() {
+                subtitle.push_str(&format!("; {}", fixed.join(" ")));
+            }
+            if let Some((w, _)) = configs[0].warmup {
+                subtitle.push_str(&format!("; after a warm-up of {}", w.text()));
+            }
+            if subtitle.chars().count() > 150 {
+                subtitle = subtitle.chars().take(147).collect::<String>() + "...";
+            }
+            let written = plot::plots(d, &configs, &rows, &subtitle)?;
             eprintln!("mglru: wrote {} plot file{} to {}", written.len(), if written.len() == 1 { "" } else { "s" }, d.display());
         }
     }
