@@ -1106,7 +1106,7 @@ impl Kernel {
                     sorted += 1;
                 } else {
                     // Unlink first: isolate_folio removes it via lru_gen_del_folio.
-                    if (self.steps.isolate_folio)(self, pfn) {
+                    if (self.steps.isolate_folio)(self, sc, pfn) {
                         list.push(pfn);
                         isolated += 1;
                     } else {

@@ -958,10 +958,11 @@ impl Kernel {
 
     /// A write to `memory.reclaim` as a trace statement: reclaim and
     /// record what the write returned.
-    pub fn memory_reclaim_write(&mut self, memcg: u16, bytes: u64) {
+    pub fn memory_reclaim_write(&mut self, memcg: u16, bytes: u64, swappiness: Option<u32>) {
         // memory_reclaim: `memparse(buf) / PAGE_SIZE`, rounded down (less
-        // than a page asks for nothing).
-        let (reclaimed, eagain) = (self.steps.memory_reclaim)(self, memcg, bytes / crate::kernel::PAGE_SIZE, None);
+        // than a page asks for nothing); `swappiness=N` is the proactive
+        // reclaim's own (sc->proactive_swappiness).
+        let (reclaimed, eagain) = (self.steps.memory_reclaim)(self, memcg, bytes / crate::kernel::PAGE_SIZE, swappiness);
         self.reclaim_results.push(ReclaimResult { memcg, bytes, reclaimed, result: if eagain { -EAGAIN } else { 0 } });
     }
 

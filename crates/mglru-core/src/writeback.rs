@@ -328,6 +328,16 @@ impl Kernel {
         (dirty, bg, thresh)
     }
 
+    /// [`Self::dirty_exceeded`] after the statistics flush a version's
+    /// `mem_cgroup_wb_stats` does for a writer in a memcg
+    /// (`Steps::wb_stats_flush`).
+    fn dirty_exceeded_now(&mut self) -> (bool, bool) {
+        if self.tasks[self.current.pid as usize].memcg != ROOT_MEMCG {
+            (self.steps.wb_stats_flush)(self);
+        }
+        self.dirty_exceeded()
+    }
+
     /// Whether the writer is over a dirty limit (global or its memcg's),
     /// and whether background writeback should run.
     fn dirty_exceeded(&self) -> (bool, bool) {
@@ -349,7 +359,7 @@ impl Kernel {
     /// writer waits for writeback to complete. Both the global domain and
     /// the writer's memcg domain are checked, as cgroup v2 writeback does.
     pub fn balance_dirty_pages_ratelimited(&mut self) {
-        let (over_bg, mut over) = self.dirty_exceeded();
+        let (over_bg, mut over) = self.dirty_exceeded_now();
         if over_bg {
             self.background_writeback_all();
         }
@@ -362,7 +372,7 @@ impl Kernel {
                 }
                 None => break,
             }
-            let (b, o) = self.dirty_exceeded();
+            let (b, o) = self.dirty_exceeded_now();
             if b {
                 self.background_writeback_all();
             }

@@ -13,6 +13,18 @@ fn on(kernel: KernelVersion, policy: Option<Policy>) -> T {
     T::with_options(RunOptions { kernel, policy, ..Default::default() })
 }
 
+/// The simulator's first error on `text` under `kernel`, if any.
+fn first_error(kernel: KernelVersion, text: &str) -> Option<String> {
+    let mut reader = TraceReader::from_str("t", text);
+    let mut sim = Simulator::new(RunOptions { kernel, ..Default::default() });
+    while let Some(op) = reader.next_op().unwrap() {
+        if let Err(e) = sim.apply(&op) {
+            return Some(e.0);
+        }
+    }
+    None
+}
+
 /// Memcg-limit reclaim in a 256 MiB machine: a task in a memcg limited to
 /// 8 MiB (2,048 pages) reads a 32 MiB file (8,192 pages) once, so at least
 /// 8,192 - 2,048 = 6,144 pages are reclaimed by the task's own memcg
@@ -85,16 +97,7 @@ fn linux_6_1_boots_classic_and_lacks_6_12_files() {
     }
     for (option, file) in [("swap.peak=reset", "memory.swap.peak"), ("peak=reset", "memory.peak is read-only")] {
         let text = format!("memory 64M\nmemcg app\ntask t memcg=app\nanon t a size=1M\nstore t a 0 16\nmemcg app {option}\n");
-        let mut reader = TraceReader::from_str("t", &text);
-        let mut sim = Simulator::new(RunOptions { kernel: KernelVersion::V6_1, ..Default::default() });
-        let mut err = None;
-        while let Some(op) = reader.next_op().unwrap() {
-            if let Err(e) = sim.apply(&op) {
-                err = Some(e.0);
-                break;
-            }
-        }
-        let err = err.unwrap_or_else(|| panic!("6.1 accepted {option}"));
+        let err = first_error(KernelVersion::V6_1, &text).unwrap_or_else(|| panic!("6.1 accepted {option}"));
         assert!(err.contains(file) && err.contains("6.1"), "{err}");
     }
     let mut t = on(KernelVersion::V6_1, None);
@@ -659,4 +662,92 @@ fn linux_6_1_flushes_before_the_classic_scan_balance() {
         }
         t.check();
     }
+}
+
+/// A writer in a 64 MiB memcg (16,384 pages) of a 1 GiB machine dirties
+/// 4,096 pages of a file with every cost zero, so simulated time stays at
+/// 0 and neither the periodic statistics flush nor the flusher's kupdate
+/// runs. The memcg's dirty domain: its file pages are all dirty, so
+/// `mdtc_calc_avail` gives filepages + headroom = 16,384 (the clean page
+/// cache outside it is far larger), whose 10 % background threshold is
+/// 1,636 pages (409/4,096 parts) and 20 % hard threshold 3,276, while the
+/// global domain's are out of reach. 6.1's `mem_cgroup_wb_stats` flushes
+/// whenever enough updates are pending, so the writer sees its memcg's
+/// dirty pages and starts background writeback each time they pass 1,636:
+/// one chunk of MIN_WRITEBACK_PAGES (1,024) at about 1,637, 2,661 and 3,685
+/// pages dirtied, a fourth would need 4,709. That is 3,072 pages written
+/// and 1,024 left dirty. 6.12 reads the last periodic flush (none yet):
+/// the domain sees no dirty page and nothing is written.
+#[test]
+fn linux_6_1_memcg_writer_reads_fresh_dirty_statistics() {
+    let trace = "memory 1G\nmemcg app max=64M\nfile f size=32M readahead=0\ntask t memcg=app\nwrite t f 0 4096\n";
+    for (kernel, written, dirty) in [(KernelVersion::V6_12, 0, 4096), (KernelVersion::V6_1, 3072, 1024)] {
+        let mut t = T::with_options(RunOptions { kernel, policy: Some(Policy::Classic), cost: Some(common::only_costs(&[])), ..Default::default() });
+        t.run(trace);
+        assert_eq!(t.k().now, 0, "every cost zero");
+        assert_eq!(t.ev(Ev::NrWritten), written, "{kernel:?}");
+        assert_eq!(t.vm("nr_dirty"), dirty, "{kernel:?}");
+        t.check();
+    }
+}
+
+/// 6.1's multi-gen `sort_folio` keeps folios under writeback and dirty
+/// page-cache folios out of reclaim ("waiting for writeback": the next
+/// generation, PG_reclaim set), so `shrink_folio_list` never sees one:
+/// no `nr_vmscan_immediate_reclaim`, no activation. 6.12's lets them
+/// through, and `shrink_folio_list` activates each dirty one it cannot
+/// write (counted as immediate reclaim). An 8 MiB memcg (2,048 pages)
+/// writing 8,192 pages of a file, with the default costs (an
+/// asynchronous disk): 6.12 reclaim meets dirty folios; 6.1 meets none,
+/// and its writer, throttled at its memcg's dirty limit with fresh
+/// statistics (`wb-stats-6.1`), is not OOM-killed.
+#[test]
+fn linux_6_1_mglru_eviction_leaves_dirty_folios_to_writeback() {
+    let trace = "memory 1G\nmemcg app max=8M\nfile f size=32M readahead=0\ntask t memcg=app\nwrite t f 0 8192\n";
+    let mut t = on(KernelVersion::V6_12, Some(Policy::Mglru));
+    t.run(trace);
+    assert!(t.vm("nr_vmscan_immediate_reclaim") > 0, "6.12: reclaim meets dirty folios");
+    let mut t = on(KernelVersion::V6_1, Some(Policy::Mglru));
+    t.run(trace);
+    let app = t.memcg_id("app") as usize;
+    assert!(t.k().memcgs[app].ev.get(Ev::PgstealDirect) >= 8192 - 2048, "the memcg reclaimed");
+    assert_eq!(t.vm("nr_vmscan_immediate_reclaim"), 0);
+    assert_eq!(t.vm("pgactivate"), 0);
+    assert_eq!(t.vm("oom_kill"), 0);
+    assert_eq!(t.vm("nr_dirtied"), 8192, "every page written");
+    t.check();
+}
+
+/// `reclaim MEMCG SIZE swappiness=N` (memory.reclaim's `swappiness=`,
+/// 6.12 on): the proactive reclaim balances anon against file with N.
+/// A memcg holding 1,024 anon pages (swap on a synchronous device) and
+/// 1,024 clean page-cache pages asked for 2 MiB (512 pages), classic LRU:
+/// at swappiness 0 cgroup reclaim scans file only (`get_scan_count`'s
+/// SCAN_FILE: "memcg users want to use this knob to disable swapping"),
+/// so nothing is swapped out; at 200 the file fraction is
+/// `(200 - swappiness)` = 0 and anon pays most. 6.1's memory.reclaim takes
+/// no option: the statement is an error naming the version.
+#[test]
+fn memory_reclaim_swappiness_overrides_the_sysctl_from_6_12_on() {
+    let base = "memory 256M\nswap 64M sync=y ram=y\nmemcg app\nfile f size=4M readahead=0\ntask t memcg=app\nanon t a size=4M\nstore t a 0 1024\nread t f 0 1024\n";
+    for kernel in [KernelVersion::V6_12, KernelVersion::V7_2] {
+        let run = |n: u32| {
+            let mut t = on(kernel, Some(Policy::Classic));
+            t.run(&format!("{base}reclaim app 2M swappiness={n}\n"));
+            t.check();
+            let r = t.k().reclaim_results[0].reclaimed;
+            (t.vm("pswpout"), t.ev(Ev::PgstealFile), r)
+        };
+        let (swapped, file, reclaimed) = run(0);
+        assert_eq!(swapped, 0, "{kernel:?}: swappiness=0 swaps nothing");
+        assert!(file >= 512 && reclaimed >= 512, "{kernel:?}: {file} file pages, {reclaimed} reclaimed");
+        // At 200 the fraction gives file nothing; file pages go only where
+        // it is not used (cache trim mode, the equal scan at priority 0).
+        let (swapped, file, reclaimed) = run(200);
+        assert!(swapped >= 256, "{kernel:?}: swappiness=200 reclaims mostly anon: {swapped}");
+        assert!(file < 256, "{kernel:?}: {file} file pages");
+        assert!(reclaimed >= 512, "{kernel:?}");
+    }
+    let err = first_error(KernelVersion::V6_1, &format!("{base}reclaim app 2M swappiness=60\n")).expect("6.1 accepted swappiness=");
+    assert!(err.contains("swappiness") && err.contains("6.1"), "{err}");
 }

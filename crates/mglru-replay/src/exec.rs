@@ -1197,9 +1197,13 @@ impl Exec {
                 let what = advice_name(cmd.op, cmd.c);
                 self.call(p, task, line, cmd, None, &what).map(|_| ())
             }
-            Action::Reclaim { memcg, bytes } => {
+            Action::Reclaim { memcg, bytes, swappiness } => {
                 let path = self.memcg(memcg)?.dir.join("memory.reclaim");
-                let res = self.sys.write(&path, &bytes.to_string());
+                let text = match swappiness {
+                    Some(n) => format!("{bytes} swappiness={n}"),
+                    None => bytes.to_string(),
+                };
+                let res = self.sys.write(&path, &text);
                 let result = match &res {
                     Ok(()) => 0,
                     Err(e) => -i64::from(e.raw_os_error().unwrap_or(0)),

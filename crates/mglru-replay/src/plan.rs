@@ -156,8 +156,8 @@ pub enum Action {
         file: u32,
         advice: Advice,
     },
-    /// Write `bytes` to `memory.reclaim`.
-    Reclaim { memcg: u16, bytes: u64 },
+    /// Write `bytes` to `memory.reclaim` (with ` swappiness=N`).
+    Reclaim { memcg: u16, bytes: u64, swappiness: Option<u32> },
     /// `nanosleep` in the controller.
     Sleep { ns: u64 },
     /// The worker exits.
@@ -546,7 +546,7 @@ impl Planner {
                 },
                 Target::File(file) => Action::Fadvise { task, file, advice },
             },
-            Op::Reclaim { memcg, bytes } => Action::Reclaim { memcg, bytes },
+            Op::Reclaim { memcg, bytes, swappiness } => Action::Reclaim { memcg, bytes, swappiness },
             Op::Sleep { ns } => Action::Sleep { ns },
             Op::Exit { task } => Action::Exit { task },
             Op::Munmap { task, region } => Action::Munmap { task, region },

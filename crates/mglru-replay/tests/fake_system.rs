@@ -104,7 +104,7 @@ read b lib 1
 advise a heap dontneed
 advise b lib random
 advise b data willneed
-reclaim app 1M
+reclaim app 1M swappiness=30
 sleep 1ms
 lru_gen + web 0 5
 lru_gen - app 0 3 max 10
@@ -186,7 +186,7 @@ fn real_run_against_a_fake_kernel() {
         "+memory\n"
     );
     assert_eq!(f.read(&f.cg.join("app/memory.max")), "33554432\nmax\n");
-    assert_eq!(f.read(&f.cg.join("app/memory.reclaim")), "1048576\n");
+    assert_eq!(f.read(&f.cg.join("app/memory.reclaim")), "1048576 swappiness=30\n");
     assert_eq!(f.read(&f.cg.join("app/web/memory.high")), "16777216\n");
     assert_eq!(f.read(&f.cg.join("app/web/memory.swap.max")), "0\n");
     assert!(!f.cg.join("app/web/memory.low").exists());

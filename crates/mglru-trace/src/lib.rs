@@ -30,7 +30,7 @@
 //! load ID REGION PAGE [COUNT]
 //! store ID REGION PAGE [COUNT]
 //! advise ID FILE|REGION normal|random|sequential|dontneed|willneed|noreuse
-//! reclaim MEMCG SIZE
+//! reclaim MEMCG SIZE [swappiness=N]
 //! stat MEMCG
 //! sleep DURATION
 //! exit ID
@@ -309,8 +309,9 @@ pub enum Op {
         target: Target,
         advice: Advice,
     },
-    /// `reclaim MEMCG SIZE`: write `bytes` (> 0) to `memory.reclaim`.
-    Reclaim { memcg: u16, bytes: u64 },
+    /// `reclaim MEMCG SIZE [swappiness=N]`: write `bytes` (> 0) to
+    /// `memory.reclaim`, with `swappiness=N` (0 to 200) when given.
+    Reclaim { memcg: u16, bytes: u64, swappiness: Option<u32> },
     /// `sleep DURATION`: advance simulated time by `ns` nanoseconds.
     Sleep { ns: u64 },
     /// `exit ID`: the task exits; its id is never used again.

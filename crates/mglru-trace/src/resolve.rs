@@ -984,9 +984,10 @@ impl Resolver {
             Stmt::Stat { memcg } => Ok(Op::Stat {
                 memcg: self.memcg(memcg)?,
             }),
-            Stmt::Reclaim { memcg, bytes } => Ok(Op::Reclaim {
+            Stmt::Reclaim { memcg, bytes, swappiness } => Ok(Op::Reclaim {
                 memcg: self.memcg(memcg)?,
                 bytes,
+                swappiness,
             }),
             Stmt::Sleep { ns, off } => {
                 self.add_sleep(ns).map_err(|msg| PErr { off, msg })?;
@@ -1319,7 +1320,10 @@ impl Resolver {
                 };
                 write!(s, "advise {} {name} {advice}", task(*t))
             }
-            Op::Reclaim { memcg: m, bytes } => write!(s, "reclaim {} {bytes}", memcg(*m)),
+            Op::Reclaim { memcg: m, bytes, swappiness } => match swappiness {
+                Some(n) => write!(s, "reclaim {} {bytes} swappiness={n}", memcg(*m)),
+                None => write!(s, "reclaim {} {bytes}", memcg(*m)),
+            },
             Op::Sleep { ns } => write!(s, "sleep {ns}ns"),
             Op::Exit { task: t } => write!(s, "exit {}", task(*t)),
             Op::Munmap { task: t, region: r } => write!(s, "munmap {} {}", task(*t), region(*r)),

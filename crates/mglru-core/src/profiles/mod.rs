@@ -45,6 +45,8 @@ mod min_seq_7_2;
 mod recency_6_1;
 mod shadow_nodes_6_1;
 mod scan_flush_6_1;
+mod wb_stats_6_1;
+mod writeback_6_1;
 mod pageout_7_2;
 mod node_stat_counters;
 mod reclaim_loop;
@@ -111,8 +113,8 @@ pub(crate) struct Steps {
     pub lru_gen_eviction: fn(&mut Kernel, u32) -> u64,
     /// `sort_folio` (batch, pfn, tier index): true if moved, not isolated.
     pub sort_folio: fn(&mut Kernel, &mut AgeBatch, u32, usize) -> bool,
-    /// `isolate_folio`.
-    pub isolate_folio: fn(&mut Kernel, u32) -> bool,
+    /// `isolate_folio` (sc, pfn).
+    pub isolate_folio: fn(&mut Kernel, &ScanControl, u32) -> bool,
     /// `isolate_folios` (memcg, sc, swappiness, list, nr_to_scan):
     /// (scanned, type).
     pub isolate_folios: fn(&mut Kernel, u16, &mut ScanControl, u32, &mut Vec<u32>, u64) -> (u64, usize),
@@ -184,6 +186,10 @@ pub(crate) struct Steps {
     /// to the flusher at once (`NR_VMSCAN_IMMEDIATE`, `PG_reclaim`,
     /// activated); false to try `pageout`.
     pub dirty_file_immediate: fn(&Kernel, &crate::folio::Folio) -> bool,
+    /// The statistics flush of `mem_cgroup_wb_stats` before a writer in a
+    /// memcg reads its dirty domain: none in 6.12 (rate-limited, and the
+    /// periodic flush is never late in the model).
+    pub wb_stats_flush: fn(&mut Kernel),
 }
 
 /// What `Steps::count_reclaim` counts.
@@ -217,7 +223,7 @@ impl Steps {
         folio_inc_refs: crate::lru_gen::folio_inc_refs_of,
         lru_gen_eviction: Kernel::lru_gen_eviction,
         sort_folio: Kernel::sort_folio,
-        isolate_folio: Kernel::isolate_folio,
+        isolate_folio: |k, _sc, pfn| k.isolate_folio(pfn),
         isolate_folios: Kernel::isolate_folios,
         folio_inc_gen_clear: crate::lru_gen::folio_inc_gen_clear_6_12,
         inc_min_seq_protect: |_, _, _, _| {},
@@ -243,6 +249,7 @@ impl Steps {
         // Only kswapd writes page-cache folios, and only ones it found
         // dirty before (PG_reclaim) on a node marked PGDAT_DIRTY.
         dirty_file_immediate: |k, f| !k.in_kswapd || !f.test(crate::folio::pg::RECLAIM) || !k.pgdat_dirty,
+        wb_stats_flush: |_| {},
     };
 
     /// The steps of `version` with `variant`'s differences on top.
@@ -353,6 +360,8 @@ pub static DIFFERENCES: &[Difference] = &[
     shadow_nodes_6_1::DIFFERENCE,
     scan_flush_6_1::DIFFERENCE,
     pageout_7_2::DIFFERENCE,
+    wb_stats_6_1::DIFFERENCE,
+    writeback_6_1::DIFFERENCE,
 ];
 
 fn difference(name: &str) -> &'static Difference {
@@ -401,9 +410,9 @@ pub static VERSIONS: [VersionEntry; 3] = [
         names: &["6.1"],
         summary: "Linux 6.1 (Debian 12's kernel): the multi-gen LRU built but off at boot, no memcg LRU",
         debian: "linux-image-6.1.0-57-cloud-amd64 6.1.192-3",
-        differences: &["no-memcg-lru", "workingset-6.1", "swap-rw-page", "lru-note-cost-6.1", "memory-reclaim-6.1", "reclaim-loop-6.1", "recency-6.1", "shadow-nodes-6.1", "scan-flush-6.1"],
+        differences: &["no-memcg-lru", "workingset-6.1", "swap-rw-page", "lru-note-cost-6.1", "memory-reclaim-6.1", "reclaim-loop-6.1", "recency-6.1", "shadow-nodes-6.1", "scan-flush-6.1", "wb-stats-6.1", "writeback-6.1"],
         lru_gen_enabled_at_boot: 0,
-        lacks: &["memory.swap.peak", "memory.peak:write"],
+        lacks: &["memory.swap.peak", "memory.peak:write", "memory.reclaim:swappiness"],
         vmstat_absent: &["pgscan_proactive", "pgsteal_proactive", "pgscan_khugepaged", "pgsteal_khugepaged"],
         memory_stat_absent: &[
             "pgscan_proactive",

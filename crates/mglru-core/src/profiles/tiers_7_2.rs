@@ -69,7 +69,7 @@ fn apply(s: &mut Steps) {
     s.lru_gen_eviction = lru_gen_eviction;
     s.lru_gen_refault = lru_gen_refault;
     s.sort_folio = sort_folio;
-    s.isolate_folio = isolate_folio;
+    s.isolate_folio = |k, _sc, pfn| isolate_folio(k, pfn);
     s.isolate_folios = isolate_folios;
     s.folio_inc_gen_clear = folio_inc_gen_clear;
     s.inc_min_seq_protect = inc_min_seq_protect;

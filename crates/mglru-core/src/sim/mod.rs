@@ -417,7 +417,16 @@ impl Simulator {
                     }
                 }
             }
-            Op::Reclaim { memcg, bytes } => k.memory_reclaim_write(memcg, bytes),
+            Op::Reclaim { memcg, bytes, swappiness } => {
+                // 6.1's memory.reclaim takes a size and nothing else.
+                if swappiness.is_some() && !k.kernel.has("memory.reclaim:swappiness") {
+                    let v = k.kernel.name();
+                    return Err(SimError(format!(
+                        "reclaim ... swappiness=: memory.reclaim on Linux {v} takes no swappiness= (drop it, or run --kernel 6.12)"
+                    )));
+                }
+                k.memory_reclaim_write(memcg, bytes, swappiness)
+            }
             Op::Sleep { ns } => {
                 k.psi_set_state(crate::psi::PsiState::Idle);
                 let t = k.now.saturating_add(ns);

@@ -187,10 +187,11 @@ pub fn all_trace_ops() -> Vec<Op> {
             advice: Advice::Random,
         },
         Op::Sleep { ns: 10_000_000 },
-        Op::Reclaim { memcg: 2, bytes: M },
+        Op::Reclaim { memcg: 2, bytes: M, swappiness: None },
         Op::Reclaim {
             memcg: 0,
             bytes: 4096,
+            swappiness: None,
         },
         Op::LruGenAge {
             memcg: 2,
