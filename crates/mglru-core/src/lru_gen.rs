@@ -39,6 +39,30 @@ pub const MEMCG_NR_GENS: u64 = 3;
 pub const MEMCG_NR_BINS: usize = 8;
 pub const BLOOM_FILTER_SHIFT: u32 = 15;
 pub const MAX_SWAPPINESS: u32 = 200;
+/// Linux 7.2's `SWAPPINESS_ANON_ONLY` (`MAX_SWAPPINESS + 1`): proactive
+/// reclaim of anon only (`memory.reclaim swappiness=max`, the debugfs
+/// commands' `max`). The functions below take a swappiness from 0 to this
+/// value as 7.2's do; from 0 to 200 they compute what 6.12's `can_swap`
+/// computed, and the versions without `max` never pass 201
+/// ([`crate::profiles::Steps::max_swappiness`]).
+pub const SWAPPINESS_ANON_ONLY: u32 = MAX_SWAPPINESS + 1;
+
+/// The evictable types at `swappiness`, `min_type..=max_type` (7.2
+/// `for_each_evictable_type`): file only at 0, anon only at
+/// [`SWAPPINESS_ANON_ONLY`], both in between (6.12's `!can_swap..2`).
+pub(crate) fn evictable_types(swappiness: u32) -> std::ops::RangeInclusive<usize> {
+    let min_type = (swappiness == 0) as usize;
+    let max_type = (swappiness < SWAPPINESS_ANON_ONLY) as usize;
+    min_type..=max_type
+}
+
+/// 7.2 `evictable_min_seq`: the smaller `min_seq` of the evictable types.
+/// With 6.12's coupled `min_seq` (anon's never above file's) it is
+/// `min_seq[!can_swap]`.
+pub(crate) fn evictable_min_seq(min_seq: [u64; 2], swappiness: u32) -> u64 {
+    let t = evictable_types(swappiness);
+    min_seq[*t.start()].min(min_seq[*t.end()])
+}
 
 /// `/sys/kernel/mm/lru_gen/enabled` capability bits.
 pub const LRU_GEN_CORE: u32 = 1;
@@ -467,11 +491,14 @@ impl Kernel {
     }
 
     /// `inc_min_seq`: retire the oldest generation of `type`, moving its
-    /// folios to the next one (anon without swap just moves the counter).
-    fn inc_min_seq(&mut self, memcg: u16, type_: usize, can_swap: bool) {
+    /// folios to the next one. A type that is not evictable at `swappiness`
+    /// (anon at 0; file at 7.2's [`SWAPPINESS_ANON_ONLY`]) just moves the
+    /// counter: its folios stay where they are, now in the youngest
+    /// generation's slot.
+    fn inc_min_seq(&mut self, memcg: u16, type_: usize, swappiness: u32) {
         let m = memcg as usize;
         let old_gen = gen_from_seq(self.memcgs[m].lruvec.lrugen.min_seq[type_]);
-        if !(type_ == ANON && !can_swap) {
+        if evictable_types(swappiness).contains(&type_) {
             let mut batch = crate::profiles::AgeBatch::default();
             // Zone by zone, lowest first, each list from its tail.
             for zone in 0..NR_ZONES {
@@ -531,7 +558,7 @@ impl Kernel {
     }
 
     /// `inc_max_seq`: open a new youngest generation.
-    fn inc_max_seq(&mut self, memcg: u16, seq: u64, can_swap: bool) -> bool {
+    fn inc_max_seq(&mut self, memcg: u16, seq: u64, swappiness: u32) -> bool {
         let m = memcg as usize;
         if seq != self.memcgs[m].lruvec.lrugen.max_seq {
             return false;
@@ -540,7 +567,7 @@ impl Kernel {
             if self.get_nr_gens(memcg, type_) != MAX_NR_GENS {
                 continue;
             }
-            self.inc_min_seq(memcg, type_, can_swap);
+            self.inc_min_seq(memcg, type_, swappiness);
         }
         let lv = &mut self.memcgs[m].lruvec;
         let prev = gen_from_seq(lv.lrugen.max_seq - 1);
@@ -561,7 +588,7 @@ impl Kernel {
 
     /// `try_to_inc_max_seq`: walk the memcg's page tables (if enabled),
     /// then open a new generation.
-    pub fn try_to_inc_max_seq(&mut self, memcg: u16, seq: u64, can_swap: bool, force_scan: bool) -> bool {
+    pub fn try_to_inc_max_seq(&mut self, memcg: u16, seq: u64, swappiness: u32, force_scan: bool) -> bool {
         let m = memcg as usize;
         if seq <= self.memcgs[m].lruvec.mm_state.seq {
             return false;
@@ -575,7 +602,7 @@ impl Kernel {
             true
         } else {
             self.current.mm_walk = true;
-            let mut walk = Walk { memcg, seq, can_swap, force_scan, stats: [0; 4] };
+            let mut walk = Walk { memcg, seq, swappiness, force_scan, stats: [0; 4] };
             let mut last;
             loop {
                 let (l, mm) = self.iterate_mm_list(&mut walk);
@@ -590,7 +617,7 @@ impl Kernel {
             last
         };
         if success {
-            let ok = self.inc_max_seq(memcg, seq, can_swap);
+            let ok = self.inc_max_seq(memcg, seq, swappiness);
             debug_assert!(ok);
         }
         success
@@ -609,10 +636,12 @@ impl Kernel {
         self.sc_swappiness(sc)
     }
 
-    pub(crate) fn lruvec_total(&self, memcg: u16, can_swap: bool) -> u64 {
+    /// `lruvec_evictable_size` (7.2's name; 6.12 sums the same in
+    /// `lruvec_is_sizable` and `should_run_aging`).
+    pub(crate) fn lruvec_total(&self, memcg: u16, swappiness: u32) -> u64 {
         let lg = &self.memcgs[memcg as usize].lruvec.lrugen;
         let mut total = 0;
-        for type_ in (!can_swap as usize)..2 {
+        for type_ in evictable_types(swappiness) {
             for seq in lg.min_seq[type_]..=lg.max_seq {
                 total += lg.nr_pages[gen_from_seq(seq)][type_].max(0) as u64;
             }
@@ -622,8 +651,7 @@ impl Kernel {
 
     /// `lruvec_is_sizable` (every memcg here is online).
     fn lruvec_is_sizable(&self, memcg: u16, sc: &ScanControl) -> bool {
-        let can_swap = self.get_swappiness(memcg, sc) != 0;
-        (self.lruvec_total(memcg, can_swap) >> sc.priority) != 0
+        (self.lruvec_total(memcg, self.get_swappiness(memcg, sc)) >> sc.priority) != 0
     }
 
     /// `lruvec_is_reclaimable`.
@@ -635,7 +663,8 @@ impl Kernel {
             return false;
         }
         let lg = &self.memcgs[memcg as usize].lruvec.lrugen;
-        let birth = lg.timestamps[gen_from_seq(lg.min_seq[FILE])];
+        let seq = (self.steps.reclaimable_seq)(lg, self.get_swappiness(memcg, sc));
+        let birth = lg.timestamps[gen_from_seq(seq)];
         birth + min_ttl < self.jiffies()
     }
 
@@ -938,7 +967,8 @@ impl Kernel {
     }
 
     /// `get_nr_to_scan`.
-    fn get_nr_to_scan(&mut self, memcg: u16, sc: &ScanControl, can_swap: bool) -> i64 {
+    fn get_nr_to_scan(&mut self, memcg: u16, sc: &ScanControl, swappiness: u32) -> i64 {
+        let can_swap = swappiness != 0;
         if self.below_min(sc.target, memcg) {
             return -1;
         }
@@ -947,7 +977,7 @@ impl Kernel {
             return (nr_to_scan >> sc.priority) as i64;
         }
         let max_seq = self.memcgs[memcg as usize].lruvec.lrugen.max_seq;
-        if self.try_to_inc_max_seq(memcg, max_seq, can_swap, false) {
+        if self.try_to_inc_max_seq(memcg, max_seq, swappiness, false) {
             -1
         } else {
             0
@@ -1003,7 +1033,7 @@ impl Kernel {
         }
         let memcg = t.memcg;
         loop {
-            t.nr_to_scan = self.get_nr_to_scan(memcg, sc, t.swappiness != 0);
+            t.nr_to_scan = self.get_nr_to_scan(memcg, sc, t.swappiness);
             if t.nr_to_scan <= 0 {
                 break;
             }
@@ -1414,16 +1444,30 @@ impl Kernel {
         self.dump_requests += 1;
     }
 
+    /// `run_cmd`'s bound on a given swappiness: up to `MAX_SWAPPINESS`, and
+    /// 7.2's `max` ([`SWAPPINESS_ANON_ONLY`]) where the version has it.
+    fn debugfs_swappiness(&self, cmd: char, s: u32) -> Result<u32, String> {
+        let bound = self.steps.max_swappiness;
+        if s <= bound {
+            return Ok(s);
+        }
+        if s == SWAPPINESS_ANON_ONLY {
+            return Err(format!(
+                "lru_gen {cmd}: swappiness `max` (anon only) is Linux 7.2's; Linux {} takes 0 to {MAX_SWAPPINESS} (-EINVAL; give a number, or run --kernel 7.2)",
+                self.kernel.name()
+            ));
+        }
+        Err(format!("lru_gen {cmd}: swappiness {s} is above {MAX_SWAPPINESS} (-EINVAL)"))
+    }
+
     /// `lru_gen +` (`run_aging` through `run_cmd`): errors carry the
     /// kernel's errno and why.
     pub fn lru_gen_debugfs_age(&mut self, memcg: u16, max_gen: u64, swappiness: Option<u32>, force_scan: bool) -> Result<(), String> {
         let sc = (self.steps.lru_gen_seq_write_sc)(memcg);
         let swappiness = match swappiness {
             None => self.get_swappiness(memcg, &sc),
-            Some(s) if s > MAX_SWAPPINESS => return Err(format!("lru_gen +: swappiness {s} is above 200 (-EINVAL)")),
-            Some(s) => s,
+            Some(s) => self.debugfs_swappiness('+', s)?,
         };
-        let can_swap = swappiness != 0;
         let lg = &self.memcgs[memcg as usize].lruvec.lrugen;
         let (max_seq, min_seq) = (lg.max_seq, lg.min_seq);
         if max_gen < max_seq {
@@ -1432,13 +1476,13 @@ impl Kernel {
         if max_gen > max_seq {
             return Err(format!("lru_gen +: generation {max_gen} is above max_seq {max_seq} (-EINVAL)"));
         }
-        if !force_scan && min_seq[!can_swap as usize] + MAX_NR_GENS - 1 <= max_seq {
+        if !force_scan && evictable_min_seq(min_seq, swappiness) + MAX_NR_GENS - 1 <= max_seq {
             return Err(format!("lru_gen +: already {MAX_NR_GENS} generations and force_scan is 0 (-ERANGE)"));
         }
         let was = (self.current.in_reclaim, self.current.mm_walk);
         self.current.in_reclaim = true;
         self.current.mm_walk = true;
-        self.try_to_inc_max_seq(memcg, max_seq, can_swap, force_scan);
+        self.try_to_inc_max_seq(memcg, max_seq, swappiness, force_scan);
         (self.current.in_reclaim, self.current.mm_walk) = was;
         Ok(())
     }
@@ -1448,8 +1492,7 @@ impl Kernel {
         let mut sc = (self.steps.lru_gen_seq_write_sc)(memcg);
         let swappiness = match swappiness {
             None => self.get_swappiness(memcg, &sc),
-            Some(s) if s > MAX_SWAPPINESS => return Err(format!("lru_gen -: swappiness {s} is above 200 (-EINVAL)")),
-            Some(s) => s,
+            Some(s) => self.debugfs_swappiness('-', s)?,
         };
         let max_seq = self.memcgs[memcg as usize].lruvec.lrugen.max_seq;
         if min_gen + MIN_NR_GENS > max_seq {
@@ -1464,7 +1507,9 @@ impl Kernel {
         sc.nr_reclaimed = 0;
         loop {
             let min_seq = self.memcgs[memcg as usize].lruvec.lrugen.min_seq;
-            if min_gen < min_seq[(swappiness == 0) as usize] {
+            // 6.12 `min_seq[!swappiness]`, 7.2 `evictable_min_seq`: the
+            // same while anon's min_seq is never above file's (6.12).
+            if min_gen < evictable_min_seq(min_seq, swappiness) {
                 break;
             }
             if sc.nr_reclaimed >= nr_to_reclaim {

@@ -38,7 +38,9 @@ pub struct MmState {
 pub(crate) struct Walk {
     pub memcg: u16,
     pub seq: u64,
-    pub can_swap: bool,
+    /// The swappiness the aging runs at (`walk->swappiness` in 7.2,
+    /// `walk->can_swap` in 6.12: only whether it is 0 mattered there).
+    pub swappiness: u32,
     pub force_scan: bool,
     pub stats: [u64; 4],
 }
@@ -144,17 +146,18 @@ impl Kernel {
     }
 
     /// `should_skip_vma`.
-    pub fn should_skip_vma(&self, region: u32, can_swap: bool) -> bool {
+    pub fn should_skip_vma(&self, region: u32, swappiness: u32) -> bool {
         let v = &self.vmas[region as usize];
         if v.dead || v.locked || !self.vma_has_recency(region) {
             return true;
         }
         // Anon VMAs, and shmem mappings (tmpfs, memfd, shared anonymous),
-        // need swap to be worth walking.
+        // need swap to be worth walking; file mappings are not walked for
+        // 7.2's anon-only aging (swappiness above MAX_SWAPPINESS).
         match v.file {
-            None => !can_swap,
-            Some(f) if self.files[f as usize].shmem => !can_swap,
-            Some(_) => false,
+            None => swappiness == 0,
+            Some(f) if self.files[f as usize].shmem => swappiness == 0,
+            Some(_) => swappiness > crate::lru_gen::MAX_SWAPPINESS,
         }
     }
 
@@ -164,7 +167,7 @@ impl Kernel {
     pub(crate) fn walk_mm(&mut self, task: u32, walk: &mut Walk) {
         let regions = self.tasks[task as usize].vmas.clone();
         let pgd = self.tasks[task as usize].pgd;
-        let mut regions: Vec<u32> = regions.into_iter().filter(|&r| !self.should_skip_vma(r, walk.can_swap)).collect();
+        let mut regions: Vec<u32> = regions.into_iter().filter(|&r| !self.should_skip_vma(r, walk.swappiness)).collect();
         regions.sort_by_key(|&r| self.vmas[r as usize].start);
         for r in regions {
             if walk.seq != self.memcgs[walk.memcg as usize].lruvec.lrugen.max_seq {
@@ -220,7 +223,7 @@ impl Kernel {
             }
             let pfn = e & pte::VALUE;
             let f = *self.folios.get(pfn);
-            if !(self.steps.get_pfn_folio)(&f, walk.memcg, walk.can_swap) {
+            if !(self.steps.get_pfn_folio)(&f, walk.memcg, walk.swappiness != 0) {
                 continue;
             }
             self.pt.set_leaf_entry(leaf, i, e & !pte::YOUNG);

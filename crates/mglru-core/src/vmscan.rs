@@ -683,6 +683,10 @@ impl Kernel {
             Balance::File
         } else if sc.cgroup_reclaim() && swappiness == 0 {
             Balance::File
+        } else if swappiness == crate::lru_gen::SWAPPINESS_ANON_ONLY as u64 {
+            // 7.2: proactive reclaim of anon only (`swappiness=max`; the
+            // versions without it never get here with 201).
+            Balance::Anon
         } else if sc.priority == 0 && swappiness != 0 {
             Balance::Equal
         } else if sc.file_is_tiny {

@@ -751,3 +751,97 @@ fn memory_reclaim_swappiness_overrides_the_sysctl_from_6_12_on() {
     let err = first_error(KernelVersion::V6_1, &format!("{base}reclaim app 2M swappiness=60\n")).expect("6.1 accepted swappiness=");
     assert!(err.contains("swappiness") && err.contains("6.1"), "{err}");
 }
+
+/// 7.2's `memory.reclaim swappiness=max` (`SWAPPINESS_ANON_ONLY`) reclaims
+/// anon only. A memcg holding 1,024 stored anon pages and 1,024 file pages
+/// read once, with swap: `get_scan_count` picks `SCAN_ANON` (classic) and
+/// the multi-gen LRU's only evictable type is anon, so no file page is
+/// scanned and every page reclaimed is swapped out (at least the 512 of
+/// 2 MiB). A memcg of file pages only: nothing can be reclaimed (-EAGAIN,
+/// nothing scanned), where swappiness=200 still reclaims file (the classic
+/// LRU's equal scan at priority 0; the multi-gen LRU's fall-back to the
+/// other evictable type). 6.12 and 6.1 refuse the value, naming 7.2.
+#[test]
+fn linux_7_2_memory_reclaim_swappiness_max_reclaims_anon_only() {
+    let head = "memory 256M\nswap 64M sync=y ram=y\nmemcg app\nfile f size=4M readahead=0\ntask t memcg=app\n";
+    let both = format!("{head}anon t a size=4M\nstore t a 0 1024\nread t f 0 1024\nreclaim app 2M swappiness=max\n");
+    for policy in [Policy::Classic, Policy::Mglru] {
+        let mut t = on(KernelVersion::V7_2, Some(policy));
+        t.run(&both);
+        t.check();
+        let r = t.k().reclaim_results[0].reclaimed;
+        assert_eq!((t.ev(Ev::PgscanFile), t.ev(Ev::PgstealFile)), (0, 0), "{policy:?}: file scanned");
+        assert!(r >= 512, "{policy:?}: {r} reclaimed");
+        assert_eq!(t.vm("pswpout"), r, "{policy:?}: every reclaimed page is anon");
+        for (swappiness, reclaims) in [("max", false), ("200", true)] {
+            let mut t = on(KernelVersion::V7_2, Some(policy));
+            t.run(&format!("{head}read t f 0 1024\nreclaim app 2M swappiness={swappiness}\n"));
+            t.check();
+            let res = &t.k().reclaim_results[0];
+            let (r, eagain) = (res.reclaimed, res.result == -11);
+            if reclaims {
+                assert!(r >= 512 && t.ev(Ev::PgstealFile) == r, "{policy:?} {swappiness}: {r} reclaimed");
+            } else {
+                assert_eq!((r, eagain, t.ev(Ev::PgscanFile), t.ev(Ev::PgscanAnon)), (0, true, 0, 0), "{policy:?} {swappiness}");
+            }
+        }
+    }
+    for kernel in [KernelVersion::V6_12, KernelVersion::V6_1] {
+        let err = first_error(kernel, &both).expect("swappiness=max accepted");
+        assert!(err.contains(kernel.name()) && err.contains("7.2"), "{err}");
+    }
+}
+
+/// The debugfs commands' `max` on 7.2. 1,024 file pages read once into a
+/// new memcg (generations 0..=3): `lru_gen - app 0 1 max` evicts nothing,
+/// for anon is the only evictable type and holds nothing (with `200` the
+/// same command evicts file pages). `lru_gen + app 0 3 max 1` ages: both
+/// types have `MAX_NR_GENS` generations, so `inc_min_seq` retires each
+/// type's oldest; for file at `max` it only moves the counter, so a file
+/// folio in generation 0's slot stays there, which is now the youngest
+/// generation (4); with 200 it is moved to generation 1. 6.12 refuses
+/// `max` (-EINVAL), naming 7.2.
+#[test]
+fn linux_7_2_lru_gen_commands_take_max_for_anon_only() {
+    let head = "memory 256M\nswap 64M sync=y ram=y\nmemcg app\nfile f size=4M readahead=0\ntask t memcg=app\nread t f 0 1024\n";
+    for (swappiness, evicts) in [("max", false), ("200", true)] {
+        let mut t = on(KernelVersion::V7_2, Some(Policy::Mglru));
+        t.run(&format!("{head}lru_gen - app 0 1 {swappiness}\n"));
+        t.check();
+        assert_eq!(t.ev(Ev::PgstealFile) > 0, evicts, "{swappiness}");
+    }
+    for (swappiness, moved) in [("max", false), ("200", true)] {
+        let mut t = on(KernelVersion::V7_2, Some(Policy::Mglru));
+        t.run(head);
+        t.drain();
+        let app = t.memcg_id("app") as usize;
+        // The file folios in generation 0's slot.
+        let pfns: Vec<u32> = (0..1024).filter_map(|p| t.folio_of("f", p)).collect();
+        let in_gen0: Vec<u32> = pfns.into_iter().filter(|&pfn| t.k().folios.get(pfn).gen_field() == 1).collect();
+        assert!(!in_gen0.is_empty(), "no file folio in generation 0");
+        t.run(&format!("lru_gen + app 0 3 {swappiness} 1\n"));
+        t.drain();
+        t.check();
+        let lg = &t.k().memcgs[app].lruvec.lrugen;
+        assert_eq!((lg.max_seq, lg.min_seq[1]), (4, 1), "{swappiness}");
+        let want = if moved { 2 } else { 1 };
+        for &pfn in &in_gen0 {
+            assert_eq!(t.k().folios.get(pfn).gen_field(), want, "{swappiness}: pfn {pfn}");
+        }
+    }
+    let err = first_error(KernelVersion::V6_12, &format!("{head}lru_gen - app 0 1 max\n")).expect("6.12 took max");
+    assert!(err.contains("6.12") && err.contains("7.2") && err.contains("EINVAL"), "{err}");
+}
+
+/// 7.2's page-table walk at `max` skips file mappings (`should_skip_vma`:
+/// `walk->swappiness > MAX_SWAPPINESS`); anon mappings are skipped only at
+/// swappiness 0, as in 6.12.
+#[test]
+fn linux_7_2_walk_skips_file_mappings_for_anon_only_aging() {
+    let mut t = on(KernelVersion::V7_2, Some(Policy::Mglru));
+    t.run("memory 256M\nswap 64M sync=y ram=y\nmemcg app\nfile f size=1M readahead=0\ntask t memcg=app\nanon t a size=1M\nmmap t m file=f\nstore t a 0 4\nload t m 0 4\n");
+    let k = t.k();
+    let skips = |region: u32| [0, 60, 200, 201].map(|s| k.should_skip_vma(region, s));
+    assert_eq!(skips(0), [true, false, false, false], "anon");
+    assert_eq!(skips(1), [false, false, false, true], "file");
+}

@@ -1200,6 +1200,8 @@ impl Exec {
             Action::Reclaim { memcg, bytes, swappiness } => {
                 let path = self.memcg(memcg)?.dir.join("memory.reclaim");
                 let text = match swappiness {
+                    // 7.2 spells SWAPPINESS_ANON_ONLY `max` (it refuses 201).
+                    Some(mglru_trace::SWAPPINESS_ANON_ONLY) => format!("{bytes} swappiness=max"),
                     Some(n) => format!("{bytes} swappiness={n}"),
                     None => bytes.to_string(),
                 };

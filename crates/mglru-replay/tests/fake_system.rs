@@ -105,6 +105,7 @@ advise a heap dontneed
 advise b lib random
 advise b data willneed
 reclaim app 1M swappiness=30
+reclaim app 4K swappiness=max
 sleep 1ms
 lru_gen + web 0 5
 lru_gen - app 0 3 max 10
@@ -146,7 +147,7 @@ fn real_run_against_a_fake_kernel() {
         r#""vmstat":{"nr_free_pages":1000,"pgfault":0,"workingset_nodes":0}"#,
         r#""root":{"stat":{"anon":4096,"file":8192}}"#,
         r#""app":{}"#,
-        r#""operations":35"#,
+        r#""operations":36"#,
         r#""skipped_operations":0"#,
         r#""killed_tasks":[]"#,
         // No /proc/pressure/memory and no memory.pressure: a kernel
@@ -186,7 +187,8 @@ fn real_run_against_a_fake_kernel() {
         "+memory\n"
     );
     assert_eq!(f.read(&f.cg.join("app/memory.max")), "33554432\nmax\n");
-    assert_eq!(f.read(&f.cg.join("app/memory.reclaim")), "1048576 swappiness=30\n");
+    // 7.2 spells anon-only reclaim `max` (it refuses 201).
+    assert_eq!(f.read(&f.cg.join("app/memory.reclaim")), "1048576 swappiness=30\n4096 swappiness=max\n");
     assert_eq!(f.read(&f.cg.join("app/web/memory.high")), "16777216\n");
     assert_eq!(f.read(&f.cg.join("app/web/memory.swap.max")), "0\n");
     assert!(!f.cg.join("app/web/memory.low").exists());

@@ -30,7 +30,7 @@
 //! load ID REGION PAGE [COUNT]
 //! store ID REGION PAGE [COUNT]
 //! advise ID FILE|REGION normal|random|sequential|dontneed|willneed|noreuse
-//! reclaim MEMCG SIZE [swappiness=N]
+//! reclaim MEMCG SIZE [swappiness=N|max]
 //! stat MEMCG
 //! sleep DURATION
 //! exit ID
@@ -310,7 +310,8 @@ pub enum Op {
         advice: Advice,
     },
     /// `reclaim MEMCG SIZE [swappiness=N]`: write `bytes` (> 0) to
-    /// `memory.reclaim`, with `swappiness=N` (0 to 200) when given.
+    /// `memory.reclaim`, with `swappiness=N` (0 to 200, or
+    /// [`SWAPPINESS_ANON_ONLY`] for `max`) when given.
     Reclaim { memcg: u16, bytes: u64, swappiness: Option<u32> },
     /// `sleep DURATION`: advance simulated time by `ns` nanoseconds.
     Sleep { ns: u64 },

@@ -1173,15 +1173,13 @@ impl<'a> P<'a> {
             return perr(t.off, "reclaim size must be greater than 0".to_string());
         }
         // memory.reclaim's `swappiness=` (6.12 on): MIN_SWAPPINESS to
-        // MAX_SWAPPINESS. 7.2's `swappiness=max` (anon only) is not
-        // modelled yet: an error, never a silent other value.
+        // MAX_SWAPPINESS, or 7.2's `max` (anon only). Which kernel takes
+        // which is the simulator's to say.
         let mut swappiness = None;
         self.options(&["swappiness"], |_, v| {
             if v.s == "max" {
-                return perr(
-                    v.off,
-                    "swappiness=max (Linux 7.2's anon-only proactive reclaim) is not modelled yet; give a number from 0 to 200".to_string(),
-                );
+                swappiness = Some(crate::SWAPPINESS_ANON_ONLY);
+                return Ok(());
             }
             match v.s.parse::<u32>() {
                 Ok(n) if n <= 200 => {
@@ -1190,7 +1188,7 @@ impl<'a> P<'a> {
                 }
                 _ => perr(
                     v.off,
-                    format!("invalid swappiness `{}`: memory.reclaim takes a number from 0 to 200", v.s),
+                    format!("invalid swappiness `{}`: memory.reclaim takes a number from 0 to 200, or max (Linux 7.2: anon only)", v.s),
                 ),
             }
         })?;

@@ -1321,7 +1321,7 @@ impl Resolver {
                 write!(s, "advise {} {name} {advice}", task(*t))
             }
             Op::Reclaim { memcg: m, bytes, swappiness } => match swappiness {
-                Some(n) => write!(s, "reclaim {} {bytes} swappiness={n}", memcg(*m)),
+                Some(n) => write!(s, "reclaim {} {bytes} swappiness={}", memcg(*m), swp(*n)),
                 None => write!(s, "reclaim {} {bytes}", memcg(*m)),
             },
             Op::Sleep { ns } => write!(s, "sleep {ns}ns"),

@@ -344,7 +344,7 @@ fn same_tag_runs_decode_and_fail_as_one_by_one() {
 /// memory.reclaim's `swappiness=` survives text -> binary -> text.
 #[test]
 fn reclaim_swappiness_round_trips() {
-    let text = "memcg work\nreclaim work 1M swappiness=0\nreclaim root 4K\nreclaim work 8K swappiness=200\n";
+    let text = "memcg work\nreclaim work 1M swappiness=0\nreclaim root 4K\nreclaim work 8K swappiness=200\nreclaim work 8K swappiness=max\n";
     let mut r = TraceReader::from_reader("t.bin", Box::new(Cursor::new(to_binary(text)))).unwrap();
     let ops = collect(&mut r).unwrap();
     let reclaims: Vec<Option<u32>> = ops
@@ -354,6 +354,7 @@ fn reclaim_swappiness_round_trips() {
             _ => None,
         })
         .collect();
-    assert_eq!(reclaims, vec![Some(0), None, Some(200)]);
+    assert_eq!(reclaims, vec![Some(0), None, Some(200), Some(201)]);
     assert_eq!(r.op_to_text(&ops[1]), "reclaim work 1048576 swappiness=0");
+    assert_eq!(r.op_to_text(ops.last().unwrap()), "reclaim work 8192 swappiness=max");
 }

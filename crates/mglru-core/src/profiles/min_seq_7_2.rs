@@ -20,12 +20,12 @@
 
 use super::{Difference, Fidelity, Steps};
 use crate::kernel::Kernel;
-use crate::lru_gen::{LruGen, MAX_NR_GENS, MAX_SWAPPINESS, MIN_NR_GENS};
+use crate::lru_gen::{evictable_min_seq, evictable_types, LruGen, MAX_NR_GENS, MAX_SWAPPINESS, MIN_NR_GENS};
 use crate::lruvec::{ANON, FILE};
 
 pub(super) const DIFFERENCE: Difference = Difference {
     name: "min-seq-7.2",
-    source: "7.2 mm/vmscan.c: try_to_inc_min_seq, seq_is_valid, evictable_min_seq",
+    source: "7.2 mm/vmscan.c: try_to_inc_min_seq, seq_is_valid, evictable_min_seq, lruvec_is_reclaimable",
     summary: "anon and file min_seq move on independently (each type two to four generations deep, held back to max_seq - 2 while the other is older)",
     fidelity: Fidelity::Simplified,
     apply,
@@ -34,13 +34,9 @@ pub(super) const DIFFERENCE: Difference = Difference {
 fn apply(s: &mut Steps) {
     s.try_to_inc_min_seq = try_to_inc_min_seq;
     s.seq_is_valid = seq_is_valid;
-}
-
-/// The evictable types at `swappiness` (`for_each_evictable_type`).
-fn evictable_types(swappiness: u32) -> std::ops::RangeInclusive<usize> {
-    let min_type = (swappiness == 0) as usize;
-    let max_type = (swappiness <= MAX_SWAPPINESS) as usize;
-    min_type..=max_type
+    // lruvec_is_reclaimable: the birth of the oldest evictable generation
+    // (6.12 read file's, which was never younger than anon's).
+    s.reclaimable_seq = |lg, swappiness| evictable_min_seq(lg.min_seq, swappiness);
 }
 
 /// 7.2 `try_to_inc_min_seq`.

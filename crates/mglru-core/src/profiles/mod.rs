@@ -48,6 +48,7 @@ mod scan_flush_6_1;
 mod wb_stats_6_1;
 mod writeback_6_1;
 mod pageout_7_2;
+mod swappiness_max_7_2;
 mod node_stat_counters;
 mod reclaim_loop;
 
@@ -190,6 +191,13 @@ pub(crate) struct Steps {
     /// memcg reads its dirty domain: none in 6.12 (rate-limited, and the
     /// periodic flush is never late in the model).
     pub wb_stats_flush: fn(&mut Kernel),
+    /// The largest swappiness proactive reclaim accepts (`memory.reclaim
+    /// swappiness=`, the debugfs commands): `MAX_SWAPPINESS` in 6.12, 7.2's
+    /// `SWAPPINESS_ANON_ONLY` (`max`) where the version has it.
+    pub max_swappiness: u32,
+    /// `lruvec_is_reclaimable`: the generation whose birth the `min_ttl`
+    /// test reads (lrugen, swappiness).
+    pub reclaimable_seq: fn(&crate::lru_gen::LruGen, u32) -> u64,
 }
 
 /// What `Steps::count_reclaim` counts.
@@ -250,6 +258,8 @@ impl Steps {
         // dirty before (PG_reclaim) on a node marked PGDAT_DIRTY.
         dirty_file_immediate: |k, f| !k.in_kswapd || !f.test(crate::folio::pg::RECLAIM) || !k.pgdat_dirty,
         wb_stats_flush: |_| {},
+        max_swappiness: crate::lru_gen::MAX_SWAPPINESS,
+        reclaimable_seq: |lg, _| lg.min_seq[crate::lruvec::FILE],
     };
 
     /// The steps of `version` with `variant`'s differences on top.
@@ -362,6 +372,7 @@ pub static DIFFERENCES: &[Difference] = &[
     pageout_7_2::DIFFERENCE,
     wb_stats_6_1::DIFFERENCE,
     writeback_6_1::DIFFERENCE,
+    swappiness_max_7_2::DIFFERENCE,
 ];
 
 fn difference(name: &str) -> &'static Difference {
@@ -447,7 +458,7 @@ pub static VERSIONS: [VersionEntry; 3] = [
         names: &["7.2"],
         summary: "Linux 7.2 (Debian sid's kernel): seed 004's reclaim loop, reclaim counters as node stats",
         debian: "linux-image-7.2.13+deb14-cloud-amd64 7.2.13-1",
-        differences: &["reclaim-loop", "node-stat-counters", "lru-gen-write-proactive", "tiers-7.2", "shadow-nodes-7.2", "swap-table-7.2", "insertion-7.2", "min-seq-7.2", "pageout-7.2"],
+        differences: &["reclaim-loop", "node-stat-counters", "lru-gen-write-proactive", "tiers-7.2", "shadow-nodes-7.2", "swap-table-7.2", "insertion-7.2", "min-seq-7.2", "pageout-7.2", "swappiness-max-7.2"],
         lru_gen_enabled_at_boot: 0x7,
         lacks: &[],
         vmstat_absent: &[],

@@ -35,7 +35,7 @@
 
 use super::{Difference, Fidelity, Steps};
 use crate::kernel::{Kernel, DEF_PRIORITY};
-use crate::lru_gen::{TryShrink, MIN_LRU_BATCH, MIN_NR_GENS};
+use crate::lru_gen::{evictable_min_seq, TryShrink, MIN_LRU_BATCH, MIN_NR_GENS};
 use crate::vmscan::{ReclaimStat, ScanControl};
 
 pub(super) const DIFFERENCE: Difference = Difference {
@@ -85,7 +85,7 @@ fn handle_reclaim_writeback_stat(k: &mut Kernel, sc: &mut ScanControl, stat: &Re
 /// protection (`apply_proportional_protection`), shifted by the priority.
 /// (Every memcg of the model is online; 7.2 scrapes an offline one whole.)
 fn get_nr_to_scan(k: &mut Kernel, memcg: u16, sc: &mut ScanControl, swappiness: u32) -> u64 {
-    let evictable = k.lruvec_total(memcg, swappiness != 0);
+    let evictable = k.lruvec_total(memcg, swappiness);
     let nr = k.apply_proportional_protection(memcg, sc, evictable);
     nr >> sc.priority
 }
@@ -95,9 +95,7 @@ fn get_nr_to_scan(k: &mut Kernel, memcg: u16, sc: &mut ScanControl, swappiness: 
 /// priority nothing more; below it also when exactly `MIN_NR_GENS` remain.
 fn should_run_aging(k: &Kernel, memcg: u16, sc: &ScanControl, swappiness: u32) -> bool {
     let lg = &k.memcgs[memcg as usize].lruvec.lrugen;
-    // evictable_min_seq(min_seq, swappiness): the smaller of the evictable
-    // types'.
-    let min = if swappiness == 0 { lg.min_seq[1] } else { lg.min_seq[0].min(lg.min_seq[1]) };
+    let min = evictable_min_seq(lg.min_seq, swappiness);
     if min + MIN_NR_GENS > lg.max_seq {
         return true;
     }
@@ -130,7 +128,7 @@ pub(super) fn try_to_shrink_lruvec(k: &mut Kernel, memcg: u16, sc: &mut ScanCont
         }
         if should_run_aging(k, memcg, sc, swappiness) {
             let max_seq = k.memcgs[memcg as usize].lruvec.lrugen.max_seq;
-            if k.try_to_inc_max_seq(memcg, max_seq, swappiness != 0, false) {
+            if k.try_to_inc_max_seq(memcg, max_seq, swappiness, false) {
                 need_rotate = true;
             }
             should_age = true;

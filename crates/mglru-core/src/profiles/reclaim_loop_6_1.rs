@@ -51,7 +51,8 @@ fn apply(s: &mut Steps) {
 }
 
 /// 6.1 `get_nr_to_scan`: (folios to scan, aging needed).
-fn get_nr_to_scan(k: &mut Kernel, memcg: u16, sc: &ScanControl, can_swap: bool) -> (u64, bool) {
+fn get_nr_to_scan(k: &mut Kernel, memcg: u16, sc: &ScanControl, swappiness: u32) -> (u64, bool) {
+    let can_swap = swappiness != 0;
     if k.below_min(sc.target, memcg) || (k.below_low(sc.target, memcg) && !sc.memcg_low_reclaim) {
         return (0, false);
     }
@@ -59,7 +60,7 @@ fn get_nr_to_scan(k: &mut Kernel, memcg: u16, sc: &ScanControl, can_swap: bool) 
     // sums the lruvec's folios first, so nr_to_scan is set even when
     // aging is needed (6.12 returns before the sum).
     let need_aging = k.should_run_aging(memcg, can_swap).0;
-    let nr_to_scan = k.lruvec_total(memcg, can_swap) >> sc.priority;
+    let nr_to_scan = k.lruvec_total(memcg, swappiness) >> sc.priority;
     if !need_aging {
         return (nr_to_scan, false);
     }
@@ -68,7 +69,7 @@ fn get_nr_to_scan(k: &mut Kernel, memcg: u16, sc: &ScanControl, can_swap: bool) 
             return (0, true);
         }
         let max_seq = k.memcgs[memcg as usize].lruvec.lrugen.max_seq;
-        if k.try_to_inc_max_seq(memcg, max_seq, can_swap, false) {
+        if k.try_to_inc_max_seq(memcg, max_seq, swappiness, false) {
             return (nr_to_scan, true);
         }
     }
@@ -119,7 +120,7 @@ fn lru_gen_shrink_lruvec(k: &mut Kernel, memcg: u16, sc: &mut ScanControl) {
         } else {
             0
         };
-        let (nr_to_scan, need_aging) = get_nr_to_scan(k, memcg, sc, swappiness != 0);
+        let (nr_to_scan, need_aging) = get_nr_to_scan(k, memcg, sc, swappiness);
         if nr_to_scan == 0 {
             return;
         }
@@ -152,7 +153,7 @@ fn age_lruvec(k: &mut Kernel, memcg: u16, sc: &ScanControl, min_ttl: u64) -> boo
     }
     let swappiness = k.get_swappiness(memcg, sc);
     let need_aging = k.should_run_aging(memcg, swappiness != 0).0;
-    let nr_to_scan = k.lruvec_total(memcg, swappiness != 0) >> sc.priority;
+    let nr_to_scan = k.lruvec_total(memcg, swappiness) >> sc.priority;
     if min_ttl > 0 {
         let lg = &k.memcgs[memcg as usize].lruvec.lrugen;
         let birth = lg.timestamps[gen_from_seq(lg.min_seq[FILE])];
@@ -165,7 +166,7 @@ fn age_lruvec(k: &mut Kernel, memcg: u16, sc: &ScanControl, min_ttl: u64) -> boo
     }
     if need_aging {
         let max_seq = k.memcgs[memcg as usize].lruvec.lrugen.max_seq;
-        k.try_to_inc_max_seq(memcg, max_seq, swappiness != 0, false);
+        k.try_to_inc_max_seq(memcg, max_seq, swappiness, false);
     }
     true
 }

@@ -422,7 +422,14 @@ impl Simulator {
                 if swappiness.is_some() && !k.kernel.has("memory.reclaim:swappiness") {
                     let v = k.kernel.name();
                     return Err(SimError(format!(
-                        "reclaim ... swappiness=: memory.reclaim on Linux {v} takes no swappiness= (drop it, or run --kernel 6.12)"
+                        "reclaim ... swappiness=: memory.reclaim on Linux {v} takes no swappiness= (drop it, or run --kernel {})",
+                        if swappiness > Some(crate::lru_gen::MAX_SWAPPINESS) { "7.2 for max" } else { "6.12" }
+                    )));
+                }
+                if swappiness.is_some_and(|s| s > k.steps.max_swappiness) {
+                    let v = k.kernel.name();
+                    return Err(SimError(format!(
+                        "reclaim ... swappiness=max: memory.reclaim on Linux {v} takes a swappiness from 0 to 200 (max, anon only, is Linux 7.2's; give a number, or run --kernel 7.2)"
                     )));
                 }
                 k.memory_reclaim_write(memcg, bytes, swappiness)
