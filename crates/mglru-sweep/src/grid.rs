@@ -42,8 +42,13 @@ pub struct SweepSpec {
     /// `MEMCG.KNOB=VALUES` with KNOB one of max, high, low, min, swap.max.
     #[serde(default)]
     pub memcg: Vec<String>,
+    /// The seeds of the replicates (crate::replicate): one, or a list;
+    /// not an axis of the grid: every configuration runs under each.
     #[serde(default)]
     pub seed: Option<String>,
+    /// How many seeds each configuration runs under, from `seed` on.
+    #[serde(default)]
+    pub replicates: Option<u64>,
     /// The machine's CPU count (`cpus N`).
     #[serde(default)]
     pub cpus: Option<String>,
@@ -98,7 +103,6 @@ enum Setting {
     Swap(u64),
     Sysctl(Sysctl, u64),
     Memcg(u16, MemcgKnob, u64),
-    Seed(u64),
     Cpus(u32),
     Kswapd(mglru_core::kswapd::KswapdMode),
     Migratetypes(bool),
@@ -307,6 +311,8 @@ pub fn check_variant_policy(variant: Variant, policy: Option<Policy>) -> Result<
 }
 
 /// The grid's points, first axis slowest. `input` resolves memcg names.
+/// The seed is not an axis: crate::replicate runs the grid once per seed
+/// (`spec.seed` is checked here, and each point's seed left at 0).
 pub fn expand(spec: &SweepSpec, input: &Input) -> Result<Vec<Config>, Failure> {
     let mut axes = Vec::new();
     if let Some(v) = &spec.policy {
@@ -326,9 +332,6 @@ pub fn expand(spec: &SweepSpec, input: &Input) -> Result<Vec<Config>, Failure> {
     }
     for v in &spec.memcg {
         axes.push(memcg_axis(v, input)?);
-    }
-    if let Some(v) = &spec.seed {
-        axes.push(list_axis("--seed", "seed", v, |x| x.parse().map(Setting::Seed).map_err(|_| format!("`{x}` is not a whole number")))?);
     }
     if let Some(v) = &spec.cpus {
         axes.push(list_axis("--cpus", "cpus", v, |x| match x.parse::<u32>() {
@@ -369,6 +372,7 @@ pub fn expand(spec: &SweepSpec, input: &Input) -> Result<Vec<Config>, Failure> {
             }
         }
     }
+    crate::replicate::seeds(spec.seed.as_deref(), spec.replicates)?;
     let total = axes.iter().try_fold(1usize, |n, a| n.checked_mul(a.values.len()).filter(|&n| n <= MAX_CONFIGS));
     let Some(total) = total else {
         return Err(Failure::input(format!("the grid has more than {MAX_CONFIGS} points: use fewer values")));
@@ -401,7 +405,6 @@ pub fn expand(spec: &SweepSpec, input: &Input) -> Result<Vec<Config>, Failure> {
                 Setting::Swap(b) => cfg.opts.swap = Some(b),
                 Setting::Sysctl(n, x) => cfg.opts.sysctls.push((n, x)),
                 Setting::Memcg(id, k, b) => cfg.memcg_limits.push((id, k, b)),
-                Setting::Seed(x) => cfg.opts.seed = x,
                 Setting::Cpus(n) => cfg.opts.cpus = Some(n),
                 Setting::Kswapd(m) => cfg.opts.kswapd = m,
                 Setting::Migratetypes(b) => cfg.opts.migratetypes = b,

@@ -13,14 +13,18 @@ pub mod figures;
 pub mod grid;
 pub mod input;
 pub mod lines;
+pub mod replicate;
 pub mod setup;
+pub mod stats;
 pub mod warmup;
 
 pub use exec::{run_config, run_config_until, sweep, sweep_until, Outcome, Series};
 pub use figures::{verdict, verdict_between, Figures};
 pub use grid::{expand, Config, SweepSpec};
 pub use input::{Failure, Input, Source};
+pub use replicate::{seeded, seeds, sweep_replicates, Replicate};
 pub use setup::Setup;
+pub use stats::{spread, summarize, Spread};
 pub use warmup::{Warmup, WarmupEnd};
 
 use serde_json::{Map, Value};
@@ -51,9 +55,23 @@ pub const WHOLE_RUN: [&str; 8] =
 /// run's), then the raw counters of [`ROW_COUNTERS`] (over the whole
 /// run). Wall-clock time is left out: rows are identical from run to run.
 pub fn row(cfg: &Config, o: &Outcome) -> Map<String, Value> {
+    row_of(cfg, o, None)
+}
+
+/// [`row`] of replicate `r` (crate::replicate): the axes, then
+/// `replicate` (0, 1, ...) and `seed`, then the rest.
+pub fn replicate_row(cfg: &Config, o: &Outcome, r: usize) -> Map<String, Value> {
+    row_of(cfg, o, Some(r))
+}
+
+fn row_of(cfg: &Config, o: &Outcome, replicate: Option<usize>) -> Map<String, Value> {
     let mut m = Map::new();
     for (axis, v) in &cfg.labels {
         m.insert(axis.clone(), Value::String(v.clone()));
+    }
+    if let Some(r) = replicate {
+        m.insert("replicate".into(), Value::from(r));
+        m.insert("seed".into(), Value::from(cfg.opts.seed));
     }
     m.insert("policy_run".into(), Value::String(o.report.policy.into()));
     if let Value::Object(f) = serde_json::to_value(&o.figures).expect("figures are plain numbers") {

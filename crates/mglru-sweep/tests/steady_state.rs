@@ -71,38 +71,36 @@ fn figures_after_the_warm_up_are_the_rest_of_the_run() {
     assert!(err.msg.contains("the run ended before the warm-up did") && err.msg.contains("2,048 page accesses"), "{}", err.msg);
 }
 
-fn mean_and_half_width(x: &[f64]) -> (f64, f64) {
-    // Student's t for 2 degrees of freedom, 95 % two-sided.
-    const T_2: f64 = 4.303;
-    let n = x.len() as f64;
-    let m = x.iter().sum::<f64>() / n;
-    let var = x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0);
-    (m, T_2 * (var / n).sqrt())
-}
-
 /// A stationary workload (fio's zipf randread, the classic LRU, which
 /// settles within the warm-up): the miss ratio after the warm-up is the
 /// same for a run three times as long, within the 95 % interval of three
-/// seeds, while the whole run's hit ratio moves with the runtime (the
-/// cold start weighs less in a longer run).
+/// replicates (crate::replicate's seed rule, crate::stats's interval),
+/// while the whole run's hit ratio moves with the runtime (the cold start
+/// weighs less in a longer run).
 #[test]
 fn the_miss_ratio_after_the_warm_up_does_not_depend_on_the_runtime() {
     let mut after = Vec::new();
     let mut whole = Vec::new();
     for runtime in ["40s", "120s"] {
+        let spec = format!("fio:--name=j --rw=randread --size=64M --buffered=1 --random_distribution=zipf:0.8 --time_based --runtime={runtime};memory=48M");
+        let source = Source::Workload(spec);
         let (mut a, mut w) = (Vec::new(), Vec::new());
-        for seed in 1..=3 {
-            let spec = format!("fio:--name=j --rw=randread --size=64M --buffered=1 --random_distribution=zipf:0.8 --time_based --runtime={runtime};memory=48M,seed={seed}");
-            let input = Input::decode(&mut Source::Workload(spec).open().unwrap(), &|_| {}).unwrap();
+        for seed in mglru_sweep::seeds(None, Some(3)).unwrap() {
+            let input = Input::decode(&mut mglru_sweep::seeded(&source, seed).unwrap().open().unwrap(), &|_| {}).unwrap();
             let o = run(&input, SweepSpec { policy: Some("classic".into()), warmup: Some("400Kaccesses".into()), ..Default::default() });
             a.push(o.figures.miss_ratio);
             w.push(o.whole.unwrap().hit_ratio);
         }
-        after.push(mean_and_half_width(&a));
-        whole.push(mean_and_half_width(&w));
+        after.push(mglru_sweep::spread(&a));
+        whole.push(mglru_sweep::spread(&w));
     }
-    let within = |p: (f64, f64), q: (f64, f64)| (p.0 - q.0).abs() <= (p.1 * p.1 + q.1 * q.1).sqrt();
-    assert!(after[0].0 > 0.05, "the memory must be short of the working set: {after:?}");
-    assert!(within(after[0], after[1]), "after the warm-up: {after:?}");
-    assert!(!within(whole[0], whole[1]), "the whole run's hit ratio should depend on the runtime: {whole:?}");
+    // Two means agree when their difference is inside the interval of the
+    // difference (the two half widths added in quadrature).
+    let within = |p: &mglru_sweep::Spread, q: &mglru_sweep::Spread| {
+        (p.mean - q.mean).abs() <= p.half_width.unwrap().hypot(q.half_width.unwrap())
+    };
+    assert!(after[0].mean > 0.05, "the memory must be short of the working set: {after:?}");
+    assert!(after[0].half_width.unwrap() > 0.0, "the replicates must differ: {after:?}");
+    assert!(within(&after[0], &after[1]), "after the warm-up: {after:?}");
+    assert!(!within(&whole[0], &whole[1]), "the whole run's hit ratio should depend on the runtime: {whole:?}");
 }
