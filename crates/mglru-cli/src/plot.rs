@@ -125,7 +125,8 @@ fn err<E: std::fmt::Debug>(what: &Path) -> impl Fn(E) -> Failure + '_ {
     move |e| Failure::io(format!("--plot: drawing {}: {e:?}", what.display()))
 }
 
-type Curves = Vec<(String, Vec<(f64, f64)>)>;
+/// Named curves of (x, y, half width of y's 95 % interval; 0 = no bar).
+type Curves = Vec<(String, Vec<(f64, f64, f64)>)>;
 
 fn draw_curves<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, path: &Path, title: &str, subtitle: &str, ylabel: &str, curves: &Curves) -> Result<(), Failure>
 where
@@ -136,8 +137,9 @@ where
     let (w, _) = root.dim_in_pixel();
     let (plot, side) = root.split_horizontally(w.saturating_sub(SIDE));
     let xs = curves.iter().flat_map(|(_, p)| p.iter().map(|q| q.0));
+    let bars = curves.iter().any(|(_, p)| p.iter().any(|q| q.2 > 0.0));
     let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
-    let ymax = curves.iter().flat_map(|(_, p)| p.iter().map(|q| q.1)).fold(0.0f64, f64::max);
+    let ymax = curves.iter().flat_map(|(_, p)| p.iter().map(|q| q.1 + q.2)).fold(0.0f64, f64::max);
     let ymax = if ymax > 0.0 { ymax * 1.08 } else { 1.0 };
     let pad = ((x1 - x0) * 0.03).max(1.0);
     let plot = plot.titled(title, ("sans-serif", 24)).map_err(&e)?;
@@ -160,9 +162,15 @@ where
         .map_err(&e)?;
     for (i, (_, pts)) in curves.iter().enumerate() {
         let c = COLOURS[i % COLOURS.len()];
-        chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2))).map_err(&e)?;
-        for &p in pts {
-            marker(&mut chart, i, p, c).map_err(&e)?;
+        chart.draw_series(LineSeries::new(pts.iter().map(|p| (p.0, p.1)), c.stroke_width(2))).map_err(&e)?;
+        for &(x, y, h) in pts {
+            marker(&mut chart, i, (x, y), c).map_err(&e)?;
+            if bars {
+                // The replicates' 95 % interval (never below 0).
+                chart
+                    .draw_series(std::iter::once(ErrorBar::new_vertical(x, (y - h).max(0.0), y, y + h, c.stroke_width(1), 10)))
+                    .map_err(&e)?;
+            }
         }
     }
     // The legend, in its own strip: never over the data.
@@ -314,9 +322,10 @@ pub fn plots(dir: &Path, configs: &[Config], rows: &[Map<String, Value>], subtit
                 let name: Vec<String> = c.labels.iter().filter(|(a, _)| a != "memory" && vary.contains(a)).map(|(a, v)| format!("{a}={v}")).collect();
                 let name = if name.is_empty() { "all".to_string() } else { name.join(" ") };
                 let x = c.opts.memory.unwrap_or(0) as f64 / (1u64 << 20) as f64;
+                let p = (x, num(r, key), num(r, &format!("{key}{}", mglru_sweep::stats::CI_SUFFIX)));
                 match curves.iter_mut().find(|(n, _)| *n == name) {
-                    Some((_, p)) => p.push((x, num(r, key))),
-                    None => curves.push((name, vec![(x, num(r, key))])),
+                    Some((_, ps)) => ps.push(p),
+                    None => curves.push((name, vec![p])),
                 }
             }
             both(dir, stem, &mut written, |png, p| {

@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use clap::Args;
 use mglru_sweep::figures::thousands;
-use mglru_sweep::{expand, row, sweep_until, Failure, Input, Source, SweepSpec};
+use mglru_sweep::stats::CI_SUFFIX;
+use mglru_sweep::{expand, replicate_row, row, seeded, seeds, summarize, sweep_replicates, Failure, Input, Source, SweepSpec};
 use signal_hook::consts::{SIGINT, SIGTERM};
 use serde_json::{Map, Value};
 
@@ -62,9 +63,15 @@ pub struct SweepArgs {
     /// swap.max, e.g. app.max=64M..512M/8; replaces the limit of the memcg's definition
     #[arg(long, value_name = "MEMCG.KNOB=SIZES")]
     memcg: Vec<String>,
-    /// Seeds of the model's random choices, e.g. 0,1,2
+    /// Seeds of the replicates, e.g. 0,1,2: every configuration runs under each (the model's
+    /// random choices, and a generated workload's seed=N becomes seed=N+SEED; docs/SWEEP.md
+    /// "Replicates"); the table shows mean ± 95 % interval, the CSV and JSON every replicate
     #[arg(long, value_name = "SEEDS")]
     seed: Option<String>,
+    /// Run every configuration under N seeds (from --seed, default 0, on): the table shows
+    /// mean ± the 95 % interval (Student's t), the CSV and JSON carry every replicate
+    #[arg(long, value_name = "N")]
+    replicates: Option<u64>,
     /// CPU counts of the machine, e.g. 1,2,4 (each CPU has its own folio batches and charge stock)
     #[arg(long, value_name = "COUNTS")]
     cpus: Option<String>,
@@ -136,12 +143,37 @@ fn cell(v: &Value, key: &str) -> String {
     }
 }
 
-/// The rows as a table a person reads: axes, then the figures.
+/// Counts the table shows as whole numbers (a mean over replicates too).
+const COUNTS: [&str; 3] = ["misses", "oom_kills", "pages_scanned"];
+
+/// A cell of a summary row (stats::summarize): the mean ± the half width
+/// of its 95 % interval, in the column's unit.
+fn cell_spread(r: &Map<String, Value>, key: &str) -> Option<String> {
+    let m = r.get(key)?.as_f64()?;
+    let h = r.get(&format!("{key}{CI_SUFFIX}")).and_then(Value::as_f64).unwrap_or(0.0);
+    Some(if PERCENT.contains(&key) {
+        format!("{:.1} ± {:.1}", m * 100.0, h * 100.0)
+    } else if COUNTS.contains(&key) {
+        format!("{} ± {}", thousands(m.round() as u64), thousands(h.round() as u64))
+    } else {
+        format!("{m:.2} ± {h:.2}")
+    })
+}
+
+/// The rows as a table a person reads: axes, then the figures. Summary
+/// rows of replicates (with `replicates`) show mean ± 95 % interval.
 pub fn table(axes: &[String], rows: &[Map<String, Value>]) -> String {
     let mut cols: Vec<(String, String)> = axes.iter().map(|a| (a.clone(), a.clone())).collect();
     cols.extend(TABLE.iter().map(|(k, h)| (k.to_string(), h.to_string())));
-    let cells: Vec<Vec<String>> = rows.iter().map(|r| cols.iter().map(|(k, _)| r.get(k).map(|v| cell(v, k)).unwrap_or_default()).collect()).collect();
-    let widths: Vec<usize> = cols.iter().enumerate().map(|(i, (_, h))| cells.iter().map(|c| c[i].len()).chain([h.len()]).max().unwrap_or(0)).collect();
+    let one = |r: &Map<String, Value>, k: &str| {
+        if r.contains_key("replicates") && !axes.iter().any(|a| a == k) {
+            cell_spread(r, k).unwrap_or_default()
+        } else {
+            r.get(k).map(|v| cell(v, k)).unwrap_or_default()
+        }
+    };
+    let cells: Vec<Vec<String>> = rows.iter().map(|r| cols.iter().map(|(k, _)| one(r, k)).collect()).collect();
+    let widths: Vec<usize> = cols.iter().enumerate().map(|(i, (_, h))| cells.iter().map(|c| c[i].chars().count()).chain([h.len()]).max().unwrap_or(0)).collect();
     let mut o = String::new();
     for (i, (_, h)) in cols.iter().enumerate() {
         let _ = write!(o, "{}{h:>w$}", if i > 0 { "  " } else { "" }, w = widths[i]);
@@ -183,6 +215,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
         sysctl: a.sysctl.clone(),
         memcg: a.memcg.clone(),
         seed: a.seed.clone(),
+        replicates: a.replicates,
         cpus: a.cpus.clone(),
         kswapd: a.kswapd.clone(),
         migratetypes: a.migratetypes.clone(),
@@ -199,8 +232,11 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
     }
     let stdout_taken = csv.as_ref().is_some_and(|o| o.is_stdout()) || json.as_ref().is_some_and(|o| o.is_stdout());
 
-    // Decode once; every configuration reads this vector.
-    let mut reader = source.open()?;
+    // Decode once (per seed, for a generated workload); every
+    // configuration reads this vector.
+    let seed_list = seeds(spec.seed.as_deref(), spec.replicates)?;
+    let replicated = spec.seed.is_some() || spec.replicates.is_some();
+    let mut reader = seeded(&source, seed_list[0])?.open()?;
     let decode_bar = Progress::new(!a.no_progress, reader.total_bytes());
     let input = Input::decode(&mut reader, &|b| decode_bar.set(b, 0))?;
     decode_bar.finish();
@@ -220,37 +256,75 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
     for (sig, flag) in [(SIGINT, &stop), (SIGTERM, &stop), (SIGTERM, &term)] {
         signal_hook::flag::register(sig, Arc::clone(flag)).map_err(|e| Failure::io(format!("installing the signal handlers: {e}")))?;
     }
-    let bar = Progress::new(!a.no_progress, Some(input.ops.len() as u64 * configs.len() as u64));
-    let outcomes = sweep_until(&input, &configs, a.jobs, a.check, &|n| bar.inc(n), &stop)?;
+    // The bar's total counts the first seed's input for every replicate.
+    let bar = Progress::new(!a.no_progress, Some(input.ops.len() as u64 * configs.len() as u64 * seed_list.len() as u64));
+    let n_configs = configs.len();
+    let reps = sweep_replicates(&source, input, &spec, &seed_list, None, a.jobs, a.check, &|n| bar.inc(n), &stop, &|_, _| {})?;
     bar.finish();
-    let total = configs.len();
-    let (configs, outcomes): (Vec<_>, Vec<_>) = configs.into_iter().zip(outcomes).filter_map(|(c, o)| o.map(|o| (c, o))).unzip();
-    let interrupted = (configs.len() < total).then(|| if term.load(Ordering::Relaxed) { ("SIGTERM", 143) } else { ("SIGINT", 130) });
-
-    let rows: Vec<Map<String, Value>> = configs.iter().zip(&outcomes).map(|(c, o)| row(c, o)).collect();
+    let total = n_configs * seed_list.len();
+    // Every replicate's rows, configuration by configuration.
+    let mut rows: Vec<Map<String, Value>> = Vec::new();
+    let mut summary: Vec<Map<String, Value>> = Vec::new();
+    let mut configs = Vec::new();
+    for c in 0..n_configs {
+        let mine: Vec<Map<String, Value>> = reps
+            .iter()
+            .enumerate()
+            .filter_map(|(r, rep)| rep.outcomes[c].as_ref().map(|o| if replicated { replicate_row(&rep.configs[c], o, r) } else { row(&rep.configs[c], o) }))
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        configs.push(reps[0].configs[c].clone());
+        summary.push(summarize(&mine.iter().collect::<Vec<_>>()));
+        rows.extend(mine);
+    }
+    let finished = rows.len();
+    let interrupted = (finished < total).then(|| if term.load(Ordering::Relaxed) { ("SIGTERM", 143) } else { ("SIGINT", 130) });
+    // Replicates that all came out the same: the input has nothing the
+    // seed varies (a trace file without memcgs, say).
+    let identical = seed_list.len() > 1
+        && summary.iter().all(|s| s.iter().filter(|(k, _)| k.ends_with(CI_SUFFIX)).all(|(_, v)| v.as_f64() == Some(0.0)));
+    let shown: &[Map<String, Value>] = if seed_list.len() > 1 { &summary } else { &rows };
     let axes: Vec<String> = configs.first().map(|c| c.labels.iter().map(|(a, _)| a.clone()).collect()).unwrap_or_default();
     if !a.quiet && !stdout_taken {
-        let mut text = format!("sweep of {} over {} configuration{}\n", source.describe(), total, if total == 1 { "" } else { "s" });
+        let mut text = format!("sweep of {} over {} configuration{}\n", source.describe(), n_configs, if n_configs == 1 { "" } else { "s" });
+        if seed_list.len() > 1 {
+            let _ = writeln!(
+                text,
+                "{} replicates of each (seeds {}): mean ± 95 % interval (Student's t); the CSV and JSON have every replicate",
+                seed_list.len(),
+                seed_list.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+            );
+        }
         if interrupted.is_some() {
-            let _ = writeln!(text, "interrupted: the {} finished configuration{} only", rows.len(), if rows.len() == 1 { "" } else { "s" });
+            let _ = writeln!(text, "interrupted: the {finished} finished run{} only", if finished == 1 { "" } else { "s" });
         }
         if let Some((w, _)) = configs.first().and_then(|c| c.warmup) {
             let _ = writeln!(text, "figures after the warm-up ({}); the CSV and JSON have the whole run's as whole_run_*", w.describe());
         }
         text.push_str("miss % leaves out cold misses (first touches, cold %): docs/SWEEP.md \"Misses\"\n\n");
-        text.push_str(&table(&axes, &rows));
+        text.push_str(&table(&axes, shown));
         output::print(&text)?;
+    }
+    if identical {
+        eprintln!("mglru: note: the {} replicates came out identical: the input has nothing the seed varies (only a generated workload's stream and the model's memcg LRU bins take it; docs/SWEEP.md \"Replicates\")", seed_list.len());
     }
     if let Some(o) = csv {
         o.write(&csv_text(&rows)?)?;
     }
     if let Some(o) = json {
-        let doc = serde_json::json!({
+        let mut doc = serde_json::json!({
             "schema_version": 1,
             "input": source.describe(),
             "axes": axes,
             "rows": rows,
         });
+        if seed_list.len() > 1 {
+            // Per configuration: each figure's mean and `NAME_ci95`.
+            doc["seeds"] = Value::from(seed_list.clone());
+            doc["summary"] = Value::from(summary.clone());
+        }
         let mut t = serde_json::to_string_pretty(&doc).map_err(|e| Failure::io(e.to_string()))?;
         t.push('\n');
         o.write(t.as_bytes())?;
@@ -274,17 +348,21 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
             if let Some((w, _)) = configs[0].warmup {
                 subtitle.push_str(&format!("; after a warm-up of {}", w.text()));
             }
+            if seed_list.len() > 1 {
+                subtitle = format!("mean of {} replicates (bars: 95 % interval); {subtitle}", seed_list.len());
+            }
             if subtitle.chars().count() > 150 {
                 subtitle = subtitle.chars().take(147).collect::<String>() + "...";
             }
-            let written = plot::plots(d, &configs, &rows, &subtitle)?;
+            let written = plot::plots(d, &configs, shown, &subtitle)?;
             eprintln!("mglru: wrote {} plot file{} to {}", written.len(), if written.len() == 1 { "" } else { "s" }, d.display());
         }
     }
     if let Some((sig, code)) = interrupted {
         let outputs: Vec<&str> = [a.csv.as_deref(), a.json.as_deref()].into_iter().flatten().filter(|p| *p != "-").collect();
         let to = if outputs.is_empty() { String::new() } else { format!("; their rows are in {}", outputs.join(" and ")) };
-        return Err(Failure { msg: format!("interrupted ({sig}) after {} of {total} configurations{to}", rows.len()), code });
+        let what = if seed_list.len() > 1 { "runs (configurations × replicates)" } else { "configurations" };
+        return Err(Failure { msg: format!("interrupted ({sig}) after {finished} of {total} {what}{to}"), code });
     }
     Ok(())
 }
