@@ -190,9 +190,15 @@ struct RunArgs {
     /// disk_write_delay, swap_read, swap_write, scan, rmap, pte, pageout, lruvec
     #[arg(long, value_name = "NAME=NS")]
     cost: Vec<String>,
-    /// Seed of the model's random choices
+    /// The seed: of the model's random choices, and a generated workload's seed=N becomes
+    /// seed=N+SEED (0: the spec as written; docs/SWEEP.md "Replicates")
     #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
+    /// Run N times, under seeds SEED, SEED+1, ...: the summary shows mean ± the 95 % interval
+    /// (Student's t); `compare` judges each change by the spread of the replicates' changes;
+    /// --json has every replicate
+    #[arg(long, value_name = "N")]
+    replicates: Option<u64>,
     /// Leave the start of the run out of the summary: TIME of simulated time (30s, 500ms),
     /// N% of the input's page accesses (20%) or N page accesses (2000000accesses, 2Maccesses).
     /// The summary is then the counters' change after it, the whole run's figures beside;

@@ -10,7 +10,7 @@ use mglru_core::report::Report;
 use mglru_core::kernel::{KernelVersion, Variant};
 use mglru_core::{Policy, RunOptions, Simulator};
 use mglru_sweep::grid::{check_size, check_variant_policy, parse_costs};
-use mglru_sweep::{verdict, verdict_between, Failure, Figures, Setup, Source, Warmup, WarmupEnd};
+use mglru_sweep::{seeded, seeds, spread_rows, spread_summary, verdict, verdict_between, verdict_replicates, Failure, Figures, Setup, Source, Warmup, WarmupEnd};
 use mglru_trace::TraceReader;
 
 use crate::output::{self, Output};
@@ -482,8 +482,104 @@ pub fn cmd_run(a: RunArgs) -> ExitCode {
     }
 }
 
+/// The seeds `--seed` and `--replicates` give (one without --replicates).
+fn seeds_of(a: &RunArgs) -> Result<Vec<u64>, Failure> {
+    seeds(Some(&a.seed.to_string()), a.replicates)
+}
+
+/// Refuse the options that follow one run when there are several.
+fn single_run_only(a: &RunArgs, cmd: &str) -> Result<(), Failure> {
+    for (flag, given) in [("--timeseries", a.timeseries.is_some()), ("--guest-clock", a.guest_clock.is_some()), ("--lru-gen-dump", a.lru_gen_dump)] {
+        if given {
+            return Err(Failure::input(format!("{flag} follows one run; {cmd} --replicates runs several: drop one of them (or give --seed N for one replicate)")));
+        }
+    }
+    Ok(())
+}
+
+/// The replicates of one configuration: one streaming run per seed.
+fn run_replicates(a: &RunArgs, source: &Source, opts: &RunOptions, seeds: &[u64], progress: bool) -> Result<(Vec<Reports>, Setup, Vec<String>), Failure> {
+    let mut reps = Vec::new();
+    let mut setup = Setup::default();
+    let mut names = Vec::new();
+    for &seed in seeds {
+        let src = seeded(source, seed)?;
+        let mut o = opts.clone();
+        o.seed = seed;
+        let mut reader = src.open()?;
+        let extras = Extras {
+            dumps: false,
+            final_dump: false,
+            check: a.check,
+            progress,
+            timeseries: None,
+            clock: validate::GuestClock::new(&[], &[]),
+            warmup: warmup_of(a, &src)?,
+        };
+        let (r, s) = simulate(&mut reader, &o, extras)?;
+        reps.push(r);
+        setup = s;
+        names = (0..reader.memcg_count() as u16).map(|m| reader.memcg_name(m).to_string()).collect();
+    }
+    Ok((reps, setup, names))
+}
+
+/// "seeds 0, 1, 2".
+fn seed_list(seeds: &[u64]) -> String {
+    format!("seed{} {}", if seeds.len() == 1 { "" } else { "s" }, seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(", "))
+}
+
+/// `mglru run --replicates N`.
+fn run_replicated(a: &RunArgs, source: &Source, opts: &RunOptions) -> Result<(), Failure> {
+    single_run_only(a, "run")?;
+    let seeds = seeds_of(a)?;
+    let json = a.json.as_deref().map(|p| Output::open("--json", p)).transpose()?;
+    let stdout_taken = json.as_ref().is_some_and(|j| j.is_stdout());
+    let (reps, setup, names) = run_replicates(a, source, opts, &seeds, !a.no_progress)?;
+    let figs: Vec<Figures> = reps.iter().map(Reports::figures).collect();
+    if !a.quiet && !stdout_taken {
+        let name = |m: u16| names.get(m as usize).cloned().unwrap_or_default();
+        let mut out = String::from("configuration\n");
+        out.push_str(&setup.describe(opts, &[], &name, reps[0].end.policy, &source.describe()));
+        let _ = writeln!(out, "  {:<10} {} replicates, {} (docs/SWEEP.md \"Replicates\")", "replicates", seeds.len(), seed_list(&seeds));
+        if let (Some(w), Some(at)) = (reps[0].warmup, &reps[0].warm) {
+            let _ = writeln!(out, "  {:<10} {} (the first replicate's ended at {:.3} s)", "warm-up", w.describe(), at.sim.simulated_ns as f64 / 1e9);
+        }
+        let title = if reps[0].warmup.is_some() { "summary after the warm-up" } else { "summary" };
+        let _ = writeln!(out, "\n{title}: mean ± 95 % interval (Student's t) over the replicates");
+        for (k, v) in spread_rows(&figs) {
+            let _ = writeln!(out, "  {k:<38} {v}");
+        }
+        let _ = writeln!(out, "\ncounters of the first replicate ({}); --json has every replicate's", seed_list(&seeds[..1]));
+        out.push_str(&counters_table(&reps[0].end, a.all));
+        output::print(&out)?;
+    }
+    if let Some(j) = json {
+        let runs: Vec<serde_json::Value> = reps
+            .iter()
+            .zip(&seeds)
+            .enumerate()
+            .map(|(i, (r, s))| {
+                let mut v = report_with_figures(r)?;
+                v["replicate"] = serde_json::Value::from(i);
+                v["seed"] = serde_json::Value::from(*s);
+                Ok(v)
+            })
+            .collect::<Result<_, Failure>>()?;
+        let doc = serde_json::json!({"seeds": seeds, "summary": spread_summary(&figs), "replicates": runs});
+        let mut text = serde_json::to_string_pretty(&doc).map_err(|e| Failure::io(e.to_string()))?;
+        text.push('\n');
+        j.write(text.as_bytes())?;
+    }
+    Ok(())
+}
+
 fn run(a: RunArgs) -> Result<(), Failure> {
     let (source, mut opts) = options(&a)?;
+    if a.replicates.is_some() {
+        return run_replicated(&a, &source, &opts);
+    }
+    let source = seeded(&source, a.seed)?;
     let timeseries = a.timeseries.as_deref().map(parse_timeseries).transpose()?;
     output::one_stdout(&[("--json", a.json.as_deref()), ("--timeseries", timeseries.as_ref().map(|t| t.0.as_str()))])?;
     let json = a.json.as_deref().map(|p| Output::open("--json", p)).transpose()?;
@@ -733,26 +829,25 @@ fn compare(mut a: RunArgs) -> Result<(), Failure> {
             check_size("--swap", b)?;
         }
     }
-    let warmup = warmup_of(&a, &source)?;
-    let mut reps = Vec::new();
+    if a.replicates.is_some() {
+        single_run_only(&a, "compare")?;
+    }
+    let seeds = seeds_of(&a)?;
+    let warmup = warmup_of(&a, &seeded(&source, seeds[0])?)?;
+    // Each side under every seed; side i's replicate r and the other
+    // side's ran on the same input (the same seed).
+    let mut sides: Vec<Vec<Reports>> = Vec::new();
     let mut setup = Setup::default();
     let mut memcg_names: Vec<String> = Vec::new();
     for (_, o) in &configs {
-        let mut reader = source.open()?;
-        let extras = Extras {
-            dumps: false,
-            final_dump: false,
-            check: a.check,
-            progress: !a.no_progress,
-            timeseries: None,
-            clock: validate::GuestClock::new(&[], &[]),
-            warmup,
-        };
-        let (rep, s) = simulate(&mut reader, o, extras)?;
-        reps.push(rep);
+        let (r, s, n) = run_replicates(&a, &source, o, &seeds, !a.no_progress)?;
+        sides.push(r);
         setup = s;
-        memcg_names = (0..reader.memcg_count() as u16).map(|m| reader.memcg_name(m).to_string()).collect();
+        memcg_names = n;
     }
+    let replicated = seeds.len() > 1;
+    let figs: Vec<Vec<Figures>> = sides.iter().map(|s| s.iter().map(Reports::figures).collect()).collect();
+    let reps: Vec<&Reports> = sides.iter().map(|s| &s[0]).collect();
     let (ln, rn) = (configs[0].0.as_str(), configs[1].0.as_str());
     let (x, y) = (&reps[0].end, &reps[1].end);
     let (fx, fy) = (reps[0].figures(), reps[1].figures());
@@ -791,7 +886,10 @@ fn compare(mut a: RunArgs) -> Result<(), Failure> {
             None => "summary",
         };
         // Columns as wide as their widest value, so every row lines up.
-        let (rx, ry) = (fx.rows(), fy.rows());
+        if replicated {
+            let _ = writeln!(out, "  {:<10} {} replicates of each side, {}: mean ± 95 % interval (Student's t)", "replicates", seeds.len(), seed_list(&seeds));
+        }
+        let (rx, ry) = if replicated { (spread_rows(&figs[0]), spread_rows(&figs[1])) } else { (fx.rows(), fy.rows()) };
         let kw = rx.iter().map(|r| r.0.len()).max().unwrap_or(0).max(title.len() - 2);
         let w = |rows: &[(&str, String)], head: &str| rows.iter().map(|r| r.1.chars().count()).chain([head.len()]).max().unwrap_or(0);
         let (wl, wr) = (w(&rx, ln), w(&ry, rn));
@@ -800,6 +898,9 @@ fn compare(mut a: RunArgs) -> Result<(), Failure> {
             let _ = writeln!(out, "  {k:<kw$}   {p:>wl$}   {q:>wr$}");
         }
         out.push('\n');
+        if replicated {
+            let _ = writeln!(out, "counters of the first replicate ({}); --json has every replicate's", seed_list(&seeds[..1]));
+        }
         let _ = writeln!(out, "{:<36} {:>14} {:>14} {:>14}", "counter", ln, rn, "difference");
         let mut row = |name: String, p: u64, q: u64| {
             if a.all || p != 0 || q != 0 {
@@ -838,6 +939,7 @@ fn compare(mut a: RunArgs) -> Result<(), Failure> {
             }
         }
         let verdict_line = match axis {
+            _ if replicated => verdict_replicates(&axis.label(1), &axis.label(0), &axis.what(), &figs[0], &figs[1]),
             Axis::Policy([Policy::Classic, Policy::Mglru]) => verdict(&fx, &fy),
             _ => verdict_between(&axis.label(1), &axis.label(0), &axis.what(), &fx, &fy),
         };
@@ -858,7 +960,26 @@ fn compare(mut a: RunArgs) -> Result<(), Failure> {
                 m.end()
             }
         }
-        let both = Columns(configs.iter().zip(reps.iter()).map(|((name, _), r)| Ok((name.clone(), report_with_figures(r)?))).collect::<Result<_, Failure>>()?);
+        // With replicates each column is {"seeds", "summary", "replicates"},
+        // as `mglru run --replicates` writes.
+        let column = |side: &Vec<Reports>, f: &[Figures]| -> Result<serde_json::Value, Failure> {
+            if !replicated {
+                return report_with_figures(&side[0]);
+            }
+            let runs: Vec<serde_json::Value> = side
+                .iter()
+                .zip(&seeds)
+                .enumerate()
+                .map(|(i, (r, s))| {
+                    let mut v = report_with_figures(r)?;
+                    v["replicate"] = serde_json::Value::from(i);
+                    v["seed"] = serde_json::Value::from(*s);
+                    Ok(v)
+                })
+                .collect::<Result<_, Failure>>()?;
+            Ok(serde_json::json!({"seeds": seeds, "summary": spread_summary(f), "replicates": runs}))
+        };
+        let both = Columns(configs.iter().zip(sides.iter().zip(&figs)).map(|((name, _), (side, f))| Ok((name.clone(), column(side, f)?))).collect::<Result<_, Failure>>()?);
         let mut text = serde_json::to_string_pretty(&both).map_err(|e| Failure::io(e.to_string()))?;
         text.push('\n');
         j.write(text.as_bytes())?;

@@ -754,3 +754,63 @@ fn an_interrupted_sweep_writes_the_finished_rows() {
         assert_eq!(mem.first().copied(), if done == 0 { None } else { Some("64M") });
     }
 }
+
+const REPLICATED: &str = "fio:--name=j --rw=randread --size=32M --buffered=1 --random_distribution=zipf:0.8 --time_based --runtime=5s;memory=24M";
+
+fn csv_rows(text: &str) -> Vec<Vec<String>> {
+    text.lines().map(|l| l.split(',').map(str::to_string).collect()).collect()
+}
+
+/// `--replicates`: every replicate in the CSV, mean ± interval in the
+/// table, replicates that differ, and one seed reproducing its replicate
+/// bit for bit.
+#[test]
+fn sweep_replicates_give_intervals_and_every_replicate() {
+    let csv = tmp("replicates.csv", "");
+    let o = run(&["sweep", "--workload", REPLICATED, "--memory", "16M,20M", "--replicates", "3", "--csv", csv.to_str().unwrap(), "--no-progress"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(table.contains("3 replicates of each (seeds 0, 1, 2)") && table.contains(" ± "), "{table}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows = csv_rows(&text);
+    let col = |name: &str| rows[0].iter().position(|c| c == name).unwrap_or_else(|| panic!("no column {name}: {:?}", rows[0]));
+    assert_eq!(rows.len(), 1 + 6);
+    let (rep, seed, misses, mem) = (col("replicate"), col("seed"), col("misses"), col("memory"));
+    let seen: Vec<(&str, &str, &str)> = rows[1..].iter().map(|r| (r[mem].as_str(), r[rep].as_str(), r[seed].as_str())).collect();
+    assert_eq!(seen, [("16M", "0", "0"), ("16M", "1", "1"), ("16M", "2", "2"), ("20M", "0", "0"), ("20M", "1", "1"), ("20M", "2", "2")]);
+    let m: Vec<&str> = rows[1..4].iter().map(|r| r[misses].as_str()).collect();
+    assert!(m[0] != m[1] && m[1] != m[2], "replicates must differ: {m:?}");
+    // Again: the same file, byte for byte; seed 1 alone: replicate 1's rows.
+    let again = tmp("replicates2.csv", "");
+    assert!(run(&["sweep", "--workload", REPLICATED, "--memory", "16M,20M", "--replicates", "3", "--csv", again.to_str().unwrap(), "--quiet"]).status.success());
+    assert_eq!(text, std::fs::read_to_string(&again).unwrap());
+    let one = tmp("seed1.csv", "");
+    assert!(run(&["sweep", "--workload", REPLICATED, "--memory", "16M,20M", "--seed", "1", "--csv", one.to_str().unwrap(), "--quiet"]).status.success());
+    let one = csv_rows(&std::fs::read_to_string(&one).unwrap());
+    assert_eq!(one[1][misses], rows[2][misses]);
+    assert_eq!(one[2][misses], rows[5][misses]);
+    // `mglru run --seed 1` gives the same counters as that replicate.
+    let j = json_without_wall_clock(&["run", "--workload", REPLICATED, "--memory", "16M", "--seed", "1", "--json", "-"]);
+    let j: serde_json::Value = serde_json::from_str(&j).unwrap();
+    assert_eq!(j["figures"]["misses"].to_string(), rows[2][misses]);
+}
+
+/// compare --replicates: means with intervals, and a verdict judged by the
+/// spread of the paired changes.
+#[test]
+fn compare_replicates_judge_changes_by_their_spread() {
+    let o = run(&["compare", "--workload", REPLICATED, "--memory", "16M,20M", "--replicates", "3", "--no-progress"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("3 replicates of each side, seeds 0, 1, 2"), "{out}");
+    let verdict = out.lines().find(|l| l.starts_with("Verdict:")).unwrap();
+    assert!(verdict.starts_with("Verdict: memory 20M against memory 16M (means of 3 replicates): "), "{verdict}");
+    assert!(verdict.contains("95 % interval of the change"), "{verdict}");
+    // A trace file has nothing the seed varies: the sweep says so.
+    let t = tmp("noseed.trace", "memory 64M\nfile f size=8M\ntask t\nread t f 0 2048\nread t f 0 2048\n");
+    let o = run(&["sweep", t.to_str().unwrap(), "--memory", "16M,32M", "--replicates", "2", "--quiet"]);
+    assert!(o.status.success() && stderr(&o).contains("the 2 replicates came out identical"), "{}", stderr(&o));
+    // The flags that follow one run are refused with replicates.
+    let e = run(&["run", "--replicates", "2", "--timeseries", "-"]);
+    assert!(stderr(&e).contains("--timeseries follows one run"), "{}", stderr(&e));
+}

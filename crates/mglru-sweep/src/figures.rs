@@ -34,6 +34,8 @@
 use mglru_core::report::Report;
 use serde::Serialize;
 
+use crate::stats::{spread, Spread};
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Figures {
     pub page_accesses: u64,
@@ -183,11 +185,11 @@ impl Figures {
 }
 
 /// Counts per 1,000 accesses, with as many decimals as small rates need.
-fn per_1k(n: u64, accesses: u64) -> String {
-    if accesses == 0 {
+fn per_1k(n: f64, accesses: f64) -> String {
+    if accesses == 0.0 {
         return "-".into();
     }
-    let r = n as f64 * 1000.0 / accesses as f64;
+    let r = n * 1000.0 / accesses;
     if r >= 10.0 {
         format!("{r:.1}")
     } else {
@@ -195,23 +197,44 @@ fn per_1k(n: u64, accesses: u64) -> String {
     }
 }
 
+/// A count, or a mean of counts, as a whole number with separators.
+fn count(x: f64) -> String {
+    thousands(x.round().max(0.0) as u64)
+}
+
 /// How `b` differs from `a`, as a share of `a`, with the rates per 1,000
 /// accesses and the counts: "12 % fewer refaults (0.36 → 0.32 per 1,000
-/// accesses; 3,600 → 3,200)". `None` when neither has any.
-fn change(what: &str, a: u64, b: u64, acc_a: u64, acc_b: u64) -> Option<String> {
-    if a == 0 && b == 0 {
+/// accesses; 3,600 → 3,200)". `None` when neither has any. With
+/// replicates the values are means and `diff` is the spread of the
+/// replicates' paired changes (b − a under the same seed).
+fn change(what: &str, a: f64, b: f64, acc_a: f64, acc_b: f64, diff: Option<Spread>) -> Option<String> {
+    if a == 0.0 && b == 0.0 {
         return None;
     }
-    let detail = format!("({} → {} per 1,000 accesses; {} → {})", per_1k(a, acc_a), per_1k(b, acc_b), thousands(a), thousands(b));
-    if a == 0 {
-        return Some(format!("{what} {} instead of none {detail}", thousands(b)));
+    let detail = format!("({} → {} per 1,000 accesses; {} → {})", per_1k(a, acc_a), per_1k(b, acc_b), count(a), count(b));
+    // The replicates' verdict on the change: its 95 % interval, and
+    // whether that holds no change at all.
+    let spread = match diff {
+        Some(d) if d.n > 1 => {
+            let (lo, hi) = d.interval();
+            let (lo, hi) = if a > 0.0 { (format!("{:+.1} %", lo / a * 100.0), format!("{:+.1} %", hi / a * 100.0)) } else { (format!("{lo:+.0}"), format!("{hi:+.0}")) };
+            if d.contains(0.0) {
+                format!(" — inside the replicate spread: the change's 95 % interval {lo} .. {hi} holds 0")
+            } else {
+                format!(" [95 % interval of the change {lo} .. {hi}]")
+            }
+        }
+        _ => String::new(),
+    };
+    if a == 0.0 {
+        return Some(format!("{what} {} instead of none {detail}{spread}", count(b)));
     }
-    let pct = (b as f64 - a as f64) / a as f64 * 100.0;
+    let pct = (b - a) / a * 100.0;
     if pct.abs() < 0.5 {
-        return Some(format!("about as many {what} {detail}"));
+        return Some(format!("about as many {what} {detail}{spread}"));
     }
     let dir = if pct < 0.0 { "fewer" } else { "more" };
-    Some(format!("{:.0} % {dir} {what} {detail}", pct.abs()))
+    Some(format!("{:.0} % {dir} {what} {detail}{spread}", pct.abs()))
 }
 
 /// The one-line verdict of `mglru compare`: MGLRU against classic, on the
@@ -223,22 +246,77 @@ pub fn verdict(classic: &Figures, mglru: &Figures) -> String {
 /// The verdict of `b` (named `b_name`) against `a` (`a_name`), two values
 /// of one `axis` (policy, kernel, variant, memory, a sysctl ...).
 pub fn verdict_between(b_name: &str, a_name: &str, axis: &str, a: &Figures, b: &Figures) -> String {
-    let (x, y) = (a.page_accesses, b.page_accesses);
+    verdict_replicates(b_name, a_name, axis, std::slice::from_ref(a), std::slice::from_ref(b))
+}
+
+/// [`verdict_between`] over replicates: `a[r]` and `b[r]` ran under the
+/// same seed (the same generated input), so each change is judged by the
+/// spread of the paired changes `b[r] − a[r]`: a change whose 95 %
+/// interval holds 0 is said to be inside the replicate spread.
+pub fn verdict_replicates(b_name: &str, a_name: &str, axis: &str, a: &[Figures], b: &[Figures]) -> String {
+    assert!(!a.is_empty() && a.len() == b.len(), "paired replicates");
+    let mean = |f: &[Figures], g: fn(&Figures) -> u64| f.iter().map(|x| g(x) as f64).sum::<f64>() / f.len() as f64;
+    let (x, y) = (mean(a, |f| f.page_accesses), mean(b, |f| f.page_accesses));
     let mut parts = Vec::new();
-    parts.extend(change("refaults", a.refaults, b.refaults, x, y));
-    parts.extend(change("misses", a.misses, b.misses, x, y));
-    parts.extend(change("pages read from storage", a.pages_read, b.pages_read, x, y));
-    parts.extend(change("pages scanned", a.pages_scanned, b.pages_scanned, x, y));
-    let (sa, sb) = (a.swap_in_pages + a.swap_out_pages, b.swap_in_pages + b.swap_out_pages);
-    parts.extend(change("pages swapped in and out", sa, sb, x, y));
-    if a.oom_kills != b.oom_kills {
-        parts.push(format!("{} OOM kills instead of {}", b.oom_kills, a.oom_kills));
+    let metrics: [(&str, fn(&Figures) -> u64); 5] = [
+        ("refaults", |f| f.refaults),
+        ("misses", |f| f.misses),
+        ("pages read from storage", |f| f.pages_read),
+        ("pages scanned", |f| f.pages_scanned),
+        ("pages swapped in and out", |f| f.swap_in_pages + f.swap_out_pages),
+    ];
+    for (what, g) in metrics {
+        let d: Vec<f64> = a.iter().zip(b).map(|(p, q)| g(q) as f64 - g(p) as f64).collect();
+        parts.extend(change(what, mean(a, g), mean(b, g), x, y, Some(spread(&d))));
     }
+    let (oa, ob) = (mean(a, |f| f.oom_kills), mean(b, |f| f.oom_kills));
+    if oa != ob {
+        let n = |v: f64| if v.fract() == 0.0 { format!("{v:.0}") } else { format!("{v:.1}") };
+        parts.push(format!("{} OOM kills instead of {}", n(ob), n(oa)));
+    }
+    let over = if a.len() > 1 { format!(" (means of {} replicates)", a.len()) } else { String::new() };
     if parts.is_empty() {
         format!("Verdict: no reclaim happened under either {axis} value, {a_name} or {b_name} (the workload fits in memory)")
     } else {
-        format!("Verdict: {b_name} against {a_name}: {}", parts.join(", "))
+        format!("Verdict: {b_name} against {a_name}{over}: {}", parts.join(", "))
     }
+}
+
+/// The headline figures of replicates as (label, "mean ± half width")
+/// rows in reading order; the half width is that of the 95 % interval.
+pub fn spread_rows(f: &[Figures]) -> Vec<(&'static str, String)> {
+    let s = |g: fn(&Figures) -> f64| spread(&f.iter().map(g).collect::<Vec<_>>());
+    let pm = |x: Spread, scale: f64, decimals: usize, unit: &str| {
+        format!("{:.d$} ± {:.d$}{unit}", x.mean * scale, x.half_width.unwrap_or(0.0) * scale, d = decimals)
+    };
+    let whole = |x: Spread| format!("{} ± {}", count(x.mean), count(x.half_width.unwrap_or(0.0)));
+    vec![
+        ("page accesses", whole(s(|f| f.page_accesses as f64))),
+        ("hit ratio", pm(s(|f| f.hit_ratio), 100.0, 2, " %")),
+        ("miss ratio (page had been in memory)", pm(s(|f| f.miss_ratio), 100.0, 2, " %")),
+        ("cold miss ratio (first touch)", pm(s(|f| f.cold_miss_ratio), 100.0, 2, " %")),
+        ("misses", whole(s(|f| f.misses as f64))),
+        ("pages read", whole(s(|f| f.pages_read as f64))),
+        ("refaults per 1,000 accesses", pm(s(|f| f.refaults_per_1k_accesses), 1.0, 2, "")),
+        ("swap I/O", pm(s(|f| f.swap_io_mib), 1.0, 1, " MiB")),
+        ("OOM kills", pm(s(|f| f.oom_kills as f64), 1.0, 1, "")),
+        ("pages scanned by reclaim", whole(s(|f| f.pages_scanned as f64))),
+        ("memory stall (PSI some)", pm(s(|f| f.memory_stall_share), 100.0, 1, " % of the time")),
+        ("simulated time", pm(s(|f| f.simulated_seconds), 1.0, 3, " s")),
+    ]
+}
+
+/// Replicates' figures for a JSON document: each figure's mean and, as
+/// `NAME_ci95`, the half width of its 95 % interval (crate::stats).
+pub fn spread_summary(f: &[Figures]) -> serde_json::Map<String, serde_json::Value> {
+    let maps: Vec<serde_json::Map<String, serde_json::Value>> = f
+        .iter()
+        .map(|x| match serde_json::to_value(x).expect("figures are plain numbers") {
+            serde_json::Value::Object(m) => m,
+            _ => unreachable!("figures serialise as an object"),
+        })
+        .collect();
+    crate::stats::summarize(&maps.iter().collect::<Vec<_>>())
 }
 
 #[cfg(test)]
@@ -296,5 +374,19 @@ mod tests {
         let mut b = figures(100, 200, 1000);
         b.page_accesses = 2000;
         assert!(verdict(&figures(100, 200, 1000), &b).contains("about as many refaults (100.0 → 50.0 per 1,000 accesses; 100 → 100)"));
+    }
+
+    #[test]
+    fn a_change_inside_the_replicate_spread_says_so() {
+        // Refaults: +10 under one seed, -10 under the other: no change to
+        // speak of. Misses: +20 under every seed: a change.
+        let a = [figures(100, 200, 1000), figures(120, 200, 1000)];
+        let b = [figures(110, 220, 1000), figures(110, 220, 1000)];
+        let v = verdict_replicates("memory 2G", "memory 1G", "memory", &a, &b);
+        assert!(v.starts_with("Verdict: memory 2G against memory 1G (means of 2 replicates): "), "{v}");
+        let refaults = v.split(", ").find(|p| p.contains("refaults")).unwrap();
+        assert!(refaults.contains("inside the replicate spread"), "{v}");
+        let misses = v.split(", ").find(|p| p.contains("% more misses")).unwrap();
+        assert!(misses.contains("95 % interval of the change +10.0 % .. +10.0 %") && !misses.contains("inside"), "{v}");
     }
 }

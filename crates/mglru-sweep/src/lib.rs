@@ -19,7 +19,7 @@ pub mod stats;
 pub mod warmup;
 
 pub use exec::{run_config, run_config_until, sweep, sweep_until, Outcome, Series};
-pub use figures::{verdict, verdict_between, Figures};
+pub use figures::{spread_rows, spread_summary, verdict, verdict_between, verdict_replicates, Figures};
 pub use grid::{expand, Config, SweepSpec};
 pub use input::{Failure, Input, Source};
 pub use replicate::{seeded, seeds, sweep_replicates, Replicate};
