@@ -32,7 +32,20 @@ impl Zipf {
     }
 }
 
+/// What the built-in workload is and why it reclaims, for the
+/// configuration echo of `mglru run` (the numbers are those below).
+pub const DESCRIPTION: &str = "the built-in workload: a service in memcg app (max=128M) with a 48M heap, \
+reading a 256M file with zipf(0.9) popularity, and a backup job that streams a 96M log once; \
+together they touch more than the memcg's 128M, so reclaim runs (`mglru default-trace` prints it)";
+
+/// The built-in workload's trace.
 pub fn default_trace() -> String {
+    default_trace_seeded(0)
+}
+
+/// The built-in workload with its random draws moved by `seed`
+/// (crate::replicate's rule; seed 0 is [`default_trace`]).
+pub fn default_trace_seeded(seed: u64) -> String {
     let mut t = String::new();
     let data_pages = 65_536; // 256 MiB
     let heap_pages = 12_288; // 48 MiB
@@ -45,7 +58,7 @@ pub fn default_trace() -> String {
     t.push_str("anon svc heap size=48M\n");
     // Warm-up: the heap is written once.
     let _ = writeln!(t, "store svc heap 0 {heap_pages}");
-    let mut r = Rng::from_state(42);
+    let mut r = Rng::from_state(42u64.wrapping_add(seed));
     let z = Zipf::new(data_pages, 0.9);
     let hz = Zipf::new(heap_pages, 0.8);
     let mut log_pos = 0;

@@ -44,6 +44,9 @@ impl std::fmt::Display for Failure {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Source {
     Builtin,
+    /// The built-in workload with its draws moved by a seed (not 0;
+    /// crate::replicate).
+    BuiltinSeeded(u64),
     Trace(PathBuf),
     Workload(String),
 }
@@ -64,7 +67,8 @@ impl Source {
     /// A short description for the configuration echo.
     pub fn describe(&self) -> String {
         match self {
-            Source::Builtin => "the built-in workload (`mglru default-trace` prints it)".into(),
+            Source::Builtin => crate::default_workload::DESCRIPTION.into(),
+            Source::BuiltinSeeded(s) => format!("{} (its draws moved by seed {s})", crate::default_workload::DESCRIPTION),
             Source::Trace(p) if p.as_os_str() == "-" => "a trace on standard input".into(),
             Source::Trace(p) => format!("trace {}", p.display()),
             Source::Workload(w) => format!("workload {w}"),
@@ -75,6 +79,7 @@ impl Source {
     pub fn open(&self) -> Result<TraceReader, Failure> {
         match self {
             Source::Builtin => Ok(TraceReader::from_str("<built-in workload>", &default_trace())),
+            Source::BuiltinSeeded(s) => Ok(TraceReader::from_str("<built-in workload>", &crate::default_workload::default_trace_seeded(*s))),
             Source::Trace(p) if p.as_os_str() == "-" => {
                 let stdin: Box<dyn Read + Send> = Box::new(std::io::stdin());
                 TraceReader::from_reader("<stdin>", stdin).map_err(|e| Failure::io(e.to_string()))

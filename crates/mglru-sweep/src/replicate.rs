@@ -7,7 +7,8 @@
 //! - a generated workload (`--workload`) runs its generator with `seed=N+S`,
 //!   N being the spec's own `seed=` (0 when it sets none). Every random
 //!   choice of a generator comes from that one seed (docs/WORKLOADS.md
-//!   "Determinism"), so a different S gives a different stream.
+//!   "Determinism"), so a different S gives a different stream; the
+//!   built-in workload's draws start from their constant plus S.
 //!
 //! Seed 0 leaves the spec as written (a spec without `seed=` keeps its
 //! generator's built-in constant), so a run without `--seed` is the run it
@@ -105,6 +106,8 @@ pub fn seeded_spec(spec: &str, seed: u64) -> Result<String, Failure> {
 pub fn seeded(source: &Source, seed: u64) -> Result<Source, Failure> {
     Ok(match source {
         Source::Workload(w) => Source::Workload(seeded_spec(w, seed)?),
+        Source::Builtin | Source::BuiltinSeeded(_) if seed != 0 => Source::BuiltinSeeded(seed),
+        Source::BuiltinSeeded(_) => Source::Builtin,
         other => other.clone(),
     })
 }
@@ -228,6 +231,17 @@ mod tests {
         assert_eq!(seeded_spec("memtier:-n 10 && -n 20;memory=1G", 1).unwrap(), "memtier:-n 10 && -n 20;memory=1G,seed=1");
         let e = seeded_spec("ycsb:seed=x", 1).unwrap_err().msg;
         assert!(e.contains("seed=x is not a whole number"), "{e}");
+    }
+
+    #[test]
+    fn the_built_in_workload_takes_the_seed() {
+        let a = seeded(&Source::Builtin, 0).unwrap();
+        assert_eq!(a, Source::Builtin);
+        let b = seeded(&Source::Builtin, 2).unwrap();
+        assert_eq!(b, Source::BuiltinSeeded(2));
+        let text = |s: u64| crate::default_workload::default_trace_seeded(s);
+        assert_eq!(text(0), crate::default_workload::default_trace());
+        assert_ne!(text(0), text(2));
     }
 
     #[test]
