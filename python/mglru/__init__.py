@@ -22,7 +22,8 @@ from . import _native
 
 __version__ = _native.__version__
 __all__ = [
-    "Result", "run", "sweep", "workloads", "workload_trace", "import_trace", "default_trace",
+    "Result", "run", "sweep", "spread", "plot", "workloads", "workload_trace", "import_trace",
+    "default_trace",
 ]
 
 Value = Union[str, int, Sequence[Union[str, int]]]
@@ -55,8 +56,19 @@ def _source(trace, workload) -> str:
     return json.dumps({"trace": None if trace is None else str(trace), "workload": workload})
 
 
+def _replicates(n) -> Optional[int]:
+    """`replicates=`: a whole number of seeds per configuration, or None."""
+    if n is None:
+        return None
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"replicates: expected a whole number like 5, not {n!r}")
+    if n < 1:
+        raise ValueError(f"replicates={n}: give at least 1 (the number of seeds each configuration runs under)")
+    return n
+
+
 def _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus=None, kswapd=None,
-          schedule=None, migratetypes=None, kernel=None, warmup=None) -> str:
+          schedule=None, migratetypes=None, kernel=None, warmup=None, replicates=None) -> str:
     """The grid in the engine's terms (mglru_sweep::SweepSpec)."""
     if sysctl is not None and not isinstance(sysctl, dict):
         raise TypeError("sysctl: expected a dict like {'vm.swappiness': [0, 60, 200]}")
@@ -79,6 +91,7 @@ def _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus=None, k
         "memcg": [f"{k}={_axis(k, v)}" for k, v in (memcg or {}).items()],
         "cost": [f"{k}={int(v)}" for k, v in (cost or {}).items()],
         "warmup": _warmup(warmup),
+        "replicates": _replicates(replicates),
     }
     return json.dumps(spec)
 
@@ -154,6 +167,9 @@ def run(trace=None, workload: Optional[str] = None, policy: Optional[str] = None
     `kernel` is the version modelled: "6.1", "6.12" (default) or "7.2" (docs/KERNELS.md).
     `warmup` leaves the start of the run out of `summary`: "30s" of simulated time, "20%" of
     the page accesses or "2000000accesses" (docs/SWEEP.md "Steady state").
+    `seed` seeds the model's random choices and moves a generated workload's `seed=N` to
+    `seed=N+seed` (0: the spec as written; docs/SWEEP.md "Replicates"); for replicates of one
+    configuration use `sweep(..., replicates=N)`.
     Raises ValueError for bad input (the message names the place), OSError for I/O.
     """
     if not isinstance(migratetypes, bool):
@@ -199,7 +215,9 @@ def _numeric_axes(df: pd.DataFrame, axes: List[str]) -> pd.DataFrame:
 
 def _rows_frame(rows: List[dict], axes: List[str]) -> pd.DataFrame:
     df = pd.DataFrame(rows)
-    if "config" in df.columns:
+    if "replicate" in df.columns:
+        df = df.sort_values(["config", "replicate"], kind="stable").set_index("config")
+    elif "config" in df.columns:
         df = df.sort_values("config").set_index("config")
     df = _numeric_axes(df, list(axes))
     df.attrs["axes"] = list(axes)
@@ -213,9 +231,16 @@ def sweep(trace=None, workload: Optional[str] = None, *, policy: Optional[Value]
           cost: Optional[Dict[str, int]] = None, cpus: Optional[Value] = None,
           kswapd: Optional[Value] = None, schedule: Optional[Value] = None,
           migratetypes: Optional[Value] = None, kernel: Optional[Value] = None,
-          warmup: Optional[str] = None, jobs: int = 0,
+          warmup: Optional[str] = None, replicates: Optional[int] = None, jobs: int = 0,
           backend: str = "local", chunk: int = 1) -> pd.DataFrame:
     """Run a grid of configurations; one DataFrame row per configuration, in grid order.
+
+    `replicates=N` runs every configuration under N seeds (from `seed`, default 0, on;
+    `seed=[a, b, c]` names the seeds instead): the frame is then tidy, one row per
+    configuration and replicate, with `replicate` (0, 1, ...) and `seed` columns, sorted by
+    configuration (the index, `config`) then replicate; `spread(df)` gives each
+    configuration's mean and 95 % interval. A replicate changes a generated workload's stream
+    and the model's random choices (docs/SWEEP.md "Replicates").
 
     Each axis is a value, a list, or a range string "A..B/N" (as `mglru sweep`). Columns: the
     axes (numeric ones as integers: sizes in bytes, sysctls, seeds, CPU counts, with the text as
@@ -230,7 +255,7 @@ def sweep(trace=None, workload: Optional[str] = None, *, policy: Optional[Value]
     """
     source = _source(trace, workload)
     grid = _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus, kswapd, schedule,
-                 migratetypes, kernel, warmup)
+                 migratetypes, kernel, warmup, replicates)
     if backend == "local":
         doc = json.loads(_native.sweep(source, grid, jobs, None))
         return _rows_frame(doc["rows"], doc["axes"])
@@ -239,6 +264,67 @@ def sweep(trace=None, workload: Optional[str] = None, *, policy: Optional[Value]
         rows, axes = sweep_on_ray(source, grid, chunk)
         return _rows_frame(rows, axes)
     raise ValueError(f"backend={backend!r}: expected 'local' or 'ray'")
+
+
+def spread(df: pd.DataFrame, columns: Optional[Sequence[str]] = None) -> pd.DataFrame:
+    """Each configuration's replicates as one row: the mean of every figure and, as
+    `NAME_ci95`, the half width of its 95 % interval (Student's t with n - 1 degrees of
+    freedom: t * s / sqrt(n), as the `mglru sweep` table's mean ± interval), plus
+    `replicates` (n). `df` is a `sweep(..., replicates=N)` frame; `columns` picks the figures
+    (default: every numeric column but the axes, `replicate` and `seed`). The axes stay as
+    columns (numeric ones with their `AXIS_label`)."""
+    if "replicate" not in df.columns:
+        raise ValueError("spread: the frame has no replicate column; run sweep(..., replicates=N) first")
+    axes = [a for a in df.attrs.get("axes", []) if a in df.columns]
+    keep = axes + [f"{a}_label" for a in axes if f"{a}_label" in df.columns]
+    skip = set(keep) | {"replicate", "seed"}
+    if columns is None:
+        columns = [c for c in df.columns if c not in skip and pd.api.types.is_numeric_dtype(df[c])]
+    g = df.groupby(level="config", sort=True)
+    n = g.size()
+    out = g[keep].first() if keep else pd.DataFrame(index=n.index)
+    mean = g[list(columns)].mean()
+    sd = g[list(columns)].std(ddof=1)
+    t = n.map(lambda k: _native.t95(int(k) - 1) if k > 1 else float("nan"))
+    for c in columns:
+        out[c] = mean[c]
+        out[f"{c}_ci95"] = (t * sd[c] / n.pow(0.5)).where(n > 1, 0.0)
+    out["replicates"] = n
+    out.attrs["axes"] = list(axes)
+    return out
+
+
+def plot(df: pd.DataFrame, y: str = "miss_ratio", x: str = "memory", ax=None):
+    """Draw `y` against `x` (default: the miss ratio against memory, in MiB), one line per
+    combination of the other varying axes, with the 95 % interval as error bars when `df`
+    has replicates (`sweep(..., replicates=N)` or its `spread()`). Needs matplotlib:
+    `pip install '.[plot]'`. Returns the matplotlib Axes."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        raise ImportError("mglru.plot needs matplotlib: pip install '.[plot]' (or pip install matplotlib)") from e
+    if "replicate" in df.columns:
+        df = spread(df, [y])
+    for c in (x, y):
+        if c not in df.columns:
+            raise ValueError(f"plot: the frame has no column {c!r}; its columns: {', '.join(map(str, df.columns))}")
+    axes = [a for a in df.attrs.get("axes", []) if a in df.columns and a != x]
+    others = [a for a in axes if df[a].nunique() > 1]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(9, 5))
+    xs = df[x] / (1 << 20) if x in ("memory", "swap") else df[x]
+    groups = df.groupby(others, sort=False) if others else [((), df)]
+    err = f"{y}_ci95"
+    for key, part in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        label = " ".join(f"{a}={part[f'{a}_label'].iloc[0] if f'{a}_label' in part else v}" for a, v in zip(others, key)) or y
+        px = xs.loc[part.index]
+        ax.errorbar(px, part[y], yerr=part[err] if err in part else None, marker="o", capsize=3, label=label)
+    ax.set_xlabel(f"{x} (MiB)" if x in ("memory", "swap") else x)
+    ax.set_ylabel(y)
+    if others:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return ax
 
 
 def workloads() -> pd.DataFrame:

@@ -18,6 +18,8 @@ from . import _native
 
 
 def _run_chunk(source: str, grid: str, indices, trace_bytes=None) -> str:
+    """The rows of the runs `indices` (replicate-major flat indices) as the native sweep's
+    JSON; a trace the worker cannot read is written from `trace_bytes` to a temporary file."""
     src = json.loads(source)
     path = src.get("trace")
     if path is not None and not os.path.exists(path):
@@ -35,7 +37,8 @@ def _run_chunk(source: str, grid: str, indices, trace_bytes=None) -> str:
 
 
 def sweep_on_ray(source: str, grid: str, chunk: int = 1):
-    """(rows, axes) of the grid, computed by Ray tasks of `chunk` configurations each."""
+    """(rows, axes) of the grid, computed by Ray tasks of `chunk` runs each (a run is one
+    configuration under one seed: with replicates the grid has configurations x seeds)."""
     try:
         import ray
     except ImportError as e:

@@ -46,3 +46,6 @@ def test_ray_rows_equal_local_rows(local_ray, tmp_path):
     by_file = mglru.sweep(trace=p, **grid, backend="ray", chunk=3)
     pd.testing.assert_frame_equal(local.drop(columns=[]), by_file)
     assert by_file["refaults"].iloc[0] > 0
+    # Replicates: one task per configuration and seed, the same tidy frame.
+    reps = dict(memory="32M,64M", replicates=2)
+    pd.testing.assert_frame_equal(mglru.sweep(workload=FIO, **reps), mglru.sweep(workload=FIO, **reps, backend="ray"))

@@ -529,6 +529,23 @@ fn seed_list(seeds: &[u64]) -> String {
     format!("seed{} {}", if seeds.len() == 1 { "" } else { "s" }, seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(", "))
 }
 
+/// The JSON of replicates (docs/CLI.md): the seeds, each figure's mean
+/// and 95 % half width, and every replicate's report with its index and seed.
+fn replicates_json(reps: &[Reports], seeds: &[u64], figs: &[Figures]) -> Result<serde_json::Value, Failure> {
+    let runs: Vec<serde_json::Value> = reps
+        .iter()
+        .zip(seeds)
+        .enumerate()
+        .map(|(i, (r, s))| {
+            let mut v = report_with_figures(r)?;
+            v["replicate"] = serde_json::Value::from(i);
+            v["seed"] = serde_json::Value::from(*s);
+            Ok(v)
+        })
+        .collect::<Result<_, Failure>>()?;
+    Ok(serde_json::json!({"seeds": seeds, "summary": spread_summary(figs), "replicates": runs}))
+}
+
 /// `mglru run --replicates N`.
 fn run_replicated(a: &RunArgs, source: &Source, opts: &RunOptions) -> Result<(), Failure> {
     single_run_only(a, "run")?;
@@ -555,18 +572,7 @@ fn run_replicated(a: &RunArgs, source: &Source, opts: &RunOptions) -> Result<(),
         output::print(&out)?;
     }
     if let Some(j) = json {
-        let runs: Vec<serde_json::Value> = reps
-            .iter()
-            .zip(&seeds)
-            .enumerate()
-            .map(|(i, (r, s))| {
-                let mut v = report_with_figures(r)?;
-                v["replicate"] = serde_json::Value::from(i);
-                v["seed"] = serde_json::Value::from(*s);
-                Ok(v)
-            })
-            .collect::<Result<_, Failure>>()?;
-        let doc = serde_json::json!({"seeds": seeds, "summary": spread_summary(&figs), "replicates": runs});
+        let doc = replicates_json(&reps, &seeds, &figs)?;
         let mut text = serde_json::to_string_pretty(&doc).map_err(|e| Failure::io(e.to_string()))?;
         text.push('\n');
         j.write(text.as_bytes())?;
@@ -966,18 +972,7 @@ fn compare(mut a: RunArgs) -> Result<(), Failure> {
             if !replicated {
                 return report_with_figures(&side[0]);
             }
-            let runs: Vec<serde_json::Value> = side
-                .iter()
-                .zip(&seeds)
-                .enumerate()
-                .map(|(i, (r, s))| {
-                    let mut v = report_with_figures(r)?;
-                    v["replicate"] = serde_json::Value::from(i);
-                    v["seed"] = serde_json::Value::from(*s);
-                    Ok(v)
-                })
-                .collect::<Result<_, Failure>>()?;
-            Ok(serde_json::json!({"seeds": seeds, "summary": spread_summary(f), "replicates": runs}))
+            replicates_json(side, &seeds, f)
         };
         let both = Columns(configs.iter().zip(sides.iter().zip(&figs)).map(|((name, _), (side, f))| Ok((name.clone(), column(side, f)?))).collect::<Result<_, Failure>>()?);
         let mut text = serde_json::to_string_pretty(&both).map_err(|e| Failure::io(e.to_string()))?;

@@ -7,7 +7,9 @@
 //! runs with the GIL released, so Python threads and Ray workers do not
 //! wait on each other.
 
-use mglru_sweep::{expand, row, run_config, sweep as run_sweep, Failure, Input, Source, SweepSpec};
+use std::sync::atomic::AtomicBool;
+
+use mglru_sweep::{expand, replicate_row, row, run_config, seeded, seeds, sweep_replicates, Failure, Input, Source, SweepSpec};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use serde::Deserialize;
@@ -37,13 +39,15 @@ fn parse<T: for<'de> Deserialize<'de>>(what: &str, text: &str) -> Result<T, Fail
     serde_json::from_str(text).map_err(|e| Failure::input(format!("{what}: {e}")))
 }
 
-fn decode(source: &str) -> Result<(Source, Input), Failure> {
+/// The source, and its input as the replicate with `seed` reads it
+/// (mglru_sweep::replicate's seed rule).
+fn decode(source: &str, seed: u64) -> Result<(Source, Input), Failure> {
     let s: SourceSpec = parse("source", source)?;
     if s.trace.as_deref() == Some("-") {
         return Err(Failure::input("trace=\"-\" (standard input) is for the command line; pass a path"));
     }
     let src = Source::new(s.trace.as_deref(), s.workload.as_deref())?;
-    let mut reader = src.open()?;
+    let mut reader = seeded(&src, seed)?.open()?;
     let input = Input::decode(&mut reader, &|_| {})?;
     Ok((src, input))
 }
@@ -53,8 +57,15 @@ fn decode(source: &str) -> Result<(Source, Input), Failure> {
 /// a time series.
 fn run_impl(source: &str, spec: &str, sample_ms: Option<u64>, check: bool) -> Result<String, Failure> {
     let spec: SweepSpec = parse("options", spec)?;
-    let (src, input) = decode(source)?;
-    let configs = expand(&spec, &input)?;
+    let seed = match seeds(spec.seed.as_deref(), spec.replicates)?.as_slice() {
+        [s] => *s,
+        more => return Err(Failure::input(format!("run takes one seed, these give {}: use mglru.sweep(..., replicates=N)", more.len()))),
+    };
+    let (src, input) = decode(source, seed)?;
+    let mut configs = expand(&spec, &input)?;
+    if let Some(c) = configs.first_mut() {
+        c.opts.seed = seed;
+    }
     if configs.len() != 1 {
         return Err(Failure::input(format!(
             "run takes one value per option, these give {} configurations: use mglru.sweep()",
@@ -81,43 +92,42 @@ fn run_impl(source: &str, spec: &str, sample_ms: Option<u64>, check: bool) -> Re
 }
 
 /// A grid: the rows (as `mglru sweep --json` writes them), each with its
-/// index in the grid. `only` restricts the run to some indices (how the
-/// Ray backend splits a grid); `threads` 0 = one per core.
+/// index in the grid (`config`) and, with seeds or replicates, its
+/// `replicate` and `seed`. `only` restricts the run to some runs by their
+/// flat index, replicate-major (how the Ray backend splits a grid);
+/// `threads` 0 = one per core.
 fn sweep_impl(source: &str, spec: &str, threads: usize, only: Option<Vec<usize>>) -> Result<String, Failure> {
     let spec: SweepSpec = parse("grid", spec)?;
-    let (_, input) = decode(source)?;
-    let configs = expand(&spec, &input)?;
-    let picked: Vec<usize> = match only {
-        Some(v) => {
-            if let Some(bad) = v.iter().find(|&&i| i >= configs.len()) {
-                return Err(Failure::input(format!("configuration index {bad} is past the grid's {}", configs.len())));
-            }
-            v
+    let seed_list = seeds(spec.seed.as_deref(), spec.replicates)?;
+    let replicated = spec.seed.is_some() || spec.replicates.is_some();
+    let (src, input) = decode(source, seed_list[0])?;
+    let n = expand(&spec, &input)?.len();
+    if let Some(bad) = only.as_ref().and_then(|v| v.iter().find(|&&i| i >= n * seed_list.len()).copied()) {
+        return Err(Failure::input(format!("run index {bad} is past the grid's {} runs", n * seed_list.len())));
+    }
+    let never = AtomicBool::new(false);
+    let reps = sweep_replicates(&src, input, &spec, &seed_list, only.as_deref(), threads, false, &|_| {}, &never, &|_, _| {})?;
+    let mut rows = Vec::new();
+    for (r, rep) in reps.iter().enumerate() {
+        for (i, (c, o)) in rep.configs.iter().zip(&rep.outcomes).enumerate() {
+            let Some(o) = o else { continue };
+            let mut m = serde_json::Map::new();
+            m.insert("config".into(), Value::from(i));
+            m.extend(if replicated { replicate_row(c, o, r) } else { row(c, o) });
+            rows.push(Value::Object(m));
         }
-        None => (0..configs.len()).collect(),
-    };
-    let subset: Vec<_> = picked.iter().map(|&i| configs[i].clone()).collect();
-    let outcomes = run_sweep(&input, &subset, threads, false, &|_| {})?;
-    let rows: Vec<Value> = picked
-        .iter()
-        .zip(subset.iter().zip(&outcomes))
-        .map(|(&i, (c, o))| {
-            let mut r = serde_json::Map::new();
-            r.insert("config".into(), Value::from(i));
-            r.extend(row(c, o));
-            Value::Object(r)
-        })
-        .collect();
-    let axes: Vec<&str> = configs.first().map(|c| c.labels.iter().map(|(a, _)| a.as_str()).collect()).unwrap_or_default();
-    serde_json::to_string(&json!({"schema_version": 1, "axes": axes, "size": configs.len(), "rows": rows})).map_err(|e| Failure::io(e.to_string()))
+    }
+    let axes: Vec<&str> = reps.first().and_then(|r| r.configs.first()).map(|c| c.labels.iter().map(|(a, _)| a.as_str()).collect()).unwrap_or_default();
+    serde_json::to_string(&json!({"schema_version": 1, "axes": axes, "size": n, "seeds": seed_list, "rows": rows})).map_err(|e| Failure::io(e.to_string()))
 }
 
-/// The number of configurations a grid has (decodes the input to resolve
-/// memcg names).
+/// The number of runs a grid has: configurations × seeds (decodes the
+/// input to resolve memcg names).
 fn grid_size_impl(source: &str, spec: &str) -> Result<usize, Failure> {
     let spec: SweepSpec = parse("grid", spec)?;
-    let (_, input) = decode(source)?;
-    Ok(expand(&spec, &input)?.len())
+    let seed_list = seeds(spec.seed.as_deref(), spec.replicates)?;
+    let (_, input) = decode(source, seed_list[0])?;
+    Ok(expand(&spec, &input)?.len() * seed_list.len())
 }
 
 fn lines_text(lines: mglru_workload::Lines) -> Result<String, Failure> {
@@ -174,6 +184,16 @@ fn import_trace(py: Python<'_>, format: String, path: String) -> PyResult<String
     .map_err(to_py)
 }
 
+/// The two-sided 95 % quantile of Student's t for `dof` degrees of freedom
+/// (the replicates' intervals, mglru_sweep::stats).
+#[pyfunction]
+fn t95(dof: usize) -> PyResult<f64> {
+    if dof == 0 {
+        return Err(PyValueError::new_err("t95: dof must be at least 1 (two replicates or more)"));
+    }
+    Ok(mglru_sweep::stats::t95(dof))
+}
+
 /// The built-in workload as trace text.
 #[pyfunction]
 fn default_trace() -> String {
@@ -189,6 +209,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(workload_trace, m)?)?;
     m.add_function(wrap_pyfunction!(import_trace, m)?)?;
     m.add_function(wrap_pyfunction!(default_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(t95, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

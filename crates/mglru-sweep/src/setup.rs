@@ -54,7 +54,20 @@ impl Setup {
         let row = |o: &mut String, k: &str, v: String| {
             let _ = writeln!(o, "  {k:<10} {v}");
         };
-        row(&mut o, "input", input.to_string());
+        // A long description (the built-in workload's) wrapped under itself.
+        let mut lines = vec![String::new()];
+        for w in input.split(' ') {
+            let last = lines.last_mut().expect("one line at least");
+            if !last.is_empty() && last.len() + 1 + w.len() > 88 && input.starts_with("the built-in") {
+                lines.push(w.to_string());
+            } else {
+                if !last.is_empty() {
+                    last.push(' ');
+                }
+                last.push_str(w);
+            }
+        }
+        row(&mut o, "input", lines.join(&format!("\n{:13}", "")));
         let variant = if opts.variant == mglru_core::kernel::Variant::PLAIN { String::new() } else { format!(" + variant {}", opts.variant.name()) };
         row(&mut o, "policy", format!("{policy} (Linux {} model{variant})", opts.kernel.name()));
         let (mem, from) = match (opts.memory, self.memory) {
