@@ -31,9 +31,14 @@ a curve over memory. The input is decoded or generated once and shared by all co
 results do not depend on --jobs. Rows carry the axis values, derived figures (docs/CLI.md) and the
 key /proc/vmstat counters.
 
-Example:
+--seed and --replicates are not axes: every configuration runs under each seed, and the table shows
+mean ± 95 % interval (docs/SWEEP.md \"Replicates\").
+
+Examples:
     mglru sweep --workload 'fio:--name=j --rw=randread --size=1G --buffered=1' \\
-        --memory 256M..2G/8 --policy classic,mglru --csv out.csv --plot plots/")]
+        --memory 256M..2G/8 --policy classic,mglru --csv out.csv --plot plots/
+    mglru sweep --workload 'fio:--name=j --rw=randread --size=1G --buffered=1' \\
+        --memory 256M..2G/8 --replicates 5 --warmup 2Maccesses")]
 pub struct SweepArgs {
     /// The trace (`-` = standard input); none = the built-in workload
     #[arg(value_name = "TRACE")]
