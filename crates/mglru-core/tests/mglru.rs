@@ -600,8 +600,8 @@ fn the_walk_skips_shmem_mappings_without_swap() {
     t.run("memory 64M\nfile f size=1M\nfile shm size=1M tmpfs=y\ntask t\nanon t heap size=1M\nmmap t m file=f\nmmap t s file=shm\n");
     let k = t.k();
     let [heap, m, s] = [0u32, 1, 2];
-    assert_eq!([heap, m, s].map(|r| k.should_skip_vma(r, false)), [true, false, true]);
-    assert_eq!([heap, m, s].map(|r| k.should_skip_vma(r, true)), [false, false, false]);
+    assert_eq!([heap, m, s].map(|r| k.should_skip_vma(r, 0)), [true, false, true]);
+    assert_eq!([heap, m, s].map(|r| k.should_skip_vma(r, 60)), [false, false, false]);
 }
 
 /// `lru_deactivate_file` adds the folio back before it sets PG_reclaim, so
