@@ -39,6 +39,26 @@ pub const COUNTERS: [&str; 11] = [
     "workingset_nodereclaim",
 ];
 
+/// The reclaim counters published beside [`COUNTERS`] and not enforced
+/// yet (issue 33): the activation family, reclaim by kswapd and direct,
+/// major faults, page-outs. A result whose kernel does not print one
+/// (6.1 has no `*_proactive`) leaves it out.
+pub const PUBLISHED: [&str; 13] = [
+    "pgactivate",
+    "pgdeactivate",
+    "pgrotated",
+    "pgrefill",
+    "workingset_activate_anon",
+    "workingset_restore_anon",
+    "workingset_restore_file",
+    "pgscan_kswapd",
+    "pgscan_direct",
+    "pgsteal_kswapd",
+    "pgsteal_direct",
+    "pgmajfault",
+    "pgpgout",
+];
+
 /// A JSON value as the comparison code reads it (parsed by serde_json;
 /// malformed files are reported with their path, line and column).
 #[derive(Clone, Debug, PartialEq)]
@@ -688,6 +708,9 @@ pub struct Comparison {
     /// `--extra` counters, shown and never checked: (trace, policy,
     /// counter, kernel, model, relative error with a 256 floor).
     pub extra: Vec<(String, &'static str, String, f64, f64, f64)>,
+    /// [`PUBLISHED`] counters, shown (summarised per counter) and not
+    /// checked yet.
+    pub published: Vec<Row>,
     /// CPU time and pressure, kernel vs model, for results that record
     /// them (`KernelCpu`); shown, never checked.
     pub cpu: Vec<CpuRow>,
@@ -817,6 +840,7 @@ pub fn compare_suite(
         meta: Vec::new(),
         layouts: Vec::new(),
         extra: Vec::new(),
+        published: Vec::new(),
         cpu: Vec::new(),
     };
     for name in names {
@@ -884,6 +908,12 @@ pub fn compare_suite(
                 let k = kr.vmstat.get(c).copied().unwrap_or(0.0);
                 let s = sim.get(c).copied().unwrap_or(0.0);
                 cmp.rows.push(Row { trace: name.clone(), policy: p, counter: c, kernel: k, sim: s, rel: rel_err(s, k, floor_of(c)) });
+            }
+            for c in PUBLISHED {
+                if let Some(&k) = kr.vmstat.get(c) {
+                    let s = sim.get(c).copied().unwrap_or(0.0);
+                    cmp.published.push(Row { trace: name.clone(), policy: p, counter: c, kernel: k, sim: s, rel: rel_err(s, k, floor_of(c)) });
+                }
             }
             for c in extra {
                 if !kr.vmstat.contains_key(c) && !sim.contains_key(c) {
@@ -1145,6 +1175,7 @@ pub fn render(cmp: &Comparison, th: Option<&Thresholds>) -> String {
             let _ = writeln!(o, "{t:<30} {p:<8} {c:<26} {k:>12.0} {s:>12.0} {:>8.1}%", rel * 100.0);
         }
     }
+    render_published(&mut o, &cmp.published);
     let _ = writeln!(o, "\nWorkload time, guest wall clock vs model simulated clock (s):");
     for (t, p, k, s) in &cmp.times {
         let _ = writeln!(o, "{t:<30} {p:<8} {k:>12.2} {s:>12.2}");
@@ -1270,6 +1301,39 @@ pub fn check(cmp: &Comparison, th: &Thresholds) -> Result<(), String> {
     }
 }
 
+/// The published counters' summary: per counter and policy, over the
+/// traces where the kernel or the model moved it, the median and the
+/// largest error (with the trace and both values).
+fn render_published(o: &mut String, rows: &[Row]) {
+    use std::fmt::Write as _;
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "\nPublished counters, not enforced yet (every row in --json \"published\"): over the traces where either side moved it");
+    let _ = writeln!(o, "{:<26} {:<8} {:>6} {:>8} {:>8}  {}", "counter", "policy", "traces", "median", "max", "largest (trace: kernel, model)");
+    for c in PUBLISHED {
+        for p in ["mglru", "classic"] {
+            let mut moved: Vec<&Row> = rows.iter().filter(|r| r.counter == c && r.policy == p && (r.kernel != 0.0 || r.sim != 0.0)).collect();
+            if moved.is_empty() {
+                continue;
+            }
+            moved.sort_by(|a, b| a.rel.total_cmp(&b.rel));
+            let n = moved.len();
+            let median = if n % 2 == 1 { moved[n / 2].rel } else { (moved[n / 2 - 1].rel + moved[n / 2].rel) / 2.0 };
+            let w = moved[n - 1];
+            let _ = writeln!(
+                o,
+                "{c:<26} {p:<8} {n:>6} {:>7.1}% {:>7.1}%  {}: {:.0}, {:.0}",
+                median * 100.0,
+                w.rel * 100.0,
+                w.trace,
+                w.kernel,
+                w.sim
+            );
+        }
+    }
+}
+
 /// `--json`: the comparison as a document a program reads (a
 /// `rows` array of the checked counters, `signs` of the MGLRU-vs-classic
 /// differences, `extra` of the `--extra` counters). The structs below are
@@ -1279,6 +1343,9 @@ struct ComparisonJson<'a> {
     rows: Vec<RowJson<'a>>,
     signs: Vec<SignJson<'a>>,
     extra: Vec<RowJson<'a>>,
+    /// The published, not yet enforced, counters (absent when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    published: Vec<RowJson<'a>>,
     /// Only for results that record CPU time and PSI (absent otherwise,
     /// so older folders' documents are unchanged).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -1404,6 +1471,11 @@ pub fn to_json(cmp: &Comparison, spread: &[crate::spread::SpreadRow]) -> String 
             .iter()
             .map(|(t, p, c, k, m, rel)| RowJson { trace: t, policy: p, counter: c, kernel: *k, model: *m, rel_err: *rel })
             .collect(),
+        published: cmp
+            .published
+            .iter()
+            .map(|r| RowJson { trace: &r.trace, policy: r.policy, counter: r.counter, kernel: r.kernel, model: r.sim, rel_err: r.rel })
+            .collect(),
         cpu: cmp
             .cpu
             .iter()
@@ -1481,7 +1553,7 @@ mod tests {
 
     #[test]
     fn migratetypes_runs_say_how_the_zones_start() {
-        let mut cmp = Comparison { platform: None, times: vec![], kswapd: vec![], rows: vec![], signs: vec![], missing: vec![], meta: vec![], extra: vec![], cpu: vec![], layouts: vec![] };
+        let mut cmp = Comparison { platform: None, times: vec![], kswapd: vec![], rows: vec![], signs: vec![], missing: vec![], meta: vec![], extra: vec![], published: vec![], cpu: vec![], layouts: vec![] };
         assert!(!render(&cmp, None).contains("--migratetypes"));
         cmp.layouts.push("g.mglru: the result has no pagetypeinfo_start: every pageblock Movable, free memory in whole chunks".into());
         let text = render(&cmp, None);
@@ -1527,7 +1599,7 @@ mod tests {
     fn known_deviations_have_their_own_limits() {
         let row = |trace: &str, rel: f64| Row { trace: trace.into(), policy: "mglru", counter: "pswpout", kernel: 10_000.0, sim: 10_000.0 * (1.0 + rel), rel };
         let sign = |trace: &str| SignRow { trace: trace.into(), counter: "pswpout", kernel_diff: -500.0, sim_diff: 100.0, agree: Some(false) };
-        let cmp = |rows: Vec<Row>, signs: Vec<SignRow>| Comparison { platform: None, times: vec![], kswapd: vec![], rows, signs, missing: vec![], meta: vec![], extra: vec![], cpu: vec![], layouts: vec![] };
+        let cmp = |rows: Vec<Row>, signs: Vec<SignRow>| Comparison { platform: None, times: vec![], kswapd: vec![], rows, signs, missing: vec![], meta: vec![], extra: vec![], published: vec![], cpu: vec![], layouts: vec![] };
         let mut th = Thresholds { median: 1.0, max: 0.07, goal_median: 0.05, goal_max: 0.15, require_signs: true, trace_max: vec![], sign_exceptions: vec![], covers: None };
         let c = cmp(vec![row("a", 0.01), row("b", 0.20)], vec![sign("b")]);
         let e = check(&c, &th).unwrap_err();
@@ -1602,6 +1674,8 @@ mod tests {
             rows: Vec<R>,
             signs: Vec<S>,
             extra: Vec<R>,
+            #[serde(default)]
+            published: Vec<R>,
         }
         #[derive(serde::Deserialize)]
         #[serde(deny_unknown_fields)]
@@ -1639,12 +1713,21 @@ mod tests {
             meta: vec![],
             layouts: vec!["t.mglru: zones laid out from the result's pagetypeinfo_start".into()],
             extra: vec![("t".into(), "classic", "nr_free_pages".into(), 172989.0, 114822.0, rel_err(114822.0, 172989.0, 256.0))],
+            published: vec![Row { trace: "t".into(), policy: "mglru", counter: "pgactivate", kernel: 329.0, sim: 42.0, rel: rel_err(42.0, 329.0, 256.0) }],
             cpu: vec![],
         };
         let text = to_json(&cmp, &[]);
+        // The published rows, after the extra ones; the text summarises
+        // them per counter: (329 - 42) / 329 = 87.2 %.
+        assert!(text.find("\"extra\":").unwrap() < text.find("\"published\":").unwrap(), "{text}");
+        assert!(text.contains("\"counter\": \"pgactivate\""), "{text}");
+        let rendered = render(&cmp, None);
+        assert!(rendered.lines().any(|l| l.starts_with("pgactivate") && l.contains("87.2%") && l.contains("t: 329, 42")), "{rendered}");
         assert!(text.ends_with("}\n"), "{text}");
         let doc: Doc = serde_json::from_str(&text).unwrap();
-        assert_eq!((doc.rows.len(), doc.signs.len(), doc.extra.len()), (2, 2, 1));
+        assert_eq!((doc.rows.len(), doc.signs.len(), doc.extra.len(), doc.published.len()), (2, 2, 1, 1));
+        let pr = &doc.published[0];
+        assert_eq!((pr.counter.as_str(), pr.kernel.as_u64(), pr.model.as_u64(), pr.rel_err), ("pgactivate", Some(329), Some(42), 0.87234));
         let r = &doc.rows[0];
         assert_eq!((r.trace.as_str(), r.policy.as_str(), r.counter.as_str()), (odd, "mglru", "pgpgin"));
         // Whole counters stay integers; errors keep six decimal places.
@@ -1673,7 +1756,7 @@ mod tests {
         order(&first("signs"), &["trace", "counter", "kernel_diff", "model_diff", "agree"]);
         order(&first("extra"), &["trace", "policy", "counter", "kernel", "model", "rel_err"]);
         // An empty comparison is three empty arrays.
-        let empty = Comparison { platform: None, times: vec![], kswapd: vec![], rows: vec![], signs: vec![], missing: vec![], meta: vec![], extra: vec![], cpu: vec![], layouts: vec![] };
+        let empty = Comparison { platform: None, times: vec![], kswapd: vec![], rows: vec![], signs: vec![], missing: vec![], meta: vec![], extra: vec![], published: vec![], cpu: vec![], layouts: vec![] };
         let doc: Doc = serde_json::from_str(&to_json(&empty, &[])).unwrap();
         assert!(doc.rows.is_empty() && doc.signs.is_empty() && doc.extra.is_empty());
     }
@@ -1713,7 +1796,7 @@ mod tests {
 
     #[test]
     fn the_cpu_table_is_in_the_json_only_when_recorded() {
-        let mut cmp = Comparison { platform: None, times: vec![], kswapd: vec![], rows: vec![], signs: vec![], missing: vec![], meta: vec![], extra: vec![], cpu: vec![], layouts: vec![] };
+        let mut cmp = Comparison { platform: None, times: vec![], kswapd: vec![], rows: vec![], signs: vec![], missing: vec![], meta: vec![], extra: vec![], published: vec![], cpu: vec![], layouts: vec![] };
         assert!(!to_json(&cmp, &[]).contains("\"cpu\""));
         cmp.cpu = vec![
             CpuRow { trace: "t".into(), policy: "mglru", figure: "psi_some system".into(), kernel: None, model: 1.041 },
