@@ -1425,7 +1425,11 @@ impl Kernel {
             let lg = &self.memcgs[m as usize].lruvec.lrugen;
             let _ = writeln!(out, "memcg {:5} {}", m as u32 + 1, path(m));
             let _ = writeln!(out, " node {:5}", 0);
-            for seq in lg.min_seq[ANON]..=lg.max_seq {
+            // 7.2 starts at `evictable_min_seq(min_seq, MAX_SWAPPINESS / 2)`,
+            // the older of the two types; 6.12 and 6.1 at `min_seq[anon]`,
+            // which their coupled min_seq keeps at or below file's
+            // (seq_is_valid_6_12), so one expression serves all three.
+            for seq in evictable_min_seq(lg.min_seq, MAX_SWAPPINESS / 2)..=lg.max_seq {
                 let gen = gen_from_seq(seq);
                 let birth = lg.timestamps[gen];
                 let age_ms = j.saturating_sub(birth) * (1000 / HZ);
@@ -1468,6 +1472,18 @@ impl Kernel {
             None => self.get_swappiness(memcg, &sc),
             Some(s) => self.debugfs_swappiness('+', s)?,
         };
+        let was = (self.current.in_reclaim, self.current.mm_walk);
+        self.current.in_reclaim = true;
+        self.current.mm_walk = true;
+        let result = (self.steps.run_aging)(self, memcg, max_gen, swappiness, force_scan);
+        (self.current.in_reclaim, self.current.mm_walk) = was;
+        result
+    }
+
+    /// 6.12 (and 6.1) `run_aging`: a generation below `max_seq` is already
+    /// aged (nothing to do), one above it is -EINVAL, and without
+    /// `force_scan` a lruvec already `MAX_NR_GENS` deep is -ERANGE.
+    pub(crate) fn run_aging_6_12(&mut self, memcg: u16, max_gen: u64, swappiness: u32, force_scan: bool) -> Result<(), String> {
         let lg = &self.memcgs[memcg as usize].lruvec.lrugen;
         let (max_seq, min_seq) = (lg.max_seq, lg.min_seq);
         if max_gen < max_seq {
@@ -1476,14 +1492,13 @@ impl Kernel {
         if max_gen > max_seq {
             return Err(format!("lru_gen +: generation {max_gen} is above max_seq {max_seq} (-EINVAL)"));
         }
+        // 6.12 reads `min_seq[!can_swap]`: file's at swappiness 0, else
+        // anon's (evictable_min_seq's answer while anon's is never above
+        // file's, which 6.12's coupled min_seq keeps).
         if !force_scan && evictable_min_seq(min_seq, swappiness) + MAX_NR_GENS - 1 <= max_seq {
             return Err(format!("lru_gen +: already {MAX_NR_GENS} generations and force_scan is 0 (-ERANGE)"));
         }
-        let was = (self.current.in_reclaim, self.current.mm_walk);
-        self.current.in_reclaim = true;
-        self.current.mm_walk = true;
         self.try_to_inc_max_seq(memcg, max_seq, swappiness, force_scan);
-        (self.current.in_reclaim, self.current.mm_walk) = was;
         Ok(())
     }
 
@@ -1515,7 +1530,8 @@ impl Kernel {
             if sc.nr_reclaimed >= nr_to_reclaim {
                 break;
             }
-            if self.evict_folios(memcg, &mut sc, swappiness) == 0 {
+            let batch = (self.steps.run_eviction_batch)(nr_to_reclaim - sc.nr_reclaimed);
+            if self.evict_folios_n(memcg, &mut sc, swappiness, batch) == 0 {
                 break;
             }
         }

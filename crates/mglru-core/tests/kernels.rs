@@ -378,7 +378,8 @@ fn linux_6_1_memcg_reclaim_ages_and_keeps_evicting() {
 /// than MAX_NR_GENS generations past the min_seq the folio was evicted at;
 /// 6.12 wants min_seq unchanged. 256 pages read once (generation 1), aged
 /// once (min_seq 1, max_seq 4), then evicted by two commands: 128 (two
-/// batches of 64) and the other 128, whose last batch of 64 empties
+/// batches of 64: `scan_folios` stops at MIN_LRU_BATCH isolated) and the
+/// other 128, whose last batch of 64 empties
 /// generation 1, so that its shadows carry the min_seq reached after it
 /// (3). Read again (with `read()`: no fault), all 256 refault. 6.12: only
 /// the last batch's 64 are recent (token 3 = min_seq 3), and it counts
@@ -393,7 +394,7 @@ fn linux_7_2_refault_window_is_max_nr_gens_from_max_seq() {
         for p in 0..256 {
             t.run(&format!("read t f {p}"));
         }
-        t.drain().run("lru_gen + app 0 3\nlru_gen - app 0 1 0 100");
+        t.drain().run("lru_gen + app 0 3\nlru_gen - app 0 1 0 128");
         assert_eq!(t.ev(Ev::PgstealFile), 128);
         t.run("lru_gen - app 0 1");
         assert_eq!((t.ev(Ev::PgstealFile), lg(&mut t, "app")), (256, (3, 4)));
@@ -831,6 +832,79 @@ fn linux_7_2_lru_gen_commands_take_max_for_anon_only() {
     }
     let err = first_error(KernelVersion::V6_12, &format!("{head}lru_gen - app 0 1 max\n")).expect("6.12 took max");
     assert!(err.contains("6.12") && err.contains("7.2") && err.contains("EINVAL"), "{err}");
+}
+
+/// 7.2's debugfs listing starts at the older type's `min_seq`
+/// (`lru_gen_seq_show`: `evictable_min_seq(min_seq, MAX_SWAPPINESS / 2)`),
+/// 6.12's at anon's. Eviction at `max` with no anon folio moves only
+/// anon's `min_seq` on (`try_to_inc_min_seq` over the evictable types:
+/// anon's empty generations 0 and 1 dropped while `min_seq + MIN_NR_GENS
+/// <= max_seq` = 3, so to 2), file's stays 0: 7.2 lists generations 0 to
+/// 3, the file's 1,024 folios among them (as the real 7.2.13 did).
+#[test]
+fn linux_7_2_lru_gen_listing_starts_at_the_older_type() {
+    let mut t = on(KernelVersion::V7_2, Some(Policy::Mglru));
+    t.run("memory 256M\nswap 64M sync=y ram=y\nmemcg app\nfile f size=4M readahead=0\ntask t memcg=app\nread t f 0 1024\nlru_gen - app 0 1 max\n");
+    t.drain();
+    t.check();
+    let app = t.memcg_id("app");
+    assert_eq!(t.k().memcgs[app as usize].lruvec.lrugen.min_seq, [2, 0]);
+    let text = t.k().lru_gen_debugfs(&|m| if m == app { "/app".into() } else { "/".into() });
+    let listing = &text[text.find("/app").expect("no /app")..];
+    let rows: Vec<Vec<u64>> = listing.lines().skip(2).map(|l| l.split_whitespace().map(|f| f.parse().unwrap()).collect()).collect();
+    assert_eq!(rows.iter().map(|r| r[0]).collect::<Vec<_>>(), [0, 1, 2, 3]);
+    assert_eq!(rows.iter().map(|r| r[3]).sum::<u64>(), 1024, "{listing}");
+}
+
+/// 7.2's `run_aging` ages `max_seq` whatever generation it is given up to
+/// it and has no -ERANGE: with four generations (0..=3) and no
+/// force_scan (given as 0: an omitted field is -1, which forces),
+/// `lru_gen + app 0 3 60 0` moves the oldest generation on first
+/// (`inc_max_seq` → `inc_min_seq`), giving 1..=4; `lru_gen + app 0 2`
+/// (below max_seq) ages too. 6.12 refuses the first (-ERANGE) and does
+/// nothing for the second.
+#[test]
+fn linux_7_2_lru_gen_aging_has_no_range_refusal() {
+    let head = "memory 256M\nswap 64M sync=y ram=y\nmemcg app\nfile f size=4M readahead=0\ntask t memcg=app\nread t f 0 1024\n";
+    for gen in [3, 2] {
+        let mut t = on(KernelVersion::V7_2, Some(Policy::Mglru));
+        t.run(&format!("{head}lru_gen + app 0 {gen} 60 0\n"));
+        t.drain();
+        t.check();
+        let app = t.memcg_id("app") as usize;
+        let lg = &t.k().memcgs[app].lruvec.lrugen;
+        assert_eq!((lg.min_seq, lg.max_seq), ([1, 1], 4), "gen {gen}");
+    }
+    let err = first_error(KernelVersion::V6_12, &format!("{head}lru_gen + app 0 3 60 0\n")).expect("6.12 aged at four generations");
+    assert!(err.contains("ERANGE"), "{err}");
+    let mut t = on(KernelVersion::V6_12, Some(Policy::Mglru));
+    t.run(&format!("{head}lru_gen + app 0 2 60 0\n"));
+    let app = t.memcg_id("app") as usize;
+    let lg = &t.k().memcgs[app].lruvec.lrugen;
+    assert_eq!((lg.min_seq, lg.max_seq), ([0, 0], 3));
+}
+
+/// 7.2's `run_eviction` gives each `evict_folios` what is left of
+/// NR_TO_RECLAIM, at most MAX_LRU_BATCH ("relocate the LRU scan batch
+/// limit to callers"): asked for 32 pages of a 1,024-folio file, it scans
+/// and reclaims 32 clean folios and stops. 6.12's `scan_folios` takes up
+/// to MAX_LRU_BATCH (4,096) from the oldest generation at once, so it
+/// reclaims more than asked; `--variant reclaim-loop` on 6.12 is 7.2's
+/// code.
+#[test]
+fn linux_7_2_lru_gen_eviction_batch_is_what_is_left() {
+    let trace = "memory 256M\nswap 64M sync=y ram=y\nmemcg app\nfile f size=4M readahead=0\ntask t memcg=app\nread t f 0 1024\nlru_gen - app 0 1 0 32\n";
+    let mut t = on(KernelVersion::V7_2, Some(Policy::Mglru));
+    t.run(trace);
+    t.check();
+    assert_eq!((t.ev(Ev::PgscanFile), t.ev(Ev::PgstealFile)), (32, 32));
+    let mut t = on(KernelVersion::V6_12, Some(Policy::Mglru));
+    t.run(trace);
+    assert!(t.ev(Ev::PgstealFile) > 32, "6.12 reclaimed {}", t.ev(Ev::PgstealFile));
+    let variant = Variant::parse("reclaim-loop").unwrap();
+    let mut t = T::with_options(RunOptions { kernel: KernelVersion::V6_12, variant, policy: Some(Policy::Mglru), ..Default::default() });
+    t.run(trace);
+    assert_eq!((t.ev(Ev::PgscanFile), t.ev(Ev::PgstealFile)), (32, 32), "6.12 with reclaim-loop");
 }
 
 /// 7.2's page-table walk at `max` skips file mappings (`should_skip_vma`:

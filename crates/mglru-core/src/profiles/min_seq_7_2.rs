@@ -14,9 +14,13 @@
 //! has two to four generations (`seq_is_valid`), and the evictable minimum
 //! is the smaller of the evictable types' `min_seq`.
 //!
-//! Simplified: 7.2's debugfs aging command no longer refuses to age a
-//! lruvec that has four generations without `force_scan` (-ERANGE in
-//! 6.12); the model keeps 6.12's refusal.
+//! The debugfs file follows: its listing starts at the evictable minimum
+//! (`lru_gen_seq_show`), and the aging command (`run_aging`) no longer
+//! refuses a lruvec already four generations deep (6.12's -ERANGE without
+//! `force_scan`) nor skips a generation below `max_seq`: it always tries
+//! to age `max_seq`, `inc_max_seq` moving the oldest generation on as
+//! needed, and says -EEXIST when the page-table walk of that generation
+//! was already done.
 
 use super::{Difference, Fidelity, Steps};
 use crate::kernel::Kernel;
@@ -25,9 +29,9 @@ use crate::lruvec::{ANON, FILE};
 
 pub(super) const DIFFERENCE: Difference = Difference {
     name: "min-seq-7.2",
-    source: "7.2 mm/vmscan.c: try_to_inc_min_seq, seq_is_valid, evictable_min_seq, lruvec_is_reclaimable",
+    source: "7.2 mm/vmscan.c: try_to_inc_min_seq, seq_is_valid, evictable_min_seq, lruvec_is_reclaimable, lru_gen_seq_show, run_aging",
     summary: "anon and file min_seq move on independently (each type two to four generations deep, held back to max_seq - 2 while the other is older)",
-    fidelity: Fidelity::Simplified,
+    fidelity: Fidelity::Modelled,
     apply,
 };
 
@@ -37,6 +41,20 @@ fn apply(s: &mut Steps) {
     // lruvec_is_reclaimable: the birth of the oldest evictable generation
     // (6.12 read file's, which was never younger than anon's).
     s.reclaimable_seq = |lg, swappiness| evictable_min_seq(lg.min_seq, swappiness);
+    s.run_aging = run_aging;
+}
+
+/// 7.2 `run_aging`: only a generation above `max_seq` is refused.
+fn run_aging(k: &mut Kernel, memcg: u16, max_gen: u64, swappiness: u32, force_scan: bool) -> Result<(), String> {
+    let max_seq = k.memcgs[memcg as usize].lruvec.lrugen.max_seq;
+    if max_gen > max_seq {
+        return Err(format!("lru_gen +: generation {max_gen} is above max_seq {max_seq} (-EINVAL)"));
+    }
+    if k.try_to_inc_max_seq(memcg, max_seq, swappiness, force_scan) {
+        Ok(())
+    } else {
+        Err(format!("lru_gen +: generation {max_seq} is already being aged (-EEXIST)"))
+    }
 }
 
 /// 7.2 `try_to_inc_min_seq`.

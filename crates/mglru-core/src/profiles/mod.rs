@@ -91,6 +91,12 @@ pub(crate) struct Steps {
     /// The scan_control a debugfs `lru_gen` command (on memcg) runs with
     /// (`lru_gen_seq_write` and `run_cmd`).
     pub lru_gen_seq_write_sc: fn(u16) -> ScanControl,
+    /// The debugfs aging command, `run_aging` (memcg, seq, swappiness,
+    /// force_scan): its refusals as errors naming the kernel's errno.
+    pub run_aging: fn(&mut Kernel, u16, u64, u32, bool) -> Result<(), String>,
+    /// The batch `run_eviction` gives each `evict_folios` (what is left of
+    /// its NR_TO_RECLAIM): 6.12's `scan_folios` stops at `MAX_LRU_BATCH`.
+    pub run_eviction_batch: fn(u64) -> u64,
     /// `lru_gen_refault`: a multi-gen LRU folio comes back (pfn, shadow).
     pub lru_gen_refault: fn(&mut Kernel, u32, u64),
     /// What `sort_folio` counts, beyond the tier's `protected`, when it
@@ -222,6 +228,8 @@ impl Steps {
         evict_folios_stat: evict_folios_stat_6_12,
         count_reclaim: count_reclaim_6_12,
         lru_gen_seq_write_sc: Kernel::debugfs_sc,
+        run_aging: Kernel::run_aging_6_12,
+        run_eviction_batch: |_| crate::lru_gen::MAX_LRU_BATCH,
         lru_gen_refault: Kernel::lru_gen_refault,
         sort_folio_protected: |_, _, _| {},
         count_swap_bio: |k, e| k.ev.add(e, 4),

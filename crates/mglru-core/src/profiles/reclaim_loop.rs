@@ -35,7 +35,7 @@
 
 use super::{Difference, Fidelity, Steps};
 use crate::kernel::{Kernel, DEF_PRIORITY};
-use crate::lru_gen::{evictable_min_seq, TryShrink, MIN_LRU_BATCH, MIN_NR_GENS};
+use crate::lru_gen::{evictable_min_seq, TryShrink, MAX_LRU_BATCH, MIN_LRU_BATCH, MIN_NR_GENS};
 use crate::vmscan::{ReclaimStat, ScanControl};
 
 pub(super) const DIFFERENCE: Difference = Difference {
@@ -49,6 +49,10 @@ pub(super) const DIFFERENCE: Difference = Difference {
 fn apply(s: &mut Steps) {
     s.try_to_shrink_lruvec = |k, memcg, sc| TryShrink::finished(memcg, try_to_shrink_lruvec(k, memcg, sc));
     s.evict_folios_stat = handle_reclaim_writeback_stat;
+    // The batch limit relocated to the callers: the debugfs eviction
+    // command gives each evict_folios what is left of its target, at most
+    // MAX_LRU_BATCH.
+    s.run_eviction_batch = |left| left.min(MAX_LRU_BATCH);
     // "Scan and count the exact number of folios": the empty oldest
     // generations are flushed before isolating and, if anything was
     // scanned, after; the count is the folios scanned.
