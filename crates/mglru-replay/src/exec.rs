@@ -1983,6 +1983,15 @@ impl Exec {
         fd: Option<i32>,
         what: &str,
     ) -> Result<Option<u64>, ReplayError> {
+        // The worker answers its commands in order on one socket: the
+        // answers of the task's accesses still in flight come before this
+        // command's. `perform` drains before a non-access line, but an
+        // access may need a call of its own first (the descriptor of a
+        // file the task has not used yet, `worker_fd`) while the task's
+        // earlier accesses are in the pipeline.
+        while matches!(self.tasks.get(task as usize), Some(TaskState::Alive(w)) if !w.inflight.is_empty()) {
+            self.collect_one(p, task)?;
+        }
         let sent = match self.tasks.get_mut(task as usize) {
             Some(TaskState::Alive(w)) => {
                 w.sent = w.sent.wrapping_add(1);
