@@ -80,8 +80,9 @@ class S4a(Section):
              "same generator at `%s` (a %s trace; the guest gets %d MiB, the model the memory the guest had "
              "free, %s), replayed by `python3 repro/kernel_runs.py --only S4-a` into "
              "`validation/results-repro/S4-a/`, under QEMU's instruction counter (`--icount 0`): throughput "
-             "is the trace's operations per 10⁹ guest instructions, latency guest µs (instructions / 1000) per "
-             "operation. 7.2 is the series merged *and* 7.2's other changes, so the model's column here is "
+             "is the trace's operations per guest second (instructions plus timed waits: a guest second is 10⁹ "
+             "instructions, and an idle guest's clock jumps to its next timer, so reclaim's sleeps count), "
+             "latency guest µs per operation (the same clock). 7.2 is the series merged *and* 7.2's other changes, so the model's column here is "
              "6.12 → `--kernel 7.2` on the same trace, not the variant."
              % (kc.meta["spec"], "%d-operation" % kc.meta["trace_ops"], kc.meta["guest_memory_mib"],
                 size_str(kc.start_free_bytes())),
