@@ -10,6 +10,7 @@ import json
 import math
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -420,15 +421,19 @@ def build_merged(out, header, memtier_spec, fio_spec, phases, memtier_rate, fio_
     return {"phases": counts, "lines": n[0]}
 
 
-def build_split(out, spec, markers, nomemcg=False):
-    """Emit SPEC's trace to `out` and write prefixes ending before the first line
-    that starts with each marker string. Counts I/O pages per task prefix per phase.
+def build_split(out, spec, markers, nomemcg=False, src=None):
+    """Emit SPEC's trace to `out` (or copy the trace `src`, relative to ROOT, there) and write prefixes
+    ending before the first line that starts with each marker string. Counts I/O pages per task prefix
+    per phase.
     With `nomemcg`, also write `out`.nomemcg: the same trace with every task in the
     root memcg (the `memcg` statements and the tasks' `memcg=` dropped), as on a
     kernel built without memcg."""
     path = os.path.join(ROOT, out)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    subprocess.run([BIN, "workload", spec, "--emit-trace", path], check=True, stderr=subprocess.DEVNULL)
+    if src:
+        shutil.copyfile(os.path.join(ROOT, src), path)
+    else:
+        subprocess.run([BIN, "workload", spec, "--emit-trace", path], check=True, stderr=subprocess.DEVNULL)
     if nomemcg:
         with open(path) as src, open(path + ".nomemcg", "w") as dst:
             for line in src:

@@ -4,10 +4,12 @@
 import os
 import shlex
 
+import kernel
+import kernel_runs
 from plumbing import (
     BIN_REL, EST_NOTE, GIB, MIB, MMC, Prep, RAMDISK, Run, Section, ZRAM, anon_ops_per_s, cmd_block, cmp_row,
     costs_of, fio_size, fmt_costs, fmt_num, fmt_pct, gen_curves, human, mmap_ios_per_s, na_row, pct, plot,
-    rows_table, section, size_str, usage_curves, verdicts)
+    rows_table, section, size_str, usage_curves, verdicts, kernel_row)
 
 
 # ---- S1-A / S1-B: memcached + fio mmap (seed 001's mmap.sh and test.sh) ---------
@@ -305,6 +307,12 @@ class Ebizzy(Section):
     swap_sync = True
     costs = ZRAM
     configs = ()           # (name, label, policy, sysctls)
+    kcase = None           # the case of repro/kernel_runs.py that replays this section's program
+    # the kernel_runs side of each config
+    KSIDE = {"classic": "classic", "0x3": "mglru-0x3", "0x7": "mglru", "mglru": "mglru"}
+    # a row's metric on the real kernel: the replayer's guest time (instructions plus timed waits), the
+    # kernel's major faults, the workers' stime plus kswapd's CPU time
+    KMETRIC = {"elapsed": kernel.guest_seconds, "majflt": kernel.vmstat("pgmajfault"), "sys": kernel.sys_seconds}
 
     def n(self, ctx):
         return 80 if ctx.quick else 5
@@ -323,7 +331,60 @@ class Ebizzy(Section):
             for name, _, pol, sysctls in self.configs:
                 runs.append(Run(self.id, "%s-m%d" % (name, f), ("workload", self.spec(N, f)), policy=pol,
                                 sysctls=sysctls, costs=self.costs, ts_ms=50 if f == 100 else None))
+        # The model on the trace the real kernel ran (repro/kernel_runs.py), with the memory the guest had
+        # free when the workload began.
+        self.kc = None
+        if self.kcase and not ctx.quick:
+            kc = kernel.load_case(self.id, self.kcase)
+            if kc is not None and kc.runs:
+                self.kc = kc
+                tr = kernel_runs.ensure_trace(self.id, self.kcase)
+                for name, _, pol, sysctls in self.configs:
+                    runs.append(Run(self.id, "guest-%s" % name, ("trace", tr), policy=pol, sysctls=sysctls,
+                                    costs=self.costs, memory=kc.start_free_bytes()))
         return [], runs
+
+    def kernel_fill(self, rows, R, which):
+        """The real kernel's columns of the rows: which = [(row index, before config, after config,
+        metric)]. Returns the paragraph that says what was measured."""
+        kc = getattr(self, "kc", None)
+        if kc is None:
+            return ("**On the real kernel**: not measured yet (`python3 repro/kernel_runs.py --only %s`; "
+                    "docs/REPRODUCTIONS-KERNEL.md)." % self.id)
+        lines = []
+        for i, b, a, met in which:
+            r = rows[i]
+            kch = kernel.kernel_change(kc, self.KSIDE[b], self.KSIDE[a], self.KMETRIC[met])
+            mb, ma = self.metrics(R["guest-%s" % b])[met], self.metrics(R["guest-%s" % a])[met]
+            mg = pct(mb, ma)
+            kernel_row(r, kch, mg, kernel.verdict_kernel(mg, kch))
+            per = lambda xs: ", ".join(fmt_num(round(x, 2) if isinstance(x, float) else x) for x in xs)
+            lines.append("| %s | %s | %s | %s | %s | %s → %s | %s |" % (
+                r["what"], "%s → %s" % (b, a), per(kch["before"]) if kch else "–", per(kch["after"]) if kch else "–",
+                kernel.fmt_kernel(kch), fmt_num(round(mb, 2) if isinstance(mb, float) else mb),
+                fmt_num(round(ma, 2) if isinstance(ma, float) else ma), fmt_pct(mg)))
+        sides = ", ".join("%s = `lru_gen/enabled` %s" % (s["name"], "0" if s["mode"] == "classic" else
+                                                          "0x0007" if s["mode"] == "mglru" else s["mode"])
+                          for s in kc.meta["sides"])
+        pswpin = lambda side: ", ".join(fmt_num(v) for v in kc.values(side, kernel.vmstat("pswpin")))
+        o = ["**On the real kernel** (Debian 6.12.117; %s; docs/REPRODUCTIONS-KERNEL.md): the program at guest "
+             "scale, `%s` (%s lines; %s), replayed by `python3 repro/kernel_runs.py --only %s` into "
+             "`validation/results-repro/%s/`, under `--icount 0`; the guest gets %d MiB, the model runs the same "
+             "trace with the memory the guest had free when the workload began (%s). Elapsed is the replayer's "
+             "guest time (instructions plus timed waits), sys time the workers' stime plus kswapd's CPU time "
+             "(guest seconds); the model's are its simulated task time and its charged system time. The "
+             "replayer runs ebizzy's four threads as one task, in the trace's order. Run N of each side is "
+             "paired with run N of the other."
+             % (sides, kc.meta["spec"], fmt_num(kc.meta["trace_lines"]),
+                "swap replaced by `%s`: zram, its pages at the replayer's lz4 ratio" % kc.meta["swap"] if kc.meta.get("swap") else "",
+                self.id, self.id, kc.meta["guest_memory_mib"], size_str(kc.start_free_bytes())),
+             "",
+             "| result | comparison | kernel before per run | kernel after per run | kernel change | model (same trace) | model change |",
+             "|---|---|---:|---:|---:|---:|---:|"] + lines
+        o += ["", "Swap-ins (pswpin) per kernel run: %s; the model on the same trace: %s." % (
+            "; ".join("%s %s" % (s["name"], pswpin(s["name"])) for s in kc.meta["sides"]),
+            "; ".join("%s %s" % (name, fmt_num(R["guest-%s" % name].vm["pswpin"])) for name, _, _, _ in self.configs))]
+        return "\n".join(o)
 
     def oom_guard(self, R, rows):
         """Rows are void if a run was OOM-killed (ebizzy never finished)."""
@@ -410,6 +471,7 @@ class S1C(Ebizzy):
     results = ("S1-C",)
     seq = 16
     configs = (CLASSIC, MGLRU_0x3, MGLRU_0x7)
+    kcase = "ebizzy-seq16"
 
     def render(self, ctx, R, P):
         m = {name: self.metrics(R["%s-m100" % name]) for name, _, _, _ in self.configs}
@@ -439,10 +501,14 @@ class S1C(Ebizzy):
                          "difference is the CPU time of the two ways of scanning, which the model does not "
                          "charge." % (fmt_num(m["0x7"]["majflt"]), fmt_num(m["0x3"]["majflt"])))
             return ebizzy_why(rows) + extra
+        ktext = self.kernel_fill(rows, R, [(0, "classic", "0x3", "elapsed"), (1, "classic", "0x3", "majflt"),
+                                           (2, "classic", "0x7", "elapsed"), (3, "classic", "0x7", "majflt"),
+                                           (4, "0x3", "0x7", "elapsed"), (5, "classic", "0x3", "sys")])
         return self.page(ctx, R, rows, seed,
                          " vanilla = `--policy classic`; `enabled=0x3` = `--sysctl "
                          "lru_gen.enabled=0x3` (no page-table walks for aging); `enabled=0x7` = `--policy mglru`.",
-                         why, sens_intro="Sensitivity to the assumed RAM (same runs at 95% and 105%):")
+                         why, sens_intro="Sensitivity to the assumed RAM (same runs at 95% and 105%):",
+                         tail=(ktext, ""))
 
 
 def ebizzy_why(rows, device="zram"):
@@ -484,6 +550,7 @@ class S1D(Ebizzy):
     results = ("S1-D",)
     seq = 160
     configs = (CLASSIC, ("mglru", "MGLRU", "mglru", []))
+    kcase = "ebizzy-seq160"
 
     def render(self, ctx, R, P):
         m = {name: self.metrics(R["%s-m100" % name]) for name, _, _, _ in self.configs}
@@ -506,7 +573,11 @@ class S1D(Ebizzy):
                          "major faults yet *less* time: it comes from cheaper reclaim CPU (Barry: less time in "
                          "spinlocks, rmap walks and `isolate_lru_pages`, S1:6040-6091), which a model that charges "
                          "reclaim the same per page scanned under both LRUs cannot show; in the model more "
-                         "faults always mean more time.")
+                         "faults always mean more time.",
+                         tail=(self.kernel_fill(rows, R, [(0, "classic", "mglru", "elapsed"),
+                                                          (1, "classic", "mglru", "majflt"),
+                                                          (2, "classic", "mglru", "elapsed"),
+                                                          (3, "classic", "mglru", "sys")]), ""))
 
 
 @section

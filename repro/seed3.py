@@ -4,10 +4,17 @@
 import os
 import shlex
 
+import kernel
+import kernel_runs
 from plumbing import (
     BIN_REL, EST_NOTE, MIB, Prep, RAMDISK, Run, Section, anon_ops_per_s, cmd_block, cmp_row, costs_of,
     file_pages_read, fmt_costs, fmt_num, fmt_pct, kernel_differences, pct, plot, refault_curves, rows_table,
-    same_shared_counters, section, usage_curves, verdicts)
+    same_shared_counters, section, usage_curves, verdicts, kernel_row, size_str)
+
+MARKERS = ["read mglru.", "load memcached"]
+# The real kernel's sides (repro/kernel_runs.py's S3 case) and the model's run of each on the same trace.
+KSIDES = (("classic", dict(policy="classic")), ("mglru-6.1", dict(policy="mglru", kernel="6.1")),
+          ("mglru", dict(policy="mglru")))
 
 
 # ---- S3: optimize multiple memcgs ---------------------------------------------
@@ -40,9 +47,23 @@ class S3(Section):
     def plan(self, ctx):
         N = self.n(ctx)
         out = os.path.join(ctx.work_rel, self.id, "mixed.trace")
-        preps = [Prep(self.id, "mixed", "split", out=out, spec=self.spec(N), markers=["read mglru.", "load memcached"],
-                      nomemcg=True)]
+        preps = [Prep(self.id, "mixed", "split", out=out, spec=self.spec(N), markers=MARKERS, nomemcg=True)]
         runs = []
+        # The model on the trace the real kernels ran (guest scale, repro/kernel_runs.py), with the memory
+        # the guest had free when the workload began; its prefix up to memtier's first GET (p1) for the
+        # swap-ins of memcached's read phase.
+        self.kc = None if ctx.quick else kernel.load_case(self.id, "mixed-memcg")
+        if self.kc is not None and not self.kc.runs:
+            self.kc = None
+        if self.kc is not None:
+            ktrace = kernel_runs.ensure_trace(self.id, "mixed-memcg")   # the measured trace (SHA-256 checked)
+            gout = os.path.join(ctx.work_rel, self.id, "guest.trace")
+            preps.append(Prep(self.id, "guest", "split", out=gout, spec=self.kc.meta["spec"], markers=MARKERS,
+                              src=ktrace))
+            for side, kw in KSIDES:
+                for suffix, src in (("", gout), ("-p1", gout + ".p1")):
+                    runs.append(Run(self.id, "guest-%s%s" % (side, suffix), ("trace", src), costs=RAMDISK,
+                                    memory=self.kc.start_free_bytes(), needs=self.id + "/guest", **kw))
         for pol in ("classic", "mglru"):
             runs.append(Run(self.id, pol, ("trace", out), policy=pol, costs=RAMDISK, ts_ms=20, needs=self.id + "/mixed"))
             for i in (0, 1):
@@ -107,6 +128,9 @@ class S3(Section):
             cmp_row("S3", "derived: memcached 5.19-rc1 → patch1-8", 1673524.04, 862768.65, pct(1673524.04, 862768.65),
                     c[1], n8[1]),
         ]
+        ktext = self.kernel_part(ctx, R, P, rows) if self.kc is not None else (
+            "**On the real kernel**: not measured yet (`python3 repro/kernel_runs.py --only S3`; "
+            "docs/REPRODUCTIONS-KERNEL.md).")
         o = []
         o.append("**Seed** (S3:1-85, digest:514-557): the commit message of \"mm: multi-gen LRU: optimize "
                  "multiple memcgs\" (patch 9 of its series), `mixed.sh`: two 54 GiB brd ramdisks (swap, ext4); "
@@ -212,9 +236,100 @@ class S3(Section):
                      % (fmt_num(c[3]), fmt_num(m[3]), fmt_num(m[2]), fmt_num(c[2])))
             o.append(" ".join(t))
             o.append("")
+        o.append(ktext)
+        o.append("")
         o.append(plot(ctx, self.id, "usage", "S3: memory use per memcg", "MiB",
                       usage_curves([("classic", R["classic"]), ("mglru", R["mglru"])], ["memcached", "fio"])))
         o.append("")
         o.append(plot(ctx, self.id, "refaults", "S3: cumulative refaults", "pages",
                       refault_curves([("classic", R["classic"]), ("mglru", R["mglru"])], kinds=("file", "anon"))))
         return "\n".join(o), rows
+
+    # ---- the real kernel (issue 32) ---------------------------------------------------------------
+
+    def estimates(self, P, rd_reads, mj):
+        """The section's two estimates from a run's counters on the guest's trace: fio IOPS from its
+        pages read from disk (the whole run: nothing reads a file before fio's first read), memcached
+        ops/s from the swap-ins of its read phase (after memtier's first GET), each a major fault
+        that is also its fault (the kernel's profile has no per-memcg fault counts)."""
+        cost = costs_of(RAMDISK)
+        cnt = P["guest"]["counts"]
+        fio_ios = sum(c.get("mglru", [0, 0])[0] for c in cnt[1:])
+        fio_pages = sum(c.get("mglru", [0, 0])[1] for c in cnt[1:])
+        mc_ops, mc_pages = cnt[2]["memcached"]
+        fio = fio_ios * 1e9 / (fio_pages * cost["page_copy"] + rd_reads * cost["disk_read"])
+        ns = max(0, mc_pages - mj) * cost["mem_access"] + mj * (cost["minor_fault"] + cost["swap_read"])
+        return fio, (mc_ops * 1e9 / ns if ns else 0.0)
+
+    def kernel_estimates(self, P, side, r):
+        """The estimates from a real kernel's result: pgpgin less pswpin (pgpgin alone on 6.1, whose brd
+        swap is rw_page without a bio), and pswpin after the p1 line from its vmstat_profile (the last
+        sample taken before the line ran)."""
+        p1 = P["guest"]["markers"][1] + 1          # the replayer's lines count from 1
+        v = r["vmstat"]
+        reads = v.get("pgpgin", 0) // 4 - (0 if side.endswith("6.1") else v.get("pswpin", 0))
+        vp = r["vmstat_profile"]
+        at = [i for i, ln in enumerate(vp["lines"]) if ln < p1]
+        sw0 = vp["counters"]["pswpin"][at[-1]] if at else 0
+        return self.estimates(P, reads, v.get("pswpin", 0) - sw0)
+
+    def model_estimates(self, P, R, side):
+        full, p1 = R["guest-%s" % side], R["guest-%s-p1" % side]
+        rd = file_pages_read(full, swap_bio=side != "mglru-6.1")
+        return self.estimates(P, rd, full.vm["pswpin"] - p1.vm["pswpin"])
+
+    def kernel_part(self, ctx, R, P, rows):
+        kc = self.kc
+        # row id -> (before side, after side, 0 = fio / 1 = memcached)
+        which = {"S3-a": ("mglru-6.1", "mglru", 0), "S3-b": ("mglru-6.1", "mglru", 0),
+                 "S3-c": ("mglru-6.1", "mglru", 1), "S3-d": ("mglru-6.1", "mglru", 1),
+                 "S3-e": ("classic", "mglru", 0), "S3-f": ("classic", "mglru", 0),
+                 "S3-g": ("classic", "mglru", 1), "S3-h": ("classic", "mglru", 1)}
+        lines = []
+        for r in rows:
+            key = r["id"]
+            if r["id"] == "S3" and r["what"].startswith("derived"):
+                b, a, k = "classic", "mglru-6.1", 1
+            elif key in which:
+                b, a, k = which[key]
+            else:
+                continue
+            kch = kernel.kernel_change_sided(kc, b, a, lambda side, res, k=k: self.kernel_estimates(P, side, res)[k])
+            mb, ma = self.model_estimates(P, R, b)[k], self.model_estimates(P, R, a)[k]
+            mg = pct(mb, ma)
+            kernel_row(r, kch, mg, kernel.verdict_kernel(mg, kch))
+            per = lambda xs: ", ".join(fmt_num(round(x)) for x in xs)
+            lines.append("| %s | %s → %s, %s | %s | %s | %s | %s → %s | %s |" % (
+                r["id"], b, a, ("fio IOPS", "memcached ops/s")[k], per(kch["before"]) if kch else "–",
+                per(kch["after"]) if kch else "–", kernel.fmt_kernel(kch), fmt_num(round(mb)), fmt_num(round(ma)),
+                fmt_pct(mg)))
+        counts = lambda side, f: ", ".join(fmt_num(f(side, r[side])) for _, r in sorted(kc.runs.items()) if side in r)
+        rdk = lambda side, res: res["vmstat"].get("pgpgin", 0) // 4 - (0 if side.endswith("6.1") else res["vmstat"].get("pswpin", 0))
+        swk = lambda side, res: res["vmstat"].get("pswpin", 0)
+        o = ["**On the real kernel** (Debian 6.12.117 classic and MGLRU, 6.1.192 MGLRU = patch1-8, the released "
+             "multi-gen LRU without the memcg LRU; docs/REPRODUCTIONS-KERNEL.md): the same generator at `%s` (%d "
+             "lines, its swap `%s`: brd keeps the written slots in guest RAM, and `ram=y` has the model's "
+             "swap take RAM too; the guest gets %d MiB, the model the memory the guest had free, %s), replayed by `python3 "
+             "repro/kernel_runs.py --only S3` into `validation/results-repro/S3/`, under `--icount 0`. The "
+             "replayer runs the two memcgs' lines in the trace's order, so neither workload's time can be "
+             "read on its own: the kernel's column is the section's estimate (above) computed from the "
+             "kernel's own counters, and the model's column the same estimate from the model's run of the same "
+             "trace: fio IOPS from the pages read from disk over the run (pgpgin less pswpin; pgpgin alone on "
+             "6.1, whose brd swap has no bio), memcached ops/s from the swap-ins after memtier's first GET "
+             "(line %d; the kernel's pswpin there from its 100 ms profile), each swap-in charged `minor_fault` + "
+             "`swap_read`. BW and KB/s rows move with IOPS and ops/s. S3-i (every task in the root memcg) is "
+             "not measured on the kernel (no case for the `.nomemcg` trace yet)."
+             % (kc.meta["spec"], kc.meta["trace_lines"], kc.meta["swap"], kc.meta["guest_memory_mib"],
+                size_str(kc.start_free_bytes()),
+                P["guest"]["markers"][1] + 1),
+             "",
+             "| result | comparison | kernel before per run | kernel after per run | kernel change | model (same trace) | model change |",
+             "|---|---|---:|---:|---:|---:|---:|"] + lines
+        o += ["", "Kernel counters per run: file pages read from disk classic %s, 6.1 %s, 6.12 MGLRU %s; pswpin "
+              "classic %s, 6.1 %s, 6.12 MGLRU %s. The model on the same trace: file pages read %s, %s, %s; pswpin "
+              "%s, %s, %s." % (
+                  counts("classic", rdk), counts("mglru-6.1", rdk), counts("mglru", rdk),
+                  counts("classic", swk), counts("mglru-6.1", swk), counts("mglru", swk),
+                  *[fmt_num(file_pages_read(R["guest-%s" % s], swap_bio=s != "mglru-6.1")) for s, _ in KSIDES],
+                  *[fmt_num(R["guest-%s" % s].vm["pswpin"]) for s, _ in KSIDES])]
+        return "\n".join(o)

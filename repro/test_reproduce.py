@@ -272,6 +272,23 @@ class KernelReading(unittest.TestCase):
         bad["meta"]["kernel_series"] = "7.2" if sd.kernel != "7.2" else "6.12"
         self.assertIn("kernel_series", self.kr.check_result_obj(bad, kc.meta, sd))
 
+    def test_a_plain_tcg_side_wants_plain_tcg(self):
+        # 6.1 does not boot under the instruction counter: its side runs plain TCG, and a result of it
+        # under icount (or a 6.12 result under plain TCG) is refused.
+        import copy
+        kc = self.cases[0]
+        n, res = sorted(kc.runs.items())[0]
+        side, r = sorted(res.items())[0]
+        s61 = self.kr.MGLRU_61
+        self.assertIsNone(s61.icount)
+        self.assertEqual(s61.accel(), "tcg")
+        ok = copy.deepcopy(r)
+        ok["meta"].update(accel="tcg", kernel_series="6.1")
+        self.assertIsNone(self.kr.check_result_obj(ok, kc.meta, s61))
+        ok["meta"]["accel"] = "tcg-icount0"
+        self.assertIn("accel", self.kr.check_result_obj(ok, kc.meta, s61))
+        self.assertEqual(self.kr.MGLRU_612.accel(), "tcg-icount0")
+
     def test_trace_of_another_generator_is_refused(self):
         import json
         kc = self.cases[0]
