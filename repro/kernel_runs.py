@@ -124,6 +124,12 @@ CASES = [
     Case("S1-D", "ebizzy-seq160", "ebizzy:seq=160,scale=10,memory=216619K,loops=40,batch=16",
          [CLASSIC_612, MGLRU_612], "ebizzy seq=160 / 10, 40 loops, batch 16; zram",
          swap="swap 209712K zram=y ratio=120.45"),
+    # seed 004's kernel build (S4-t): the section's generator at / 64 (the section: / 4; 22,272 lines, 43
+    # compiler tasks in a 48M memcg), zram at the replayer's lz4 ratio (the generator's ratio 3 is the
+    # section's assumption for real objects; the replayer's pages compress as its own fill pattern does).
+    Case("S4-t", "kbuild", "kbuild:scale=64", [MGLRU_612, MGLRU_72],
+         "kernel build on tmpfs / 64 (the section: / 4), MGLRU on 6.12 and 7.2; zram",
+         swap="swap 512M zram=y ratio=120.45"),
     # seed 003: patch1-8 (no memcg LRU) = 6.1's MGLRU, patch1-9 = 6.12's, 5.19-rc1 = the classic LRU
     # (595,043 lines at / 1024; about 5 minutes a guest). Not wired into seed3.py yet.
     # Its swap is brd, which keeps every written slot in guest RAM: `ram=y` makes the model's run of the same

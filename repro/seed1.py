@@ -577,7 +577,29 @@ class S1D(Ebizzy):
                          tail=(self.kernel_fill(rows, R, [(0, "classic", "mglru", "elapsed"),
                                                           (1, "classic", "mglru", "majflt"),
                                                           (2, "classic", "mglru", "elapsed"),
-                                                          (3, "classic", "mglru", "sys")]), ""))
+                                                          (3, "classic", "mglru", "sys")]),
+                               "", self.majflt_note(R, rows), ""))
+
+    def majflt_note(self, R, rows):
+        """Where the model and the real kernel disagree on the major faults: the classic LRU's anon
+        refaults (the counters of both on the same trace)."""
+        if getattr(self, "kc", None) is None or rows[1].get("verdict_kernel") != "no":
+            return ""
+        kc, mc = self.kc, R["guest-classic"].vm
+        k = lambda name: ", ".join(fmt_num(v) for v in kc.values("classic", kernel.vmstat(name)))
+        return ("**Model vs real kernel, major faults.** The real classic LRU swaps less than the model's on "
+                "the same trace (pswpout %s; the model %s) and takes fewer major faults (%s; the model %s), so "
+                "MGLRU's faults rise on the kernel and fall in the model. The counters point at the classic "
+                "LRU's anon refaults: on the kernel every swap-in is a refault (workingset_refault_anon %s = "
+                "pswpin) and %s of them are activated (workingset_activate_anon: the refault distance fits "
+                "the active list), which keeps ebizzy's re-read chunks resident; the model counts %s refaults "
+                "of its %s swap-ins and activates %s. The likely model error is in the classic LRU's anon refault path "
+                "(shadow entries of swapped-out anon pages, mm/workingset.c's workingset_refault), reported to "
+                "mglru-core's owner, not fixed here." % (
+                    k("pswpout"), fmt_num(mc["pswpout"]), k("pgmajfault"), fmt_num(mc["pgmajfault"]),
+                    k("workingset_refault_anon"), k("workingset_activate_anon"),
+                    fmt_num(mc["workingset_refault_anon"]), fmt_num(mc["pswpin"]),
+                    fmt_num(mc["workingset_activate_anon"])))
 
 
 @section
