@@ -80,9 +80,13 @@ class Case:
     (e.g. zram with the replayer's compression ratio, so that swapped pages take almost no guest RAM,
     as swap takes none in the model)."""
 
-    def __init__(self, section, name, spec, sides, note="", swap=None, files_first=False):
+    def __init__(self, section, name, spec, sides, note="", swap=None, files_first=False, cpus=None):
         self.section, self.name, self.spec, self.sides, self.note = section, name, spec, sides, note
         self.swap = swap
+        # cpus: the trace's `cpus N` made `cpus C` and each `task ... cpu=K` pinned to cpu=K mod C, for a
+        # trace written for more CPUs than the guest's (the replayer pins a worker where the trace says;
+        # the model then runs the same C CPUs).
+        self.cpus = cpus
         # files_first: the `task` statements of the setup moved after its `file` statements. The replayer
         # before commit b1d48ca failed a pread with EBADF on a file declared after the task that reads it
         # (ycsb's trace: the 18th read; docs/REPRODUCTIONS-KERNEL.md); S4-a was measured with it and keeps
@@ -128,8 +132,8 @@ CASES = [
     # compiler tasks in a 48M memcg), zram at the replayer's lz4 ratio (the generator's ratio 3 is the
     # section's assumption for real objects; the replayer's pages compress as its own fill pattern does).
     Case("S4-t", "kbuild", "kbuild:scale=64", [MGLRU_612, MGLRU_72],
-         "kernel build on tmpfs / 64 (the section: / 4), MGLRU on 6.12 and 7.2; zram",
-         swap="swap 512M zram=y ratio=120.45"),
+         "kernel build on tmpfs / 64 (the section: / 4), MGLRU on 6.12 and 7.2; zram; 96 CPUs folded onto the guest's 2",
+         swap="swap 512M zram=y ratio=120.45", cpus=2),
     # seed 003: patch1-8 (no memcg LRU) = 6.1's MGLRU, patch1-9 = 6.12's, 5.19-rc1 = the classic LRU
     # (595,043 lines at / 1024; about 5 minutes a guest). Not wired into seed3.py yet.
     # Its swap is brd, which keeps every written slot in guest RAM: `ram=y` makes the model's run of the same
@@ -184,11 +188,28 @@ def trace_setup(trace):
     return env
 
 
-def emit(spec, swap, path, bin_path=None, files_first=False):
-    """Write the trace of `mglru workload SPEC`, its `swap` statement replaced by `swap` if given, and with
-    `files_first` the setup's `task` statements moved after its last `file` statement."""
+def fold_cpus(line, cpus):
+    """One trace line with `cpus N` made `cpus CPUS` and a task's `cpu=K` made `cpu=K mod CPUS`."""
+    w = line.split()
+    if w and w[0] == "cpus":
+        return "cpus %d\n" % cpus
+    if w and w[0] == "task":
+        w = ["cpu=%d" % (int(t[4:]) % cpus) if t.startswith("cpu=") else t for t in w]
+        return " ".join(w) + "\n"
+    return line
+
+
+def emit(spec, swap, path, bin_path=None, files_first=False, cpus=None):
+    """Write the trace of `mglru workload SPEC`, its `swap` statement replaced by `swap` if given, with
+    `files_first` the setup's `task` statements moved after its last `file` statement, and with `cpus`
+    its CPUs folded onto that many (fold_cpus)."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     subprocess.run([bin_path or BIN, "workload", spec, "--emit-trace", path], check=True, stderr=subprocess.DEVNULL)
+    if cpus:
+        with open(path) as f:
+            lines = [fold_cpus(l, cpus) for l in f]
+        with open(path, "w") as f:
+            f.writelines(lines)
     if files_first:
         with open(path) as f:
             lines = f.readlines()
@@ -226,7 +247,7 @@ def prepare(case):
     # A case not measured yet is always emitted afresh (a trace left from an earlier definition of the
     # case would otherwise be replayed); a measured one only if its trace is missing or differs.
     if old is None or not os.path.exists(tr) or old.get("trace_sha256") != sha256(tr):
-        emit(case.spec, case.swap, tr, files_first=case.files_first)
+        emit(case.spec, case.swap, tr, files_first=case.files_first, cpus=case.cpus)
     digest = sha256(tr)
     if old and old.get("trace_sha256") not in (None, digest):
         sys.exit("kernel_runs: %s: the emitted trace's SHA-256 %s differs from the measured one's %s (case.json): "
@@ -240,7 +261,7 @@ def prepare(case):
     if old and old.get("guest_memory_mib"):
         mem_mib = old["guest_memory_mib"]       # the runs of one case keep the guest they started with
     meta = {"section": case.section, "case": case.name, "spec": case.spec, "note": case.note, "swap": case.swap,
-            "files_first": case.files_first,
+            "files_first": case.files_first, "cpus": case.cpus,
             "emit": "mglru workload '%s' --emit-trace %s%s" % (
                 case.spec, os.path.relpath(tr, ROOT), "; its swap statement replaced by `%s`" % case.swap if case.swap else ""),
             "trace_lines": lines, "trace_ops": ops, "trace_sha256": digest,
@@ -269,7 +290,8 @@ def ensure_trace(section, name, bin_path=None):
         meta = json.load(f)
     tr = os.path.join(TRACES, section, name + ".trace")
     if not os.path.exists(tr):
-        emit(meta["spec"], meta.get("swap"), tr, bin_path, files_first=meta.get("files_first", False))
+        emit(meta["spec"], meta.get("swap"), tr, bin_path, files_first=meta.get("files_first", False),
+             cpus=meta.get("cpus"))
     digest = sha256(tr)
     if digest != meta["trace_sha256"]:
         raise RuntimeError("%s: the trace emitted from `%s` has SHA-256 %s, the kernel's runs replayed %s "

@@ -272,6 +272,13 @@ class KernelReading(unittest.TestCase):
         bad["meta"]["kernel_series"] = "7.2" if sd.kernel != "7.2" else "6.12"
         self.assertIn("kernel_series", self.kr.check_result_obj(bad, kc.meta, sd))
 
+    def test_fold_cpus_pins_tasks_onto_the_guests_cpus(self):
+        f = self.kr.fold_cpus
+        self.assertEqual(f("cpus 96\n", 2), "cpus 2\n")
+        self.assertEqual(f("task cc3 memcg=build cpu=3\n", 2), "task cc3 memcg=build cpu=1\n")
+        self.assertEqual(f("task untar\n", 2), "task untar\n")
+        self.assertEqual(f("load cc3 heap 0\n", 2), "load cc3 heap 0\n")
+
     def test_a_plain_tcg_side_wants_plain_tcg(self):
         # 6.1 does not boot under the instruction counter: its side runs plain TCG, and a result of it
         # under icount (or a 6.12 result under plain TCG) is refused.
