@@ -206,7 +206,7 @@ class KernelReading(unittest.TestCase):
                 x, y = self.raw(kc, n, a), self.raw(kc, n, b)
                 tx, ty = x["operations"] / x["wall_seconds"], y["operations"] / y["wall_seconds"]
                 want.append((ty - tx) / tx * 100)
-                # every kept result is complete and measured in instructions
+                # every kept result is complete and under its side's clock (case.json's accel)
                 for r, side in ((x, a), (y, b)):
                     self.assertIsNone(self.kr.check_result_obj(r, kc.meta, side_of(kc, side)))
             self.assertEqual(kch["n"], len(runs))
@@ -375,7 +375,10 @@ class KernelTraces(unittest.TestCase):
 def side_of(kc, name):
     import kernel_runs
     s = [x for x in kc.meta["sides"] if x["name"] == name][0]
-    return kernel_runs.Side(s["name"], s["kernel"], s["mode"])
+    # case.json's accel: "tcg-icountN", or "tcg" for a side under plain TCG (S3's 6.1)
+    accel = s.get("accel", "tcg-icount" + kernel_runs.ICOUNT)
+    icount = None if accel == "tcg" else accel[len("tcg-icount"):]
+    return kernel_runs.Side(s["name"], s["kernel"], s["mode"], icount=icount)
 
 
 if __name__ == "__main__":
