@@ -904,15 +904,16 @@ pub fn compare_suite(
                 };
                 cmp.cpu.extend(cpu_rows(&name, p, &kr, kc, &rep, time_rep));
             }
-            for c in COUNTERS {
-                let k = kr.vmstat.get(c).copied().unwrap_or(0.0);
+            let row = |c: &'static str, k: f64| {
                 let s = sim.get(c).copied().unwrap_or(0.0);
-                cmp.rows.push(Row { trace: name.clone(), policy: p, counter: c, kernel: k, sim: s, rel: rel_err(s, k, floor_of(c)) });
+                Row { trace: name.clone(), policy: p, counter: c, kernel: k, sim: s, rel: rel_err(s, k, floor_of(c)) }
+            };
+            for c in COUNTERS {
+                cmp.rows.push(row(c, kr.vmstat.get(c).copied().unwrap_or(0.0)));
             }
             for c in PUBLISHED {
                 if let Some(&k) = kr.vmstat.get(c) {
-                    let s = sim.get(c).copied().unwrap_or(0.0);
-                    cmp.published.push(Row { trace: name.clone(), policy: p, counter: c, kernel: k, sim: s, rel: rel_err(s, k, floor_of(c)) });
+                    cmp.published.push(row(c, k));
                 }
             }
             for c in extra {
@@ -1313,14 +1314,12 @@ fn render_published(o: &mut String, rows: &[Row]) {
     let _ = writeln!(o, "{:<26} {:<8} {:>6} {:>8} {:>8}  {}", "counter", "policy", "traces", "median", "max", "largest (trace: kernel, model)");
     for c in PUBLISHED {
         for p in ["mglru", "classic"] {
-            let mut moved: Vec<&Row> = rows.iter().filter(|r| r.counter == c && r.policy == p && (r.kernel != 0.0 || r.sim != 0.0)).collect();
-            if moved.is_empty() {
+            let moved: Vec<&Row> = rows.iter().filter(|r| r.counter == c && r.policy == p && (r.kernel != 0.0 || r.sim != 0.0)).collect();
+            let Some(w) = moved.iter().copied().max_by(|a, b| a.rel.total_cmp(&b.rel)) else {
                 continue;
-            }
-            moved.sort_by(|a, b| a.rel.total_cmp(&b.rel));
+            };
             let n = moved.len();
-            let median = if n % 2 == 1 { moved[n / 2].rel } else { (moved[n / 2 - 1].rel + moved[n / 2].rel) / 2.0 };
-            let w = moved[n - 1];
+            let median = median(&mut moved.iter().map(|r| r.rel).collect::<Vec<_>>());
             let _ = writeln!(
                 o,
                 "{c:<26} {p:<8} {n:>6} {:>7.1}% {:>7.1}%  {}: {:.0}, {:.0}",

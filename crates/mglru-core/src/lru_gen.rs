@@ -1472,6 +1472,11 @@ impl Kernel {
             None => self.get_swappiness(memcg, &sc),
             Some(s) => self.debugfs_swappiness('+', s)?,
         };
+        // Every version's run_aging refuses a generation above max_seq.
+        let max_seq = self.memcgs[memcg as usize].lruvec.lrugen.max_seq;
+        if max_gen > max_seq {
+            return Err(format!("lru_gen +: generation {max_gen} is above max_seq {max_seq} (-EINVAL)"));
+        }
         let was = (self.current.in_reclaim, self.current.mm_walk);
         self.current.in_reclaim = true;
         self.current.mm_walk = true;
@@ -1480,17 +1485,15 @@ impl Kernel {
         result
     }
 
-    /// 6.12 (and 6.1) `run_aging`: a generation below `max_seq` is already
-    /// aged (nothing to do), one above it is -EINVAL, and without
-    /// `force_scan` a lruvec already `MAX_NR_GENS` deep is -ERANGE.
+    /// 6.12 (and 6.1) `run_aging` past the -EINVAL check of a generation
+    /// above `max_seq` (the caller's): a generation below `max_seq` is
+    /// already aged (nothing to do), and without `force_scan` a lruvec
+    /// already `MAX_NR_GENS` deep is -ERANGE.
     pub(crate) fn run_aging_6_12(&mut self, memcg: u16, max_gen: u64, swappiness: u32, force_scan: bool) -> Result<(), String> {
         let lg = &self.memcgs[memcg as usize].lruvec.lrugen;
         let (max_seq, min_seq) = (lg.max_seq, lg.min_seq);
         if max_gen < max_seq {
             return Ok(());
-        }
-        if max_gen > max_seq {
-            return Err(format!("lru_gen +: generation {max_gen} is above max_seq {max_seq} (-EINVAL)"));
         }
         // 6.12 reads `min_seq[!can_swap]`: file's at swappiness 0, else
         // anon's (evictable_min_seq's answer while anon's is never above

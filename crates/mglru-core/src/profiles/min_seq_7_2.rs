@@ -44,12 +44,11 @@ fn apply(s: &mut Steps) {
     s.run_aging = run_aging;
 }
 
-/// 7.2 `run_aging`: only a generation above `max_seq` is refused.
-fn run_aging(k: &mut Kernel, memcg: u16, max_gen: u64, swappiness: u32, force_scan: bool) -> Result<(), String> {
+/// 7.2 `run_aging` past the caller's -EINVAL check (a generation above
+/// `max_seq`, the only one 7.2 refuses): `max_seq` is aged whatever
+/// generation was given.
+fn run_aging(k: &mut Kernel, memcg: u16, _max_gen: u64, swappiness: u32, force_scan: bool) -> Result<(), String> {
     let max_seq = k.memcgs[memcg as usize].lruvec.lrugen.max_seq;
-    if max_gen > max_seq {
-        return Err(format!("lru_gen +: generation {max_gen} is above max_seq {max_seq} (-EINVAL)"));
-    }
     if k.try_to_inc_max_seq(memcg, max_seq, swappiness, force_scan) {
         Ok(())
     } else {

@@ -91,8 +91,9 @@ pub(crate) struct Steps {
     /// The scan_control a debugfs `lru_gen` command (on memcg) runs with
     /// (`lru_gen_seq_write` and `run_cmd`).
     pub lru_gen_seq_write_sc: fn(u16) -> ScanControl,
-    /// The debugfs aging command, `run_aging` (memcg, seq, swappiness,
-    /// force_scan): its refusals as errors naming the kernel's errno.
+    /// The debugfs aging command, `run_aging` (memcg, seq at most
+    /// `max_seq`, swappiness, force_scan): its refusals as errors naming
+    /// the kernel's errno.
     pub run_aging: fn(&mut Kernel, u16, u64, u32, bool) -> Result<(), String>,
     /// The batch `run_eviction` gives each `evict_folios` (what is left of
     /// its NR_TO_RECLAIM): 6.12's `scan_folios` stops at `MAX_LRU_BATCH`.
