@@ -60,6 +60,9 @@ class Side:
 
     def __init__(self, name, kernel, mode, icount=ICOUNT):
         self.name, self.kernel, self.mode, self.icount = name, kernel, mode, icount
+        # The harness's timeout. Plain TCG runs at the host's speed, and a loaded host slows it: S3's 6.1
+        # guests took 518 and 825 s (2026-12-02), against a timeout of 900 s; a killed guest keeps nothing.
+        self.timeout = 900 if icount is not None else 1500
 
     def accel(self):
         return "tcg" if self.icount is None else "tcg-icount" + self.icount
@@ -80,9 +83,12 @@ class Case:
     (e.g. zram with the replayer's compression ratio, so that swapped pages take almost no guest RAM,
     as swap takes none in the model)."""
 
-    def __init__(self, section, name, spec, sides, note="", swap=None, files_first=False, cpus=None):
+    def __init__(self, section, name, spec, sides, note="", swap=None, files_first=False, cpus=None, nomemcg=False):
         self.section, self.name, self.spec, self.sides, self.note = section, name, spec, sides, note
         self.swap = swap
+        # nomemcg: every task in the root memcg (the `memcg` statements and the tasks' `memcg=` dropped), as
+        # repro/plumbing.py's build_split writes the section's `.nomemcg` trace (S3-i).
+        self.nomemcg = nomemcg
         # cpus: the trace's `cpus N` made `cpus C` and each `task ... cpu=K` pinned to cpu=K mod C, for a
         # trace written for more CPUs than the guest's (the replayer pins a worker where the trace says;
         # the model then runs the same C CPUs).
@@ -142,6 +148,11 @@ CASES = [
     Case("S3", "mixed-memcg", "mixed-memcg:scale=1024", [CLASSIC_612, MGLRU_61, MGLRU_612],
          "memcached and fio in two memcgs under global pressure / 1024 (the section: / 32); brd swap in RAM",
          swap="swap 54M sync=y ram=y"),
+    # S3-i: the same trace with every task in the root memcg (CONFIG_MEMCG=n's closest case), 6.1 MGLRU
+    # (patch1-8) against 6.12 MGLRU (patch1-9).
+    Case("S3", "mixed-nomemcg", "mixed-memcg:scale=1024", [MGLRU_61, MGLRU_612],
+         "S3's trace with every task in the root memcg (S3-i); brd swap in RAM",
+         swap="swap 54M sync=y ram=y", nomemcg=True),
 ]
 
 
@@ -199,15 +210,31 @@ def fold_cpus(line, cpus):
     return line
 
 
-def emit(spec, swap, path, bin_path=None, files_first=False, cpus=None):
+def drop_memcgs(line):
+    """One trace line with every task in the root memcg: None for a `memcg` statement, a `task` statement
+    without its `memcg=` (as repro/plumbing.py's build_split writes `.nomemcg`)."""
+    if line.startswith("memcg "):
+        return None
+    if line.startswith("task "):
+        return " ".join(w for w in line.split() if not w.startswith("memcg=")) + "\n"
+    return line
+
+
+def emit(spec, swap, path, bin_path=None, files_first=False, cpus=None, nomemcg=False):
     """Write the trace of `mglru workload SPEC`, its `swap` statement replaced by `swap` if given, with
-    `files_first` the setup's `task` statements moved after its last `file` statement, and with `cpus`
-    its CPUs folded onto that many (fold_cpus)."""
+    `files_first` the setup's `task` statements moved after its last `file` statement, with `cpus`
+    its CPUs folded onto that many (fold_cpus), and with `nomemcg` every task in the root memcg
+    (drop_memcgs)."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     subprocess.run([bin_path or BIN, "workload", spec, "--emit-trace", path], check=True, stderr=subprocess.DEVNULL)
     if cpus:
         with open(path) as f:
             lines = [fold_cpus(l, cpus) for l in f]
+        with open(path, "w") as f:
+            f.writelines(lines)
+    if nomemcg:
+        with open(path) as f:
+            lines = [m for m in (drop_memcgs(l) for l in f) if m is not None]
         with open(path, "w") as f:
             f.writelines(lines)
     if files_first:
@@ -247,7 +274,7 @@ def prepare(case):
     # A case not measured yet is always emitted afresh (a trace left from an earlier definition of the
     # case would otherwise be replayed); a measured one only if its trace is missing or differs.
     if old is None or not os.path.exists(tr) or old.get("trace_sha256") != sha256(tr):
-        emit(case.spec, case.swap, tr, files_first=case.files_first, cpus=case.cpus)
+        emit(case.spec, case.swap, tr, files_first=case.files_first, cpus=case.cpus, nomemcg=case.nomemcg)
     digest = sha256(tr)
     if old and old.get("trace_sha256") not in (None, digest):
         sys.exit("kernel_runs: %s: the emitted trace's SHA-256 %s differs from the measured one's %s (case.json): "
@@ -262,8 +289,11 @@ def prepare(case):
         mem_mib = old["guest_memory_mib"]       # the runs of one case keep the guest they started with
     meta = {"section": case.section, "case": case.name, "spec": case.spec, "note": case.note, "swap": case.swap,
             "files_first": case.files_first, "cpus": case.cpus,
-            "emit": "mglru workload '%s' --emit-trace %s%s" % (
-                case.spec, os.path.relpath(tr, ROOT), "; its swap statement replaced by `%s`" % case.swap if case.swap else ""),
+            **({"nomemcg": True} if case.nomemcg else {}),
+            "emit": "mglru workload '%s' --emit-trace %s%s%s" % (
+                case.spec, os.path.relpath(tr, ROOT), "; its swap statement replaced by `%s`" % case.swap if case.swap else "",
+                "; every task in the root memcg (its `memcg` statements and the tasks' `memcg=` dropped)"
+                if case.nomemcg else ""),
             "trace_lines": lines, "trace_ops": ops, "trace_sha256": digest,
             "trace_memory_mib": int(env["MEMORY_MIB"]), "guest_memory_mib": mem_mib,
             "icount_shift": int(ICOUNT),
@@ -291,7 +321,7 @@ def ensure_trace(section, name, bin_path=None):
     tr = os.path.join(TRACES, section, name + ".trace")
     if not os.path.exists(tr):
         emit(meta["spec"], meta.get("swap"), tr, bin_path, files_first=meta.get("files_first", False),
-             cpus=meta.get("cpus"))
+             cpus=meta.get("cpus"), nomemcg=meta.get("nomemcg", False))
     digest = sha256(tr)
     if digest != meta["trace_sha256"]:
         raise RuntimeError("%s: the trace emitted from `%s` has SHA-256 %s, the kernel's runs replayed %s "
@@ -330,7 +360,7 @@ def run_side(case, meta, run, side, replayer, dry):
     cmd = ["flock", GUEST_LOCK, "nice", "-n", "10", RUN_KERNEL, case.trace(), "--mode", side.mode, "--kernel", side.kernel]
     if side.icount is not None:
         cmd += ["--icount", side.icount]
-    cmd += ["--memory", "%dM" % meta["guest_memory_mib"], "--replayer", replayer, "--timeout", "900", "--out", tmp]
+    cmd += ["--memory", "%dM" % meta["guest_memory_mib"], "--replayer", replayer, "--timeout", str(side.timeout), "--out", tmp]
     print("kernel_runs: %s run%d %s: %s" % (case.key, run, side.name, " ".join(cmd[5:])), file=sys.stderr, flush=True)
     if dry:
         return True

@@ -371,6 +371,30 @@ class KernelTraces(unittest.TestCase):
                 outs.append(json.load(open(js))["vmstat"])
             self.assertEqual(outs[0], outs[1])
 
+    def test_nomemcg_is_the_sections_nomemcg_trace(self):
+        """S3-i's case: every task in the root memcg, the same lines as the section's `.nomemcg` trace
+        (plumbing.build_split) and nothing else changed."""
+        import kernel_runs
+        import plumbing
+        if not os.path.exists(plumbing.BIN):
+            self.skipTest("no model binary at %s" % plumbing.BIN)
+        case = [c for c in kernel_runs.CASES if c.nomemcg][0]
+        with tempfile.TemporaryDirectory() as d:
+            a, b = os.path.join(d, "a.trace"), os.path.join(d, "b.trace")
+            kernel_runs.emit(case.spec, case.swap, a)
+            kernel_runs.emit(case.spec, case.swap, b, nomemcg=True)
+            rel = os.path.relpath(os.path.join(d, "c.trace"), plumbing.ROOT)
+            plumbing.build_split(rel, case.spec, ["load memcached"], nomemcg=True, src=os.path.relpath(a, plumbing.ROOT))
+            la, lb = open(a).read().splitlines(), open(b).read().splitlines()
+            self.assertEqual(lb, open(os.path.join(d, "c.trace.nomemcg")).read().splitlines())
+            self.assertTrue(any(l.startswith("memcg ") for l in la))
+            self.assertFalse(any(l.startswith("memcg ") or "memcg=" in l for l in lb))
+            dropped = sum(1 for l in la if l.startswith("memcg "))
+            self.assertEqual(len(la) - dropped, len(lb))
+            self.assertEqual(kernel_runs.count_ops(a)[1], kernel_runs.count_ops(b)[1])
+            self.assertEqual([l for l in la if not l.startswith(("memcg ", "task "))],
+                             [l for l in lb if not l.startswith("task ")])
+
 
 def side_of(kc, name):
     import kernel_runs
