@@ -181,7 +181,8 @@ def model_series(res, counter):
     return [r["time_s"] / end for r in rows], [r[counter] - rows[0][counter] for r in rows]
 
 
-def plot_against_kernel(ctx, sec, name, title, ylabel, kc, sides, model, counter):
+def plot_against_kernel(ctx, sec, name, title, ylabel, kc, sides, model, counter,
+                        xlabel="fraction of the run (guest: instructions; model: simulated time)"):
     """A plot of a counter over the run: every kernel run of each side (dashed) and the model's run of
     the same trace, each against the fraction of its own run (the guest's time is instructions, the
     model's simulated time). sides: [(side, label)]; model: [(label, Result)]. Returns markdown."""
@@ -197,7 +198,7 @@ def plot_against_kernel(ctx, sec, name, title, ylabel, kc, sides, model, counter
     for label, res in model:
         xs, ys = model_series(res, counter)
         series.append({"label": "model %s" % label, "x": xs, "y": ys, "dash": False})
-    svg = svgplot.line_plot(title, "fraction of the run (guest: instructions; model: simulated time)", ylabel, series)
+    svg = svgplot.line_plot(title, xlabel, ylabel, series)
     fn = "%s-%s.svg" % (sec, name)
     with open(os.path.join(ctx.svg_dir, fn), "w") as f:
         f.write(svg)

@@ -15,6 +15,7 @@ MARKERS = ["read mglru.", "load memcached"]
 # The real kernel's sides (repro/kernel_runs.py's S3 case) and the model's run of each on the same trace.
 KSIDES = (("classic", dict(policy="classic")), ("mglru-6.1", dict(policy="mglru", kernel="6.1")),
           ("mglru", dict(policy="mglru")))
+KSIDES_I = KSIDES[1:]      # S3-i's: 6.1 and 6.12 MGLRU
 
 
 # ---- S3: optimize multiple memcgs ---------------------------------------------
@@ -63,7 +64,21 @@ class S3(Section):
             for side, kw in KSIDES:
                 for suffix, src in (("", gout), ("-p1", gout + ".p1")):
                     runs.append(Run(self.id, "guest-%s%s" % (side, suffix), ("trace", src), costs=RAMDISK,
-                                    memory=self.kc.start_free_bytes(), needs=self.id + "/guest", **kw))
+                                    memory=self.kc.start_free_bytes(), needs=self.id + "/guest",
+                                    ts_ms=None if suffix else 20, **kw))
+        # S3-i on the real kernels: the same trace with every task in the root memcg, 6.1 and 6.12 MGLRU.
+        self.kci = None if ctx.quick or self.kc is None else kernel.load_case(self.id, "mixed-nomemcg")
+        if self.kci is not None and not self.kci.runs:
+            self.kci = None
+        if self.kci is not None:
+            itrace = kernel_runs.ensure_trace(self.id, "mixed-nomemcg")
+            iout = os.path.join(ctx.work_rel, self.id, "guest-i.trace")
+            preps.append(Prep(self.id, "guest-i", "split", out=iout, spec=self.kci.meta["spec"], markers=MARKERS,
+                              src=itrace))
+            for side, kw in KSIDES_I:
+                for suffix, src in (("", iout), ("-p1", iout + ".p1")):
+                    runs.append(Run(self.id, "guest-i-%s%s" % (side, suffix), ("trace", src), costs=RAMDISK,
+                                    memory=self.kci.start_free_bytes(), needs=self.id + "/guest-i", **kw))
         for pol in ("classic", "mglru"):
             runs.append(Run(self.id, pol, ("trace", out), policy=pol, costs=RAMDISK, ts_ms=20, needs=self.id + "/mixed"))
             for i in (0, 1):
@@ -247,36 +262,62 @@ class S3(Section):
 
     # ---- the real kernel (issue 32) ---------------------------------------------------------------
 
-    def estimates(self, P, rd_reads, mj):
+    def estimates(self, P, rd_reads, mj, g="guest"):
         """The section's two estimates from a run's counters on the guest's trace: fio IOPS from its
         pages read from disk (the whole run: nothing reads a file before fio's first read), memcached
         ops/s from the swap-ins of its read phase (after memtier's first GET), each a major fault
         that is also its fault (the kernel's profile has no per-memcg fault counts)."""
         cost = costs_of(RAMDISK)
-        cnt = P["guest"]["counts"]
+        cnt = P[g]["counts"]
         fio_ios = sum(c.get("mglru", [0, 0])[0] for c in cnt[1:])
         fio_pages = sum(c.get("mglru", [0, 0])[1] for c in cnt[1:])
         mc_ops, mc_pages = cnt[2]["memcached"]
-        fio = fio_ios * 1e9 / (fio_pages * cost["page_copy"] + rd_reads * cost["disk_read"])
+        fio_ns = fio_pages * cost["page_copy"] + rd_reads * cost["disk_read"]
+        fio = fio_ios * 1e9 / fio_ns
         ns = max(0, mc_pages - mj) * cost["mem_access"] + mj * (cost["minor_fault"] + cost["swap_read"])
-        return fio, (mc_ops * 1e9 / ns if ns else 0.0)
+        # the third: both workloads' operations over both estimated times (S3-i's "all tasks")
+        return fio, (mc_ops * 1e9 / ns if ns else 0.0), (fio_ios + mc_ops) * 1e9 / (fio_ns + ns)
 
-    def kernel_estimates(self, P, side, r):
+    def kernel_estimates(self, P, side, r, g="guest"):
         """The estimates from a real kernel's result: pgpgin less pswpin (pgpgin alone on 6.1, whose brd
         swap is rw_page without a bio), and pswpin after the p1 line from its vmstat_profile (the last
         sample taken before the line ran)."""
-        p1 = P["guest"]["markers"][1] + 1          # the replayer's lines count from 1
+        p1 = P[g]["markers"][1] + 1          # the replayer's lines count from 1
         v = r["vmstat"]
         reads = v.get("pgpgin", 0) // 4 - (0 if side.endswith("6.1") else v.get("pswpin", 0))
         vp = r["vmstat_profile"]
         at = [i for i, ln in enumerate(vp["lines"]) if ln < p1]
         sw0 = vp["counters"]["pswpin"][at[-1]] if at else 0
-        return self.estimates(P, reads, v.get("pswpin", 0) - sw0)
+        return self.estimates(P, reads, v.get("pswpin", 0) - sw0, g)
 
-    def model_estimates(self, P, R, side):
-        full, p1 = R["guest-%s" % side], R["guest-%s-p1" % side]
+    def model_estimates(self, P, R, side, g="guest"):
+        full, p1 = R["%s-%s" % (g, side)], R["%s-%s-p1" % (g, side)]
         rd = file_pages_read(full, swap_bio=side != "mglru-6.1")
-        return self.estimates(P, rd, full.vm["pswpin"] - p1.vm["pswpin"])
+        return self.estimates(P, rd, full.vm["pswpin"] - p1.vm["pswpin"], g)
+
+    def kernel_part_i(self, P, R, rows, lines):
+        """S3-i's row on the real kernels (case mixed-nomemcg: every task in the root memcg): 6.1 → 6.12 MGLRU,
+        all tasks' operations over both estimated times. Appends its line to `lines`; returns the sentence."""
+        kci = self.kci
+        if kci is None:
+            return ("S3-i (every task in the root memcg) is not measured on the kernel yet (`python3 "
+                    "repro/kernel_runs.py --only S3/mixed-nomemcg`).")
+        r = [x for x in rows if x["id"] == "S3-i"][0]
+        b, a = "mglru-6.1", "mglru"
+        kch = kernel.kernel_change_sided(kci, b, a, lambda side, res: self.kernel_estimates(P, side, res, "guest-i")[2])
+        mb, ma = self.model_estimates(P, R, b, "guest-i")[2], self.model_estimates(P, R, a, "guest-i")[2]
+        mg = pct(mb, ma)
+        kernel_row(r, kch, mg, kernel.verdict_kernel(mg, kch))
+        per = lambda xs: ", ".join(fmt_num(round(x)) for x in xs)
+        lines.append("| S3-i | %s → %s, every task in the root memcg, all tasks' ops/s | %s | %s | %s | %s → %s | %s |" % (
+            b, a, per(kch["before"]) if kch else "–", per(kch["after"]) if kch else "–", kernel.fmt_kernel(kch),
+            fmt_num(round(mb)), fmt_num(round(ma)), fmt_pct(mg)))
+        return ("S3-i: case `mixed-nomemcg`, the same trace with every task in the root memcg (the `memcg` statements "
+                "and the tasks' `memcg=` dropped; the guest gets %d MiB, the model %s), 6.1 MGLRU → 6.12 MGLRU (the "
+                "model: `--kernel 6.1 --policy mglru` → `--policy mglru` on it); its metric is both workloads' "
+                "operations (fio's I/Os and memcached's GETs) over the two estimated times, the model's all tasks' "
+                "ops/s estimated from the counters as the kernel's must be."
+                % (kci.meta["guest_memory_mib"], size_str(kci.start_free_bytes())))
 
     def kernel_part(self, ctx, R, P, rows):
         kc = self.kc
@@ -317,11 +358,10 @@ class S3(Section):
              "trace: fio IOPS from the pages read from disk over the run (pgpgin less pswpin; pgpgin alone on "
              "6.1, whose brd swap has no bio), memcached ops/s from the swap-ins after memtier's first GET "
              "(line %d; the kernel's pswpin there from its 100 ms profile), each swap-in charged `minor_fault` + "
-             "`swap_read`. BW and KB/s rows move with IOPS and ops/s. S3-i (every task in the root memcg) is "
-             "not measured on the kernel (no case for the `.nomemcg` trace yet)."
+             "`swap_read`. BW and KB/s rows move with IOPS and ops/s. %s"
              % (kc.meta["spec"], kc.meta["trace_lines"], kc.meta["swap"], kc.meta["guest_memory_mib"],
                 size_str(kc.start_free_bytes()),
-                P["guest"]["markers"][1] + 1),
+                P["guest"]["markers"][1] + 1, self.kernel_part_i(P, R, rows, lines)),
              "",
              "| result | comparison | kernel before per run | kernel after per run | kernel change | model (same trace) | model change |",
              "|---|---|---:|---:|---:|---:|---:|"] + lines
@@ -332,4 +372,11 @@ class S3(Section):
                   counts("classic", swk), counts("mglru-6.1", swk), counts("mglru", swk),
                   *[fmt_num(file_pages_read(R["guest-%s" % s], swap_bio=s != "mglru-6.1")) for s, _ in KSIDES],
                   *[fmt_num(R["guest-%s" % s].vm["pswpin"]) for s, _ in KSIDES])]
+        labels = (("classic", "6.12 classic"), ("mglru-6.1", "6.1 MGLRU"), ("mglru", "6.12 MGLRU"))
+        for counter, what in (("pswpin", "swap-ins (pswpin: memcached's)"),
+                              ("workingset_refault_file", "file refaults (fio's)")):
+            o += ["", kernel.plot_against_kernel(
+                ctx, self.id, "kernel-%s" % counter, "S3 at guest scale: cumulative %s, real kernels and the model" % what,
+                "pages", kc, list(labels), [(lab, R["guest-%s" % side]) for side, lab in labels], counter,
+                xlabel="fraction of the run (6.12: instructions; 6.1: plain TCG, host time; model: simulated time)")]
         return "\n".join(o)

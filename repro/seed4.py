@@ -605,7 +605,7 @@ class S4t(Section):
             tr = kernel_runs.ensure_trace(self.id, self.KCASE)
             for name, k in (("6.12-guest", None), ("7.2-guest", "7.2")):
                 runs.append(Run(self.id, name, ("trace", tr), policy="mglru", kernel=k, costs=ZRAM,
-                                memory=self.kc.start_free_bytes()))
+                                memory=self.kc.start_free_bytes(), ts_ms=5))
         else:
             self.kc = None
         return [], runs
@@ -646,7 +646,12 @@ class S4t(Section):
                  cnt("mglru", kernel.vmstat("pswpin")), cnt("mglru-7.2", kernel.vmstat("pswpin")),
                  cnt("mglru", kernel.memcg_stat("build", "pgscan")), cnt("mglru-7.2", kernel.memcg_stat("build", "pgscan")),
                  fmt_num(b.vm["pswpout"]), fmt_num(a.vm["pswpout"]), fmt_num(b.vm["pswpin"]), fmt_num(a.vm["pswpin"]),
-                 fmt_num(b.memcg("build", "pgscan")), fmt_num(a.memcg("build", "pgscan")))]
+                 fmt_num(b.memcg("build", "pgscan")), fmt_num(a.memcg("build", "pgscan"))),
+             "",
+             kernel.plot_against_kernel(
+                 self.ctx, self.id, "kernel-swapouts", "S4-t at guest scale: cumulative swap-outs (pswpout), real "
+                 "6.12 / 7.2 and the model", "pages", kc, [("mglru", "6.12"), ("mglru-7.2", "7.2")],
+                 [("6.12", b), ("7.2", a)], "pswpout")]
         return "\n".join(o)
 
     def sys_s(self, res):
@@ -658,6 +663,7 @@ class S4t(Section):
         b, a = R["6.12"], R["reclaim-loop"]
         rows = [cmp_row("S4-t", "sys time (s)", 2604.29, 2538.90, pct(2604.29, 2538.90), self.sys_s(b), self.sys_s(a),
                         seed_change="-2.5% (\"no regression or very slightly better\")")]
+        self.ctx = ctx
         ktext = self.kernel_side(R, rows)
         c = costs_of(ZRAM)
         o = ["**Seed** (S4:180-188, digest:581): `make -j96` defconfig on tmpfs, zram swap, 3G memcg, 12 runs: "

@@ -272,6 +272,25 @@ class KernelReading(unittest.TestCase):
         bad["meta"]["kernel_series"] = "7.2" if sd.kernel != "7.2" else "6.12"
         self.assertIn("kernel_series", self.kr.check_result_obj(bad, kc.meta, sd))
 
+    def test_every_sections_case_exists_with_its_sides(self):
+        """A section that reads a real-kernel case (its own or another section's, as S1-E reads S1-C's) names
+        a case of kernel_runs.CASES that has a side for each of its configs."""
+        sys.path.insert(0, HERE)
+        import plumbing
+        import seed1  # noqa: F401
+        cases = {c.key: c for c in self.kr.CASES}
+        seen = 0
+        for sec in plumbing.SECTIONS:
+            if not getattr(sec, "kcase", None) or not hasattr(sec, "ksec"):
+                continue
+            key = "%s/%s" % (sec.ksec(), sec.kcase)
+            self.assertIn(key, cases, sec.id)
+            names = [s.name for s in cases[key].sides]
+            for name, _, _, _ in sec.configs:
+                self.assertIn(sec.KSIDE[name], names, (sec.id, name))
+            seen += 1
+        self.assertGreaterEqual(seen, 3)        # S1-C, S1-D, S1-E
+
     def test_fold_cpus_pins_tasks_onto_the_guests_cpus(self):
         f = self.kr.fold_cpus
         self.assertEqual(f("cpus 96\n", 2), "cpus 2\n")
