@@ -231,6 +231,11 @@ struct RunArgs {
     /// validation/run-kernel.sh wrote for this trace (its time_profile); `run` only
     #[arg(long, value_name = "RESULT.json")]
     guest_clock: Option<PathBuf>,
+    /// Start the machine as a real-kernel run's guest started: each zone's managed pages,
+    /// watermarks, lowmem reserve, free and per-CPU pages from RESULT's start_zones (as
+    /// `mglru validate` starts its global-pressure traces); instead of --memory; `run` only
+    #[arg(long, value_name = "RESULT.json")]
+    start_zones: Option<PathBuf>,
     /// Print /sys/kernel/debug/lru_gen at the end (a trace's `dump` statement prints it at
     /// that point, always); `run` only
     #[arg(long)]

@@ -7,7 +7,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use mglru_core::report::Report;
-use mglru_core::kernel::{KernelVersion, Variant};
+use mglru_core::folio::NR_ZONES;
+use mglru_core::kernel::{KernelVersion, Variant, ZoneSpec};
 use mglru_core::{Policy, RunOptions, Simulator};
 use mglru_sweep::grid::{check_size, check_variant_policy, parse_costs};
 use mglru_sweep::{seeded, seeds, spread_rows, spread_summary, verdict, verdict_between, verdict_replicates, Failure, Figures, Setup, Source, Warmup, WarmupEnd};
@@ -580,8 +581,34 @@ fn run_replicated(a: &RunArgs, source: &Source, opts: &RunOptions) -> Result<(),
     Ok(())
 }
 
+/// `--start-zones RESULT`: the zones RESULT's guest had when its workload
+/// began (validate.rs `parse_start_zones`), laid out from its
+/// pagetypeinfo only with `--migratetypes`, as `mglru validate` does.
+fn start_zones_of(p: &std::path::Path, memory_given: bool, migratetypes: bool) -> Result<[ZoneSpec; NR_ZONES], Failure> {
+    if memory_given {
+        return Err(Failure::input(format!("--start-zones {} gives the memory (the guest's zones): drop --memory", p.display())));
+    }
+    let kr = validate::load_kernel_result(p).map_err(|e| Failure::input(format!("--start-zones: {e}")))?;
+    let Some(mut zones) = kr.start_zones else {
+        return Err(Failure::input(format!(
+            "--start-zones {}: the result has no start_zones (record it with the current validation/run-kernel.sh), or give --memory",
+            p.display()
+        )));
+    };
+    if !migratetypes {
+        for z in zones.iter_mut() {
+            z.layout = None;
+        }
+    }
+    Ok(zones)
+}
+
 fn run(a: RunArgs) -> Result<(), Failure> {
     let (source, mut opts) = options(&a)?;
+    if let Some(p) = &a.start_zones {
+        opts.zones = Some(start_zones_of(p, opts.memory.is_some(), opts.migratetypes)?);
+        opts.memory = None;
+    }
     if a.replicates.is_some() {
         return run_replicated(&a, &source, &opts);
     }
@@ -814,7 +841,7 @@ fn compare(mut a: RunArgs) -> Result<(), Failure> {
     if matches!(axis, Axis::Variant(_)) && matches!(a.policy.as_ref().map(|p| p.0.as_slice()), Some([PolicyArg::Classic])) {
         return Err(Failure::input("--variant changes the multi-gen LRU only: compare variants without --policy classic"));
     }
-    for (flag, given) in [("--timeseries", a.timeseries.is_some()), ("--guest-clock", a.guest_clock.is_some()), ("--lru-gen-dump", a.lru_gen_dump)] {
+    for (flag, given) in [("--timeseries", a.timeseries.is_some()), ("--guest-clock", a.guest_clock.is_some()), ("--lru-gen-dump", a.lru_gen_dump), ("--start-zones", a.start_zones.is_some())] {
         if given {
             return Err(Failure::input(format!("{flag} is for `mglru run` (one configuration at a time): run it once per configuration")));
         }

@@ -453,6 +453,60 @@ fn run_follows_a_guest_clock() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `mglru run --start-zones RESULT` starts the machine with the guest's
+/// zones (managed pages, watermarks, lowmem reserve, free pages) instead of
+/// a layout made from --memory; with --memory, or with a result without
+/// start_zones, it is an error that names the fix.
+#[test]
+fn run_starts_with_a_guests_zones() {
+    let dir = std::env::temp_dir().join(format!("mglru-start-zones-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("t.trace");
+    std::fs::write(&trace, "memory 64M\nfile f size=1M readahead=0\ntask t\nread t f 0 4\n").unwrap();
+    let zone = |name: &str, free: u64, managed: u64, w: [u64; 3], prot: &str| {
+        format!(
+            r#"{{"name": "{name}", "free": {free}, "managed": {managed}, "min": {}, "low": {}, "high": {}, "protection": [{prot}], "pcp": 0}}"#,
+            w[0], w[1], w[2]
+        )
+    };
+    let with = dir.join("with.json");
+    std::fs::write(
+        &with,
+        format!(
+            r#"{{"policy": "mglru", "vmstat": {{}}, "start_zones": [{}, {}]}}"#,
+            zone("DMA", 3000, 3840, [31, 38, 45], "0, 204, 204, 204, 204"),
+            zone("DMA32", 20000, 55551, [452, 565, 678], "0, 0, 0, 0, 0")
+        ),
+    )
+    .unwrap();
+    let without = dir.join("without.json");
+    std::fs::write(&without, r#"{"policy": "mglru", "vmstat": {}}"#).unwrap();
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", trace.to_str().unwrap(), "--quiet", "--json", "-"];
+        a.extend_from_slice(extra);
+        Command::new(env!("CARGO_BIN_EXE_mglru")).args(a).output().unwrap()
+    };
+    let o = run(&["--start-zones", with.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    // The report's zones: the guest's managed pages and watermarks, and its
+    // free pages less the four the read took.
+    let zones = &out[out.find("\"zones\"").unwrap()..];
+    let dma32 = &zones[zones.find("\"DMA32\"").unwrap()..];
+    let dma32 = &dma32[..dma32.find('}').unwrap()];
+    for want in ["\"managed\": 55551", "\"low\": 565", "\"high\": 678"] {
+        assert!(dma32.contains(want), "{want} not in {dma32}");
+    }
+    let o = run(&["--start-zones", with.to_str().unwrap(), "--memory", "64M"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("drop --memory"), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&["--start-zones", without.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("has no start_zones"), "{}", String::from_utf8_lossy(&o.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The 6.1 model against the real 6.1 (validation/results-6.1, with that
 /// folder's thresholds: where the model stands, known deviations per
 /// trace), and `--delta 6.1:6.12` over both kernels' results: every trace
