@@ -72,6 +72,18 @@ class KernelCase:
         return int(statistics.median(v)) if v else None
 
 
+def unpacked_result(kc, run, side, work_rel, root=ROOT):
+    """The kernel result of `run`/`side` as a plain JSON file under work_rel (for the model's --guest-clock,
+    which reads an uncompressed result), written afresh; returns its path relative to root."""
+    rel = os.path.join(work_rel, "kernel-%s-%s-run%d-%s.json" % (kc.section, kc.case, run, side))
+    path = os.path.join(root, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        json.dump(kc.runs[run][side], f)
+    os.replace(path + ".tmp", path)
+    return rel
+
+
 def load_case(section, case, root=ROOT):
     """The case's results, or None where nothing of it is measured yet."""
     path = os.path.join(results_dir(root), section, case, "case.json")

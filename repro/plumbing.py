@@ -147,7 +147,7 @@ class Run:
     """One `mglru run`. `source` is ("workload", SPEC) or ("trace", REL_PATH)."""
 
     def __init__(self, section, name, source, policy=None, variant=None, sysctls=(), costs=(), ts_ms=None, needs=None,
-                 weight=1, kernel=None, memory=None):
+                 weight=1, kernel=None, memory=None, kswapd=None, guest_clock=None):
         self.section = section
         self.weight = weight      # rough run time, to start long runs first
         self.name = name
@@ -157,6 +157,8 @@ class Run:
         self.variant = variant
         self.kernel = kernel      # --kernel (None: the default, 6.12)
         self.memory = memory      # --memory, bytes (None: the trace's or the workload's own)
+        self.kswapd = kswapd      # --kswapd (None: the default, instant)
+        self.guest_clock = guest_clock  # --guest-clock RESULT.json, relative to ROOT (the clock of a kernel run)
         self.sysctls = list(sysctls)
         self.costs = list(costs)
         self.ts_ms = ts_ms
@@ -179,6 +181,10 @@ class Run:
             a += ["--memory", size_str(self.memory)]
         if self.policy:
             a += ["--policy", self.policy]
+        if self.kswapd:
+            a += ["--kswapd", self.kswapd]
+        if self.guest_clock:
+            a += ["--guest-clock", self.guest_clock]
         if self.variant:
             a += ["--variant", self.variant]
         for s in self.sysctls:

@@ -142,6 +142,10 @@ class Helpers(unittest.TestCase):
         self.assertEqual(a[:6], ["./target/release/mglru", "run", "--workload", "ycsb:scale=64", "--kernel", "7.2"])
         self.assertEqual(a[6:8], ["--policy", "mglru"])
         self.assertNotIn("--kernel", self.r.Run("S", "b", ("trace", "t"), policy="mglru").argv(Ctx()))
+        # --kswapd only where asked (S3's per-memcg check), right after the policy
+        t = self.r.Run("S", "t", ("trace", "t"), policy="mglru", kswapd="thread").argv(Ctx())
+        self.assertEqual(t[t.index("--policy"):t.index("--policy") + 4], ["--policy", "mglru", "--kswapd", "thread"])
+        self.assertNotIn("--kswapd", a)
 
 
 class QuickSection(unittest.TestCase):
