@@ -8,7 +8,8 @@ of shared/reference/kernel-ground-truth.md: files on a brd ramdisk with
 readahead off unless the trace is about readahead, synchronous swap on
 brd (`swap SIZE sync=y`), page-cluster 0 unless stated, a memcg limit so
 the guest's own memory does not matter (except in the global-pressure
-trace). Run: python3 validation/gen_traces.py [OUTDIR]
+trace). Run: python3 validation/gen_traces.py [OUTDIR]; the activation-path traces
+(not yet in the suite): python3 validation/gen_traces.py --activation [OUTDIR, default traces-extra]
 """
 import bisect
 import gzip
@@ -16,7 +17,9 @@ import os
 import random
 import sys
 
-OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "traces")
+ACTIVATION = len(sys.argv) > 1 and sys.argv[1] == "--activation"
+ARGS = sys.argv[2:] if ACTIVATION else sys.argv[1:]
+OUT = ARGS[0] if ARGS else os.path.join(os.path.dirname(__file__), "traces-extra" if ACTIVATION else "traces")
 
 
 class Zipf:
@@ -465,6 +468,68 @@ def tmpfs_under_pressure(seed=24):
           "an 8 MiB anon heap, in a 48 MiB memcg with swap")
 
 
+def activation_file(seed=25):
+    """The ways a file page is found in use, in one 48 MiB memcg (issue 33): a file read twice
+    through read() (mark_page_accessed on the second read), a file mapped and loaded twice
+    (page-table references), a file mapped with MADV_RANDOM and loaded twice, then a 96 MiB
+    stream read once beside re-touches of the three, so that refaults come back both soon after
+    their eviction and long after it; the last phase, after a 2.5 s pause (a statistics flush),
+    reads the first file again whole."""
+    rng = random.Random(seed)
+    L = []
+    header(L)
+    L += ["memcg app max=48M", "file hot size=16M readahead=0", "file map size=16M readahead=0",
+          "file mapr size=16M readahead=0", "file stream size=96M readahead=0", "task t memcg=app",
+          "mmap t m file=map", "mmap t mr file=mapr", "advise t mr random"]
+    for _ in range(2):
+        L += [f"read t hot {p} 32" for p in range(0, 4096, 32)]
+        L += [f"load t m {p}" for p in range(4096)]
+        L += [f"load t mr {p}" for p in range(4096)]
+    zh, zm, zr = Zipf(4096, 0.9, rng), Zipf(4096, 0.9, rng), Zipf(4096, 0.9, rng)
+    for c, p in enumerate(range(0, 24576, 32)):
+        L.append(f"read t stream {p} 32")
+        if c % 8 == 7:
+            L += [f"read t hot {zh.sample()}" for _ in range(48)]
+            L += [f"load t m {zm.sample()}" for _ in range(48)]
+            L += [f"load t mr {zr.sample()}" for _ in range(48)]
+    L.append("sleep 2500ms")
+    L += [f"read t hot {p} 32" for p in range(0, 4096, 32)]
+    write("activation-file", L, "read() twice, mapped, mapped MADV_RANDOM and a stream in one 48 MiB memcg: "
+          "file activations and refaults near and far")
+
+
+def activation_anon(seed=26):
+    """Anon pages found in use and refaulting near and far, beside a file read twice, in one
+    48 MiB memcg with 64 MiB of swap (issue 33): a 24 MiB anon working set touched zipf(0.9),
+    a 32 MiB anon region written once and read back twice (soon after its eviction, and after
+    a second pass over the working set), and a 16 MiB file read twice through read(), so that
+    the classic LRU weighs anon refault distances against the file and anon workingset."""
+    rng = random.Random(seed)
+    L = []
+    header(L, swap="64M")
+    L += ["memcg app max=48M", "file log size=16M readahead=0", "task t memcg=app",
+          "anon t ws size=24M", "anon t cold size=32M"]
+    L += [f"store t ws {p} 512" for p in range(0, 6144, 512)]
+    z = Zipf(6144, 0.9, rng)
+    L += [f"load t ws {z.sample()}" for _ in range(20_000)]
+    L += [f"store t cold {p} 512" for p in range(0, 8192, 512)]
+    for rnd in range(2):
+        L += [f"read t log {p} 32" for p in range(0, 4096, 32)]
+        for p in range(0, 8192, 64):
+            L += [f"load t cold {p + i}" for i in range(0, 64, 4)]
+            L += [f"load t ws {z.sample()}" for _ in range(64 if rnd else 16)]
+    L.append("sleep 2500ms")
+    L += [f"load t ws {z.sample()}" for _ in range(20_000)]
+    write("activation-anon", L, "a zipf anon working set, a colder anon region read back near and far, "
+          "and a file read twice, in one 48 MiB memcg with swap")
+
+
+def main_activation():
+    """The activation-path traces (issue 33), not yet in the suite: validation/traces-extra."""
+    activation_file()
+    activation_anon()
+
+
 def main():
     zipf_file("file-zipf-0.8", 0.8, seed=11)
     zipf_file("file-zipf-1.2", 1.2, seed=12)
@@ -495,4 +560,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if ACTIVATION:
+        main_activation()
+    else:
+        main()
