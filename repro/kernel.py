@@ -64,12 +64,43 @@ class KernelCase:
     def values(self, side, metric):
         return [metric(r[side]) for _, r in sorted(self.runs.items()) if side in r]
 
+    def machine_result(self):
+        """(run, side) of the result whose machine the model's runs of this trace start with (--start-zones):
+        the one whose free memory at the workload's start is the median's closest (the first such run, in the
+        order of case.json's sides)."""
+        med = self.start_free_bytes()
+        best = None
+        for n, r in sorted(self.runs.items()):
+            for side in self.sides():
+                if side in r and r[side].get("start_zones"):
+                    d = abs(r[side]["start_nr_free_pages"] * 4096 - med)
+                    if best is None or d < best[0]:
+                        best = (d, n, side)
+        return (best[1], best[2]) if best else None
+
+    def machine(self, work_rel):
+        """The model's machine for this trace: `--start-zones` of machine_result() (its zones' managed and free
+        pages, watermarks and reserves), as a path relative to ROOT."""
+        n, side = self.machine_result()
+        return unpacked_result(self, n, side, work_rel)
+
+    def machine_text(self):
+        n, side = self.machine_result()
+        return ("the guest's machine: `--start-zones` of run %d's %s (its zones' managed and free pages, watermarks "
+                "and lowmem reserves when the workload began; %s free)"
+                % (n, side, _size(self.runs[n][side]["start_nr_free_pages"] * 4096)))
+
     def start_free_bytes(self, side=None):
         """The guest's free memory when the workload began (median over the side's runs, or over every
         result), bytes: the model's memory for its run of the same trace."""
         v = [res["start_nr_free_pages"] * 4096 for _, r in sorted(self.runs.items()) for sd, res in r.items()
              if (side is None or sd == side) and res.get("start_nr_free_pages")]
         return int(statistics.median(v)) if v else None
+
+
+def _size(b):
+    from plumbing import size_str
+    return size_str(b)
 
 
 def unpacked_result(kc, run, side, work_rel, root=ROOT):

@@ -147,7 +147,7 @@ class Run:
     """One `mglru run`. `source` is ("workload", SPEC) or ("trace", REL_PATH)."""
 
     def __init__(self, section, name, source, policy=None, variant=None, sysctls=(), costs=(), ts_ms=None, needs=None,
-                 weight=1, kernel=None, memory=None, kswapd=None, guest_clock=None):
+                 weight=1, kernel=None, memory=None, kswapd=None, guest_clock=None, start_zones=None):
         self.section = section
         self.weight = weight      # rough run time, to start long runs first
         self.name = name
@@ -159,6 +159,8 @@ class Run:
         self.memory = memory      # --memory, bytes (None: the trace's or the workload's own)
         self.kswapd = kswapd      # --kswapd (None: the default, instant)
         self.guest_clock = guest_clock  # --guest-clock RESULT.json, relative to ROOT (the clock of a kernel run)
+        self.start_zones = start_zones  # --start-zones RESULT.json, relative to ROOT (a kernel run's machine)
+        assert not (memory and start_zones), "--memory and --start-zones exclude each other"
         self.sysctls = list(sysctls)
         self.costs = list(costs)
         self.ts_ms = ts_ms
@@ -179,6 +181,8 @@ class Run:
             a += ["--kernel", self.kernel]
         if self.memory:
             a += ["--memory", size_str(self.memory)]
+        if self.start_zones:
+            a += ["--start-zones", self.start_zones]
         if self.policy:
             a += ["--policy", self.policy]
         if self.kswapd:

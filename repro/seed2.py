@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Seed 002's section: S2 (lkp vm-scalability, default LRU vs MGLRU)."""
 
+import os
+
 import kernel
 import kernel_runs
 from plumbing import (
@@ -36,8 +38,8 @@ class S2(Section):
                 runs.append(Run(self.id, "%s-%s" % (case, pol), ("workload", "%s:scale=%d" % (case, N)),
                                 policy=pol, costs=SPARSE, ts_ms=20,
                                 weight=10 if (case, pol) == ("mmap-pread-seq", "classic") else 1))
-        # The model on the trace the real kernel ran (guest scale, repro/kernel_runs.py), with the memory
-        # the guest had free when the workload began.
+        # The model on the trace the real kernel ran (guest scale, repro/kernel_runs.py), on the guest's
+        # machine (--start-zones: its zones when the workload began).
         self.kcases = {}
         for case, *_ in S2_CASES:
             kc = None if ctx.quick else kernel.load_case(self.id, case)
@@ -47,7 +49,7 @@ class S2(Section):
             tr = kernel_runs.ensure_trace(self.id, case)
             for pol in ("classic", "mglru"):
                 runs.append(Run(self.id, "%s-%s-guest" % (case, pol), ("trace", tr), policy=pol, costs=SPARSE,
-                                memory=kc.start_free_bytes(), ts_ms=5))
+                                start_zones=kc.machine(os.path.join(ctx.work_rel, self.id)), ts_ms=5))
         return [], runs
 
     @staticmethod
@@ -88,8 +90,8 @@ class S2(Section):
         kc = next(iter(self.kcases.values()))
         o = ["**On the real kernel** (6.12.117, classic = `lru_gen/enabled` 0, MGLRU = 0x0007; "
              "docs/REPRODUCTIONS-KERNEL.md): the same generators at scale **%d** (%d MiB RAM in the trace; "
-             "the guest gets %d MiB, as its ramdisk holds the files, and the model runs the same trace with "
-             "the memory the guest had free when the workload began, %s), replayed by "
+             "the guest gets %d MiB, as its ramdisk holds the files, and the model runs the same trace on "
+             "%s), replayed by "
              "`python3 repro/kernel_runs.py --only S2` into `validation/results-repro/S2/`, under QEMU's "
              "instruction counter (`--icount 0`): throughput is operations per guest second (instructions plus "
              "timed waits: under `-icount shift=0,sleep=off` a guest second is 10⁹ instructions of the whole "
@@ -99,7 +101,8 @@ class S2(Section):
              "the replayer runs the tasks' lines in order, not 8 readers at once. Run N of each policy is "
              "paired with run N of the other; the change is their median and range."
              % (kernel_runs.S2_SCALE, kc.meta["trace_memory_mib"], kc.meta["guest_memory_mib"],
-                size_str(kc.start_free_bytes())),
+                "the guest's machine (`--start-zones` of each case's kernel result whose free memory at the "
+                "workload's start is the median's: its zones' managed and free pages, watermarks and reserves)"),
              "",
              "| case | kernel classic ops/s | kernel MGLRU ops/s | kernel change | model change (same trace, "
              "kswapd charged) | kernel pages scanned, classic | kernel pages scanned, MGLRU | model scanned "

@@ -3,6 +3,7 @@
 
 import os
 import shlex
+import statistics
 
 import kernel
 import kernel_runs
@@ -50,8 +51,8 @@ class S3(Section):
         out = os.path.join(ctx.work_rel, self.id, "mixed.trace")
         preps = [Prep(self.id, "mixed", "split", out=out, spec=self.spec(N), markers=MARKERS, nomemcg=True)]
         runs = []
-        # The model on the trace the real kernels ran (guest scale, repro/kernel_runs.py), with the memory
-        # the guest had free when the workload began; its prefix up to memtier's first GET (p1) for the
+        # The model on the trace the real kernels ran (guest scale, repro/kernel_runs.py),
+        # on the guest's machine (--start-zones); its prefix up to memtier's first GET (p1) for the
         # swap-ins of memcached's read phase.
         self.kc = None if ctx.quick else kernel.load_case(self.id, "mixed-memcg")
         if self.kc is not None and not self.kc.runs:
@@ -64,12 +65,14 @@ class S3(Section):
             for side, kw in KSIDES:
                 for suffix, src in (("", gout), ("-p1", gout + ".p1")):
                     runs.append(Run(self.id, "guest-%s%s" % (side, suffix), ("trace", src), costs=RAMDISK,
-                                    memory=self.kc.start_free_bytes(), needs=self.id + "/guest",
+                                    start_zones=self.kc.machine(os.path.join(ctx.work_rel, self.id)), needs=self.id + "/guest",
                                     ts_ms=None if suffix else 20, **kw))
+                # on each kernel run's clock (--guest-clock): the rows' estimates are event counts
+                self.clock_plan(ctx, runs, self.kc, side, kw, gout, "guest")
                 # the same with kswapd as a thread in simulated time (docs/FIDELITY.md simplification 2): where
                 # the model parts from the kernels per memcg (kernel_part)
                 runs.append(Run(self.id, "guest-%s-thread" % side, ("trace", gout), costs=RAMDISK, kswapd="thread",
-                                memory=self.kc.start_free_bytes(), needs=self.id + "/guest", **kw))
+                                start_zones=self.kc.machine(os.path.join(ctx.work_rel, self.id)), needs=self.id + "/guest", **kw))
         # S3-i on the real kernels: the same trace with every task in the root memcg, 6.1 and 6.12 MGLRU.
         self.kci = None if ctx.quick or self.kc is None else kernel.load_case(self.id, "mixed-nomemcg")
         if self.kci is not None and not self.kci.runs:
@@ -82,7 +85,8 @@ class S3(Section):
             for side, kw in KSIDES_I:
                 for suffix, src in (("", iout), ("-p1", iout + ".p1")):
                     runs.append(Run(self.id, "guest-i-%s%s" % (side, suffix), ("trace", src), costs=RAMDISK,
-                                    memory=self.kci.start_free_bytes(), needs=self.id + "/guest-i", **kw))
+                                    start_zones=self.kci.machine(os.path.join(ctx.work_rel, self.id)), needs=self.id + "/guest-i", **kw))
+                self.clock_plan(ctx, runs, self.kci, side, kw, iout, "guest-i")
         for pol in ("classic", "mglru"):
             runs.append(Run(self.id, pol, ("trace", out), policy=pol, costs=RAMDISK, ts_ms=20, needs=self.id + "/mixed"))
             for i in (0, 1):
@@ -294,10 +298,31 @@ class S3(Section):
         sw0 = vp["counters"]["pswpin"][at[-1]] if at else 0
         return self.estimates(P, reads, v.get("pswpin", 0) - sw0, g)
 
-    def model_estimates(self, P, R, side, g="guest"):
-        full, p1 = R["%s-%s" % (g, side)], R["%s-%s-p1" % (g, side)]
+    def model_estimates(self, P, R, side, g="guest", clock=""):
+        full, p1 = R["%s-%s%s" % (g, side, clock)], R["%s-%s%s-p1" % (g, side, clock)]
         rd = file_pages_read(full, swap_bio=side != "mglru-6.1")
         return self.estimates(P, rd, full.vm["pswpin"] - p1.vm["pswpin"], g)
+
+    def clock_plan(self, ctx, runs, kc, side, kw, trace, g):
+        """The model's runs of the guest trace (and its p1 prefix) on the machine and the clock of each kernel
+        run of `side` (--start-zones of the case's machine, --guest-clock of the run)."""
+        for n, res in sorted(kc.runs.items()):
+            if side not in res:
+                continue
+            gc = kernel.unpacked_result(kc, n, side, os.path.join(ctx.work_rel, self.id))
+            for suffix, src in (("", trace), ("-p1", trace + ".p1")):
+                runs.append(Run(self.id, "%s-%s-clock%d%s" % (g, side, n, suffix), ("trace", src), costs=RAMDISK,
+                                start_zones=kc.machine(os.path.join(ctx.work_rel, self.id)), guest_clock=gc,
+                                needs="%s/%s" % (self.id, g), **kw))
+
+    def clock_change(self, P, R, kc, b, a, k, g="guest"):
+        """The model's change of estimate k from side b to a on each kernel run pair's clocks: (median change,
+        median before, median after, pairs)."""
+        ns = [n for n, r in sorted(kc.runs.items()) if b in r and a in r]
+        bs = [self.model_estimates(P, R, b, g, "-clock%d" % n)[k] for n in ns]
+        as_ = [self.model_estimates(P, R, a, g, "-clock%d" % n)[k] for n in ns]
+        ch = [pct(x, y) for x, y in zip(bs, as_)]
+        return statistics.median(ch), statistics.median(bs), statistics.median(as_), len(ns)
 
     def kernel_part_i(self, P, R, rows, lines):
         """S3-i's row on the real kernels (case mixed-nomemcg: every task in the root memcg): 6.1 → 6.12 MGLRU,
@@ -309,19 +334,18 @@ class S3(Section):
         r = [x for x in rows if x["id"] == "S3-i"][0]
         b, a = "mglru-6.1", "mglru"
         kch = kernel.kernel_change_sided(kci, b, a, lambda side, res: self.kernel_estimates(P, side, res, "guest-i")[2])
-        mb, ma = self.model_estimates(P, R, b, "guest-i")[2], self.model_estimates(P, R, a, "guest-i")[2]
-        mg = pct(mb, ma)
+        mg, mb, ma, _ = self.clock_change(P, R, kci, b, a, 2, "guest-i")
         kernel_row(r, kch, mg, kernel.verdict_kernel(mg, kch))
         per = lambda xs: ", ".join(fmt_num(round(x)) for x in xs)
         lines.append("| S3-i | %s → %s, every task in the root memcg, all tasks' ops/s | %s | %s | %s | %s → %s | %s |" % (
             b, a, per(kch["before"]) if kch else "–", per(kch["after"]) if kch else "–", kernel.fmt_kernel(kch),
             fmt_num(round(mb)), fmt_num(round(ma)), fmt_pct(mg)))
         return ("S3-i: case `mixed-nomemcg`, the same trace with every task in the root memcg (the `memcg` statements "
-                "and the tasks' `memcg=` dropped; the guest gets %d MiB, the model %s), 6.1 MGLRU → 6.12 MGLRU (the "
+                "and the tasks' `memcg=` dropped; the guest gets %d MiB, the model runs on %s), 6.1 MGLRU → 6.12 MGLRU (the "
                 "model: `--kernel 6.1 --policy mglru` → `--policy mglru` on it); its metric is both workloads' "
                 "operations (fio's I/Os and memcached's GETs) over the two estimated times, the model's all tasks' "
                 "ops/s estimated from the counters as the kernel's must be."
-                % (kci.meta["guest_memory_mib"], size_str(kci.start_free_bytes())))
+                % (kci.meta["guest_memory_mib"], kci.machine_text()))
 
     def kernel_part(self, ctx, R, P, rows):
         kc = self.kc
@@ -340,8 +364,7 @@ class S3(Section):
             else:
                 continue
             kch = kernel.kernel_change_sided(kc, b, a, lambda side, res, k=k: self.kernel_estimates(P, side, res)[k])
-            mb, ma = self.model_estimates(P, R, b)[k], self.model_estimates(P, R, a)[k]
-            mg = pct(mb, ma)
+            mg, mb, ma, _ = self.clock_change(P, R, kc, b, a, k)
             kernel_row(r, kch, mg, kernel.verdict_kernel(mg, kch))
             per = lambda xs: ", ".join(fmt_num(round(x)) for x in xs)
             lines.append("| %s | %s → %s, %s | %s | %s | %s | %s → %s | %s |" % (
@@ -354,7 +377,7 @@ class S3(Section):
         o = ["**On the real kernel** (Debian 6.12.117 classic and MGLRU, 6.1.192 MGLRU = patch1-8, the released "
              "multi-gen LRU without the memcg LRU; docs/REPRODUCTIONS-KERNEL.md): the same generator at `%s` (%d "
              "lines, its swap `%s`: brd keeps the written slots in guest RAM, and `ram=y` has the model's "
-             "swap take RAM too; the guest gets %d MiB, the model the memory the guest had free, %s), replayed by `python3 "
+             "swap take RAM too; the guest gets %d MiB, the model runs on %s), replayed by `python3 "
              "repro/kernel_runs.py --only S3` into `validation/results-repro/S3/`, under `--icount 0`. The "
              "replayer runs the two memcgs' lines in the trace's order, so neither workload's time can be "
              "read on its own: the kernel's column is the section's estimate (above) computed from the "
@@ -362,12 +385,13 @@ class S3(Section):
              "trace: fio IOPS from the pages read from disk over the run (pgpgin less pswpin; pgpgin alone on "
              "6.1, whose brd swap has no bio), memcached ops/s from the swap-ins after memtier's first GET "
              "(line %d; the kernel's pswpin there from its 100 ms profile), each swap-in charged `minor_fault` + "
-             "`swap_read`. BW and KB/s rows move with IOPS and ops/s. %s"
+             "`swap_read`, the model's on each kernel run's clock (below). BW and KB/s rows move with IOPS and "
+             "ops/s. %s"
              % (kc.meta["spec"], kc.meta["trace_lines"], kc.meta["swap"], kc.meta["guest_memory_mib"],
-                size_str(kc.start_free_bytes()),
+                kc.machine_text(),
                 P["guest"]["markers"][1] + 1, self.kernel_part_i(P, R, rows, lines)),
              "",
-             "| result | comparison | kernel before per run | kernel after per run | kernel change | model (same trace) | model change |",
+             "| result | comparison | kernel before per run | kernel after per run | kernel change | model (same trace, the kernel runs' clocks, medians) | model change |",
              "|---|---|---:|---:|---:|---:|---:|"] + lines
         o += ["", "Kernel counters per run: file pages read from disk classic %s, 6.1 %s, 6.12 MGLRU %s; pswpin "
               "classic %s, 6.1 %s, 6.12 MGLRU %s. The model on the same trace: file pages read %s, %s, %s; pswpin "
@@ -377,37 +401,31 @@ class S3(Section):
                   *[fmt_num(file_pages_read(R["guest-%s" % s], swap_bio=s != "mglru-6.1")) for s, _ in KSIDES],
                   *[fmt_num(R["guest-%s" % s].vm["pswpin"]) for s, _ in KSIDES])]
         # Per memcg, where the model and the kernels part: reclaim from memcached's memcg (its swap-ins),
-        # fio's refaults and their activations (its reads from disk).
+        # fio's refaults and their activations (its reads from disk); the model on each kernel run's clock.
         mk = lambda side, memcg, c: counts(side, lambda sd, res: res["memcg"].get(memcg, {}).get("stat", {}).get(c, 0))
-        mm = lambda memcg, c, t="": ", ".join(fmt_num(R["guest-%s%s" % (s, t)].memcg(memcg, c)) for s, _ in KSIDES)
-        o += ["", "Per memcg (memory.stat at the end; kernel runs classic / 6.1 / 6.12 MGLRU, the model's three runs "
-              "in that order): memcached's pgscan %s / %s / %s, the model %s; its pgsteal %s / %s / %s, the model %s. "
-              "fio's workingset_refault_file %s / %s / %s, the model %s; its workingset_activate_file %s / %s / %s, "
-              "the model %s. With kswapd as a thread in simulated time (`--kswapd thread`, the same three runs): "
-              "memcached's pgscan %s, pgsteal %s, pswpin %s; fio's workingset_activate_file %s. "
-              "**Where the model and the kernels part**: the model's MGLRU (6.1 and 6.12 alike) with its default "
-              "instant kswapd never reclaims from memcached's memcg on this trace, where both kernels' MGLRU scan and "
-              "swap part of it in every run, so the model's memcached estimate has no swap-ins under MGLRU (its "
-              "classic → MGLRU change is the size of the classic LRU's swap-ins, not the kernel's +10%%); %s. "
-              "memcached's lruvec keeps all its anon in one of two generations and is not aged again, so the "
-              "multi-gen LRU cannot evict from it (docs/REPRODUCTIONS-KERNEL.md: a threshold in the model, 52 KiB of "
-              "memory apart). And 6.1's fio refaults more than 6.12's on the kernel while the model's 6.1 "
-              "refaults as much as its 6.12, so the model's 6.1 → 6.12 fio change is about nil. Both reported "
-              "to mglru-core's owner, not fixed here." % (
-                  mk("classic", "memcached", "pgscan"), mk("mglru-6.1", "memcached", "pgscan"),
-                  mk("mglru", "memcached", "pgscan"), mm("memcached", "pgscan"),
-                  mk("classic", "memcached", "pgsteal"), mk("mglru-6.1", "memcached", "pgsteal"),
-                  mk("mglru", "memcached", "pgsteal"), mm("memcached", "pgsteal"),
-                  mk("classic", "fio", "workingset_refault_file"), mk("mglru-6.1", "fio", "workingset_refault_file"),
-                  mk("mglru", "fio", "workingset_refault_file"), mm("fio", "workingset_refault_file"),
-                  mk("classic", "fio", "workingset_activate_file"), mk("mglru-6.1", "fio", "workingset_activate_file"),
-                  mk("mglru", "fio", "workingset_activate_file"), mm("fio", "workingset_activate_file"),
-                  mm("memcached", "pgscan", "-thread"), mm("memcached", "pgsteal", "-thread"),
-                  ", ".join(fmt_num(R["guest-%s-thread" % s].vm["pswpin"]) for s, _ in KSIDES),
-                  mm("fio", "workingset_activate_file", "-thread"),
-                  ("with kswapd as a thread its 6.12 does reclaim it (above), its 6.1 does not"
-                   if R["guest-mglru-thread"].memcg("memcached", "pgscan") else
-                   "nor with kswapd as a thread (above)"))]
+        clk = lambda side: [R[k] for k in sorted(k for k in R if k.startswith("guest-%s-clock" % side)
+                                                 and not k.endswith("-p1"))]
+        mm = lambda memcg, c: " / ".join(", ".join(fmt_num(x.memcg(memcg, c)) for x in clk(s)) for s, _ in KSIDES)
+        never = all(x.memcg("memcached", "pgscan") == 0 for s in ("mglru-6.1", "mglru") for x in clk(s))
+        o += ["", "Per memcg (memory.stat at the end; classic / 6.1 / 6.12 MGLRU, the kernel's runs and the model's on "
+              "their clocks): memcached's pgscan %s, the model %s; its pgsteal %s, the model %s. fio's "
+              "workingset_refault_file %s, the model %s; its workingset_activate_file %s, the model %s.%s The rows' "
+              "model column is the model on each kernel run's clock (`--guest-clock`, run N against run N, median; "
+              "the estimates are event counts). What the model's run must share with the guest here (its zones, "
+              "its root file system: the initramfs's tmpfs that the guest swaps, its clock) and the threshold this "
+              "scale sits on (fio's memcg near the 4,096 pages that make a memcg sizable at DEF_PRIORITY) are in "
+              "docs/FIDELITY.md, \"The seeds' workloads at the guest's scale\"." % (
+                  " / ".join(mk(s, "memcached", "pgscan") for s, _ in KSIDES), mm("memcached", "pgscan"),
+                  " / ".join(mk(s, "memcached", "pgsteal") for s, _ in KSIDES), mm("memcached", "pgsteal"),
+                  " / ".join(mk(s, "fio", "workingset_refault_file") for s, _ in KSIDES),
+                  mm("fio", "workingset_refault_file"),
+                  " / ".join(mk(s, "fio", "workingset_activate_file") for s, _ in KSIDES),
+                  mm("fio", "workingset_activate_file"),
+                  (" **The model's MGLRU (6.1 and 6.12) never reclaims from memcached's memcg on this trace**, where "
+                   "both kernels' MGLRU scan and swap part of it in every run, so its memcached estimate has no "
+                   "swap-ins under MGLRU. With kswapd as a thread in simulated time (`--kswapd thread`, own clock) "
+                   "memcached's pgscan is %s." % ", ".join(fmt_num(R["guest-%s-thread" % s].memcg("memcached", "pgscan"))
+                                                        for s, _ in KSIDES)) if never else "")]
         labels = (("classic", "6.12 classic"), ("mglru-6.1", "6.1 MGLRU"), ("mglru", "6.12 MGLRU"))
         for counter, what in (("pswpin", "swap-ins (pswpin: memcached's)"),
                               ("workingset_refault_file", "file refaults (fio's)")):

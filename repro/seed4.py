@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Seed 004's sections ("mm/mglru: improve reclaim loop and dirty folio handling", merged in 7.2): S4-a .. S4-u."""
 
+import os
 import shlex
 
 import kernel
@@ -40,7 +41,7 @@ class S4a(Section):
             tr = kernel_runs.ensure_trace(self.id, self.KCASE)
             for name, k in (("6.12-guest", None), ("7.2-guest", "7.2")):
                 runs.append(Run(self.id, name, ("trace", tr), policy="mglru", kernel=k,
-                                memory=self.kc.start_free_bytes(), ts_ms=20))
+                                start_zones=self.kc.machine(os.path.join(ctx.work_rel, self.id)), ts_ms=20))
         else:
             self.kc = None
         return [], runs
@@ -77,15 +78,15 @@ class S4a(Section):
                 r["id"], r["what"], per(kch["before"]) if kch else "–", per(kch["after"]) if kch else "–",
                 kernel.fmt_kernel(kch), "%s → %s" % (fmt_num(mm(b)), fmt_num(mm(a))), fmt_pct(mg)))
         o = ["**On the real kernel** (Debian 6.12.117 and 7.2.13, MGLRU on, docs/REPRODUCTIONS-KERNEL.md): the "
-             "same generator at `%s` (a %s trace; the guest gets %d MiB, the model the memory the guest had "
-             "free, %s), replayed by `python3 repro/kernel_runs.py --only S4-a` into "
+             "same generator at `%s` (a %s trace; the guest gets %d MiB, the model runs on "
+             "%s), replayed by `python3 repro/kernel_runs.py --only S4-a` into "
              "`validation/results-repro/S4-a/`, under QEMU's instruction counter (`--icount 0`): throughput "
              "is the trace's operations per guest second (instructions plus timed waits: a guest second is 10⁹ "
              "instructions, and an idle guest's clock jumps to its next timer, so reclaim's sleeps count), "
              "latency guest µs per operation (the same clock). 7.2 is the series merged *and* 7.2's other changes, so the model's column here is "
              "6.12 → `--kernel 7.2` on the same trace, not the variant."
              % (kc.meta["spec"], "%d-operation" % kc.meta["trace_ops"], kc.meta["guest_memory_mib"],
-                size_str(kc.start_free_bytes())),
+                kc.machine_text()),
              "",
              "| result | metric | kernel 6.12 per run | kernel 7.2 per run | kernel change | model 6.12 → 7.2 (same trace) | model change |",
              "|---|---|---:|---:|---:|---:|---:|"] + lines
@@ -605,7 +606,7 @@ class S4t(Section):
             tr = kernel_runs.ensure_trace(self.id, self.KCASE)
             for name, k in (("6.12-guest", None), ("7.2-guest", "7.2")):
                 runs.append(Run(self.id, name, ("trace", tr), policy="mglru", kernel=k, costs=ZRAM,
-                                memory=self.kc.start_free_bytes(), ts_ms=5))
+                                start_zones=self.kc.machine(os.path.join(ctx.work_rel, self.id)), ts_ms=5))
         else:
             self.kc = None
         return [], runs
@@ -628,11 +629,11 @@ class S4t(Section):
              "same generator at `%s` (%s lines, its swap replaced by `%s`: the replayer's pages compress at "
              "that ratio), replayed by `python3 repro/kernel_runs.py --only S4-t` into "
              "`validation/results-repro/S4-t/`, under `--icount 0`; the guest gets %d MiB and 2 CPUs (the "
-             "replayer runs the compilers' lines in the trace's order), the model the memory the guest had "
-             "free (%s). sys time = the workers' stime + kswapd's CPU time, in guest seconds (instructions); "
+             "replayer runs the compilers' lines in the trace's order), the model runs on "
+             "%s. sys time = the workers' stime + kswapd's CPU time, in guest seconds (instructions); "
              "the model's column is 6.12 → `--kernel 7.2` on the same trace."
              % (kc.meta["spec"], fmt_num(kc.meta["trace_lines"]), kc.meta["swap"], kc.meta["guest_memory_mib"],
-                size_str(kc.start_free_bytes())),
+                kc.machine_text()),
              "",
              "| result | kernel 6.12 per run | kernel 7.2 per run | kernel change | model 6.12 → 7.2 (same trace) | model change |",
              "|---|---:|---:|---:|---:|---:|",
