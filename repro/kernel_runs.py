@@ -6,6 +6,7 @@
     python3 repro/kernel_runs.py --only S2 --runs 3     # measure what is missing of a section (or SECTION/CASE)
     python3 repro/kernel_runs.py --only S2 --dry-run    # print the commands, run nothing
     python3 repro/kernel_runs.py --only S2/lru-file-readtwice --remeasure   # measure again over the old results
+    python3 repro/kernel_runs.py --only S3/mixed-nomemcg --side mglru       # one side only
 
 Each case is one trace, emitted at the guest's scale by the model's own generator
 (`mglru workload SPEC --emit-trace`, into validation/work/repro-traces/, git-ignored), and a list of
@@ -395,6 +396,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", help="a section (S2) or a case (S2/lru-file-readtwice)")
     ap.add_argument("--runs", type=int, default=3, help="runs per side (default 3)")
+    ap.add_argument("--side", help="measure only this side of the cases (e.g. mglru; case.json's sides[].name)")
     ap.add_argument("--remeasure", action="store_true", help="measure again where results exist")
     ap.add_argument("--dry-run", action="store_true", help="print the commands only")
     ap.add_argument("--list", action="store_true", help="list the cases and their results")
@@ -402,6 +404,8 @@ def main():
     if args.runs < 1 or args.runs > 20:
         sys.exit("kernel_runs: --runs takes 1 to 20, not %d" % args.runs)
     cases = find(args.only)
+    if args.side and not any(args.side == x.name for c in cases for x in c.sides):
+        sys.exit("kernel_runs: --side %s: no such side in %s" % (args.side, ", ".join(c.key for c in cases)))
     if args.list:
         for c in cases:
             have = measured(c, 20)
@@ -422,6 +426,8 @@ def main():
         meta = prepare(c)
         for r in range(1, args.runs + 1):
             for s in c.sides:
+                if args.side and s.name != args.side:
+                    continue
                 if os.path.exists(c.result(r, s)) and not args.remeasure:
                     continue
                 if not run_side(c, meta, r, s, replayer, args.dry_run):
