@@ -26,4 +26,4 @@ fi
 # native module are compiled again. `pip install .` alone builds release.
 MATURIN_PEP517_ARGS="--profile dev" "$venv/bin/python" -m pip install --quiet --disable-pip-version-check . pytest
 # The README's `mglru sweep` example runs against the binary cargo test built.
-MGLRU_BIN="$PWD/target/debug/mglru" "$venv/bin/python" -m pytest python/tests -q -rs
+MGLRU_BIN="$(realpath -m "${CARGO_TARGET_DIR:-target}")/debug/mglru" "$venv/bin/python" -m pytest python/tests -q -rs
