@@ -589,25 +589,19 @@ fn start_zones_of(p: &std::path::Path, memory_given: bool, migratetypes: bool) -
         return Err(Failure::input(format!("--start-zones {} gives the memory (the guest's zones): drop --memory", p.display())));
     }
     let kr = validate::load_kernel_result(p).map_err(|e| Failure::input(format!("--start-zones: {e}")))?;
-    let Some(mut zones) = kr.start_zones else {
+    let Some(zones) = kr.start_zones else {
         return Err(Failure::input(format!(
             "--start-zones {}: the result has no start_zones (record it with the current validation/run-kernel.sh), or give --memory",
             p.display()
         )));
     };
-    if !migratetypes {
-        for z in zones.iter_mut() {
-            z.layout = None;
-        }
-    }
-    Ok(zones)
+    Ok(validate::zones_for_run(zones, migratetypes))
 }
 
 fn run(a: RunArgs) -> Result<(), Failure> {
     let (source, mut opts) = options(&a)?;
     if let Some(p) = &a.start_zones {
         opts.zones = Some(start_zones_of(p, opts.memory.is_some(), opts.migratetypes)?);
-        opts.memory = None;
     }
     if a.replicates.is_some() {
         return run_replicated(&a, &source, &opts);

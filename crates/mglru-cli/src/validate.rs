@@ -968,17 +968,21 @@ pub fn model_memory(start_free: &[String], name: &str, kr: &KernelResult, migrat
     let use_start = start_free.iter().any(|n| n == name);
     match (use_start, &kr.start_zones) {
         (false, _) => (None, None),
-        (true, Some(z)) => {
-            let mut z = z.clone();
-            if !migratetypes {
-                for s in z.iter_mut() {
-                    s.layout = None;
-                }
-            }
-            (None, Some(z))
-        }
+        (true, Some(z)) => (None, Some(zones_for_run(z.clone(), migratetypes))),
         (true, None) => (kr.memory_override, None),
     }
+}
+
+/// A result's start zones as a run uses them: laid out from the guest's
+/// /proc/pagetypeinfo only with `migratetypes`, else every page free in a
+/// Movable pageblock (`mglru validate`, `mglru run --start-zones`).
+pub fn zones_for_run(mut zones: [ZoneSpec; NR_ZONES], migratetypes: bool) -> [ZoneSpec; NR_ZONES] {
+    if !migratetypes {
+        for z in zones.iter_mut() {
+            z.layout = None;
+        }
+    }
+    zones
 }
 
 #[allow(non_camel_case_types)]
