@@ -397,15 +397,15 @@ fn done(r: Result<(), Failure>) -> ExitCode {
     }
 }
 
-/// `mglru workload SPEC --emit-trace FILE` and `mglru import ... --emit-trace FILE`.
-fn emit(lines: mglru_workload::Lines, out: &str) -> Result<(), Failure> {
+/// `mglru workload SPEC --emit-trace FILE` and `mglru import ... --emit-trace FILE`:
+/// the trace appears at FILE only when complete (output.rs), and never over `input`.
+fn emit(lines: mglru_workload::Lines, out: &str, input: Option<&Path>) -> Result<(), Failure> {
     use std::io::Write;
-    let sink: Box<dyn Write> = if out == "-" {
-        Box::new(std::io::stdout().lock())
-    } else {
-        Box::new(std::fs::File::create(out).map_err(|e| Failure::io(format!("--emit-trace {out}: cannot write there: {e}")))?)
-    };
-    let mut w = std::io::BufWriter::new(sink);
+    let o = Output::open("--emit-trace", out)?;
+    let inputs: Vec<(&str, &Path)> = input.map(|p| ("file", p)).into_iter().collect();
+    output::distinct(&[&o], &inputs)?;
+    let to = if o.is_stdout() { "standard output".to_string() } else { out.to_string() };
+    let mut w = std::io::BufWriter::new(o.into_writer()?);
     let mut n = 0u64;
     let wrote = |e: std::io::Error| {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
@@ -419,7 +419,7 @@ fn emit(lines: mglru_workload::Lines, out: &str) -> Result<(), Failure> {
         n += 1;
     }
     w.flush().map_err(wrote)?;
-    let to = if out == "-" { "standard output" } else { out };
+    w.into_inner().map_err(|e| Failure::io(format!("writing {out}: {}", e.error())))?.commit()?;
     eprintln!("mglru: wrote {n} lines to {to}");
     Ok(())
 }
@@ -429,7 +429,7 @@ fn cmd_workload(a: WorkloadArgs) -> Result<(), Failure> {
         (Some(spec), Some(out)) => {
             let lines = mglru_workload::workload(&spec)
                 .map_err(|e| Failure::input(format!("workload {spec}: {e}{}", mglru_sweep::input::fio_hint(&spec))))?;
-            emit(lines, &out)
+            emit(lines, &out, None)
         }
         (None, None) => {
             let mut o = String::from("usage: mglru workload SPEC --emit-trace FILE   (or mglru run --workload SPEC)\ngenerators:\n");
@@ -449,13 +449,14 @@ fn cmd_import(a: ImportArgs) -> Result<(), Failure> {
     let opts = mglru_workload::ImportOptions::default();
     let lines = mglru_workload::import(&a.format, &a.input, &opts)
         .map_err(|e| Failure::input(format!("import {} {}: {e}", a.format, a.input.display())))?;
-    emit(lines, &a.emit_trace)
+    emit(lines, &a.emit_trace, Some(&a.input))
 }
 
 fn cmd_trace(c: TraceCmd) -> Result<(), Failure> {
     let TraceCmd::Convert { input, output } = c;
-    let mut reader: TraceReader = Source::new(Some(&input), None)?.open()?;
     let out = Output::open("OUT", &output)?;
+    output::distinct(&[&out], &[("IN", Path::new(&input))])?;
+    let mut reader: TraceReader = Source::new(Some(&input), None)?.open()?;
     let to = if out.is_stdout() { "standard output".to_string() } else { output.clone() };
     let mut w = std::io::BufWriter::new(out.into_writer()?);
     let n = mglru_trace::write_binary(&mut reader, &mut w).map_err(|e| Failure::input(e.to_string()))?;

@@ -1,11 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! Where results go: a file opened before the run starts (so a path that
-//! cannot be written fails at once, not after minutes of simulation), or
-//! standard output for `-`. A closed pipe (`mglru ... | head`) ends the
-//! program quietly, as the other end asked.
+//! Where results go, checked before the run starts (so a path that cannot
+//! be written fails at once, not after minutes of simulation):
+//!
+//! - `-` (and `/dev/stdout`) is standard output;
+//! - a path that exists and is not a regular file (a pipe, a FIFO, a
+//!   terminal, `/dev/null`, `/dev/full`, `/dev/fd/N`) is opened now and
+//!   written in a stream, never truncated or replaced;
+//! - any other path gets a temporary file beside it (beside the file a
+//!   symbolic link points to), renamed over it only when the output is
+//!   complete, so the path holds its old contents or the whole new result.
+//!
+//! An output that is one of the command's inputs, or the same file as
+//! another output, is refused before anything runs ([`distinct`]). A closed
+//! pipe (`mglru ... | head`) ends the program quietly, as the other end asked.
 
 use std::fs::File;
 use std::io::{ErrorKind, Write};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use mglru_sweep::Failure;
@@ -21,10 +32,44 @@ pub fn print(text: &str) -> Result<(), Failure> {
     }
 }
 
+/// Whether a path names standard output.
+pub fn is_stdout_path(p: &str) -> bool {
+    matches!(p, "-" | "/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1")
+}
+
+/// What a path is, for telling two names of one file apart: the device and
+/// inode of an existing file, else the absolute path it will have.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Ident {
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+fn ident(p: &Path) -> Option<Ident> {
+    if let Ok(m) = std::fs::metadata(p) {
+        return Some(Ident::Inode(m.dev(), m.ino()));
+    }
+    let parent = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Some(Ident::Path(std::fs::canonicalize(parent).ok()?.join(p.file_name()?)))
+}
+
+enum Kind {
+    Stdout,
+    /// A pipe, FIFO, terminal or device, opened when the output was checked.
+    Stream(File),
+    /// A regular file (or one to create): `target` is where the result
+    /// goes (a symbolic link resolved), `ident` what it is now.
+    File { target: PathBuf, ident: Option<Ident> },
+}
+
 /// An output named on the command line.
 pub struct Output {
     flag: &'static str,
-    path: Option<PathBuf>,
+    shown: String,
+    kind: Kind,
 }
 
 /// A temporary name beside `path`, in the same folder (so the rename that
@@ -36,73 +81,89 @@ pub fn temp_beside(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.mglru-{}.tmp{ext}", std::process::id()))
 }
 
-/// Write a file whole or not at all: `write` fills a temporary file beside
-/// `path`, which then replaces `path` by a rename. Whatever stops the
-/// program before the rename, `path` holds its old contents or nothing.
-pub fn write_atomically(path: &Path, write: impl FnOnce(&Path) -> std::io::Result<()>) -> std::io::Result<()> {
-    let tmp = temp_beside(path);
-    let r = write(&tmp).and_then(|_| std::fs::rename(&tmp, path));
-    if r.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+/// The failure of a write: a reader that went away on a stream ends the
+/// program quietly, like [`print`].
+fn write_failure(flag: &str, shown: &str, e: std::io::Error) -> Failure {
+    if e.kind() == ErrorKind::BrokenPipe {
+        std::process::exit(0);
     }
-    r
+    Failure::io(format!("{flag} {shown}: {e}"))
 }
 
 impl Output {
-    /// Check now that `path` can be written (`-` = standard output): a
-    /// temporary file beside it is created and removed again. Nothing is
-    /// left at `path` until [`Output::write`], so a run that fails or is
-    /// interrupted leaves a previous result alone and no empty file.
+    /// Check now that `path` can be written (see the module's comment).
+    /// Nothing is left at a file's path until the output is complete, so a
+    /// run that fails or is interrupted leaves a previous result alone and
+    /// no empty file.
     pub fn open(flag: &'static str, path: &str) -> Result<Output, Failure> {
-        if path == "-" {
-            return Ok(Output { flag, path: None });
+        let shown = path.to_string();
+        if is_stdout_path(path) {
+            return Ok(Output { flag, shown, kind: Kind::Stdout });
         }
         let p = PathBuf::from(path);
-        if p.is_dir() {
-            return Err(Failure::io(format!("{flag} {path}: cannot write there: it is a folder; give a file name")));
+        let cannot = |e: std::io::Error| Failure::io(format!("{flag} {path}: cannot write there: {e}"));
+        let kind = match std::fs::metadata(&p) {
+            Ok(m) if m.is_dir() => return Err(Failure::io(format!("{flag} {path}: cannot write there: it is a folder; give a file name"))),
+            // Replacing a device or pipe by a rename would put a file in its
+            // place (and truncating a pipe fails): write to it as it is.
+            Ok(m) if !m.is_file() => Kind::Stream(std::fs::OpenOptions::new().append(true).open(&p).map_err(cannot)?),
+            // `/dev/fd/N` of a file opened by the shell: append, as `>>` would.
+            Ok(_) if p.starts_with("/dev/fd") || p.starts_with("/proc") => {
+                Kind::Stream(std::fs::OpenOptions::new().append(true).open(&p).map_err(cannot)?)
+            }
+            Ok(m) => {
+                // Beside the file a symbolic link names, so the link stays.
+                let target = std::fs::canonicalize(&p).map_err(cannot)?;
+                Kind::File { target, ident: Some(Ident::Inode(m.dev(), m.ino())) }
+            }
+            Err(_) => Kind::File { ident: ident(&p), target: p },
+        };
+        if let Kind::File { target, .. } = &kind {
+            let tmp = temp_beside(target);
+            File::create(&tmp).map_err(cannot)?;
+            let _ = std::fs::remove_file(&tmp);
         }
-        let tmp = temp_beside(&p);
-        File::create(&tmp).map_err(|e| Failure::io(format!("{flag} {path}: cannot write there: {e}")))?;
-        let _ = std::fs::remove_file(&tmp);
-        Ok(Output { flag, path: Some(p) })
+        Ok(Output { flag, shown, kind })
     }
 
     pub fn is_stdout(&self) -> bool {
-        self.path.is_none()
+        matches!(self.kind, Kind::Stdout)
     }
 
-    /// A writer for a long output, written to a temporary file that
-    /// [`Committed::commit`] renames over the path; a closed pipe on
-    /// standard output is the caller's to treat as [`print`] does.
+    /// What the output is named in messages (`--json out.json`).
+    pub fn name(&self) -> String {
+        format!("{} {}", self.flag, self.shown)
+    }
+
+    /// A writer for a long output: a file's temporary file, which
+    /// [`Committed::commit`] renames over the path; a stream's own writer.
     pub fn into_writer(self) -> Result<Committed, Failure> {
-        match self.path {
-            None => Ok(Committed { w: Box::new(std::io::stdout().lock()), tmp: None }),
-            Some(p) => {
-                let tmp = temp_beside(&p);
-                let f = File::create(&tmp).map_err(|e| Failure::io(format!("{} {}: {e}", self.flag, p.display())))?;
-                Ok(Committed { w: Box::new(f), tmp: Some((tmp, p, self.flag)) })
+        let Output { flag, shown, kind } = self;
+        match kind {
+            Kind::Stdout => Ok(Committed { w: Box::new(std::io::stdout().lock()), tmp: None, flag, shown }),
+            Kind::Stream(f) => Ok(Committed { w: Box::new(f), tmp: None, flag, shown }),
+            Kind::File { target, .. } => {
+                let tmp = temp_beside(&target);
+                let f = File::create(&tmp).map_err(|e| Failure::io(format!("{flag} {shown}: {e}")))?;
+                Ok(Committed { w: Box::new(f), tmp: Some((tmp, target)), flag, shown })
             }
         }
     }
 
-    /// Replace the file's contents with `bytes` (or print them).
+    /// Replace the file's contents with `bytes` (or write them to the stream).
     pub fn write(self, bytes: &[u8]) -> Result<(), Failure> {
-        let Some(p) = self.path.as_ref() else {
-            let mut o = std::io::stdout().lock();
-            return match o.write_all(bytes).and_then(|_| o.flush()) {
-                Ok(()) => Ok(()),
-                Err(e) if e.kind() == ErrorKind::BrokenPipe => std::process::exit(0),
-                Err(e) => Err(Failure::io(format!("{}: writing to standard output: {e}", self.flag))),
-            };
-        };
-        write_atomically(p, |tmp| std::fs::write(tmp, bytes)).map_err(|e| Failure::io(format!("{} {}: {e}", self.flag, p.display())))
+        let mut w = self.into_writer()?;
+        w.write_all(bytes).map_err(|e| write_failure(w.flag, &w.shown, e))?;
+        w.commit()
     }
 }
 
-/// A long output's writer; the file appears at its path on `commit`.
+/// A long output's writer; a file appears at its path on `commit`.
 pub struct Committed {
     w: Box<dyn Write>,
-    tmp: Option<(PathBuf, PathBuf, &'static str)>,
+    tmp: Option<(PathBuf, PathBuf)>,
+    flag: &'static str,
+    shown: String,
 }
 
 impl Write for Committed {
@@ -117,9 +178,9 @@ impl Write for Committed {
 impl Committed {
     /// Flush, and put the file in place.
     pub fn commit(mut self) -> Result<(), Failure> {
-        self.w.flush().map_err(|e| Failure::io(format!("writing the output: {e}")))?;
-        if let Some((tmp, path, flag)) = self.tmp.take() {
-            std::fs::rename(&tmp, &path).map_err(|e| Failure::io(format!("{flag} {}: {e}", path.display())))?;
+        self.w.flush().map_err(|e| write_failure(self.flag, &self.shown, e))?;
+        if let Some((tmp, path)) = self.tmp.take() {
+            std::fs::rename(&tmp, &path).map_err(|e| Failure::io(format!("{} {}: {e}", self.flag, self.shown)))?;
         }
         Ok(())
     }
@@ -128,7 +189,7 @@ impl Committed {
 impl Drop for Committed {
     fn drop(&mut self) {
         // Not committed: an error stopped the output half way.
-        if let Some((tmp, _, _)) = self.tmp.take() {
+        if let Some((tmp, _)) = self.tmp.take() {
             let _ = std::fs::remove_file(tmp);
         }
     }
@@ -136,9 +197,43 @@ impl Drop for Committed {
 
 /// At most one output may be standard output.
 pub fn one_stdout(outputs: &[(&str, Option<&str>)]) -> Result<(), Failure> {
-    let on: Vec<&str> = outputs.iter().filter(|(_, p)| *p == Some("-")).map(|(f, _)| *f).collect();
+    let on: Vec<&str> = outputs.iter().filter(|(_, p)| p.is_some_and(is_stdout_path)).map(|(f, _)| *f).collect();
     if on.len() > 1 {
         return Err(Failure::input(format!("{} all ask for standard output (`-`): send all but one to files", on.join(" and "))));
+    }
+    Ok(())
+}
+
+/// Refuse, before the run, an output that is one of the inputs (the
+/// same path, or another name of the same file: it would be destroyed)
+/// or the same file as another output (one of the two would be lost).
+/// Streams (pipes, devices) are left out: two outputs may go to `/dev/null`.
+pub fn distinct(outputs: &[&Output], inputs: &[(&str, &Path)]) -> Result<(), Failure> {
+    let files: Vec<(&Output, &Ident)> = outputs
+        .iter()
+        .filter_map(|o| match &o.kind {
+            Kind::File { ident: Some(i), .. } => Some((*o, i)),
+            _ => None,
+        })
+        .collect();
+    for (o, id) in &files {
+        for (what, p) in inputs {
+            if is_stdout_path(&p.to_string_lossy()) || p.as_os_str() == "-" {
+                continue;
+            }
+            if ident(p).as_ref() == Some(*id) {
+                return Err(Failure::input(format!(
+                    "{} is the input {what} {}: writing it would destroy the input; give the output another name",
+                    o.name(),
+                    p.display()
+                )));
+            }
+        }
+    }
+    for (i, (a, ia)) in files.iter().enumerate() {
+        if let Some((b, _)) = files[i + 1..].iter().find(|(_, ib)| ib == ia) {
+            return Err(Failure::input(format!("{} and {} name the same file: one would overwrite the other; give each its own name", a.name(), b.name())));
+        }
     }
     Ok(())
 }

@@ -57,15 +57,35 @@ const FONT_PATHS: [&str; 6] = [
     "C:\\Windows\\Fonts\\arial.ttf",
 ];
 
+/// The largest font file read (DejaVuSans.ttf is 0.7 MB; a CJK font
+/// about 20 MB): a path such as /dev/zero is not read for ever.
+const MAX_FONT_BYTES: u64 = 64 << 20;
+
+/// A regular file of at most MAX_FONT_BYTES.
+fn read_font(p: &str) -> Result<Vec<u8>, String> {
+    let m = std::fs::metadata(p).map_err(|e| e.to_string())?;
+    if !m.is_file() || m.len() > MAX_FONT_BYTES {
+        return Err(format!("{p}: not a font file (a regular file of at most {} MiB)", MAX_FONT_BYTES >> 20));
+    }
+    std::fs::read(p).map_err(|e| e.to_string())
+}
+
 fn font() -> Result<(), Failure> {
     static LOADED: OnceLock<Result<(), String>> = OnceLock::new();
     LOADED
         .get_or_init(|| {
             let mut tried: Vec<String> = Vec::new();
-            let env = std::env::var("MGLRU_FONT").ok();
-            for p in env.iter().map(String::as_str).chain(FONT_PATHS) {
+            // A font the user named is used or refused, never passed over.
+            if let Some(p) = std::env::var_os("MGLRU_FONT") {
+                let p = p.to_string_lossy().into_owned();
+                let bytes = read_font(&p).map_err(|e| format!("--plot: MGLRU_FONT={p}: {e}: name a TrueType font file (.ttf), or unset MGLRU_FONT"))?;
+                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+                return plotters::style::register_font("sans-serif", FontStyle::Normal, bytes)
+                    .map_err(|_| format!("--plot: MGLRU_FONT={p} is not a TrueType font: name a .ttf file, or unset MGLRU_FONT"));
+            }
+            for p in FONT_PATHS {
                 tried.push(p.to_string());
-                if let Ok(bytes) = std::fs::read(p) {
+                if let Ok(bytes) = read_font(p) {
                     // plotters keeps the font for the life of the program.
                     let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
                     if plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok() {
@@ -82,11 +102,22 @@ fn font() -> Result<(), Failure> {
         .map_err(Failure::io)
 }
 
-/// Create DIR if needed and make sure files can be written there, before
-/// the sweep runs.
+/// Make sure files can be written to DIR, before the sweep runs.
+/// A folder that does not exist yet is made only when the plots are
+/// drawn (an interrupted sweep with no finished row leaves none); its
+/// nearest existing ancestor is checked now.
 pub fn prepare_dir(d: &Path) -> Result<(), Failure> {
-    std::fs::create_dir_all(d).map_err(|e| Failure::io(format!("--plot {}: cannot create the folder: {e}", d.display())))?;
-    let probe = d.join(".mglru-write-test");
+    let mut probe_in = d;
+    while !probe_in.exists() {
+        probe_in = match probe_in.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+    }
+    if !probe_in.is_dir() {
+        return Err(Failure::io(format!("--plot {}: cannot create the folder: {} is not a folder", d.display(), probe_in.display())));
+    }
+    let probe = probe_in.join(format!(".mglru-write-test-{}", std::process::id()));
     std::fs::write(&probe, b"").map_err(|e| Failure::io(format!("--plot {}: cannot write there: {e}", d.display())))?;
     let _ = std::fs::remove_file(probe);
     font()
@@ -310,6 +341,7 @@ fn both(dir: &Path, stem: &str, written: &mut Vec<PathBuf>, draw: impl Fn(bool, 
 /// `subtitle` (the input and the settings every row shares) goes under each title.
 pub fn plots(dir: &Path, configs: &[Config], rows: &[Map<String, Value>], subtitle: &str) -> Result<Vec<PathBuf>, Failure> {
     font()?;
+    std::fs::create_dir_all(dir).map_err(|e| Failure::io(format!("--plot {}: cannot create the folder: {e}", dir.display())))?;
     let mut written = Vec::new();
     let vary = varying(configs);
     if vary.iter().any(|a| a == "memory") {

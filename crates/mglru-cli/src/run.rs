@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -108,7 +109,7 @@ struct Extras<'a> {
     final_dump: bool,
     check: bool,
     progress: bool,
-    timeseries: Option<&'a (String, u64)>,
+    timeseries: Option<(Output, u64)>,
     clock: validate::GuestClock<'a>,
     warmup: Option<(Warmup, WarmupEnd)>,
 }
@@ -140,8 +141,8 @@ fn simulate(reader: &mut TraceReader, opts: &RunOptions, mut x: Extras<'_>) -> R
     let bar = Progress::new(x.progress, reader.total_bytes());
     let mut n: u64 = 0;
     let mut dumped = 0;
-    let mut ts = match x.timeseries {
-        Some((path, ms)) => Some(timeseries::Series::create(path, *ms).map_err(Failure::io)?),
+    let mut ts = match x.timeseries.take() {
+        Some((out, ms)) => Some(timeseries::Series::create(out, ms)?),
         None => None,
     };
     // Software pipelining: decode operations in blocks, ahead of the one
@@ -260,9 +261,6 @@ fn simulate(reader: &mut TraceReader, opts: &RunOptions, mut x: Extras<'_>) -> R
         return Err(Failure::input(format!("{}: the trace is empty (no statements): nothing to simulate", reader.name())));
     }
     let k = sim.finish().map_err(|e| Failure::input(format!("{}: {e}", reader.name())))?;
-    if let Some(t) = ts.as_mut() {
-        t.finish(k, &|m| reader.memcg_name(m).to_string()).map_err(Failure::io)?;
-    }
     if x.check {
         k.check_invariants().map_err(|e| Failure { msg: format!("internal error: accounting invariant broken: {e}"), code: 3 })?;
     }
@@ -277,6 +275,11 @@ fn simulate(reader: &mut TraceReader, opts: &RunOptions, mut x: Extras<'_>) -> R
         } else {
             return Err(end.not_reached(w, k));
         }
+    }
+    // The series is complete: put it in place (a failed run left the
+    // previous one alone).
+    if let Some(t) = ts {
+        t.finish(k, &|m| reader.memcg_name(m).to_string())?;
     }
     let mut rep = k.report(reader);
     rep.sim.wall_seconds = start.elapsed().as_secs_f64();
@@ -345,6 +348,7 @@ fn warmup_of(a: &RunArgs, source: &Source) -> Result<Option<(Warmup, WarmupEnd)>
     let total = match (w, source) {
         (Warmup::Share(_), Source::Trace(p)) if crate::is_dash(p) => None,
         (Warmup::Share(_), _) => {
+            rereadable(source, "--warmup N% counts the trace's accesses before the run")?;
             let mut r = source.open()?;
             let mut n = 0u64;
             while let Some(op) = r.next_op().map_err(|e| Failure::input(e.to_string()))? {
@@ -483,6 +487,35 @@ pub fn cmd_run(a: RunArgs) -> ExitCode {
     }
 }
 
+/// The files a command reads, for output::distinct: the trace and a
+/// `--guest-clock` result.
+pub fn inputs_of<'a>(source: &'a Source, guest_clock: Option<&'a Path>) -> Vec<(&'static str, &'a Path)> {
+    let mut v = Vec::new();
+    if let Source::Trace(p) = source {
+        v.push(("trace", p.as_path()));
+    }
+    if let Some(g) = guest_clock {
+        v.push(("--guest-clock", g));
+    }
+    v
+}
+
+/// Refuse a trace that cannot be read a second time (standard input, a
+/// pipe, a FIFO, a device) where `why` needs two passes: the second would
+/// find nothing, or wait for ever on a FIFO.
+pub fn rereadable(source: &Source, why: &str) -> Result<(), Failure> {
+    if let Source::Trace(p) = source {
+        let stream = crate::is_dash(p) || std::fs::metadata(p).is_ok_and(|m| !m.is_file());
+        if stream {
+            return Err(Failure::input(format!(
+                "{}: {why}, and a pipe, FIFO, device or standard input can be read only once: save the trace to a file first (`... > t.trace`) and give that",
+                if crate::is_dash(p) { "-".to_string() } else { p.display().to_string() }
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The seeds `--seed` and `--replicates` give (one without --replicates).
 fn seeds_of(a: &RunArgs) -> Result<Vec<u64>, Failure> {
     seeds(Some(&a.seed.to_string()), a.replicates)
@@ -551,7 +584,11 @@ fn replicates_json(reps: &[Reports], seeds: &[u64], figs: &[Figures]) -> Result<
 fn run_replicated(a: &RunArgs, source: &Source, opts: &RunOptions) -> Result<(), Failure> {
     single_run_only(a, "run")?;
     let seeds = seeds_of(a)?;
+    if seeds.len() > 1 {
+        rereadable(source, "run --replicates reads the trace once per replicate")?;
+    }
     let json = a.json.as_deref().map(|p| Output::open("--json", p)).transpose()?;
+    output::distinct(&json.iter().collect::<Vec<_>>(), &inputs_of(source, None))?;
     let stdout_taken = json.as_ref().is_some_and(|j| j.is_stdout());
     let (reps, setup, names) = run_replicates(a, source, opts, &seeds, !a.no_progress)?;
     let figs: Vec<Figures> = reps.iter().map(Reports::figures).collect();
@@ -610,7 +647,11 @@ fn run(a: RunArgs) -> Result<(), Failure> {
     let timeseries = a.timeseries.as_deref().map(parse_timeseries).transpose()?;
     output::one_stdout(&[("--json", a.json.as_deref()), ("--timeseries", timeseries.as_ref().map(|t| t.0.as_str()))])?;
     let json = a.json.as_deref().map(|p| Output::open("--json", p)).transpose()?;
-    let stdout_taken = json.as_ref().is_some_and(|j| j.is_stdout()) || timeseries.as_ref().is_some_and(|t| t.0 == "-");
+    let timeseries = timeseries.map(|(p, ms)| Output::open("--timeseries", &p).map(|o| (o, ms))).transpose()?;
+    let stdout_taken = json.as_ref().is_some_and(|j| j.is_stdout()) || timeseries.as_ref().is_some_and(|t| t.0.is_stdout());
+    let outs: Vec<&Output> = json.iter().chain(timeseries.iter().map(|t| &t.0)).collect();
+    output::distinct(&outs, &inputs_of(&source, a.guest_clock.as_deref()))?;
+    let mut guest_policy = None;
     let guest_clock = match &a.guest_clock {
         None => Vec::new(),
         Some(p) => {
@@ -621,11 +662,29 @@ fn run(a: RunArgs) -> Result<(), Failure> {
                     p.display()
                 )));
             }
+            // Its clock is a guest's time: bounded like a trace's sleeps.
+            if let Some(&(line, ns)) = kr.profile.iter().find(|&&(_, ns)| ns > mglru_trace::MAX_SLEEP_NS) {
+                return Err(Failure::input(format!(
+                    "--guest-clock {}: the time profile reaches {} s at line {line}, beyond the 365 days a trace's time may span: is it a result of validation/run-kernel.sh?",
+                    p.display(),
+                    ns / 1_000_000_000
+                )));
+            }
+            if let Some(want) = opts.policy.filter(|&w| w != kr.policy) {
+                return Err(Failure::input(format!(
+                    "--guest-clock {}: the result is of a {} run and --policy asks for {}: the guest's clock follows its own policy's run; give --policy {} (or a result of the other policy)",
+                    p.display(),
+                    validate::policy_name(kr.policy),
+                    validate::policy_name(want),
+                    validate::policy_name(kr.policy)
+                )));
+            }
             // A parallel replay's clock drives a parallel run (unless
             // --schedule says otherwise).
             if a.schedule.is_none() {
                 opts.schedule = kr.schedule;
             }
+            guest_policy = Some(kr.policy);
             kr.profile
         }
     };
@@ -633,10 +692,18 @@ fn run(a: RunArgs) -> Result<(), Failure> {
     let sleeps = if guest_clock.is_empty() {
         Vec::new()
     } else {
-        if matches!(&source, Source::Trace(p) if crate::is_dash(p)) {
-            return Err(Failure::input("--guest-clock reads the trace twice: give a file, not `-`"));
+        rereadable(&source, "--guest-clock reads the trace twice (its sleeps, then the run)")?;
+        let mut r = source.open()?;
+        let sleeps = validate::trace_sleeps(&mut r).map_err(Failure::input)?;
+        let (last, gc) = (r.line(), a.guest_clock.as_deref().expect("a profile comes from --guest-clock"));
+        if let Some(&(line, _)) = guest_clock.last().filter(|&&(l, _)| l > last) {
+            return Err(Failure::input(format!(
+                "--guest-clock {}: its time profile reaches line {line}, and {} has {last}: it is the result of another trace; give the result of this one",
+                gc.display(),
+                r.name()
+            )));
         }
-        validate::trace_sleeps(&mut source.open()?).map_err(Failure::input)?
+        sleeps
     };
     let mut reader = source.open()?;
     let extras = Extras {
@@ -644,12 +711,24 @@ fn run(a: RunArgs) -> Result<(), Failure> {
         final_dump: a.lru_gen_dump && !stdout_taken,
         check: a.check,
         progress: !a.no_progress,
-        timeseries: timeseries.as_ref(),
+        timeseries,
         clock: validate::GuestClock::new(&guest_clock, &sleeps),
         warmup: warmup_of(&a, &source)?,
     };
     let (reps, setup) = simulate(&mut reader, &opts, extras)?;
     let rep = &reps.end;
+    if let (Some(gc), Some(theirs)) = (a.guest_clock.as_deref(), guest_policy) {
+        let theirs = validate::policy_name(theirs);
+        if rep.policy != theirs {
+            return Err(Failure::input(format!(
+                "--guest-clock {}: the result is of a {} run, and this one ran {} (the trace's or the kernel's default): the guest's clock follows its own policy's run; give --policy {}",
+                gc.display(),
+                theirs,
+                rep.policy,
+                theirs
+            )));
+        }
+    }
     if opts.variant != Variant::PLAIN && rep.policy == "classic" {
         eprintln!("mglru: warning: the trace selected the classic LRU (lru_gen.enabled); --variant changes the multi-gen LRU only and had no effect");
     }
@@ -844,7 +923,9 @@ fn compare(mut a: RunArgs) -> Result<(), Failure> {
         eprintln!("mglru: note: --variant changes the multi-gen LRU only; the classic column is the plain kernel");
     }
     let (source, opts) = options(&a)?;
+    rereadable(&source, "compare reads the trace once per column")?;
     let json = a.json.as_deref().map(|p| Output::open("--json", p)).transpose()?;
+    output::distinct(&json.iter().collect::<Vec<_>>(), &inputs_of(&source, None))?;
     // The two configurations and their column names.
     let names = axis.names();
     let configs: Vec<(String, RunOptions)> = (0..2).map(|i| (names[i].clone(), axis.apply(i, &opts))).collect();

@@ -232,6 +232,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
     output::one_stdout(&[("--csv", a.csv.as_deref()), ("--json", a.json.as_deref())])?;
     let csv = a.csv.as_deref().map(|p| Output::open("--csv", p)).transpose()?;
     let json = a.json.as_deref().map(|p| Output::open("--json", p)).transpose()?;
+    output::distinct(&csv.iter().chain(json.iter()).collect::<Vec<_>>(), &crate::run::inputs_of(&source, None))?;
     if let Some(d) = &a.plot {
         plot::prepare_dir(d)?;
     }

@@ -4,8 +4,6 @@
 //! page in memory (`hits`) and the cold misses (mglru_sweep::figures), so
 //! the hit ratio of any window is the difference of two rows.
 
-use std::io::Write;
-
 use mglru_core::stat::Ev;
 use mglru_core::Kernel;
 
@@ -27,7 +25,7 @@ const EVENTS: [Ev; 12] = [
 pub struct Series {
     /// Flexible: a header line is written again when memcgs appear, and
     /// the rows after it are longer.
-    out: csv::Writer<Box<dyn Write>>,
+    out: csv::Writer<crate::output::Committed>,
     path: String,
     interval_ns: u64,
     next: u64,
@@ -35,15 +33,12 @@ pub struct Series {
 }
 
 impl Series {
-    pub fn create(path: &str, interval_ms: u64) -> Result<Series, String> {
-        // `-` is standard output, like every other output.
-        let f: Box<dyn Write> = if path == "-" {
-            Box::new(std::io::stdout())
-        } else {
-            Box::new(std::fs::File::create(path).map_err(|e| format!("--timeseries {path}: cannot write there: {e}"))?)
-        };
-        let out = csv::WriterBuilder::new().flexible(true).from_writer(f);
-        Ok(Series { out, path: path.to_string(), interval_ns: interval_ms * 1_000_000, next: 0, header_for: 0 })
+    /// Rows go to `out` (checked before the run): a file's appear at its
+    /// path only when [`Series::finish`] has written the last one.
+    pub fn create(out: crate::output::Output, interval_ms: u64) -> Result<Series, mglru_sweep::Failure> {
+        let path = out.name();
+        let out = csv::WriterBuilder::new().flexible(true).from_writer(out.into_writer()?);
+        Ok(Series { out, path, interval_ns: interval_ms * 1_000_000, next: 0, header_for: 0 })
     }
 
     /// Write rows for every interval boundary the clock has passed.
@@ -58,9 +53,12 @@ impl Series {
         Ok(())
     }
 
-    pub fn finish(&mut self, k: &Kernel, name: &dyn Fn(u16) -> String) -> Result<(), String> {
-        self.row(k, name)?;
-        self.out.flush().map_err(|e| format!("writing {}: {e}", self.path))
+    /// The last row, then the file in place.
+    pub fn finish(mut self, k: &Kernel, name: &dyn Fn(u16) -> String) -> Result<(), mglru_sweep::Failure> {
+        self.row(k, name).map_err(mglru_sweep::Failure::io)?;
+        let path = self.path.clone();
+        let w = self.out.into_inner().map_err(|e| mglru_sweep::Failure::io(format!("writing {path}: {}", e.error())))?;
+        w.commit()
     }
 
     fn row(&mut self, k: &Kernel, name: &dyn Fn(u16) -> String) -> Result<(), String> {

@@ -227,8 +227,24 @@ pub fn kernel_of_release(release: &str) -> Option<KernelVersion> {
     KernelVersion::parse(&format!("{major}.{minor}")).ok()
 }
 
+/// The largest kernel result read (the suite's are at most 3 MB): a path
+/// such as /dev/urandom is not read for ever.
+pub const MAX_RESULT_BYTES: u64 = 64 << 20;
+
+/// A kernel result file as text, at most MAX_RESULT_BYTES.
+fn read_result(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut bytes = Vec::new();
+    f.take(MAX_RESULT_BYTES + 1).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    if bytes.len() as u64 > MAX_RESULT_BYTES {
+        return Err(format!("{}: larger than {} MiB, the largest kernel result read: is it a result of validation/run-kernel.sh?", path.display(), MAX_RESULT_BYTES >> 20));
+    }
+    String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text: is it a result of validation/run-kernel.sh (JSON)?", path.display()))
+}
+
 pub fn load_kernel_result(path: &Path) -> Result<KernelResult, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = read_result(path)?;
     let j = parse_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let policy = match j.get("policy").and_then(|p| p.str()) {
         Some("mglru") => Policy::Mglru,
@@ -791,7 +807,7 @@ pub(crate) fn psi_groups<'a>(kc: &'a KernelCpu, rep: &'a Report) -> impl Iterato
         })
 }
 
-fn policy_name(p: Policy) -> &'static str {
+pub fn policy_name(p: Policy) -> &'static str {
     match p {
         Policy::Mglru => "mglru",
         Policy::Classic => "classic",
@@ -830,6 +846,13 @@ pub fn compare_suite(
         return Err(format!("{}: no such folder of kernel results (--results names a folder in the suite)", results_dir.display()));
     }
     let names = suite_traces(dir)?;
+    if let Some(o) = only.filter(|o| !names.iter().any(|n| n == o)) {
+        return Err(format!(
+            "--trace {o}: not a trace of the suite (the name of a file in {} without .trace.gz); its traces: {}",
+            traces_dir.display(),
+            names.join(", ")
+        ));
+    }
     let mut cmp = Comparison {
         platform: platform.clone(),
         times: Vec::new(),

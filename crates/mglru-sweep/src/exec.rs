@@ -177,6 +177,11 @@ pub fn run_config_until(
     Ok(Some(Outcome { report, figures, whole, warmup_end, series }))
 }
 
+/// The most threads a sweep starts (`--jobs`, Python's `jobs=`): each is a
+/// whole simulator, so more than a machine's cores buys nothing; above this
+/// is refused rather than trying to start them.
+pub const MAX_JOBS: usize = 1024;
+
 /// Run every configuration on a pool of `threads` threads (0 = one per
 /// core). The first failure stops the configurations not yet started and
 /// is returned; otherwise the outcomes come in the order of `configs`.
@@ -196,6 +201,11 @@ pub fn sweep_until(
     tick: &(dyn Fn(u64) + Sync),
     stop: &AtomicBool,
 ) -> Result<Vec<Option<Outcome>>, Failure> {
+    if threads > MAX_JOBS {
+        return Err(Failure::input(format!("--jobs {threads}: at most {MAX_JOBS} threads (a sweep runs one configuration per thread; 0 = one per core)")));
+    }
+    // No more threads than configurations: the rest would start and idle.
+    let threads = if threads == 0 { 0 } else { threads.min(configs.len().max(1)) };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

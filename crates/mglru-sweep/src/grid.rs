@@ -363,6 +363,27 @@ pub fn expand(spec: &SweepSpec, input: &Input) -> Result<Vec<Config>, Failure> {
     if let Some(v) = &spec.memory {
         axes.push(size_axis("--memory", "memory", v, Setting::Memory)?);
     }
+    // One knob, one axis: two would run only the last one's value, under
+    // both labels (a duplicated --memory is refused by clap).
+    for (i, a) in axes.iter().enumerate() {
+        let same = |b: &Axis| match (&a.values[0].1, &b.values[0].1) {
+            (Setting::Sysctl(x, _), Setting::Sysctl(y, _)) => x == y,
+            (Setting::Memcg(m, k, _), Setting::Memcg(n, l, _)) => m == n && k == l,
+            _ => false,
+        };
+        if let Some(b) = axes[i + 1..].iter().find(|b| same(b)) {
+            let flag = if matches!(a.values[0].1, Setting::Sysctl(..)) { "--sysctl" } else { "--memcg" };
+            return Err(Failure::input(format!(
+                "{flag} sets {} twice ({} and {}): give all its values in one {flag} (e.g. {flag} {}={},{})",
+                a.name,
+                a.values.iter().map(|v| v.0.as_str()).collect::<Vec<_>>().join(","),
+                b.values.iter().map(|v| v.0.as_str()).collect::<Vec<_>>().join(","),
+                a.name,
+                a.values.iter().map(|v| v.0.as_str()).collect::<Vec<_>>().join(","),
+                b.values.iter().map(|v| v.0.as_str()).collect::<Vec<_>>().join(",")
+            )));
+        }
+    }
     for a in &axes {
         for (_, s) in &a.values {
             match s {
@@ -511,6 +532,8 @@ mod tests {
             (SweepSpec { policy: Some("lru".into()), ..Default::default() }, "--policy lru"),
             (SweepSpec { cpus: Some("1,0".into()), ..Default::default() }, "--cpus 1,0: `0` is not a CPU count"),
             (SweepSpec { sysctl: vec!["vm.swappiness=1..2/5".into()], ..Default::default() }, "comes twice"),
+            (SweepSpec { sysctl: vec!["vm.swappiness=10,20".into(), "vm.swappiness=30,40".into()], ..Default::default() }, "sets vm.swappiness twice"),
+            (SweepSpec { memcg: vec!["app.max=8M".into(), "app.max=16M,32M".into()], ..Default::default() }, "sets app.max twice"),
             (SweepSpec { policy: Some("classic".into()), variant: Some("batch-aging".into()), ..Default::default() }, "multi-gen LRU only"),
         ] {
             let e = expand(&spec, &input()).unwrap_err();

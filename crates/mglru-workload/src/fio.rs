@@ -875,11 +875,19 @@ fn job_cfg(s: &Section, ignored: &mut Vec<String>) -> Result<JobCfg, String> {
         }
     };
     let mut mix = 50u64;
+    // A percentage: fio refuses more than 100, and so does the generator
+    // (never capped silently).
     if let Some(w) = opt_u64(s, "rwmixwrite")? {
-        mix = 100u64.saturating_sub(w.min(100));
+        if w > 100 {
+            return Err(s.err(&["rwmixwrite"], format_args!("--rwmixwrite={}: a percentage, 0 to 100", w)));
+        }
+        mix = 100 - w;
     }
     if let Some(r) = opt_u64(s, "rwmixread")? {
-        mix = r.min(100);
+        if r > 100 {
+            return Err(s.err(&["rwmixread"], format_args!("--rwmixread={}: a percentage, 0 to 100", r)));
+        }
+        mix = r;
     }
     let bs = match s.get("bs") {
         None => [4096, 4096],
@@ -1318,6 +1326,22 @@ pub(crate) fn generator_statements(kind: &str, rest: &str) -> Result<Statements,
     Ok(statements(header, src))
 }
 
+/// The largest fio job file read: fio's own examples are a few KiB, and a
+/// path such as /dev/zero is not read for ever.
+pub const MAX_JOB_FILE: u64 = 1 << 20;
+
+/// A job file of at most MAX_JOB_FILE bytes, as text.
+fn read_job_file(path: &str) -> Result<String, String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).map_err(|e| format!("fio-job: cannot read `{}`: {}", path, e))?;
+    let mut bytes = Vec::new();
+    f.take(MAX_JOB_FILE + 1).read_to_end(&mut bytes).map_err(|e| format!("fio-job: cannot read `{}`: {}", path, e))?;
+    if bytes.len() as u64 > MAX_JOB_FILE {
+        return Err(format!("fio-job: `{}` is larger than {} MiB, the largest job file read: is it a fio job file?", path, MAX_JOB_FILE >> 20));
+    }
+    String::from_utf8(bytes).map_err(|_| format!("fio-job: `{}` is not UTF-8 text: is it a fio job file?", path))
+}
+
 /// The setup lines and the I/O source of a fio generator.
 fn build(kind: &str, rest: &str) -> Result<(VecDeque<String>, RoundRobin), String> {
     let (body, params) = split_args_params(rest);
@@ -1327,7 +1351,7 @@ fn build(kind: &str, rest: &str) -> Result<(VecDeque<String>, RoundRobin), Strin
         if path.is_empty() {
             return Err("fio-job: give the job file as fio-job:PATH".to_string());
         }
-        let text = std::fs::read_to_string(path).map_err(|e| format!("fio-job: cannot read `{}`: {}", path, e))?;
+        let text = read_job_file(path)?;
         (parse_jobfile(&text, path)?, format!("job file {}", path))
     } else {
         (parse_cli(body)?, "command line".to_string())

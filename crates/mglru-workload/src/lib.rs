@@ -184,7 +184,10 @@ pub fn import(format: &str, path: &Path, opts: &ImportOptions) -> Result<Lines, 
         return Err("block_size must be greater than 0".to_string());
     }
     import::check_options(opts)?;
-    match name {
+    if IMPORT_FORMATS.contains(&name) {
+        import::check_input(path)?;
+    }
+    let lines = match name {
         "fio-iolog" => import::iolog::import(path, fopts, opts),
         "blkparse" => import::blkparse::import(path, fopts, opts),
         "strace" => import::strace::import(path, fopts, opts),
@@ -197,5 +200,8 @@ pub fn import(format: &str, path: &Path, opts: &ImportOptions) -> Result<Lines, 
             suggest(other, IMPORT_FORMATS.iter().copied()),
             IMPORT_FORMATS.join(", ")
         )),
-    }
+    };
+    // Every message quotes at most an excerpt of a long line or field.
+    let lines = lines.map_err(|e| import::shorten_quotes(&e))?;
+    Ok(Box::new(lines.map(|l| l.map_err(|e| import::shorten_quotes(&e)))))
 }

@@ -684,6 +684,10 @@ pub(crate) fn generator(rest: &str) -> Result<Lines, String> {
     let mut p = Params::parse("memtier", params)?;
     let m = Machine::from_params(&mut p, GIB, None, false, None)?;
     let limit = p.size_opt("memcached_mem")?;
+    // memcached's -m below one slab page would be raised to one (never silently).
+    if let Some(m) = limit.filter(|&m| m < SLAB_PAGE) {
+        return Err(format!("memtier: memcached_mem={} is smaller than one slab page of memcached (1M): at least 1M", fmt_size(m)));
+    }
     let rate = p.u64("rate_ops", DEFAULT_RATE_OPS)?.max(1);
     p.finish()?;
     let cmds = split_runs(body);

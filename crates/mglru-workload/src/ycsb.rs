@@ -365,8 +365,12 @@ pub(crate) fn generator(rest: &str) -> Result<Lines, String> {
     let records = p.count("records", scaled(20_000_000, scale, 1))?;
     let operations = p.u64("operations", scaled(6_000_000, scale, 1))?;
     let cache = p.size("cache", scaled_size(4608 * MIB, scale, 64 * 1024))?;
-    let record = p.size("record_size", 1100)?.max(1);
-    let index_entry = p.size("index_entry", 32)?.max(1);
+    let record = p.size("record_size", 1100)?;
+    let index_entry = p.size("index_entry", 32)?;
+    // Never raised silently to something that works.
+    if record == 0 || index_entry == 0 {
+        return Err(format!("ycsb: {} must be at least 1 byte", if record == 0 { "record_size=" } else { "index_entry=" }));
+    }
     let leaf = p.size("leaf", 32 * 1024)?;
     if leaf < PAGE || leaf % PAGE != 0 {
         return Err("ycsb: leaf= must be a multiple of 4K".to_string());
@@ -403,7 +407,10 @@ pub(crate) fn generator(rest: &str) -> Result<Lines, String> {
     let checkpoint = p.duration("checkpoint", 60 * NS_PER_SEC / scale)?;
     let rate = p.count("rate_ops", 60_000)?;
     let journal = p.bool("journal", true)?;
-    let journal_size = p.size("journal_size", 100 * MIB)?.max(PAGE);
+    let journal_size = p.size("journal_size", 100 * MIB)?;
+    if journal_size < PAGE {
+        return Err(format!("ycsb: journal_size={} is smaller than a page: at least 4K", fmt_size(journal_size)));
+    }
     let m = Machine::from_params(&mut p, scaled_size(128 * GIB, scale, 16 * MIB), None, false, Some(scaled_size(10 * GIB, scale, 16 * MIB)))?;
     p.finish()?;
 
@@ -429,7 +436,10 @@ pub(crate) fn generator(rest: &str) -> Result<Lines, String> {
         .map(|b| b.div_ceil(leaf) * leaf)
         .filter(|&b| b <= u64::MAX / 2)
         .ok_or_else(|| format!("ycsb: index_entry={} for {} records overflows the index file's size: give a smaller index_entry=", index_entry, max_records))?;
-    let slots = (cache / leaf).max(1);
+    if cache < leaf {
+        return Err(format!("ycsb: cache={} holds no leaf of leaf={}: give a cache of at least one leaf", fmt_size(cache), fmt_size(leaf)));
+    }
+    let slots = cache / leaf;
     // The cache is one region, and the generator keeps a slot per leaf of
     // it (an LRU and a dirty bit): both bounded (a cache of 2^64 bytes
     // aborted on allocation failure).

@@ -230,3 +230,62 @@ fn long_times_are_errors_not_caps() {
     let e = gen_err("fio:--name=x --size=1m --time_based --runtime=18446744073 --ramp_time=1");
     assert!(e.contains("--ramp_time plus --runtime does not fit in 64 bits"), "{e}");
 }
+
+/// Issue 35: values out of range are refused, never capped or raised
+/// silently (fio refuses --rwmixread=101 too).
+#[test]
+fn out_of_range_generator_values_are_refused() {
+    for (spec, want) in [
+        ("fio:--name=x --size=1m --rw=randrw --rwmixread=101", "--rwmixread=101: a percentage, 0 to 100"),
+        ("fio:--name=x --size=1m --rw=randrw --rwmixwrite=150", "--rwmixwrite=150: a percentage, 0 to 100"),
+        ("ycsb:cache=0", "cache=0 holds no leaf of leaf=32K"),
+        ("ycsb:record_size=0", "record_size= must be at least 1 byte"),
+        ("ycsb:index_entry=0", "index_entry= must be at least 1 byte"),
+        ("ycsb:journal_size=1K", "journal_size=1K is smaller than a page"),
+        ("memtier:-n 10;memcached_mem=0", "memcached_mem=0 is smaller than one slab page"),
+        ("memtier:-n 10;memcached_mem=512K", "memcached_mem=512K is smaller than one slab page"),
+    ] {
+        let e = gen_err(spec);
+        assert!(e.contains(want), "{spec}: {e}");
+    }
+    // The edges stay valid.
+    for spec in ["fio:--name=x --size=1m --rw=randrw --rwmixread=100", "ycsb:cache=32K,operations=10,records=100", "memtier:-n 10;memcached_mem=1M"] {
+        let lines = workload(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        for l in lines.take(200) {
+            l.unwrap_or_else(|e| panic!("{spec}: {e}"));
+        }
+    }
+}
+
+/// Issue 35: an importer's line is bounded like the trace reader's
+/// (64 KiB), and a message quotes an excerpt of a long line or field.
+#[test]
+fn importer_lines_are_bounded_and_quoted_short() {
+    let mut long = b" L  0400a000,8\n S  ".to_vec();
+    long.extend(std::iter::repeat_n(b'4', 100_000));
+    long.extend(b",8\n");
+    for format in ["lackey", "strace", "blkparse", "fio-iolog", "cachesim-csv"] {
+        let e = import_err(format, &long);
+        assert!(e.contains("longer than 65536 bytes") || e.len() < 1000, "{format}: {} bytes: {}", e.len(), &e[..e.len().min(200)]);
+        assert!(e.len() < 1000, "{format}: the message quotes {} bytes", e.len());
+    }
+    let e = import_err("lackey", &long);
+    assert!(e.contains(":2: the line is longer than 65536 bytes"), "{e}");
+    let mut field = b" L  ".to_vec();
+    field.extend(std::iter::repeat_n(b'g', 3000));
+    field.extend(b",8\n");
+    let e = import_err("lackey", &field);
+    assert!(e.contains("bytes in all)") && e.len() < 400, "{} bytes: {}", e.len(), &e[..e.len().min(200)]);
+}
+
+/// Issue 35: an importer's input must be a file it can read twice.
+#[test]
+fn importers_refuse_what_they_cannot_read_twice() {
+    for p in ["-", "/dev/null", "/dev/zero"] {
+        let e = match import("lackey", std::path::Path::new(p), &ImportOptions::default()) {
+            Ok(_) => panic!("{p}: accepted"),
+            Err(e) => e,
+        };
+        assert!(e.contains("is not a regular file") && e.contains("save it to a file first"), "{p}: {e}");
+    }
+}

@@ -34,18 +34,18 @@ fn parse(name: &str, lineno: u64, line: &str) -> Result<Option<(Kind, u64, u64)>
         Some("L") => Kind::Load,
         Some("S") => Kind::Store,
         Some("M") => Kind::Modify,
-        _ => return Err(format!("{}:{}: {}, found `{}`", name, lineno, expected, line)),
+        _ => return Err(format!("{}:{}: {}, found `{}`", name, lineno, expected, super::excerpt(line))),
     };
     let rest = it.next().unwrap_or("").trim();
     let (a, s) = rest
         .split_once(',')
-        .ok_or_else(|| format!("{}:{}: {}, found `{}`", name, lineno, expected, line))?;
+        .ok_or_else(|| format!("{}:{}: {}, found `{}`", name, lineno, expected, super::excerpt(line)))?;
     let addr = u64::from_str_radix(a.trim().trim_start_matches("0x"), 16)
-        .map_err(|_| format!("{}:{}: bad address `{}`: expected hexadecimal digits", name, lineno, a.trim()))?;
+        .map_err(|_| format!("{}:{}: bad address `{}`: expected hexadecimal digits", name, lineno, super::excerpt(a.trim())))?;
     let size = s
         .trim()
         .parse::<u64>()
-        .map_err(|_| format!("{}:{}: bad size `{}`: expected a decimal number", name, lineno, s.trim()))?;
+        .map_err(|_| format!("{}:{}: bad size `{}`: expected a decimal number", name, lineno, super::excerpt(s.trim())))?;
     if addr as u128 + size.max(1) as u128 > 1u128 << 64 {
         return Err(format!(
             "{}:{}: the access {:#x},{} runs past the top of the 64-bit address space",

@@ -4,8 +4,10 @@
 //! Each importer reads its input twice: a lenient first pass collects what
 //! the setup statements need (files and their sizes, tasks, regions), the
 //! second pass streams the operations and reports malformed input as
-//! `FILE:LINE: what was expected`. Memory is bounded by the number of
-//! files, tasks, regions or objects, never by the number of requests.
+//! `FILE:LINE: what was expected`. So the input must be a regular file (a
+//! pipe or FIFO would be empty, or wait, on the second pass: [`check_input`]).
+//! Memory is bounded by the number of files, tasks, regions or objects,
+//! never by the number of requests, and a line by [`MAX_LINE`].
 
 pub(crate) mod blkparse;
 pub(crate) mod cachesim;
@@ -20,6 +22,60 @@ use std::path::Path;
 
 use crate::util::{fmt_ns, fmt_size, Machine, GIB};
 use crate::ImportOptions;
+
+/// The longest input line, as the trace reader's: no importer's format has
+/// lines near it, and a file without line ends (`/dev/zero`, a binary file
+/// given to a text importer) stops here instead of filling memory.
+pub const MAX_LINE: usize = 64 << 10;
+
+/// Refuse an input that cannot be read twice, before reading it: a FIFO is
+/// not even opened (its open would wait for a writer).
+pub(crate) fn check_input(path: &Path) -> Result<(), String> {
+    let name = path.display();
+    let regular = if path.as_os_str() == "-" {
+        false
+    } else {
+        match std::fs::metadata(path) {
+            Ok(m) => m.is_file(),
+            Err(e) => return Err(format!("{name}: cannot open: {e}")),
+        }
+    };
+    if regular {
+        return Ok(());
+    }
+    Err(format!(
+        "{name} is not a regular file (standard input, a pipe, a FIFO or a device): an importer reads its input twice (a sizing pass, then the accesses); save it to a file first (`... > input.log`) and import that"
+    ))
+}
+
+/// At most the first 80 characters of `s` for a message, saying how long
+/// the rest is: an error never quotes a whole 64 KiB line.
+pub(crate) fn excerpt(s: &str) -> String {
+    const SHOWN: usize = 80;
+    match s.char_indices().nth(SHOWN) {
+        None => s.to_string(),
+        Some((at, _)) => format!("{}... ({} bytes in all)", &s[..at], s.len()),
+    }
+}
+
+/// `msg` with every `quoted` part longer than [`excerpt`] shows cut to its
+/// excerpt (importers quote the line or the field they could not read).
+pub(crate) fn shorten_quotes(msg: &str) -> String {
+    if msg.len() <= 400 {
+        return msg.to_string();
+    }
+    let mut out = String::new();
+    let mut parts = msg.split('`');
+    if let Some(first) = parts.next() {
+        out.push_str(first);
+    }
+    for (i, part) in parts.enumerate() {
+        out.push('`');
+        // Odd parts (0-based even after the first) are inside backquotes.
+        out.push_str(&if i % 2 == 0 { excerpt(part) } else { part.to_string() });
+    }
+    out
+}
 
 /// Reads a text file line by line with 1-based line numbers.
 pub(crate) struct LineReader {
@@ -43,10 +99,17 @@ impl LineReader {
             return None;
         }
         self.buf.clear();
-        match self.r.read_until(b'\n', &mut self.buf) {
+        match std::io::Read::take(&mut self.r, MAX_LINE as u64 + 1).read_until(b'\n', &mut self.buf) {
             Ok(0) => None,
             Ok(_) => {
                 self.lineno += 1;
+                if self.buf.len() > MAX_LINE && self.buf.last() != Some(&b'\n') {
+                    self.failed = true;
+                    return Some(Err(format!(
+                        "{}:{}: the line is longer than {} bytes (64 KiB), the longest an importer reads: is this a file of the format imported?",
+                        self.name, self.lineno, MAX_LINE
+                    )));
+                }
                 while matches!(self.buf.last(), Some(b'\n') | Some(b'\r')) {
                     self.buf.pop();
                 }

@@ -321,7 +321,7 @@ impl State {
         // Lines without a PID prefix belong to the first process, `main`.
         let mut pid = 0;
         if let Some(r) = rest.strip_prefix("[pid") {
-            let end = r.find(']').ok_or_else(|| format!("{}:{}: expected `[pid N]`, found `{}`", self.name, lineno, line))?;
+            let end = r.find(']').ok_or_else(|| format!("{}:{}: expected `[pid N]`, found `{}`", self.name, lineno, super::excerpt(line)))?;
             pid = r[..end].trim().parse().map_err(|_| format!("{}:{}: bad PID in `[pid{}]`", self.name, lineno, &r[..end]))?;
             rest = r[end + 1..].trim_start();
         } else if let Some((first, r)) = rest.split_once(char::is_whitespace) {
