@@ -82,9 +82,9 @@ impl Source {
             Source::BuiltinSeeded(s) => Ok(TraceReader::from_str("<built-in workload>", &crate::default_workload::default_trace_seeded(*s))),
             Source::Trace(p) if p.as_os_str() == "-" => {
                 let stdin: Box<dyn Read + Send> = Box::new(std::io::stdin());
-                TraceReader::from_reader("<stdin>", stdin).map_err(|e| Failure::io(e.to_string()))
+                TraceReader::from_reader("<stdin>", stdin).map_err(open_failure)
             }
-            Source::Trace(p) => TraceReader::open(p).map_err(|e| Failure::io(e.to_string())),
+            Source::Trace(p) => TraceReader::open(p).map_err(open_failure),
             Source::Workload(spec) => {
                 // Statements: the generator's accesses reach the model
                 // without being formatted and parsed again.
@@ -93,6 +93,16 @@ impl Source {
                 Ok(TraceReader::from_statements(&format!("<workload {spec}>"), stmts))
             }
         }
+    }
+}
+
+/// A trace that cannot be opened is an I/O error (exit status 2); one whose
+/// compressed data is corrupt from its first block is an invalid trace
+/// (status 1), as it is when the damage comes later in the file.
+fn open_failure(e: mglru_trace::TraceError) -> Failure {
+    match e.kind() {
+        mglru_trace::TraceErrorKind::Io => Failure::io(e.to_string()),
+        _ => Failure::input(e.to_string()),
     }
 }
 

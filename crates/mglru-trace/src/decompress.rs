@@ -77,6 +77,9 @@ fn zerr(e: impl std::fmt::Display) -> io::Error {
 /// --ultra` and `--long` use 128 MiB).
 const MAX_WINDOW: u64 = 100 << 20;
 
+/// How to fix a frame with a larger window.
+const RECOMPRESS: &str = "; recompress it without --long or --ultra -22, e.g. `zstd -dc T.zst | zstd -19 -o T2.zst`";
+
 /// libzstd's own window limit, the smallest power of two at or above
 /// [`MAX_WINDOW`]: a backstop in case a header escapes the check here.
 const WINDOW_LOG_MAX: u32 = 27;
@@ -90,7 +93,7 @@ const MAX_FRAME_HEADER: usize = 18;
 
 fn window_too_large(w: u64) -> io::Error {
     zerr(format!(
-        "frame window of {w} bytes is larger than the supported {MAX_WINDOW}"
+        "frame window of {w} bytes is larger than the supported {MAX_WINDOW}{RECOMPRESS}"
     ))
 }
 
@@ -262,7 +265,7 @@ fn code_err(code: zstd_safe::ErrorCode) -> io::Error {
         zerr("checksum mismatch: the data is corrupt")
     } else if zstd_safe::is_error_kind(code, E::ZSTD_error_frameParameter_windowTooLarge) {
         zerr(format!(
-            "frame window is larger than the supported {MAX_WINDOW} bytes ({})",
+            "frame window is larger than the supported {MAX_WINDOW} bytes ({}){RECOMPRESS}",
             zstd_safe::get_error_name(code)
         ))
     } else {
@@ -521,6 +524,8 @@ mod tests {
             let m = invalid(decode(&z, 4096));
             let want = "frame window of 134217728 bytes is larger than the supported 104857600";
             assert!(m.contains(want), "{m}");
+            // Issue 35: and how to recompress it.
+            assert!(m.contains("recompress it without --long or --ultra -22"), "{m}");
         }
         // 120 MiB (2^26 * 15/8): above 100 MiB though below libzstd's 2^27.
         let m = invalid(decode(&[0x28, 0xb5, 0x2f, 0xfd, 0x00, (16 << 3) | 7, 0, 0, 0], 4096));

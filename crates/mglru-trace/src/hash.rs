@@ -126,6 +126,37 @@ impl Index {
         self.used += 1;
     }
 
+    /// Adds `id` under `hash` in place of an id for which `dead(id)`
+    /// holds: a name defined again after its `munmap` or `unlink` takes its
+    /// dead namesake's slot, so that a name mapped and unmapped N times
+    /// costs one probe, not N (100,000 cycles took 21 s).
+    pub fn insert_over(&mut self, hash: u64, id: u32, mut dead: impl FnMut(u32) -> bool) {
+        let mask = self.slots.len() - 1;
+        let mut i = hash as usize & mask;
+        while self.slots[i].id != EMPTY {
+            let s = self.slots[i];
+            if s.hash == hash && dead(s.id) {
+                self.slots[i].id = id;
+                return;
+            }
+            i = (i + 1) & mask;
+        }
+        self.insert(hash, id);
+    }
+
+    /// The slots probed to find `hash` or an empty slot (for tests).
+    #[cfg(test)]
+    pub fn probes(&self, hash: u64) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = hash as usize & mask;
+        let mut n = 1;
+        while self.slots[i].id != EMPTY {
+            i = (i + 1) & mask;
+            n += 1;
+        }
+        n
+    }
+
     fn put(&mut self, s: Slot) {
         let mask = self.slots.len() - 1;
         let mut i = s.hash as usize & mask;

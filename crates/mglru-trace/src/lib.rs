@@ -76,7 +76,7 @@ pub use limits::{
     MAX_FILE_SIZE, MAX_MEMORY, MAX_PAGES, MAX_REGION_SIZE, MAX_SLEEP_NS, MAX_SWAP, MAX_TOTAL_FILE_SIZE, MIN_MEMORY,
 };
 pub use parse::{AccessKind, DEFAULT_ZRAM_RATIO, MAX_CPUS, OOM_SCORE_ADJ_MAX, OOM_SCORE_ADJ_MIN, ZRAM_RATIO_MAX, ZRAM_RATIO_MIN};
-pub use reader::{Compression, Location, TraceReader};
+pub use reader::{Compression, Location, TraceReader, MAX_EMPTY_RUN};
 pub use size::{parse_duration_ns, parse_size};
 pub use statement::{Statement, Statements};
 pub use sysctl::{parse_sysctl, Sysctl};

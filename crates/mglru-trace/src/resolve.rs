@@ -791,7 +791,11 @@ impl Resolver {
                     truncated: 0,
                     unlinked: 0,
                 });
-                self.file_idx.insert(hash_str(name.s), id);
+                let files = &self.files;
+                self.file_idx.insert_over(hash_str(name.s), id, |old| {
+                    let f = &files[old as usize];
+                    f.unlinked != 0 && same(&f.name, name.s)
+                });
                 Ok(Op::File {
                     id,
                     pages,
@@ -1146,7 +1150,11 @@ impl Resolver {
             file,
             unmapped: 0,
         });
-        self.region_idx.insert(hash_scoped(tid, region.s), rid);
+        let regions = &self.regions;
+        self.region_idx.insert_over(hash_scoped(tid, region.s), rid, |old| {
+            let r = &regions[old as usize];
+            r.task == tid && r.unmapped != 0 && same(&r.name, region.s)
+        });
         Ok(rid)
     }
 
@@ -1376,5 +1384,32 @@ pub(crate) fn kind_name(kind: AccessKind) -> &'static str {
         AccessKind::Write => "write",
         AccessKind::Load => "load",
         AccessKind::Store => "store",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 35: a region (or file) name defined, unmapped (unlinked) and
+    /// defined again N times left N dead entries in one probe run, so each
+    /// lookup probed them all; the new definition now takes the dead one's
+    /// slot. Bounded by counts: the probes, not a time.
+    #[test]
+    fn a_name_defined_again_costs_one_probe() {
+        let mut text = String::from("memory 64M\ntask t\n");
+        for _ in 0..1000 {
+            text.push_str("anon t r size=4K\nstore t r 0\nmunmap t r\nfile f size=4K\nread t f 0\nunlink f\n");
+        }
+        text.push_str("anon t r size=4K\nfile f size=4K\n");
+        let mut r = crate::TraceReader::from_str("t", &text);
+        while r.next_op().unwrap_or_else(|e| panic!("{e}")).is_some() {}
+        let res = &r.res;
+        let t = res.lookup_task("t").unwrap();
+        assert!(res.region_idx.probes(hash_scoped(t, "r")) <= 2, "{} probes", res.region_idx.probes(hash_scoped(t, "r")));
+        assert!(res.file_idx.probes(hash_str("f")) <= 2, "{} probes", res.file_idx.probes(hash_str("f")));
+        assert_eq!(res.lookup_region(t, "r"), Some(1000));
+        assert_eq!(res.lookup_file("f"), Some(1000));
+        assert!(res.lookup_unmapped_region(t, "r").is_some());
     }
 }

@@ -90,6 +90,33 @@ pub(crate) fn parse_in_range(s: &str, what: &str, lo: u64, hi: u64) -> Result<u6
 /// assert!(parse_size("1.5G").is_err());
 /// ```
 pub fn parse_size(s: &str) -> Result<u64, String> {
+    parse_size_ascii(s).map_err(|e| stray_char(s, "size", "64M").unwrap_or(e))
+}
+
+/// For a value that failed to parse: the character in it that is not
+/// plain printable ASCII (a no-break space pasted from a web page, a
+/// control byte), named, since quoting the value would hide it.
+pub(crate) fn stray_char(s: &str, what: &str, example: &str) -> Option<String> {
+    let (at, c) = s.char_indices().find(|&(_, c)| !c.is_ascii_graphic())?;
+    let name = match c {
+        ' ' => "a space",
+        '\u{a0}' => "a no-break space",
+        '\u{202f}' => "a narrow no-break space",
+        '\u{2009}' => "a thin space",
+        '\u{200b}' => "a zero-width space",
+        '\u{feff}' => "a byte-order mark",
+        '\r' => "a carriage return (CRLF line ends?)",
+        c if c.is_control() => "a control character",
+        _ => "a character outside ASCII",
+    };
+    Some(format!(
+        "the {what} `{}` holds {name} (U+{:04X}) at byte {at}: a {what} is plain ASCII like {example}; type it again without the character",
+        s.escape_default(),
+        c as u32
+    ))
+}
+
+fn parse_size_ascii(s: &str) -> Result<u64, String> {
     let (v, n) = match scan_digits(s.as_bytes()) {
         Digits::Ok(v, n) => (v, n),
         Digits::Overflow => {
@@ -155,6 +182,10 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 /// assert!(parse_duration_ns("10").is_err());
 /// ```
 pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
+    parse_duration_ascii(s).map_err(|e| stray_char(s, "duration", "10ms").unwrap_or(e))
+}
+
+fn parse_duration_ascii(s: &str) -> Result<u64, String> {
     let (v, n) = match scan_digits(s.as_bytes()) {
         Digits::Ok(v, n) => (v, n),
         Digits::Overflow => {
@@ -202,6 +233,19 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 35: "unknown size suffix `M` ... expected one of ... M" for a
+    /// no-break space; the character is named instead.
+    #[test]
+    fn an_invisible_character_in_a_value_is_named() {
+        let e = parse_size("64\u{a0}M").unwrap_err();
+        assert!(e.contains("holds a no-break space (U+00A0) at byte 2"), "{e}");
+        let e = parse_size("64M\u{1}").unwrap_err();
+        assert!(e.contains("a control character (U+0001) at byte 3"), "{e}");
+        let e = parse_duration_ns("10\u{200b}ms").unwrap_err();
+        assert!(e.contains("zero-width space (U+200B)"), "{e}");
+        assert!(parse_size("64Q").unwrap_err().contains("unknown size suffix"));
+    }
 
     #[test]
     fn sizes() {

@@ -102,3 +102,21 @@ fn invisible_characters_are_named() {
     check("dump\n\u{1}\n", 2, 1, &["U+0001", "plain text"]);
     check("dump\n  x\u{200b}y 1\n", 2, 4, &["U+200B"]);
 }
+
+/// Issue 35: a run of blank or comment lines is bounded (a 43 MB gzip of
+/// 10 GB of newlines ran for minutes); the error names the line and the
+/// bound, and a run at the bound is accepted.
+#[test]
+fn blank_line_runs_are_bounded() {
+    let n = mglru_trace::MAX_EMPTY_RUN as usize;
+    let mut text = String::with_capacity(n + 64);
+    text.push_str("memory 64M\n");
+    text.push_str(&"\n".repeat(n / 2));
+    text.push_str(&"# c\n".repeat(n / 2));
+    text.push_str("task t\n");
+    assert_eq!(ops(&text).len(), 2);
+    let bad = format!("memory 64M\n{}task t\n", " \n".repeat(n + 1));
+    let e = err(&bad);
+    assert_eq!(e.line(), Some(n as u64 + 2), "{e}");
+    assert!(e.to_string().contains("16777216 blank or comment lines in a row"), "{e}");
+}
