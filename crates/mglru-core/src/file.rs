@@ -183,6 +183,9 @@ pub struct File {
     pub shmem: bool,
     /// A shmem file's swapped-out pages (`info->swapped`): its swap entries.
     pub swapped: u64,
+    /// How well a shmem file's data compresses on zram (`zram_ratio=`,
+    /// hundredths): its pages' zsmalloc class; None: the device's ratio.
+    pub zram_ratio: Option<u32>,
     /// When the inode was first dirtied (`dirtied_when`), if dirty.
     pub dirtied_when: Option<u64>,
     /// Position on the flusher's dirty-inode list (`b_dirty`), NIL if clean.
@@ -205,6 +208,7 @@ impl File {
             dirty_pages: Vec::new(),
             shmem: false,
             swapped: 0,
+            zram_ratio: None,
             dirtied_when: None,
             dirty_seq: NIL as u64,
         }

@@ -144,9 +144,11 @@ impl Kernel {
     /// memory (`GFP_NOIO | __GFP_HIGHMEM`, in reclaim's `PF_MEMALLOC`
     /// context: the low watermark, then min, then the reserves) that
     /// stays the device's. False if no page could be had (-ENOMEM: the write fails).
-    pub(crate) fn swap_device_store(&mut self, slot: u32) -> bool {
+    /// `pfn` is the folio written: on zram its data's ratio (a shmem file's
+    /// `zram_ratio`, else the device's) decides the object's size.
+    pub(crate) fn swap_device_store(&mut self, slot: u32, pfn: u32) -> bool {
         match &self.swap {
-            Some(s) if s.zram.is_some() => return self.zram_write_page(slot),
+            Some(s) if s.zram.is_some() => return self.zram_write_page(slot, pfn),
             Some(s) if s.ram && !s.stored[slot as usize] => {}
             _ => return true,
         }
@@ -171,17 +173,26 @@ impl Kernel {
     /// direct reclaim: the low watermark, then min, then the reserves),
     /// and belong to no memcg. A slot written again (its folio redirtied
     /// and reclaimed anew) replaces its object by one of the same size.
+    /// The object's size is that of the folio's data: a shmem file's
+    /// `zram_ratio`, the device's ratio for everything else; each size
+    /// class has its own zspages (crate::swapfile::Zram).
     /// False if a zspage could not be had (-ENOMEM: the write fails).
-    pub(crate) fn zram_write_page(&mut self, slot: u32) -> bool {
-        let s = self.swap.as_ref().expect("zram device");
-        if s.stored[slot as usize] {
+    pub(crate) fn zram_write_page(&mut self, slot: u32, pfn: u32) -> bool {
+        if self.swap.as_ref().expect("zram device").stored[slot as usize] {
             return true;
         }
-        let z = s.zram.as_ref().expect("zram device");
-        let need = z.pages_for(s.nr_stored + 1);
-        let have = z.pfns.len() as u64;
+        let f = *self.folios.get(pfn);
+        let ratio = if f.test(pg::ANON) { None } else { self.files[f.mapping as usize].zram_ratio };
+        let z = self.swap.as_mut().unwrap().zram.as_mut().expect("zram device");
+        // More ratios than a device keeps apart (ZRAM_MAX_KINDS, refused
+        // when the files are made) cannot arise; the device's is the fallback.
+        let kind = ratio.and_then(|r| z.kind_of(r)).unwrap_or(0);
+        let (class, comp_len) = (z.kinds[kind as usize].class as usize, z.kinds[kind as usize].comp_len);
+        let c = &z.classes[class];
+        let need = c.pages_for(c.objects + 1);
+        let have = c.pfns.len() as u64;
         if need > have {
-            debug_assert_eq!(need - have, u64::from(z.pages_per_zspage));
+            debug_assert_eq!(need - have, u64::from(c.pages_per_zspage));
             let mut got = Vec::with_capacity((need - have) as usize);
             while (got.len() as u64) < need - have {
                 // zsmalloc's pages are __GFP_MOVABLE (with compaction).
@@ -206,11 +217,15 @@ impl Kernel {
                     }
                 }
             }
-            self.swap.as_mut().unwrap().zram.as_mut().unwrap().pfns.extend(got);
+            self.swap.as_mut().unwrap().zram.as_mut().unwrap().classes[class].pfns.extend(got);
         }
         let s = self.swap.as_mut().unwrap();
         s.stored[slot as usize] = true;
         s.nr_stored += 1;
+        let z = s.zram.as_mut().unwrap();
+        z.slot_kind[slot as usize] = kind;
+        z.classes[class].objects += 1;
+        z.compr_bytes += u64::from(comp_len);
         true
     }
 
@@ -221,9 +236,13 @@ impl Kernel {
         debug_assert!(s.stored[slot as usize]);
         s.stored[slot as usize] = false;
         s.nr_stored -= 1;
-        let z = s.zram.as_ref().unwrap();
-        let keep = z.pages_for(s.nr_stored) as usize;
-        let freed: Vec<u32> = s.zram.as_mut().unwrap().pfns.split_off(keep);
+        let z = s.zram.as_mut().unwrap();
+        let k = z.kinds[z.slot_kind[slot as usize] as usize];
+        z.compr_bytes -= u64::from(k.comp_len);
+        let c = &mut z.classes[k.class as usize];
+        c.objects -= 1;
+        let keep = c.pages_for(c.objects) as usize;
+        let freed: Vec<u32> = c.pfns.split_off(keep);
         for pfn in freed {
             self.free_device_page(pfn);
         }

@@ -313,7 +313,7 @@ impl Kernel {
             ("nr_zone_write_pending", self.nr_dirty + self.nr_writeback),
             ("nr_mlock", self.nr_mlock),
             // NR_ZSPAGES: the zram device's zsmalloc pool, in pages.
-            ("nr_zspages", self.swap.as_ref().and_then(|s| s.zram.as_ref()).map_or(0, |z| z.pfns.len() as u64)),
+            ("nr_zspages", self.swap.as_ref().and_then(|s| s.zram.as_ref()).map_or(0, |z| z.pool_pages())),
             ("nr_inactive_anon", lru[LRU_INACTIVE_ANON]),
             ("nr_active_anon", lru[LRU_ACTIVE_ANON]),
             ("nr_inactive_file", lru[LRU_INACTIVE_FILE]),
@@ -568,8 +568,8 @@ impl Kernel {
             let z = s.zram.as_ref()?;
             Some(ZramReport {
                 orig_data_size: s.nr_stored * PAGE_SIZE,
-                compr_data_size: s.nr_stored * u64::from(z.comp_len),
-                mem_used_total: z.pfns.len() as u64 * PAGE_SIZE,
+                compr_data_size: z.compr_bytes,
+                mem_used_total: z.pool_pages() * PAGE_SIZE,
                 ratio: z.ratio,
             })
         });

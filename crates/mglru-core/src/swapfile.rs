@@ -85,29 +85,60 @@ pub struct ClusterRa {
 /// object goes when the slot is freed (`swap_slot_free_notify` →
 /// `zram_free_page`), and with it, eventually, the zspage.
 ///
-/// The model knows no page contents, so every page compresses by the
-/// device's one ratio: an object of `ceil(4096 / ratio)` bytes (a whole
-/// page when that reaches zsmalloc's huge class, as `zram_write_page`
-/// stores incompressible pages), in the size class `zs_malloc` picks for
-/// it with the handle's bytes added. Simplifications (docs/FIDELITY.md):
-/// no same-filled pages (they take no memory in the kernel); the pool is
+/// The model knows no page contents, so a page compresses by a ratio
+/// given for its data: a shmem file's `zram_ratio=` for that file's pages,
+/// the device's `ratio=` for every other page. A page of ratio R is an
+/// object of `ceil(4096 / R)` bytes (a whole page when that reaches
+/// zsmalloc's huge class, as `zram_write_page` stores incompressible
+/// pages), in the size class `zs_malloc` picks for it with the handle's
+/// bytes added; objects of one size class share that class's zspages,
+/// whichever ratio they came from. Simplifications (docs/FIDELITY.md):
+/// no same-filled pages (they take no memory in the kernel); each class is
 /// always packed (`ceil(objects / objs_per_zspage)` zspages, as after
 /// compaction: the kernel frees a zspage only when its last object goes,
 /// so after scattered frees it holds more until `zs_compact`); zram's
 /// per-slot table (allocated once at `disksize`) is not counted.
 #[derive(Clone, Debug)]
 pub struct Zram {
-    /// Compression ratio in hundredths.
+    /// The device's compression ratio in hundredths (`ratio=`).
+    pub ratio: u32,
+    /// The ratios the device has stored pages of, the device's first:
+    /// each with its object's bytes and size class (an index of `classes`).
+    pub kinds: Vec<ZsKind>,
+    /// The size classes in use, each with its zspages.
+    pub classes: Vec<ZsClass>,
+    /// Per slot, the kind (index of `kinds`) of the object it holds.
+    pub slot_kind: Vec<u8>,
+    /// Bytes of the stored objects (`compr_data_size`).
+    pub compr_bytes: u64,
+}
+
+/// One compression ratio's objects (crate::swapfile::Zram `kinds`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ZsKind {
+    /// Hundredths.
     pub ratio: u32,
     /// Bytes stored per page (`comp_len`).
     pub comp_len: u32,
-    /// The size class's object size, pages per zspage, objects per zspage.
+    /// Its size class: an index of `Zram::classes`.
+    pub class: u8,
+}
+
+/// One zsmalloc size class: the object size, pages per zspage and objects
+/// per zspage, the objects stored and the pool pages holding them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ZsClass {
     pub class_size: u32,
     pub pages_per_zspage: u32,
     pub objs_per_zspage: u32,
-    /// The pool's pages, in allocation order.
+    pub objects: u64,
+    /// The class's pages, in allocation order.
     pub pfns: Vec<u32>,
 }
+
+/// At most this many distinct ratios on one device (`Zram::slot_kind` is
+/// a byte per slot).
+pub const ZRAM_MAX_KINDS: usize = 255;
 
 /// `PAGE_SIZE` as zsmalloc's arithmetic uses it.
 const ZS_PAGE: u32 = 4096;
@@ -152,25 +183,70 @@ pub fn zs_huge_class_size() -> u32 {
     ZS_PAGE
 }
 
-impl Zram {
-    pub fn new(ratio: u32) -> Zram {
-        debug_assert!(ratio >= 100);
-        let mut comp_len = (u64::from(ZS_PAGE) * 100).div_ceil(u64::from(ratio)) as u32;
-        if comp_len >= zs_huge_class_size() {
-            comp_len = ZS_PAGE;
-        }
-        // zs_malloc: the handle's bytes, then the class (get_size_class_index).
-        let size = comp_len + ZS_HANDLE_SIZE;
-        let idx = if size > ZS_MIN_ALLOC_SIZE { (size - ZS_MIN_ALLOC_SIZE).div_ceil(ZS_SIZE_CLASS_DELTA) } else { 0 };
-        let class_size = (ZS_MIN_ALLOC_SIZE + idx * ZS_SIZE_CLASS_DELTA).min(ZS_PAGE);
+/// A page of ratio `ratio` (hundredths) as zsmalloc stores it: the
+/// compressed length (`comp_len`, a whole page from the huge class on) and
+/// the size class `zs_malloc` puts it in (`get_size_class_index`, after
+/// the handle's bytes).
+pub fn zs_object(ratio: u32) -> (u32, u32) {
+    debug_assert!(ratio >= 100);
+    let mut comp_len = (u64::from(ZS_PAGE) * 100).div_ceil(u64::from(ratio)) as u32;
+    if comp_len >= zs_huge_class_size() {
+        comp_len = ZS_PAGE;
+    }
+    let size = comp_len + ZS_HANDLE_SIZE;
+    let idx = if size > ZS_MIN_ALLOC_SIZE { (size - ZS_MIN_ALLOC_SIZE).div_ceil(ZS_SIZE_CLASS_DELTA) } else { 0 };
+    (comp_len, (ZS_MIN_ALLOC_SIZE + idx * ZS_SIZE_CLASS_DELTA).min(ZS_PAGE))
+}
+
+impl ZsClass {
+    pub fn new(class_size: u32) -> ZsClass {
         let pages_per_zspage = zspage_chain_size(class_size);
-        let objs_per_zspage = pages_per_zspage * ZS_PAGE / class_size;
-        Zram { ratio, comp_len, class_size, pages_per_zspage, objs_per_zspage, pfns: Vec::new() }
+        ZsClass { class_size, pages_per_zspage, objs_per_zspage: pages_per_zspage * ZS_PAGE / class_size, objects: 0, pfns: Vec::new() }
     }
 
-    /// Pool pages needed for `objects` stored pages, packed.
+    /// Pool pages needed for `objects` objects of this class, packed.
     pub fn pages_for(&self, objects: u64) -> u64 {
         objects.div_ceil(u64::from(self.objs_per_zspage)) * u64::from(self.pages_per_zspage)
+    }
+}
+
+impl Zram {
+    /// A device of `slots` slots compressing by `ratio` (hundredths).
+    pub fn new(ratio: u32, slots: u64) -> Zram {
+        let mut z = Zram { ratio, kinds: Vec::new(), classes: Vec::new(), slot_kind: vec![0; slots as usize], compr_bytes: 0 };
+        z.kind_of(ratio);
+        z
+    }
+
+    /// The kind of a page of ratio `ratio`, added (with its class) at its
+    /// first use; None when the device already has ZRAM_MAX_KINDS ratios.
+    pub fn kind_of(&mut self, ratio: u32) -> Option<u8> {
+        if let Some(k) = self.kinds.iter().position(|k| k.ratio == ratio) {
+            return Some(k as u8);
+        }
+        if self.kinds.len() >= ZRAM_MAX_KINDS {
+            return None;
+        }
+        let (comp_len, class_size) = zs_object(ratio);
+        let class = match self.classes.iter().position(|c| c.class_size == class_size) {
+            Some(c) => c,
+            None => {
+                self.classes.push(ZsClass::new(class_size));
+                self.classes.len() - 1
+            }
+        };
+        self.kinds.push(ZsKind { ratio, comp_len, class: class as u8 });
+        Some((self.kinds.len() - 1) as u8)
+    }
+
+    /// The device's own kind (its `ratio=`).
+    pub fn device_kind(&self) -> &ZsKind {
+        &self.kinds[0]
+    }
+
+    /// The pool's pages, every class's.
+    pub fn pool_pages(&self) -> u64 {
+        self.classes.iter().map(|c| c.pfns.len() as u64).sum()
     }
 }
 
@@ -192,7 +268,7 @@ impl SwapDevice {
             ram,
             stored: if stores { vec![false; pages as usize] } else { Vec::new() },
             nr_stored: 0,
-            zram: zram.map(Zram::new),
+            zram: zram.map(|r| Zram::new(r, pages)),
             cluster_ra: ClusterRa::default(),
         }
     }
@@ -202,7 +278,7 @@ impl SwapDevice {
     /// Pages of RAM the device holds (brd's pages, zram's pool).
     pub fn device_pages(&self) -> u64 {
         match &self.zram {
-            Some(z) => z.pfns.len() as u64,
+            Some(z) => z.pool_pages(),
             None => self.nr_stored,
         }
     }
@@ -443,16 +519,30 @@ mod tests {
         assert_eq!(zs_huge_class_size(), 3625);
         // Ratio 1.13: ceil(4096 / 1.13) = 3625 bytes reaches the huge
         // class and is stored as a whole page, one per 4096-byte class.
-        let z = Zram::new(113);
-        assert_eq!((z.comp_len, z.class_size, z.pages_per_zspage, z.objs_per_zspage), (4096, 4096, 1, 1));
+        let z = Zram::new(113, 1);
+        let (k, c) = (z.kinds[0], &z.classes[0]);
+        assert_eq!((k.comp_len, c.class_size, c.pages_per_zspage, c.objs_per_zspage), (4096, 4096, 1, 1));
         // Ratio 1.14: 3593 bytes, 3601 with the handle: class 3616 (32 +
         // 224 * 16); 8 pages hold 9 such objects (waste 224), less than
         // any other count.
-        let z = Zram::new(114);
-        assert_eq!((z.comp_len, z.class_size), (3593, 3616));
-        assert_eq!((z.pages_per_zspage, z.objs_per_zspage), (8, 9));
-        assert_eq!(z.pages_for(9), 8);
-        assert_eq!(z.pages_for(10), 16);
-        assert_eq!(z.pages_for(0), 0);
+        let mut z = Zram::new(114, 1);
+        let (k, c) = (z.kinds[0], z.classes[0].clone());
+        assert_eq!((k.comp_len, c.class_size), (3593, 3616));
+        assert_eq!((c.pages_per_zspage, c.objs_per_zspage), (8, 9));
+        assert_eq!(c.pages_for(9), 8);
+        assert_eq!(c.pages_for(10), 16);
+        assert_eq!(c.pages_for(0), 0);
+        // Ratio 1.8 is 2276 bytes, 2284 with the handle: class 2288
+        // (32 + 141 * 16), a class of its own. Ratios 90 and 100 are 46 and
+        // 41 bytes, 54 and 49 with the handle: both class 64 (32 + 2 * 16),
+        // whose zspages they share.
+        assert_eq!(z.kind_of(180), Some(1));
+        assert_eq!((z.kinds[1].comp_len, z.kinds[1].class, z.classes[1].class_size), (2276, 1, 2288));
+        assert_eq!(z.kind_of(9000), Some(2));
+        assert_eq!(z.kind_of(10000), Some(3));
+        assert_eq!((z.kinds[2].comp_len, z.kinds[3].comp_len), (46, 41));
+        assert_eq!((z.kinds[2].class, z.kinds[3].class, z.classes[2].class_size), (2, 2, 64));
+        assert_eq!(z.kind_of(114), Some(0));
+        assert_eq!(z.classes.len(), 3);
     }
 }

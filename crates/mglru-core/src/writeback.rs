@@ -58,7 +58,7 @@ impl Kernel {
         // file disk has the delay.
         let (service, delay) = if swap {
             self.ev.add(Ev::Pswpout, 1);
-            if !self.swap_device_store(f.swap - 1) {
+            if !self.swap_device_store(f.swap - 1, pfn) {
                 // The device found no page (-ENOMEM): the bio fails and
                 // __end_swap_bio_write redirties the folio.
                 self.folios.get_mut(pfn).clear(pg::RECLAIM);

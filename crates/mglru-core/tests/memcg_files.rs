@@ -811,7 +811,8 @@ fn zram_pool_grows_and_shrinks_with_its_slots() {
         assert_eq!(rep.vmstat("nr_zspages"), Some(x.div_ceil(31) * 8), "{p:?}");
         // The pool is no memcg's: cg's usage holds its folios only.
         let zr = sim.kernel().unwrap().swap.as_ref().unwrap().zram.as_ref().unwrap().clone();
-        assert_eq!((zr.class_size, zr.pages_per_zspage, zr.objs_per_zspage), (1040, 8, 31));
+        let c = &zr.classes[0];
+        assert_eq!((c.class_size, c.pages_per_zspage, c.objs_per_zspage), (1040, 8, 31));
 
         let (rep, _) = run(
             p,
@@ -842,6 +843,61 @@ fn zram_pool_grows_and_shrinks_with_its_slots() {
              exit a\n",
         );
         assert_eq!(rep.zram.unwrap().mem_used_total, 0, "{p:?}");
+    });
+}
+
+/// A tmpfs file's `zram_ratio=` sizes its pages' objects, the device's
+/// ratio every other page's, and each size class packs its own zspages.
+/// Device ratio 4: 1,024-byte objects, class 1040 (8 pages, 31 objects);
+/// the file's 2: 2,048 bytes, 2,056 with the handle, class 2064, whose
+/// least waste is 8 pages for 15 objects (32768 - 15 * 2064 = 1808).
+#[test]
+fn a_tmpfs_files_zram_ratio_sizes_its_objects() {
+    both(|p| {
+        let (rep, sim) = run(
+            p,
+            "memory 256M\n\
+             swap 64M zram=y ratio=4\n\
+             memcg cg\n\
+             task a memcg=cg\n\
+             anon a buf size=2M\n\
+             store a buf 0 512\n\
+             file t size=2M tmpfs=y zram_ratio=2\n\
+             write a t 0 512\n\
+             reclaim cg 3M\n\
+             stat cg\n",
+        );
+        let st = &rep.stats[0].stat;
+        let get = |k: &str| st.iter().find(|(n, _)| *n == k).map(|(_, v)| *v).unwrap();
+        // Swapped out: what is no longer resident of each (a zram write
+        // completes at once, the folio is freed).
+        let shmem_out = 512 - get("shmem") / PAGE;
+        let anon_out = 512 - get("anon") / PAGE;
+        assert!(shmem_out > 0 && anon_out > 0, "{p:?}: {shmem_out} shmem, {anon_out} anon pages out");
+        assert_eq!(rep.stats[0].swap_current / PAGE, shmem_out + anon_out, "{p:?}");
+        let z = rep.zram.unwrap();
+        assert_eq!(z.orig_data_size, (shmem_out + anon_out) * PAGE, "{p:?}");
+        assert_eq!(z.compr_data_size, anon_out * 1024 + shmem_out * 2048, "{p:?}");
+        assert_eq!(z.mem_used_total / PAGE, anon_out.div_ceil(31) * 8 + shmem_out.div_ceil(15) * 8, "{p:?}");
+        let zr = sim.kernel().unwrap().swap.as_ref().unwrap().zram.as_ref().unwrap().clone();
+        let classes: Vec<(u32, u32, u32)> = zr.classes.iter().map(|c| (c.class_size, c.pages_per_zspage, c.objs_per_zspage)).collect();
+        assert_eq!(classes, vec![(1040, 8, 31), (2064, 8, 15)], "{p:?}");
+
+        // Without zram_ratio= the file's pages take the device's ratio.
+        let (rep, _) = run(
+            p,
+            "memory 256M\n\
+             swap 64M zram=y ratio=4\n\
+             memcg cg\n\
+             task a memcg=cg\n\
+             file t size=2M tmpfs=y\n\
+             write a t 0 512\n\
+             reclaim cg 1M\n\
+             stat cg\n",
+        );
+        let out = rep.stats[0].swap_current / PAGE;
+        assert!(out > 0);
+        assert_eq!(rep.zram.unwrap().compr_data_size, out * 1024, "{p:?}");
     });
 }
 

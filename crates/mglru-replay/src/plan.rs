@@ -299,6 +299,8 @@ pub struct Planner {
     memcg_dirs: Vec<String>,
     /// Distinct non-zero readahead windows of the files, in pages.
     readaheads: Vec<u64>,
+    /// A file's `zram_ratio=` was warned about.
+    warned_zram_ratio: bool,
     warnings: Vec<String>,
     begun: bool,
     pending: Option<Step>,
@@ -313,6 +315,7 @@ impl Planner {
             reader,
             memcg_dirs: vec![String::new()],
             readaheads: Vec::new(),
+            warned_zram_ratio: false,
             warnings: Vec::new(),
             begun: false,
             pending: None,
@@ -438,7 +441,18 @@ impl Planner {
                 pages,
                 readahead_pages,
                 kind,
+                zram_ratio,
             } => {
+                // The guest's zram compresses what the replayer writes
+                // (its own pattern, as for every page): the ratio is the
+                // model's only, said once.
+                if zram_ratio.is_some() && !self.warned_zram_ratio {
+                    self.warned_zram_ratio = true;
+                    self.warnings.push(format!(
+                        "file `{}` has zram_ratio=: the model compresses its pages by it; on the kernel zram compresses the replayer's data, whatever the trace says",
+                        self.reader.file_name(id)
+                    ));
+                }
                 if readahead_pages != 0 && !self.readaheads.contains(&readahead_pages) {
                     self.readaheads.push(readahead_pages);
                     if self.readaheads.len() == 2 {

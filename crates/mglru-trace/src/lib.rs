@@ -21,7 +21,7 @@
 //! sysctl NAME=VALUE                   see parse_sysctl
 //! memcg NAME [parent=NAME] [max=SIZE|max] [high=SIZE|max] [low=SIZE|max] [min=SIZE|max] [swap.max=SIZE|max]
 //!            [oom.group=0|1] [peak=reset] [swap.peak=reset]
-//! file NAME size=SIZE [readahead=SIZE] [tmpfs=y|n] [memfd=y|n]
+//! file NAME size=SIZE [readahead=SIZE] [tmpfs=y|n] [memfd=y|n] [zram_ratio=R]
 //! task ID [memcg=NAME] [cpu=K] [oom_score_adj=N]
 //! anon ID REGION size=SIZE [populate=y|n] [shared=y|n]
 //! mmap ID REGION file=NAME [populate=y|n]
@@ -51,7 +51,7 @@
 //! ```
 //! use mglru_trace::{FileKind, Op, TraceReader};
 //! let mut r = TraceReader::from_str("example", "file f size=1M\ntask 1\nread 1 f 0 4\n");
-//! assert_eq!(r.next_op().unwrap(), Some(Op::File { id: 0, pages: 256, readahead_pages: 32, kind: FileKind::Disk }));
+//! assert_eq!(r.next_op().unwrap(), Some(Op::File { id: 0, pages: 256, readahead_pages: 32, kind: FileKind::Disk, zram_ratio: None }));
 //! assert_eq!(r.next_op().unwrap(), Some(Op::Task { id: 0, memcg: 0, cpu: None, oom_score_adj: 0 }));
 //! assert_eq!(r.next_op().unwrap(), Some(Op::Read { task: 0, file: 0, page: 0, count: 4 }));
 //! assert_eq!(r.next_op().unwrap(), None);
@@ -238,12 +238,16 @@ pub enum Op {
     /// `file NAME size=SIZE [readahead=SIZE] [tmpfs=y] [memfd=y]`: size
     /// rounded up to whole pages (at least 1), readahead rounded down (0 =
     /// readahead off; always 0 for shmem, which has no readahead). `kind`
-    /// says whether the file is on disk or in shmem.
+    /// says whether the file is on disk or in shmem. `zram_ratio`
+    /// (`zram_ratio=R`, hundredths; shmem only): how well the file's data
+    /// compresses when its pages are swapped to zram, where the device's
+    /// `ratio=` is for every other page.
     File {
         id: u32,
         pages: u64,
         readahead_pages: u64,
         kind: FileKind,
+        zram_ratio: Option<u32>,
     },
     /// `task ID [memcg=NAME] [cpu=K] [oom_score_adj=N]`: a new task in
     /// memcg `memcg` (root if not given), pinned to CPU `cpu` if given

@@ -325,6 +325,8 @@ pub(crate) enum Stmt<'a> {
         pages: u64,
         readahead_pages: u64,
         kind: crate::FileKind,
+        /// `zram_ratio=R` (hundredths), a shmem file only.
+        zram_ratio: Option<u32>,
     },
     Task {
         id: Tok<'a>,
@@ -429,7 +431,7 @@ pub(crate) fn usage(kw: &str) -> &'static str {
         "swap" => "swap SIZE [sync=y|n] [ram=y|n] [zram=y [ratio=R]]",
         "sysctl" => "sysctl NAME=VALUE",
         "memcg" => "memcg NAME [parent=NAME] [max=SIZE|max] [high=SIZE|max] [low=SIZE|max] [min=SIZE|max] [swap.max=SIZE|max] [oom.group=0|1] [peak=reset] [swap.peak=reset]",
-        "file" => "file NAME size=SIZE [readahead=SIZE] [tmpfs=y|n] [memfd=y|n]",
+        "file" => "file NAME size=SIZE [readahead=SIZE] [tmpfs=y|n] [memfd=y|n] [zram_ratio=R]",
         "task" => "task ID [memcg=NAME] [cpu=K] [oom_score_adj=N]",
         "stat" => "stat MEMCG",
         "cpus" => "cpus N",
@@ -742,7 +744,7 @@ impl<'a> P<'a> {
         let mut ratio: Option<(u32, usize)> = None;
         self.options(&["sync", "ram", "zram", "ratio"], |k, v| {
             if k == 3 {
-                ratio = Some((zram_ratio(v)?, v.off - "ratio=".len()));
+                ratio = Some((zram_ratio(v, "ratio")?, v.off - "ratio=".len()));
                 return Ok(());
             }
             let name = ["sync", "ram", "zram"][k];
@@ -914,7 +916,12 @@ impl<'a> P<'a> {
         let mut readahead_at = None;
         let mut tmpfs_at = None;
         let mut memfd_at = None;
-        self.options(&["size", "readahead", "tmpfs", "memfd"], |i, v| {
+        let mut zram: Option<(u32, usize)> = None;
+        self.options(&["size", "readahead", "tmpfs", "memfd", "zram_ratio"], |i, v| {
+            if i == 4 {
+                zram = Some((zram_ratio(v, "zram_ratio")?, v.off - "zram_ratio=".len()));
+                return Ok(());
+            }
             if i == 2 || i == 3 {
                 if yes_no(v, if i == 2 { "tmpfs" } else { "memfd" })? {
                     if i == 2 {
@@ -966,6 +973,11 @@ impl<'a> P<'a> {
                 );
             }
             readahead = 0;
+        } else if let Some((_, off)) = zram {
+            return perr(
+                off,
+                "zram_ratio= is how well a shmem file's data compresses when it is swapped to zram: it needs tmpfs=y or memfd=y (a disk file's pages are not swapped)".to_string(),
+            );
         }
         let Some(pages) = size else {
             return perr(
@@ -982,6 +994,7 @@ impl<'a> P<'a> {
             pages,
             readahead_pages: readahead,
             kind,
+            zram_ratio: zram.map(|z| z.0),
         })
     }
 
@@ -1420,12 +1433,13 @@ mod tests {
 /// docs/TRACE_FORMAT.md `swap`.
 pub const DEFAULT_ZRAM_RATIO: u32 = 200;
 
-/// `ratio=R`: a decimal number with at most two decimals, in hundredths.
-fn zram_ratio(v: Tok<'_>) -> PResult<u32> {
+/// `ratio=R` (of `swap`) or `zram_ratio=R` (of `file`), option `key`: a
+/// decimal number with at most two decimals, in hundredths.
+fn zram_ratio(v: Tok<'_>, key: &str) -> PResult<u32> {
     let bad = || PErr {
         off: v.off,
         msg: format!(
-            "ratio= expects zram's compression ratio, a number like 2 or 2.5 (at most two decimals) from 1 to {}, found `{}`",
+            "{key}= expects zram's compression ratio, a number like 2 or 2.5 (at most two decimals) from 1 to {}, found `{}`",
             ZRAM_RATIO_MAX / 100,
             v.s
         ),
@@ -1449,7 +1463,7 @@ fn zram_ratio(v: Tok<'_>) -> PResult<u32> {
         return perr(
             v.off,
             format!(
-                "ratio={} is out of range: a compression ratio is at least 1 (incompressible) and at most {}",
+                "{key}={} is out of range: a compression ratio is at least 1 (incompressible) and at most {}",
                 v.s,
                 ZRAM_RATIO_MAX / 100
             ),

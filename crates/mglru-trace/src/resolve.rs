@@ -756,6 +756,7 @@ impl Resolver {
                 pages,
                 readahead_pages,
                 kind,
+                zram_ratio,
             } => {
                 if let Some(id) = self.lookup_file(name.s) {
                     return perr(
@@ -801,6 +802,7 @@ impl Resolver {
                     pages,
                     readahead_pages,
                     kind,
+                    zram_ratio,
                 })
             }
             Stmt::Task { id, memcg, cpu, oom_score_adj } => {
@@ -1222,17 +1224,24 @@ impl Resolver {
                 pages,
                 readahead_pages,
                 kind,
-            } => match kind {
-                crate::FileKind::Disk => write!(
-                    s,
-                    "file {} size={} readahead={}",
-                    file(*id),
-                    pages_to_size(*pages),
-                    pages_to_size(*readahead_pages)
-                ),
-                crate::FileKind::Tmpfs => write!(s, "file {} size={} tmpfs=y", file(*id), pages_to_size(*pages)),
-                crate::FileKind::Memfd => write!(s, "file {} size={} memfd=y", file(*id), pages_to_size(*pages)),
-            },
+                zram_ratio,
+            } => {
+                let _ = match kind {
+                    crate::FileKind::Disk => write!(
+                        s,
+                        "file {} size={} readahead={}",
+                        file(*id),
+                        pages_to_size(*pages),
+                        pages_to_size(*readahead_pages)
+                    ),
+                    crate::FileKind::Tmpfs => write!(s, "file {} size={} tmpfs=y", file(*id), pages_to_size(*pages)),
+                    crate::FileKind::Memfd => write!(s, "file {} size={} memfd=y", file(*id), pages_to_size(*pages)),
+                };
+                match zram_ratio {
+                    Some(r) => write!(s, " zram_ratio={}.{:02}", r / 100, r % 100),
+                    None => Ok(()),
+                }
+            }
             Op::Task { id, memcg: m, cpu, oom_score_adj } => {
                 let _ = write!(s, "task {} memcg={}", task(*id), memcg(*m));
                 if let Some(c) = cpu {

@@ -28,7 +28,7 @@ store g heap 0
 fn expected() -> Vec<Op> {
     vec![
         Op::Memcg(Box::new(MemcgOp { id: 1, parent: 0, new: true, max: None, high: None, low: None, min: None, swap_max: None, oom_group: None, reset_peak: false, reset_swap_peak: false })),
-        Op::File { id: 0, pages: 4, readahead_pages: 32, kind: mglru_trace::FileKind::Disk },
+        Op::File { id: 0, pages: 4, readahead_pages: 32, kind: mglru_trace::FileKind::Disk, zram_ratio: None },
         Op::Task { id: 0, memcg: 1, cpu: None, oom_score_adj: -5 },
         Op::Anon { task: 0, region: 0, pages: 2, populate: false, shared: false },
         Op::Mmap { task: 0, region: 1, file: 0, populate: false },

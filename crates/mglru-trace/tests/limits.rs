@@ -48,7 +48,7 @@ fn file_and_region_sizes_are_bounded() {
     // aborted it.
     check("file f size=18446744073709551615\n", 1, 13, &["too large", "limit is 4T per file"]);
     check("file f size=4097G\n", 1, 13, &["limit is 4T"]);
-    assert_eq!(ops("file f size=4T\n")[0], Op::File { id: 0, pages: MAX_FILE_SIZE / 4096, readahead_pages: 32, kind: mglru_trace::FileKind::Disk });
+    assert_eq!(ops("file f size=4T\n")[0], Op::File { id: 0, pages: MAX_FILE_SIZE / 4096, readahead_pages: 32, kind: mglru_trace::FileKind::Disk, zram_ratio: None });
     // All files together: at most 16T (four of the largest).
     let four = "file a size=4T\nfile b size=4T\nfile c size=4T\nfile d size=4T\n";
     assert_eq!(ops(four).len(), 4);

@@ -81,6 +81,7 @@ fn defaults_and_rounding() {
             pages: 1,
             readahead_pages: 32,
             kind: mglru_trace::FileKind::Disk,
+            zram_ratio: None,
         }
     );
     assert_eq!(
@@ -90,6 +91,7 @@ fn defaults_and_rounding() {
             pages: 2,
             readahead_pages: 1,
             kind: mglru_trace::FileKind::Disk,
+            zram_ratio: None,
         }
     );
     assert_eq!(
@@ -99,6 +101,7 @@ fn defaults_and_rounding() {
             pages: 1,
             readahead_pages: 0,
             kind: mglru_trace::FileKind::Disk,
+            zram_ratio: None,
         }
     );
     assert_eq!(
@@ -286,6 +289,7 @@ fn huge_sizes() {
             pages: 1 << 30,
             readahead_pages: 32,
             kind: mglru_trace::FileKind::Disk,
+            zram_ratio: None,
         }
     );
     let text = r.op_to_text(&ops[0]);

@@ -12,7 +12,7 @@ use std::io::Cursor;
 const TEXT: &str = "\
 file d size=8K
 file shm/buf size=16K tmpfs=y
-file fd size=5000 memfd=y tmpfs=n
+file fd size=5000 memfd=y tmpfs=n zram_ratio=1.8
 task t
 anon t heap size=8K
 anon t sh size=12K shared=y populate=y
@@ -26,10 +26,11 @@ file e size=4K
 
 fn expected() -> Vec<Op> {
     vec![
-        Op::File { id: 0, pages: 2, readahead_pages: 32, kind: FileKind::Disk },
+        Op::File { id: 0, pages: 2, readahead_pages: 32, kind: FileKind::Disk, zram_ratio: None },
         // Shmem has no readahead.
-        Op::File { id: 1, pages: 4, readahead_pages: 0, kind: FileKind::Tmpfs },
-        Op::File { id: 2, pages: 2, readahead_pages: 0, kind: FileKind::Memfd },
+        Op::File { id: 1, pages: 4, readahead_pages: 0, kind: FileKind::Tmpfs, zram_ratio: None },
+        // zram_ratio= in hundredths.
+        Op::File { id: 2, pages: 2, readahead_pages: 0, kind: FileKind::Memfd, zram_ratio: Some(180) },
         Op::Task { id: 0, memcg: 0, cpu: None, oom_score_adj: 0 },
         Op::Anon { task: 0, region: 0, pages: 2, populate: false, shared: false },
         // The shared anonymous mapping's shmem file takes the next file id.
@@ -39,7 +40,7 @@ fn expected() -> Vec<Op> {
         Op::Read { task: 0, file: 2, page: 1, count: 1 },
         Op::Store { task: 0, region: 1, page: 2, count: 1 },
         Op::Unlink { file: 2 },
-        Op::File { id: 4, pages: 1, readahead_pages: 32, kind: FileKind::Disk },
+        Op::File { id: 4, pages: 1, readahead_pages: 32, kind: FileKind::Disk, zram_ratio: None },
     ]
 }
 
@@ -62,7 +63,7 @@ fn text_and_binary_forms_round_trip() {
         text.push_str(&r.op_to_text(&op));
         text.push('\n');
     }
-    for line in ["file shm/buf size=16384 tmpfs=y\n", "file fd size=8192 memfd=y\n", "anon t sh size=12288 populate=y shared=y\n"] {
+    for line in ["file shm/buf size=16384 tmpfs=y\n", "file fd size=8192 memfd=y zram_ratio=1.80\n", "anon t sh size=12288 populate=y shared=y\n"] {
         assert!(text.contains(line), "{line:?} not in {text}");
     }
     let mut again = TraceReader::from_str("again", &text);
@@ -91,6 +92,9 @@ fn errors_name_the_place_and_the_fix() {
     check("file f size=4K tmpfs=y memfd=y\n", 1, 24, &["tmpfs=y and memfd=y together", "give one of them"]);
     check("file f size=4K tmpfs=y readahead=64K\n", 1, 24, &["readahead= on a tmpfs or memfd file", "leave readahead= out"]);
     check("file f size=4K tmpfs=y tmpfs=y\n", 1, 24, &["option `tmpfs=` is given twice"]);
+    check("file f size=4K zram_ratio=2\n", 1, 16, &["zram_ratio= is how well a shmem file's data compresses", "needs tmpfs=y or memfd=y"]);
+    check("file f size=4K tmpfs=y zram_ratio=0.5\n", 1, 35, &["zram_ratio=0.5 is out of range", "at least 1"]);
+    check("file f size=4K tmpfs=y zram_ratio=2.125\n", 1, 35, &["zram_ratio= expects zram's compression ratio", "at most two decimals"]);
     check("file f size=4K tmpf=y\n", 1, 16, &["unknown option `tmpf=`", "did you mean `tmpfs`", "[tmpfs=y|n] [memfd=y|n]"]);
     check("task t\nanon t r size=4K shared=1\n", 2, 25, &["expected shared=y or shared=n"]);
     check("task t\nanon t r size=5T shared=y\n", 2, 8, &["shared anonymous region `r`", "the limit is 4T per file"]);

@@ -121,7 +121,7 @@ fn accesses_read_as_their_lines() {
     // 16 pages (id 0); lines count comments and blank lines.
     let want = vec![
         (Op::Memory { bytes: 64 << 20 }, 2),
-        (Op::File { id: 0, pages: 256, readahead_pages: 32, kind: mglru_trace::FileKind::Disk }, 3),
+        (Op::File { id: 0, pages: 256, readahead_pages: 32, kind: mglru_trace::FileKind::Disk, zram_ratio: None }, 3),
         (Op::Task { id: 0, memcg: 0, cpu: None, oom_score_adj: 0 }, 4),
         (Op::Anon { task: 0, region: 0, pages: 16, populate: false, shared: false }, 5),
         (Op::Read { task: 0, file: 0, page: 5, count: 1 }, 6),

@@ -29,8 +29,8 @@ munmap t m
 
 fn expected() -> Vec<Op> {
     vec![
-        Op::File { id: 0, pages: 256, readahead_pages: 32, kind: mglru_trace::FileKind::Disk },
-        Op::File { id: 1, pages: 16, readahead_pages: 32, kind: mglru_trace::FileKind::Disk },
+        Op::File { id: 0, pages: 256, readahead_pages: 32, kind: mglru_trace::FileKind::Disk, zram_ratio: None },
+        Op::File { id: 1, pages: 16, readahead_pages: 32, kind: mglru_trace::FileKind::Disk, zram_ratio: None },
         Op::Task { id: 0, memcg: 0, cpu: None, oom_score_adj: 0 },
         Op::Anon { task: 0, region: 0, pages: 2, populate: false, shared: false },
         Op::Mmap { task: 0, region: 1, file: 0, populate: false },
@@ -43,7 +43,7 @@ fn expected() -> Vec<Op> {
         Op::Truncate { file: 0, pages: 256 },
         Op::Unlink { file: 1 },
         // A new file of the unlinked name: a new file id.
-        Op::File { id: 2, pages: 2, readahead_pages: 32, kind: mglru_trace::FileKind::Disk },
+        Op::File { id: 2, pages: 2, readahead_pages: 32, kind: mglru_trace::FileKind::Disk, zram_ratio: None },
         Op::Read { task: 0, file: 2, page: 0, count: 2 },
         Op::Unlink { file: 0 },
         // A mapping of an unlinked file still works.

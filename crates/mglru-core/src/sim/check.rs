@@ -294,9 +294,20 @@ impl Kernel {
         }
         if let Some(s) = &self.swap {
             if let Some(z) = &s.zram {
-                // The pool is packed, and a stored slot is a used one.
-                if z.pfns.len() as u64 != z.pages_for(s.nr_stored) {
-                    return Err(format!("zram pool of {} pages for {} objects", z.pfns.len(), s.nr_stored));
+                // Each class is packed, the classes hold every stored slot
+                // (each by its kind's class), and a stored slot is a used one.
+                for (i, c) in z.classes.iter().enumerate() {
+                    if c.pfns.len() as u64 != c.pages_for(c.objects) {
+                        return Err(format!("zram class {} ({} bytes) has {} pages for {} objects", i, c.class_size, c.pfns.len(), c.objects));
+                    }
+                    let held = (0..s.stored.len()).filter(|&j| s.stored[j] && z.kinds[z.slot_kind[j] as usize].class as usize == i).count() as u64;
+                    if held != c.objects {
+                        return Err(format!("zram class {} counts {} objects, its stored slots are {}", i, c.objects, held));
+                    }
+                }
+                let bytes: u64 = (0..s.stored.len()).filter(|&j| s.stored[j]).map(|j| u64::from(z.kinds[z.slot_kind[j] as usize].comp_len)).sum();
+                if bytes != z.compr_bytes {
+                    return Err(format!("zram counts {} compressed bytes, its stored objects hold {}", z.compr_bytes, bytes));
                 }
                 if let Some(slot) = (0..s.stored.len()).find(|&i| s.stored[i] && s.slots[i] & crate::swapfile::SLOT_USED == 0) {
                     return Err(format!("zram holds free slot {slot}"));

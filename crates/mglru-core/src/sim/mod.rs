@@ -340,10 +340,21 @@ impl Simulator {
                     k.memcgs[id as usize].swap_peak_reset();
                 }
             }
-            Op::File { id, pages, readahead_pages, kind } => {
+            Op::File { id, pages, readahead_pages, kind, zram_ratio } => {
                 debug_assert_eq!(id as usize, k.files.len());
                 if kind.is_shmem() {
                     k.shmem_file_create(id, pages);
+                    k.files[id as usize].zram_ratio = zram_ratio;
+                    // The ratio's kind on a zram device, made now (on any
+                    // other device the data is not compressed: no kind).
+                    if let (Some(r), Some(z)) = (zram_ratio, k.swap.as_mut().and_then(|s| s.zram.as_mut())) {
+                        if z.kind_of(r).is_none() {
+                            return Err(SimError(format!(
+                                "a tmpfs or memfd file's zram_ratio= brings the zram device's compression ratios (its own ratio= and the files' zram_ratio= values) to more than {}: give the files fewer distinct zram_ratio= values",
+                                crate::swapfile::ZRAM_MAX_KINDS
+                            )));
+                        }
+                    }
                 } else {
                     k.files.push(crate::file::File::new(pages, readahead_pages));
                 }
