@@ -80,15 +80,57 @@ class KernelCase:
 
     def machine(self, work_rel):
         """The model's machine for this trace: `--start-zones` of machine_result() (its zones' managed and free
-        pages, watermarks and reserves), as a path relative to ROOT."""
+        pages, watermarks and reserves, the free pages with the guest's root file system given back, which
+        the model's trace writes again: guest_trace), as a path relative to ROOT."""
         n, side = self.machine_result()
         return unpacked_result(self, n, side, work_rel)
 
     def machine_text(self):
         n, side = self.machine_result()
+        fs = self.rootfs()
         return ("the guest's machine: `--start-zones` of run %d's %s (its zones' managed and free pages, watermarks "
-                "and lowmem reserves when the workload began; %s free)"
-                % (n, side, _size(self.runs[n][side]["start_nr_free_pages"] * 4096)))
+                "and lowmem reserves when the workload began; %s free) and its root file system (a root-memcg "
+                "tmpfs file of %s, meminfo_start `Shmem`, written before the workload, its trace part read 256 KiB "
+                "at a time as the replayer reads its trace: repro/kernel.py `Rootfs`)"
+                % (n, side, _size(self.runs[n][side]["start_nr_free_pages"] * 4096), _size(fs.pages * 4096)))
+
+    def rootfs(self):
+        """The guest's root file system of this case's trace (Rootfs), sized from machine_result()'s run."""
+        if getattr(self, "_rootfs", None) is None:
+            import kernel_runs
+            tr = kernel_runs.ensure_trace(self.section, self.case)
+            n, side = self.machine_result()
+            self._rootfs = Rootfs(os.path.join(ROOT, tr), self.runs[n][side]["meminfo_start"]["Shmem"] * 1024,
+                                  self.rootfs_zram_ratio())
+        return self._rootfs
+
+    def rootfs_zram_ratio(self):
+        """How well the guest's root file system compresses on zram (hundredths), measured: in the results
+        whose zram holds, at the end, just what the root lost of its tmpfs pages (the data swapped out of it
+        is within 5 % of meminfo_start less meminfo_end `Shmem`, the workload's swap freed at its exit),
+        zram_mm_stat's orig_data_size over compr_data_size; the median of those results, or None where
+        no result shows it (the model then compresses the root's pages by the device's ratio)."""
+        rs = []
+        for _, r in sorted(self.runs.items()):
+            for side in self.sides():
+                res = r.get(side)
+                z = res and res.get("zram_mm_stat")
+                if not z or not z[1]:
+                    continue
+                out = (res["meminfo_start"]["Shmem"] - res["meminfo_end"]["Shmem"]) * 1024
+                if out > 0 and abs(z[0] - out) <= 0.05 * out:
+                    rs.append(z[0] / z[1])
+        return round(statistics.median(rs) * 100) if rs else None
+
+    def guest_trace(self, work_rel):
+        """The measured trace with the guest's root file system before and in it (Rootfs), written under
+        work_rel afresh; its path relative to ROOT. The model's runs at the guest's scale replay this one,
+        with machine() and the clocks of unpacked_result(), whose lines follow it."""
+        rel = os.path.join(work_rel, "kernel-%s-%s.rootfs.trace" % (self.section, self.case))
+        if rel not in getattr(self, "_written", set()):      # once per process
+            self.rootfs().write(os.path.join(ROOT, rel))
+            self._written = getattr(self, "_written", set()) | {rel}
+        return rel
 
     def start_free_bytes(self, side=None):
         """The guest's free memory when the workload began (median over the side's runs, or over every
@@ -103,16 +145,141 @@ def _size(b):
     return size_str(b)
 
 
-def unpacked_result(kc, run, side, work_rel, root=ROOT):
+def unpacked_result(kc, run, side, work_rel, root=ROOT, upto=None):
     """The kernel result of `run`/`side` as a plain JSON file under work_rel (for the model's --guest-clock,
-    which reads an uncompressed result), written afresh; returns its path relative to root."""
-    rel = os.path.join(work_rel, "kernel-%s-%s-run%d-%s.json" % (kc.section, kc.case, run, side))
+    which reads an uncompressed result, and --start-zones), written afresh, for the model's run of
+    kc.guest_trace(): its profiles' line numbers are that trace's (Rootfs.line), and its zones' free pages
+    hold the root file system the trace writes again (Rootfs.zones); returns its path relative to root.
+    With `upto`, the profiles stop at that line (for a run of the trace's prefix of `upto` lines)."""
+    rel = os.path.join(work_rel, "kernel-%s-%s-run%d-%s%s.json" % (kc.section, kc.case, run, side,
+                                                                  "" if upto is None else "-upto%d" % upto))
     path = os.path.join(root, rel)
     os.makedirs(os.path.dirname(path), exist_ok=True)
+    r = dict(kc.runs[run][side])
+    fs = kc.rootfs()
+    for key in ("time_profile", "vmstat_profile"):
+        if isinstance(r.get(key), dict) and "lines" in r[key]:
+            lines = [fs.line(x) for x in r[key]["lines"]]
+            keep = len(lines) if upto is None else sum(1 for x in lines if x <= upto)
+            r[key] = {k: (v[:keep] if isinstance(v, list) else v) for k, v in r[key].items()}
+            r[key]["lines"] = lines[:keep]
+            if isinstance(r[key].get("counters"), dict):
+                r[key]["counters"] = {c: ys[:keep] for c, ys in r[key]["counters"].items()}
+            if isinstance(r[key].get("zones"), dict):
+                r[key]["zones"] = {z: {c: (ys[:keep] if isinstance(ys, list) else ys) for c, ys in d.items()}
+                                   for z, d in r[key]["zones"].items()}
+    if r.get("start_zones"):
+        r["start_zones"] = fs.zones(r["start_zones"])
     with open(path + ".tmp", "w") as f:
-        json.dump(kc.runs[run][side], f)
+        json.dump(r, f)
     os.replace(path + ".tmp", path)
     return rel
+
+
+class Rootfs:
+    """The guest's root file system in the model's trace (docs/FIDELITY.md, "The seeds' workloads at the
+    guest's scale", item 2). The harness's initramfs is the guest's root: a tmpfs charged to the root
+    memcg, on the LRU and swappable, holding busybox, the replayer, modules and the trace (meminfo_start
+    `Shmem`), outside the free memory the workload starts with. The model's trace gets it as a prelude
+    after the setup statements: a task `guest-init` in the root memcg writes a tmpfs file of `Shmem`'s size
+    (its last pages are the trace), reads the trace's first 256 KiB and flushes the root's statistics
+    (`stat root`, as the guest's boot flushed them many times). Inside the trace, before each line that
+    needs the next 256 KiB of the trace's bytes, `guest-init` reads those 64 pages: the replayer reads its
+    trace through a 256 KiB buffer (mglru-trace reader.rs BUF_SIZE). The zones the model starts with get
+    the file's pages back as free (zones()), so that after the prelude its free memory is the guest's.
+    On a zram swap device the root's pages compress as the guest's did (`zram_ratio=`, measured from the
+    results: KernelCase.rootfs_zram_ratio, 1.79 on S1-C), not by the trace's ratio, which is that of the
+    replayer's data: the root's swapped pages take RAM (on S1-C's guests zram's pool reached 8 MB).
+
+    Simplifications: the rest of the root (binaries, modules: about 8.9 MB) is written and then left
+    alone, where the guest maps the replayer's and busybox's text; the replayer reads its trace before
+    the first statement that needs the bytes, not ahead; the prelude's tasks are defined first, so a
+    trace's tasks keep their default CPUs only because the prelude defines a multiple of `cpus` tasks
+    (guest-init and, on a trace with N CPUs, N-1 others that exit at once)."""
+
+    TASK = "guest-init"
+    FILE = "guest-rootfs"
+    READ = (256 << 10) // 4096        # pages per read of the trace: the replayer's 256 KiB buffer
+    SETUP = ("memory", "swap", "cpus", "sysctl")
+
+    def __init__(self, trace_path, shmem_bytes, zram_ratio=None):
+        self.trace_path = trace_path
+        self.trace_bytes = os.path.getsize(trace_path)
+        self.trace_pages = -(-self.trace_bytes // 4096)
+        self.pages = max(-(-shmem_bytes // 4096), self.trace_pages)
+        self.base = self.pages - self.trace_pages      # the file's first page of the trace
+        self.zram_ratio = zram_ratio                   # hundredths (KernelCase.rootfs_zram_ratio), or None
+        self._inserted = None                          # [(old line, lines inserted before it)], ascending
+
+    def prelude(self, cpus=1):
+        t, f = self.TASK, self.FILE
+        out = ["# The guest's root file system (repro/kernel.py Rootfs): a root-memcg tmpfs of %d pages, "
+               "meminfo_start Shmem; its last %d pages are this trace" % (self.pages, self.trace_pages),
+               "task %s" % t]
+        for i in range(1, cpus):
+            out += ["task %s.%d" % (t, i), "exit %s.%d" % (t, i)]
+        zr = "" if self.zram_ratio is None else " zram_ratio=%d.%02d" % (self.zram_ratio // 100, self.zram_ratio % 100)
+        out += ["file %s size=%dK tmpfs=y%s" % (f, self.pages * 4, zr),
+                "write %s %s 0 %d" % (t, f, self.pages),
+                "read %s %s %d %d" % (t, f, self.base, min(self.READ, self.trace_pages)),
+                "stat root"]
+        return out
+
+    def _read(self, chunk):
+        first = self.base + chunk * self.READ
+        return "read %s %s %d %d" % (self.TASK, self.FILE, first, min(self.READ, self.pages - first))
+
+    def _walk(self, sink):
+        """Stream the trace with the prelude and reads to sink(bytes) (None: only count); returns the
+        insertion list."""
+        inserted = []
+        buf = self.READ * 4096
+        nchunks = -(-self.trace_bytes // buf)
+        chunk, off, done, cpus = 1, 0, False, 1
+        with open(self.trace_path, "rb") as f:
+            for lineno, line in enumerate(f, 1):
+                add = []
+                if not done:
+                    w = line.split(None, 1)
+                    if w and w[0] == b"cpus":
+                        cpus = int(line.split()[1])
+                    elif w and not w[0].startswith(b"#") and w[0].decode() not in self.SETUP:
+                        add += self.prelude(cpus)
+                        done = True
+                end = off + len(line)
+                while done and chunk < nchunks and chunk * buf < end:
+                    add.append(self._read(chunk))
+                    chunk += 1
+                if add:
+                    inserted.append((lineno, len(add)))
+                    if sink:
+                        sink(("\n".join(add) + "\n").encode())
+                if sink:
+                    sink(line)
+                off = end
+        if not done:
+            raise ValueError("%s: no statement after the setup section" % self.trace_path)
+        return inserted
+
+    def write(self, path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path + ".tmp", "wb") as g:
+            self._inserted = self._walk(g.write)
+        os.replace(path + ".tmp", path)
+
+    def line(self, old):
+        """The line of the rootfs trace that holds line `old` of the measured trace (a profile's line)."""
+        if self._inserted is None:
+            self._inserted = self._walk(None)
+        return old + sum(k for l, k in self._inserted if l <= old)
+
+    def zones(self, zones):
+        """The guest's start zones with the file's pages given back as free pages of the highest zone that
+        has managed pages (where the prelude's allocations come from)."""
+        zs = [dict(z) for z in zones]
+        top = max(i for i, z in enumerate(zs) if z.get("managed", 0) > 0)
+        zs[top]["free"] = zs[top]["free"] + self.pages
+        return zs
 
 
 def load_case(section, case, root=ROOT):

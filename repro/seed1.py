@@ -347,7 +347,7 @@ class Ebizzy(Section):
             kc = kernel.load_case(self.ksec(), self.kcase)
             if kc is not None and kc.runs:
                 self.kc = kc
-                tr = kernel_runs.ensure_trace(self.ksec(), self.kcase)
+                tr = kc.guest_trace(os.path.join(ctx.work_rel, self.id))   # the measured trace with the guest's root fs
                 for name, _, pol, sysctls in self.configs:
                     runs.append(Run(self.id, "guest-%s" % name, ("trace", tr), policy=pol, sysctls=sysctls,
                                     costs=self.costs, start_zones=kc.machine(os.path.join(ctx.work_rel, self.id)), ts_ms=50))

@@ -46,7 +46,7 @@ class S2(Section):
             if kc is None or not kc.runs:
                 continue
             self.kcases[case] = kc
-            tr = kernel_runs.ensure_trace(self.id, case)
+            tr = kc.guest_trace(os.path.join(ctx.work_rel, self.id))   # the measured trace with the guest's root fs
             for pol in ("classic", "mglru"):
                 runs.append(Run(self.id, "%s-%s-guest" % (case, pol), ("trace", tr), policy=pol, costs=SPARSE,
                                 start_zones=kc.machine(os.path.join(ctx.work_rel, self.id)), ts_ms=5))

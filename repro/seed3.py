@@ -8,11 +8,24 @@ import statistics
 import kernel
 import kernel_runs
 from plumbing import (
+    ROOT,
     BIN_REL, EST_NOTE, MIB, Prep, RAMDISK, Run, Section, anon_ops_per_s, cmd_block, cmp_row, costs_of,
     file_pages_read, fmt_costs, fmt_num, fmt_pct, kernel_differences, pct, plot, refault_curves, rows_table,
     same_shared_counters, section, usage_curves, verdicts, kernel_row, size_str)
 
 MARKERS = ["read mglru.", "load memcached"]
+
+
+def marker_line(path, markers, i):
+    """The lines of the prefix before marker i (found in order, as plumbing.build_split finds them)."""
+    mi = 0
+    with open(path) as f:
+        for k, line in enumerate(f):
+            if line.startswith(markers[mi]):
+                if mi == i:
+                    return k
+                mi += 1
+    raise ValueError("%s: marker %r not found" % (path, markers[i]))
 # The real kernel's sides (repro/kernel_runs.py's S3 case) and the model's run of each on the same trace.
 KSIDES = (("classic", dict(policy="classic")), ("mglru-6.1", dict(policy="mglru", kernel="6.1")),
           ("mglru", dict(policy="mglru")))
@@ -58,7 +71,7 @@ class S3(Section):
         if self.kc is not None and not self.kc.runs:
             self.kc = None
         if self.kc is not None:
-            ktrace = kernel_runs.ensure_trace(self.id, "mixed-memcg")   # the measured trace (SHA-256 checked)
+            ktrace = self.kc.guest_trace(os.path.join(ctx.work_rel, self.id))   # the measured trace (SHA-256 checked) with the guest's root fs
             gout = os.path.join(ctx.work_rel, self.id, "guest.trace")
             preps.append(Prep(self.id, "guest", "split", out=gout, spec=self.kc.meta["spec"], markers=MARKERS,
                               src=ktrace))
@@ -78,7 +91,7 @@ class S3(Section):
         if self.kci is not None and not self.kci.runs:
             self.kci = None
         if self.kci is not None:
-            itrace = kernel_runs.ensure_trace(self.id, "mixed-nomemcg")
+            itrace = self.kci.guest_trace(os.path.join(ctx.work_rel, self.id))
             iout = os.path.join(ctx.work_rel, self.id, "guest-i.trace")
             preps.append(Prep(self.id, "guest-i", "split", out=iout, spec=self.kci.meta["spec"], markers=MARKERS,
                               src=itrace))
@@ -294,7 +307,10 @@ class S3(Section):
         v = r["vmstat"]
         reads = v.get("pgpgin", 0) // 4 - (0 if side.endswith("6.1") else v.get("pswpin", 0))
         vp = r["vmstat_profile"]
-        at = [i for i, ln in enumerate(vp["lines"]) if ln < p1]
+        # the markers are lines of the model's trace (the measured one with the guest's root fs in it,
+        # kernel.Rootfs), the profile's of the measured one
+        fs = (self.kc if g == "guest" else self.kci).rootfs()
+        at = [i for i, ln in enumerate(vp["lines"]) if fs.line(ln) < p1]
         sw0 = vp["counters"]["pswpin"][at[-1]] if at else 0
         return self.estimates(P, reads, v.get("pswpin", 0) - sw0, g)
 
@@ -306,13 +322,17 @@ class S3(Section):
     def clock_plan(self, ctx, runs, kc, side, kw, trace, g):
         """The model's runs of the guest trace (and its p1 prefix) on the machine and the clock of each kernel
         run of `side` (--start-zones of the case's machine, --guest-clock of the run)."""
+        work = os.path.join(ctx.work_rel, self.id)
+        # The p1 prefix's lines: the guest trace (a copy of kc's, prepared later) up to memtier's first GET;
+        # its clock is the run's up to there (`mglru run` refuses a profile that runs past the trace).
+        p1_lines = marker_line(os.path.join(ROOT, kc.guest_trace(work)), MARKERS, 1)
         for n, res in sorted(kc.runs.items()):
             if side not in res:
                 continue
-            gc = kernel.unpacked_result(kc, n, side, os.path.join(ctx.work_rel, self.id))
-            for suffix, src in (("", trace), ("-p1", trace + ".p1")):
+            for suffix, src, upto in (("", trace, None), ("-p1", trace + ".p1", p1_lines)):
+                gc = kernel.unpacked_result(kc, n, side, work, upto=upto)
                 runs.append(Run(self.id, "%s-%s-clock%d%s" % (g, side, n, suffix), ("trace", src), costs=RAMDISK,
-                                start_zones=kc.machine(os.path.join(ctx.work_rel, self.id)), guest_clock=gc,
+                                start_zones=kc.machine(work), guest_clock=gc,
                                 needs="%s/%s" % (self.id, g), **kw))
 
     def clock_change(self, P, R, kc, b, a, k, g="guest"):

@@ -38,7 +38,7 @@ class S4a(Section):
         # The model on the trace the real 6.12 and 7.2 ran (guest scale, repro/kernel_runs.py).
         self.kc = None if ctx.quick else kernel.load_case(self.id, self.KCASE)
         if self.kc is not None and self.kc.runs:
-            tr = kernel_runs.ensure_trace(self.id, self.KCASE)
+            tr = self.kc.guest_trace(os.path.join(ctx.work_rel, self.id))   # the measured trace with the guest's root fs
             for name, k in (("6.12-guest", None), ("7.2-guest", "7.2")):
                 runs.append(Run(self.id, name, ("trace", tr), policy="mglru", kernel=k,
                                 start_zones=self.kc.machine(os.path.join(ctx.work_rel, self.id)), ts_ms=20))
@@ -603,7 +603,7 @@ class S4t(Section):
         # The model on the trace the real 6.12 and 7.2 ran (guest scale, repro/kernel_runs.py).
         self.kc = None if ctx.quick else kernel.load_case(self.id, self.KCASE)
         if self.kc is not None and self.kc.runs:
-            tr = kernel_runs.ensure_trace(self.id, self.KCASE)
+            tr = self.kc.guest_trace(os.path.join(ctx.work_rel, self.id))   # the measured trace with the guest's root fs
             for name, k in (("6.12-guest", None), ("7.2-guest", "7.2")):
                 runs.append(Run(self.id, name, ("trace", tr), policy="mglru", kernel=k, costs=ZRAM,
                                 start_zones=self.kc.machine(os.path.join(ctx.work_rel, self.id)), ts_ms=5))

@@ -428,5 +428,55 @@ def side_of(kc, name):
     return kernel_runs.Side(s["name"], s["kernel"], s["mode"], icount=icount)
 
 
+class RootfsPrelude(unittest.TestCase):
+    """kernel.Rootfs: the guest's root file system written into a measured trace (hand-counted)."""
+
+    def trace(self, d):
+        # 2 setup lines and 2 more (43 bytes), then 6,000 lines of 100 bytes: body line j holds bytes
+        # 43 + 100 j .. 142 + 100 j.
+        path = os.path.join(d, "t.trace")
+        body = "".join("store t r %d 1%s\n" % (i % 16, " " * (100 - len("store t r %d 1\n" % (i % 16)))) for i in range(6000))
+        with open(path, "w") as f:
+            f.write("memory 64M\ncpus 2\ntask t\nanon t r size=64K\n" + body)
+        return path
+
+    def test_prelude_reads_and_line_map(self):
+        import kernel
+        with tempfile.TemporaryDirectory() as d:
+            path = self.trace(d)
+            self.assertEqual(os.path.getsize(path), 600043)
+            fs = kernel.Rootfs(path, 1000 * 4096, zram_ratio=179)
+            self.assertEqual((fs.pages, fs.trace_pages, fs.base), (1000, 147, 853))
+            out = os.path.join(d, "out.trace")
+            fs.write(out)
+            lines = open(out).read().splitlines()
+            # the setup stays first; the prelude (with a second task for cpus 2) before `task t`
+            self.assertEqual(lines[:2], ["memory 64M", "cpus 2"])
+            self.assertEqual(lines[3:11], ["task guest-init", "task guest-init.1", "exit guest-init.1",
+                                           "file guest-rootfs size=4000K tmpfs=y zram_ratio=1.79",
+                                           "write guest-init guest-rootfs 0 1000",
+                                           "read guest-init guest-rootfs 853 64", "stat root", "task t"])
+            # 600,043 bytes: 147 pages, three 256 KiB chunks; byte 262,144 lies in body line
+            # (262,144 - 43) // 100 = 2621, trace line 2626; byte 524,288 in body line 5242, line 5247
+            reads = [(i, l) for i, l in enumerate(lines) if l.startswith("read guest-init")]
+            self.assertEqual([l for _, l in reads], ["read guest-init guest-rootfs 853 64",
+                                                     "read guest-init guest-rootfs 917 64",
+                                                     "read guest-init guest-rootfs 981 19"])
+            self.assertEqual(fs._inserted, [(3, 8), (2626, 1), (5247, 1)])
+            self.assertEqual(lines[reads[1][0] + 1], open(path).read().splitlines()[2625])
+            self.assertEqual((fs.line(2), fs.line(3), fs.line(2625), fs.line(2626), fs.line(6004)),
+                             (2, 11, 2633, 2635, 6014))
+            # the zones: the file's pages back as free in the highest zone with managed pages
+            zs = fs.zones([{"name": "DMA", "managed": 10, "free": 5}, {"name": "DMA32", "managed": 5000, "free": 100},
+                           {"name": "Normal", "managed": 0, "free": 0}])
+            self.assertEqual([z["free"] for z in zs], [5, 1100, 0])
+            # the model reads it (file statement, zram_ratio= and all)
+            p = subprocess.run([os.path.join(ROOT, "target", "release", "mglru"), "run", out, "--json", "-",
+                                "--quiet", "--no-progress"], capture_output=True, text=True)
+            if p.returncode == 127 or "No such file" in p.stderr:
+                self.skipTest("no target/release/mglru")
+            self.assertEqual(p.returncode, 0, p.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
