@@ -33,14 +33,18 @@ def _axis(name: str, v: Optional[Value]) -> Optional[str]:
     """One option's text: a string as is, a number as digits, a list joined by commas."""
     if v is None:
         return None
-    if isinstance(v, bool):
-        raise TypeError(f"{name}: expected a value or a list of values, not {v!r}")
-    if isinstance(v, (str, int)):
-        return str(v)
+    def one(x):
+        # bool is an int to Python, and a float would be cut or rejected
+        # far from here: both are refused by name.
+        if isinstance(x, bool) or not isinstance(x, (str, int)):
+            raise TypeError(f"{name}: expected a string like '512M' or a whole number, not {x!r}")
+        return str(x)
+    if isinstance(v, (str, int, float, bool)) or not hasattr(v, "__iter__"):
+        return one(v)
     items = list(v)
     if not items:
         raise ValueError(f"{name}: an empty list")
-    return ",".join(str(x) for x in items)
+    return ",".join(one(x) for x in items)
 
 
 def _warmup(w) -> Optional[str]:
@@ -76,6 +80,9 @@ def _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus=None, k
         raise TypeError("memcg: expected a dict like {'app.max': '64M..512M/8'}")
     if cost is not None and not isinstance(cost, dict):
         raise TypeError("cost: expected a dict like {'disk_read': 100000}")
+    for k, v in (cost or {}).items():
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"cost: {k}={v!r}: expected a whole number of nanoseconds like 100000")
     spec = {
         "policy": _axis("policy", policy),
         "variant": _axis("variant", variant),
@@ -89,7 +96,7 @@ def _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus=None, k
         "schedule": _axis("schedule", schedule),
         "sysctl": [f"{k}={_axis(k, v)}" for k, v in (sysctl or {}).items()],
         "memcg": [f"{k}={_axis(k, v)}" for k, v in (memcg or {}).items()],
-        "cost": [f"{k}={int(v)}" for k, v in (cost or {}).items()],
+        "cost": [f"{k}={v}" for k, v in (cost or {}).items()],
         "warmup": _warmup(warmup),
         "replicates": _replicates(replicates),
     }
@@ -176,6 +183,10 @@ def run(trace=None, workload: Optional[str] = None, policy: Optional[str] = None
         raise TypeError(f"migratetypes: expected True or False, not {migratetypes!r}")
     if kernel is not None and not isinstance(kernel, str):
         raise TypeError(f"kernel: expected a version string like '7.2', not {kernel!r}")
+    if timeseries_ms is not None and (isinstance(timeseries_ms, bool) or not isinstance(timeseries_ms, int)):
+        raise TypeError(f"timeseries_ms: expected a whole number of simulated milliseconds or None, not {timeseries_ms!r}")
+    if timeseries_ms is not None and timeseries_ms < 1:
+        raise ValueError(f"timeseries_ms={timeseries_ms}: the sampling interval is at least 1 ms (None: no time series)")
     grid = _grid(policy, variant, memory, swap, sysctl, memcg, seed, cost, cpus, kswapd, schedule,
                  "on" if migratetypes else None, kernel, warmup)
     text = _native.run(_source(trace, workload), grid, timeseries_ms, check)

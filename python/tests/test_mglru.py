@@ -6,6 +6,7 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -299,3 +300,36 @@ def test_every_public_function_has_a_docstring():
     for name in mglru.__all__:
         doc = getattr(mglru, name).__doc__
         assert doc and len(doc.strip()) > 20, name
+
+
+def test_bad_numbers_name_the_argument():
+    # Issue 35: memory=1.5 gave "'float' object is not iterable", cost 1.9
+    # became 1 and timeseries_ms=0 became 1, silently.
+    with pytest.raises(TypeError, match=r"memory: expected a string like '512M' or a whole number, not 1\.5"):
+        mglru.run(memory=1.5)
+    with pytest.raises(TypeError, match=r"memory: .* not 1\.5"):
+        mglru.sweep(memory=["64M", 1.5])
+    with pytest.raises(TypeError, match=r"cost: op=1\.9: expected a whole number of nanoseconds"):
+        mglru.run(cost={"op": 1.9})
+    with pytest.raises(ValueError, match=r"timeseries_ms=0: the sampling interval is at least 1 ms"):
+        mglru.run(timeseries_ms=0)
+    with pytest.raises(ValueError, match=r"timeseries_ms=0"):
+        mglru._native.run('{}', '{}', 0, False)
+
+
+def test_ctrl_c_interrupts_a_long_run():
+    # Issue 35: Ctrl-C waited for the native call to return (27 s). A sweep
+    # of 100 configurations (half a minute or more), interrupted after
+    # 0.3 s, must end in KeyboardInterrupt, not in its result; the child is
+    # killed after 300 s (a hang guard, no timing assertion).
+    script = (
+        "import threading, _thread, mglru\n"
+        "threading.Timer(0.3, _thread.interrupt_main).start()\n"
+        "try:\n"
+        "    mglru.sweep(memory='64M..1G/100')\n"
+        "    print('finished')\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.stdout.strip() == "interrupted", out.stdout + out.stderr

@@ -5,11 +5,16 @@
 //! strings (JSON for structured values), and the Python layer
 //! (python/mglru/__init__.py) turns them into pandas objects. The model
 //! runs with the GIL released, so Python threads and Ray workers do not
-//! wait on each other.
+//! wait on each other, on a thread of its own while the caller's thread
+//! checks for signals: Ctrl-C raises KeyboardInterrupt at once and stops
+//! the model at its next check ([`interruptible`]).
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
-use mglru_sweep::{expand, replicate_row, row, run_config, seeded, seeds, sweep_replicates, Failure, Input, Source, SweepSpec};
+use mglru_sweep::exec::run_config_until;
+use mglru_sweep::{expand, replicate_row, row, seeded, seeds, sweep_replicates, Failure, Input, Source, SweepSpec};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use serde::Deserialize;
@@ -55,7 +60,10 @@ fn decode(source: &str, seed: u64) -> Result<(Source, Input), Failure> {
 /// One configuration: the report (the `mglru run --json` document), the
 /// derived figures, the configuration echo and, if `sample_ms` is given,
 /// a time series.
-fn run_impl(source: &str, spec: &str, sample_ms: Option<u64>, check: bool) -> Result<String, Failure> {
+fn run_impl(source: &str, spec: &str, sample_ms: Option<u64>, check: bool, stop: &AtomicBool) -> Result<String, Failure> {
+    if sample_ms == Some(0) {
+        return Err(Failure::input("timeseries_ms=0: the sampling interval in simulated milliseconds is at least 1 (None: no time series)"));
+    }
     let spec: SweepSpec = parse("options", spec)?;
     let seed = match seeds(spec.seed.as_deref(), spec.replicates)?.as_slice() {
         [s] => *s,
@@ -73,7 +81,9 @@ fn run_impl(source: &str, spec: &str, sample_ms: Option<u64>, check: bool) -> Re
         )));
     }
     let cfg = &configs[0];
-    let o = run_config(&input, cfg, check, Some(sample_ms.unwrap_or(100).max(1)), &|_| {})?;
+    let Some(o) = run_config_until(&input, cfg, check, Some(sample_ms.unwrap_or(100)), &|_| {}, stop)? else {
+        return Err(Failure::input("interrupted"));
+    };
     let mut setup = mglru_sweep::Setup::default();
     for op in &input.ops {
         setup.observe(op);
@@ -96,7 +106,7 @@ fn run_impl(source: &str, spec: &str, sample_ms: Option<u64>, check: bool) -> Re
 /// `replicate` and `seed`. `only` restricts the run to some runs by their
 /// flat index, replicate-major (how the Ray backend splits a grid);
 /// `threads` 0 = one per core.
-fn sweep_impl(source: &str, spec: &str, threads: usize, only: Option<Vec<usize>>) -> Result<String, Failure> {
+fn sweep_impl(source: &str, spec: &str, threads: usize, only: Option<Vec<usize>>, stop: &AtomicBool) -> Result<String, Failure> {
     let spec: SweepSpec = parse("grid", spec)?;
     let seed_list = seeds(spec.seed.as_deref(), spec.replicates)?;
     let replicated = spec.seed.is_some() || spec.replicates.is_some();
@@ -105,8 +115,10 @@ fn sweep_impl(source: &str, spec: &str, threads: usize, only: Option<Vec<usize>>
     if let Some(bad) = only.as_ref().and_then(|v| v.iter().find(|&&i| i >= n * seed_list.len()).copied()) {
         return Err(Failure::input(format!("run index {bad} is past the grid's {} runs", n * seed_list.len())));
     }
-    let never = AtomicBool::new(false);
-    let reps = sweep_replicates(&src, input, &spec, &seed_list, only.as_deref(), threads, false, &|_| {}, &never, &|_, _| {})?;
+    let reps = sweep_replicates(&src, input, &spec, &seed_list, only.as_deref(), threads, false, &|_| {}, stop, &|_, _| {})?;
+    if stop.load(Ordering::Relaxed) {
+        return Err(Failure::input("interrupted"));
+    }
     let mut rows = Vec::new();
     for (r, rep) in reps.iter().enumerate() {
         for (i, (c, o)) in rep.configs.iter().zip(&rep.outcomes).enumerate() {
@@ -139,16 +151,54 @@ fn lines_text(lines: mglru_workload::Lines) -> Result<String, Failure> {
     Ok(out)
 }
 
+/// How often the caller's thread looks for a signal while the model runs.
+const SIGNAL_CHECK: Duration = Duration::from_millis(100);
+
+/// Run `work` on a thread of its own, the GIL released, and look for
+/// signals every SIGNAL_CHECK: on one (Ctrl-C), raise its exception
+/// (KeyboardInterrupt) at once and set the flag `work` checks, so that it
+/// gives up at its next check (every mglru_sweep::exec::TICK_OPS
+/// operations) and its thread ends by itself.
+fn interruptible<T: Send + 'static>(py: Python<'_>, work: impl FnOnce(&AtomicBool) -> Result<T, Failure> + Send + 'static) -> PyResult<T> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let flag = Arc::clone(&stop);
+    std::thread::Builder::new()
+        .name("mglru-model".into())
+        .spawn(move || {
+            let _ = tx.send(work(&flag));
+        })
+        .map_err(|e| PyRuntimeError::new_err(format!("starting the model's thread: {e}")))?;
+    let mut rx = rx;
+    loop {
+        // The receiver goes into the GIL-free closure and comes back.
+        let (got, back) = py.detach(move || (rx.recv_timeout(SIGNAL_CHECK), rx));
+        rx = back;
+        match got {
+            Ok(r) => return r.map_err(to_py),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                if let Err(e) = py.check_signals() {
+                    stop.store(true, Ordering::Relaxed);
+                    return Err(e);
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(PyRuntimeError::new_err("internal error: the model's thread ended without a result"));
+            }
+        }
+    }
+}
+
 #[pyfunction]
 #[pyo3(signature = (source, options, sample_ms=None, check=false))]
 fn run(py: Python<'_>, source: String, options: String, sample_ms: Option<u64>, check: bool) -> PyResult<String> {
-    py.detach(|| run_impl(&source, &options, sample_ms, check)).map_err(to_py)
+    interruptible(py, move |stop| run_impl(&source, &options, sample_ms, check, stop))
 }
 
 #[pyfunction]
 #[pyo3(signature = (source, grid, threads=0, only=None))]
 fn sweep(py: Python<'_>, source: String, grid: String, threads: usize, only: Option<Vec<usize>>) -> PyResult<String> {
-    py.detach(|| sweep_impl(&source, &grid, threads, only)).map_err(to_py)
+    interruptible(py, move |stop| sweep_impl(&source, &grid, threads, only, stop))
 }
 
 #[pyfunction]
