@@ -73,7 +73,7 @@ mod sysctl;
 pub use binary::{write_binary, BINARY_MAGIC};
 pub use error::{TraceError, TraceErrorKind};
 pub use limits::{
-    MAX_FILE_SIZE, MAX_MEMORY, MAX_PAGES, MAX_REGION_SIZE, MAX_SLEEP_NS, MAX_SWAP, MAX_TOTAL_FILE_SIZE, MIN_MEMORY,
+    MAX_FILE_SIZE, MAX_MEMORY, MAX_PAGES, MAX_REGION_SIZE, MAX_SLEEP_NS, MAX_SWAP, MAX_TASKS, MAX_TOTAL_FILE_SIZE, MIN_MEMORY,
 };
 pub use parse::{AccessKind, DEFAULT_ZRAM_RATIO, MAX_CPUS, OOM_SCORE_ADJ_MAX, OOM_SCORE_ADJ_MIN, ZRAM_RATIO_MAX, ZRAM_RATIO_MIN};
 pub use reader::{Compression, Location, TraceReader, MAX_EMPTY_RUN};

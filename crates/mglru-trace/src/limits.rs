@@ -55,6 +55,13 @@ pub const MAX_REGION_SIZE: u64 = 16 << 40;
 /// sum of its `sleep`s): 365 days, in nanoseconds.
 pub const MAX_SLEEP_NS: u64 = 365 * 86_400 * 1_000_000_000;
 
+/// The most tasks a trace may define (`task` and `fork` together): Linux's
+/// `PID_MAX_LIMIT` on 64-bit machines. The model keeps about 2.3 KB of host
+/// memory per task defined, about 8.5 KB once it has touched memory (its
+/// mm and page tables; docs/ROBUSTNESS.md), so the limit costs at most
+/// some 36 GB: a trace near it needs a large host.
+pub const MAX_TASKS: u64 = 1 << 22;
+
 /// Formats a byte count for a message: the largest binary unit that
 /// divides it exactly (`16M`, `1T`), or plain bytes.
 pub(crate) fn size_text(bytes: u64) -> String {

@@ -852,8 +852,8 @@ impl Resolver {
                 }
                 let mid = mid.unwrap_or(0);
                 let cpu = cpu.map(|c| c.0);
-                if self.tasks.len() >= u32::MAX as usize {
-                    return perr(id.off, "too many tasks".to_string());
+                if self.tasks.len() as u64 >= crate::MAX_TASKS {
+                    return perr(id.off, format!("too many tasks: the limit is {} (Linux's PID_MAX_LIMIT)", crate::MAX_TASKS));
                 }
                 let tid = self.tasks.len() as u32;
                 self.tasks.push(TaskEnt {
@@ -1091,8 +1091,8 @@ impl Resolver {
                 },
             );
         }
-        if self.tasks.len() >= u32::MAX as usize {
-            return perr(child.off, "too many tasks".to_string());
+        if self.tasks.len() as u64 >= crate::MAX_TASKS {
+            return perr(child.off, format!("too many tasks: the limit is {} (Linux's PID_MAX_LIMIT)", crate::MAX_TASKS));
         }
         let copies: Vec<usize> = (0..self.regions.len())
             .filter(|&r| self.regions[r].task == pid && self.regions[r].unmapped == 0)

@@ -35,6 +35,15 @@ use crate::sched::{CoIn, CoOut, YielderRef};
 /// and walks page tables) use well under 100 KiB; the rest is reserve.
 const STACK_BYTES: usize = 2 << 20;
 
+/// The most tasks with a coroutine at once (`--schedule parallel`; a
+/// task's is made at its first access and dropped when it exits). Each
+/// stack is two of the process's memory mappings (the stack and its guard
+/// page), and Linux's vm.max_map_count (65530 by default) bounds those:
+/// without this limit the 32,744th failed with "Cannot allocate memory".
+/// Host memory: 2 MiB of address space per stack, of which only the pages
+/// used are resident.
+pub const MAX_PARALLEL_TASKS: usize = 32_000;
+
 type TaskCoroutine = Coroutine<CoIn, CoOut, (), DefaultStack>;
 
 struct TaskCoro {
@@ -51,6 +60,8 @@ pub(super) struct TaskCoros {
     coros: Vec<Option<TaskCoro>>,
     /// The tasks with an operation in flight (at most one per CPU).
     busy: Vec<usize>,
+    /// The coroutines in `coros` (at most MAX_PARALLEL_TASKS).
+    live: usize,
 }
 
 // SAFETY: a coroutine's stack holds only the kernel's state (references
@@ -63,7 +74,9 @@ impl TaskCoros {
     pub(super) fn forget(&mut self, t: usize) {
         debug_assert!(!self.busy.contains(&t));
         if let Some(c) = self.coros.get_mut(t) {
-            *c = None;
+            if c.take().is_some() {
+                self.live -= 1;
+            }
         }
     }
 
@@ -205,9 +218,19 @@ impl Simulator {
             self.coros.coros.resize_with(t + 1, || None);
         }
         if self.coros.coros[t].is_none() {
+            if self.coros.live >= MAX_PARALLEL_TASKS {
+                return Err(super::SimError(format!(
+                    "--schedule parallel runs at most {MAX_PARALLEL_TASKS} tasks at once (each keeps a coroutine whose stack takes two memory mappings, which vm.max_map_count bounds), and task {task}'s first access would make one more: run the trace with --schedule serial, or let tasks exit before others start"
+                )));
+            }
             let kp = self.kernel.as_ref().expect("kernel").ptr();
-            let stack = DefaultStack::new(STACK_BYTES)
-                .map_err(|e| super::SimError(format!("cannot allocate the stack of task {task}'s coroutine: {e}")))?;
+            let stack = DefaultStack::new(STACK_BYTES).map_err(|e| {
+                super::SimError(format!(
+                    "cannot allocate the stack of task {task}'s coroutine ({} tasks have one): {e}; raise vm.max_map_count, or run with --schedule serial",
+                    self.coros.live
+                ))
+            })?;
+            self.coros.live += 1;
             let co = TaskCoroutine::with_stack(stack, move |y, mut input| loop {
                 if let CoIn::Start(op, task) = input {
                     // SAFETY: the kernel is boxed and outlives the
