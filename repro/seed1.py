@@ -408,7 +408,9 @@ class Ebizzy(Section):
              "the reference suite), run N of one side against run N of the other, median of the pairs: the "
              "model's own clock runs several times faster than the guest's on this program (docs/FIDELITY.md, "
              "\"The seeds' workloads at the guest's scale\"), and time-driven mechanisms (statistics flushes, "
-             "the refault test that reads them) follow it; the time rows keep the model's own clock.%s"
+             "the refault test that reads them) follow it; the time rows keep the model's own clock, where the "
+             "model's reclaim costs a fraction of the guest's CPU time and so its elapsed follows the major faults "
+             "alone (docs/FIDELITY.md, \"The time rows of S1-C, S1-D and S1-E\").%s"
              % (sides, kc.meta["spec"], fmt_num(kc.meta["trace_lines"]),
                 "swap replaced by `%s`: zram, its pages at the replayer's lz4 ratio" % kc.meta["swap"] if kc.meta.get("swap") else "",
                 self.ksec(), self.ksec(), kc.meta["guest_memory_mib"], kc.machine_text(),
