@@ -88,7 +88,7 @@ const DICT: &[&str] = &[
     "load ", "store ", "advise ", "reclaim ", "sleep ", "exit ", "dump", "lru_gen + ", "lru_gen - ",
     "cpus ", "cpu=",
     "size=", "readahead=", "max=", "high=", "low=", "min=", "swap.max=", "parent=", "memcg=", "file=",
-    "sync=y", "ram=y", "vm.swappiness=", "lru_gen.enabled=", "root", "dontneed", "noreuse", "max",
+    "sync=y", "ram=y", "zram=y", "ratio=", "tmpfs=y", "memfd=y", "zram_ratio=", "shared=y", "vm.swappiness=", "lru_gen.enabled=", "root", "dontneed", "noreuse", "max",
     "K", "M", "G", "T", "KiB", "ns", "us", "ms", "s", "0", "1", "4095", "4096", "65535", "65536",
     "4294967295", "4294967296", "9223372036854775807", "18446744073709551615",
     "18446744073709551616", "99999999999999999999", "-1", "1.5", "\u{feff}", "\t", "\r", "\0", "#",
