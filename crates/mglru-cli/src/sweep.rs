@@ -355,7 +355,7 @@ pub fn cmd_sweep(a: SweepArgs) -> Result<(), Failure> {
                 subtitle.push_str(&format!("; after a warm-up of {}", w.text()));
             }
             if seed_list.len() > 1 {
-                subtitle = format!("mean of {} replicates (bars: 95 % interval); {subtitle}", seed_list.len());
+                subtitle = format!("mean of {} replicates (on the curves, bars: 95 % interval; a heatmap shows the means); {subtitle}", seed_list.len());
             }
             if subtitle.chars().count() > 150 {
                 subtitle = subtitle.chars().take(147).collect::<String>() + "...";
