@@ -372,6 +372,11 @@ pub struct Kernel {
     /// The zones' watermarks and reserves (their pages are in `folios`).
     pub zones: [Zone; NR_ZONES],
     pub memcgs: Vec<Memcg>,
+    /// The memcg tree in pre-order with each memcg's place and the end of
+    /// its subtree there (`memcg_iter` steps in O(1); a chain of 65,535
+    /// memcgs made every step of a reclaim walk rebuild it, quadratic in
+    /// the depth). Empty when a memcg was added since it was built.
+    pub(crate) preorder: MemcgPreorder,
     pub files: Vec<File>,
     pub tasks: Vec<Task>,
     pub vmas: Vec<Vma>,
@@ -496,6 +501,7 @@ impl Kernel {
             },
             zones: spec.clone().map(|z| Zone { managed: z.managed, ..Default::default() }),
             memcgs: vec![Memcg::new("root", crate::memcontrol::NO_MEMCG)],
+            preorder: MemcgPreorder::default(),
             files: Vec::new(),
             tasks: Vec::new(),
             vmas: Vec::new(),
@@ -882,6 +888,23 @@ impl Kernel {
         }
     }
 
+    /// The memcg after `pos` in the pre-order walk of `root`'s subtree
+    /// (`css_next_descendant_pre`), the first (`root`) for None; None at
+    /// the end.
+    pub(crate) fn memcg_next_pre(&mut self, root: u16, pos: Option<u16>) -> Option<u16> {
+        if self.preorder.order.len() != self.memcgs.len() {
+            self.preorder = MemcgPreorder::build(&self.memcgs);
+        }
+        let p = &self.preorder;
+        match pos {
+            None => Some(root),
+            Some(x) => {
+                let i = p.place[x as usize] as usize + 1;
+                (i < p.end[root as usize] as usize).then(|| p.order[i])
+            }
+        }
+    }
+
     /// Pre-order walk of the subtree under `root` (`css_next_descendant_pre`).
     pub fn memcg_subtree(&self, root: u16) -> Vec<u16> {
         let mut out = Vec::new();
@@ -893,5 +916,86 @@ impl Kernel {
             }
         }
         out
+    }
+}
+
+/// The memcg tree in pre-order (crate::kernel::Kernel `preorder`):
+/// `order` lists every memcg, a parent before its children and those in
+/// the order they were made; `place[m]` is m's index in it and `end[m]`
+/// the index after m's subtree.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MemcgPreorder {
+    pub order: Vec<u16>,
+    pub place: Vec<u32>,
+    pub end: Vec<u32>,
+}
+
+impl MemcgPreorder {
+    fn build(memcgs: &[Memcg]) -> MemcgPreorder {
+        let n = memcgs.len();
+        let mut p = MemcgPreorder { order: Vec::with_capacity(n), place: vec![0; n], end: vec![0; n] };
+        // (memcg, next child to visit)
+        let mut stack: Vec<(u16, usize)> = vec![(ROOT_MEMCG, 0)];
+        p.order.push(ROOT_MEMCG);
+        while let Some(&(m, next)) = stack.last() {
+            match memcgs[m as usize].children.get(next) {
+                Some(&c) => {
+                    stack.last_mut().expect("not empty").1 += 1;
+                    p.place[c as usize] = p.order.len() as u32;
+                    p.order.push(c);
+                    stack.push((c, 0));
+                }
+                None => {
+                    p.end[m as usize] = p.order.len() as u32;
+                    stack.pop();
+                }
+            }
+        }
+        p
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tree of 12 memcgs made in an order that interleaves branches:
+    /// root 0 with children 1, 2, 7; 1 with 3, 5; 3 with 4; 2 with 6, 9;
+    /// 6 with 8, 10; 7 with 11. Pre-order: 0 1 3 4 5 2 6 8 10 9 7 11.
+    fn tree() -> Kernel {
+        let mut k = Kernel::new(&MachineConfig::default());
+        for (id, parent) in [(1u16, 0u16), (2, 0), (3, 1), (4, 3), (5, 1), (6, 2), (7, 0), (8, 6), (9, 2), (10, 6), (11, 7)] {
+            assert_eq!(id as usize, k.memcgs.len());
+            k.memcgs.push(Memcg::new("", parent));
+            k.memcgs[parent as usize].children.push(id);
+        }
+        k
+    }
+
+    fn walk(k: &mut Kernel, root: u16) -> Vec<u16> {
+        let mut out = Vec::new();
+        let mut pos = None;
+        while let Some(m) = k.memcg_next_pre(root, pos) {
+            out.push(m);
+            pos = Some(m);
+        }
+        out
+    }
+
+    #[test]
+    fn the_preorder_steps_as_the_subtree_walk() {
+        let mut k = tree();
+        assert_eq!(walk(&mut k, 0), vec![0, 1, 3, 4, 5, 2, 6, 8, 10, 9, 7, 11]);
+        assert_eq!(walk(&mut k, 2), vec![2, 6, 8, 10, 9]);
+        assert_eq!(walk(&mut k, 4), vec![4]);
+        for root in 0..12u16 {
+            assert_eq!(walk(&mut k, root), k.memcg_subtree(root), "root {root}");
+        }
+        // A memcg made later is in the next walk (the order is rebuilt).
+        k.memcgs.push(Memcg::new("", 4));
+        k.memcgs[4].children.push(12);
+        assert_eq!(walk(&mut k, 1), vec![1, 3, 4, 12, 5]);
+        assert_eq!(walk(&mut k, 0), k.memcg_subtree(0));
     }
 }

@@ -925,18 +925,8 @@ impl Kernel {
     /// `mem_cgroup_iter` with or without the shared reclaim cookie, over the
     /// subtree of `root` in pre-order. `state` carries (prev, generation).
     fn memcg_iter(&mut self, root: u16, prev: Option<u16>, partial: bool, gen: &mut u64) -> Option<u16> {
-        let order = self.memcg_subtree(root);
-        let next_after = |p: Option<u16>| -> Option<u16> {
-            match p {
-                None => order.first().copied(),
-                Some(x) => {
-                    let i = order.iter().position(|&m| m == x)?;
-                    order.get(i + 1).copied()
-                }
-            }
-        };
         if !partial {
-            return next_after(prev);
+            return self.memcg_next_pre(root, prev);
         }
         let cur_gen = self.memcgs[root as usize].iter_gen;
         if prev.is_none() {
@@ -945,14 +935,14 @@ impl Kernel {
             return None;
         }
         let pos = self.memcgs[root as usize].iter_pos;
-        let mut next = next_after(pos);
+        let mut next = self.memcg_next_pre(root, pos);
         self.memcgs[root as usize].iter_pos = next;
         if next.is_none() {
             self.memcgs[root as usize].iter_gen += 1;
             if prev.is_none() {
                 // A walker joining at the very end restarts from the top.
                 *gen = self.memcgs[root as usize].iter_gen;
-                next = order.first().copied();
+                next = Some(root);
                 self.memcgs[root as usize].iter_pos = next;
             }
         }
