@@ -108,12 +108,26 @@ fn suggest<'a>(word: &str, options: impl Iterator<Item = &'a str>) -> String {
     }
 }
 
+/// A specification is one line of text: a newline or another control
+/// character would end the generated trace's header comment early (the
+/// fuzzer's `memtier:` finding of 2026-12-03), so it is refused, named.
+fn one_line(spec: &str) -> Result<(), String> {
+    match spec.char_indices().find(|(_, c)| c.is_control()) {
+        Some((i, c)) => Err(format!(
+            "the workload specification holds control character U+{:04X} at byte {i}: a specification is one line of text; remove it",
+            c as u32
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Builds the trace of a workload. `spec` is `NAME[:k=v,k=v...]`; `fio`,
 /// `fio-job` and `memtier` take a command line (or path) after the colon,
 /// optionally followed by `;k=v,...` generator parameters. The error names
 /// the bad part and how to fix it.
 pub fn workload(spec: &str) -> Result<Lines, String> {
     let spec = spec.trim();
+    one_line(spec)?;
     let (name, rest) = match spec.split_once(':') {
         Some((n, r)) => (n.trim(), r),
         None => (spec, ""),
@@ -148,6 +162,7 @@ pub fn workload(spec: &str) -> Result<Lines, String> {
 /// one CPU they are made on a helper thread, ahead of the reader.
 pub fn workload_statements(spec: &str) -> Result<Statements, String> {
     let trimmed = spec.trim();
+    one_line(trimmed)?;
     let (name, rest) = match trimmed.split_once(':') {
         Some((n, r)) => (n.trim(), r),
         None => (trimmed, ""),

@@ -289,3 +289,19 @@ fn importers_refuse_what_they_cannot_read_twice() {
         assert!(e.contains("is not a regular file") && e.contains("save it to a file first"), "{p}: {e}");
     }
 }
+
+/// The fuzzer's finding (2026-12-03, seed 12): a `memtier:` spec holding
+/// a newline ended the trace's header comment early and the rest became a
+/// bad statement. A control character in any spec is now refused, named.
+#[test]
+fn a_spec_with_a_control_character_is_refused() {
+    for spec in ["memtier:-n 16\nclients=2", "ebizzy:seq=16\u{10}", "fio:--name=j --rw=read\r--size=1M"] {
+        let e = match mglru_workload::workload(spec) {
+            Ok(_) => panic!("{spec:?} accepted"),
+            Err(e) => e,
+        };
+        assert!(e.contains("control character U+00") && e.contains("one line of text"), "{e}");
+        assert!(mglru_workload::workload_statements(spec).is_err(), "{spec:?}");
+    }
+    assert!(mglru_workload::workload("memtier:-n 16").is_ok());
+}
