@@ -36,6 +36,8 @@ import subprocess
 import sys
 import time
 
+from plumbing import GIB, size_str
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The model's binary, only for its trace generators (the same default as repro/plumbing.py).
 BIN = os.environ.get("MGLRU_BIN") or os.path.join(ROOT, "target", "release", "mglru")
@@ -84,9 +86,16 @@ class Case:
     (e.g. zram with the replayer's compression ratio, so that swapped pages take almost no guest RAM,
     as swap takes none in the model)."""
 
-    def __init__(self, section, name, spec, sides, note="", swap=None, files_first=False, cpus=None, nomemcg=False):
+    def __init__(self, section, name, spec, sides, note="", swap=None, files_first=False, cpus=None, nomemcg=False,
+                 merged=None, harness_args=()):
         self.section, self.name, self.spec, self.sides, self.note = section, name, spec, sides, note
         self.swap = swap
+        # merged: a function returning repro/plumbing.py build_merged()'s arguments (without `out`): the trace is
+        # two generators' streams merged like the seed's script (S1-A, S1-B), not `mglru workload SPEC`; `spec`
+        # is then only the case's label. Called when the trace is emitted; case.json keeps what it returned.
+        self.merged = merged
+        # harness_args: run-kernel.sh options for every side (e.g. --swap-loop, S1-B's swapfile).
+        self.harness_args = list(harness_args)
         # nomemcg: every task in the root memcg (the `memcg` statements and the tasks' `memcg=` dropped), as
         # repro/plumbing.py's build_split writes the section's `.nomemcg` trace (S3-i).
         self.nomemcg = nomemcg
@@ -113,6 +122,32 @@ class Case:
 
     def result(self, run, side):
         return os.path.join(self.dir(), "run%d" % run, side.name + ".json.gz")
+
+
+S1A_SCALE = 512
+S1B_SCALE = 512
+S4S_SPEC = ("fio:--directory=/mnt/ramdisk --filename_format=test.$jobnum.img --name=cached --numjobs=16 --size=6m "
+            "--buffered=1 --ioengine=mmap --rw=randread --random_distribution=zipf:1.2 --norandommap --time_based "
+            "--ramp_time=7324us --runtime=36621us --group_reporting;memory=256M,memcg_max=24M,rate_iops=1158000")
+
+
+def s1a_merged(n, seq):
+    """build_merged's arguments for S1-A's trace at / n (repro/seed1.py's, without `out`)."""
+    import seed1
+    kw = seed1.S1A().prep_for(n, seq)
+    del kw["out"]
+    return kw
+
+
+def s1b_merged(n):
+    """build_merged's arguments for S1-B's trace at / n (repro/seed1.py's, without `out`)."""
+    import seed1
+
+    class Ctx:
+        work_rel = "WORK"
+    kw = seed1.S1B().prep_kw(Ctx(), n)
+    del kw["out"]
+    return kw
 
 
 # The cases, in the order of docs/REPRODUCTIONS-KERNEL.md's plan. The section's model runs at full
@@ -155,6 +190,34 @@ CASES = [
     Case("S3", "mixed-nomemcg", "mixed-memcg:scale=2048", [MGLRU_61, MGLRU_612],
          "memcached and fio with every task in the root memcg (S3-i) / 2048; brd swap in RAM",
          swap="swap 27M sync=y ram=y", nomemcg=True),
+] + [
+    # seed 001's mmap.sh (S1-A): memtier's load, 200 s of fio alone, the reads with fio; the section's
+    # merged trace (repro/seed1.py S1A.prep_for) at / 512 (the section: / 16). The swap is brd, which keeps
+    # its slots in guest RAM: `ram=y` makes the model's run take that RAM too (as S3).
+    Case("S1-A", tag, "merged:S1-A.%s:scale=%d" % (tag, S1A_SCALE), [CLASSIC_612, MGLRU_612],
+         "memcached and 12 fio mmap jobs%s / %d (the section: / 16); brd swap in RAM"
+         % (" with MADV_SEQUENTIAL" if seq else " without MADV_SEQUENTIAL", S1A_SCALE),
+         swap="swap %s sync=y ram=y" % size_str(54 * GIB // S1A_SCALE),
+         merged=(lambda seq=seq: s1a_merged(S1A_SCALE, seq)))
+    for tag, seq in (("seq", True), ("noseq", False))
+] + [
+    # seed 001's test.sh (S1-B): fio alone for 600 s of its rate, then memtier's load and reads with fio;
+    # the section's merged trace (repro/seed1.py S1B.prep_kw) at / 512 (the section: / 32). The seed's
+    # swap is a swapfile on ext4 on brd, not a synchronous device: run-kernel.sh --swap-loop (a loop
+    # device over /dev/ram1 with direct I/O), and `sync=n ram=y` for the model.
+    Case("S1-B", "mix", "merged:S1-B.mix:scale=%d" % S1B_SCALE, [CLASSIC_612, MGLRU_612],
+         "a 200 GB fio mmap stream and a 40 GB memcached / %d (the section: / 32); swap on a loop device "
+         "over brd (--swap-loop)" % S1B_SCALE,
+         swap="swap %s sync=n ram=y" % size_str(40 * GIB // S1B_SCALE),
+         merged=lambda: s1b_merged(S1B_SCALE), harness_args=["--swap-loop"]),
+    # seed 004's fio mmap zipf reads (S4-s): repro/seed4.py's S4s.spec(512, 15 s, 75 s), i.e. the files,
+    # memcg and RAM / 512 (the section: / 16) and the seed's 1 min ramp and 5 min run / 2048 (the
+    # section's times / 4N, here / 4 more: 813,000 reads, every page of the 24,576 still read 33 times on
+    # average). MB/s is a throughput row: --icount, the window after the ramp (fio's ramp is the trace's
+    # reads up to 7,324 us of its rate; S4s.spec(512, 0, 15 s) is that prefix alone).
+    Case("S4-s", "fio-zipf", S4S_SPEC, [MGLRU_612, MGLRU_72],
+         "fio mmap randread zipf:1.2, 16 x 6 MiB files in a 24 MiB memcg / 512 (the section: / 16), "
+         "times / 2048; MGLRU on 6.12 and 7.2"),
 ]
 
 
@@ -222,13 +285,44 @@ def drop_memcgs(line):
     return line
 
 
-def emit(spec, swap, path, bin_path=None, files_first=False, cpus=None, nomemcg=False):
-    """Write the trace of `mglru workload SPEC`, its `swap` statement replaced by `swap` if given, with
+def replace_swap(path, swap, spec):
+    """The trace's one `swap` statement replaced by `swap`, in place."""
+    tmp = path + ".tmp"
+    n = 0
+    with open(path) as src, open(tmp, "w") as dst:
+        for line in src:
+            if line.startswith("swap "):
+                line = swap + "\n"
+                n += 1
+            dst.write(line)
+    if n != 1:
+        os.remove(tmp)
+        raise RuntimeError("%s: %d `swap` statements in the trace of %s, expected 1 to replace" % (path, n, spec))
+    os.replace(tmp, path)
+
+
+def emit_merged(kwargs, path, bin_path=None):
+    """Write the merged trace of build_merged(**kwargs) (repro/plumbing.py) to `path`, with its prefix
+    files PATH.pN; returns build_merged's phase counts (the line after each phase: `marker`)."""
+    import plumbing
+    if bin_path:
+        # build_merged's generator streams use plumbing's binary
+        plumbing.BIN = bin_path
+    return plumbing.build_merged(out=os.path.relpath(path, ROOT), **kwargs)
+
+
+def emit(spec, swap, path, bin_path=None, files_first=False, cpus=None, nomemcg=False, merged=None):
+    """Write the trace of `mglru workload SPEC` (or, with `merged`, build_merged's arguments, of the merged
+    streams: emit_merged), its `swap` statement replaced by `swap` if given, with
     `files_first` the setup's `task` statements moved after its last `file` statement, with `cpus`
     its CPUs folded onto that many (fold_cpus), and with `nomemcg` every task in the root memcg
-    (drop_memcgs)."""
+    (drop_memcgs). Returns emit_merged's phase counts, or None."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    subprocess.run([bin_path or BIN, "workload", spec, "--emit-trace", path], check=True, stderr=subprocess.DEVNULL)
+    phases = None
+    if merged:
+        phases = emit_merged(merged, path, bin_path)
+    else:
+        subprocess.run([bin_path or BIN, "workload", spec, "--emit-trace", path], check=True, stderr=subprocess.DEVNULL)
     if cpus:
         with open(path) as f:
             lines = [fold_cpus(l, cpus) for l in f]
@@ -251,18 +345,10 @@ def emit(spec, swap, path, bin_path=None, files_first=False, cpus=None, nomemcg=
         with open(path, "w") as f:
             f.writelines(rest + tasks + head[last_file + 1:] + lines[setup_end:])
     if swap:
-        tmp = path + ".tmp"
-        n = 0
-        with open(path) as src, open(tmp, "w") as dst:
-            for line in src:
-                if line.startswith("swap "):
-                    line = swap + "\n"
-                    n += 1
-                dst.write(line)
-        if n != 1:
-            os.remove(tmp)
-            raise RuntimeError("%s: %d `swap` statements in the trace of %s, expected 1 to replace" % (path, n, spec))
-        os.replace(tmp, path)
+        # a merged trace's prefixes too: the model's runs of them are the same machine's
+        for t in [path] + ["%s.p%d" % (path, i) for i in range(len(phases["phases"]) - 1 if phases else 0)]:
+            replace_swap(t, swap, spec)
+    return phases
 
 
 def prepare(case):
@@ -275,8 +361,11 @@ def prepare(case):
             old = json.load(f)
     # A case not measured yet is always emitted afresh (a trace left from an earlier definition of the
     # case would otherwise be replayed); a measured one only if its trace is missing or differs.
+    merged = case.merged() if case.merged else None
+    phases = old.get("merged_phases") if old else None
     if old is None or not os.path.exists(tr) or old.get("trace_sha256") != sha256(tr):
-        emit(case.spec, case.swap, tr, files_first=case.files_first, cpus=case.cpus, nomemcg=case.nomemcg)
+        phases = emit(case.spec, case.swap, tr, files_first=case.files_first, cpus=case.cpus, nomemcg=case.nomemcg,
+                      merged=merged)
     digest = sha256(tr)
     if old and old.get("trace_sha256") not in (None, digest):
         sys.exit("kernel_runs: %s: the emitted trace's SHA-256 %s differs from the measured one's %s (case.json): "
@@ -292,8 +381,11 @@ def prepare(case):
     meta = {"section": case.section, "case": case.name, "spec": case.spec, "note": case.note, "swap": case.swap,
             "files_first": case.files_first, "cpus": case.cpus,
             **({"nomemcg": True} if case.nomemcg else {}),
-            "emit": "mglru workload '%s' --emit-trace %s%s%s" % (
-                case.spec, os.path.relpath(tr, ROOT), "; its swap statement replaced by `%s`" % case.swap if case.swap else "",
+            **({"merged": merged, "merged_phases": phases} if merged else {}),
+            **({"harness_args": case.harness_args} if case.harness_args else {}),
+            "emit": ("repro/plumbing.py build_merged(out=%r, **merged)" % os.path.relpath(tr, ROOT) if merged else
+                     "mglru workload '%s' --emit-trace %s" % (case.spec, os.path.relpath(tr, ROOT))) + "%s%s" % (
+                "; its swap statement replaced by `%s`" % case.swap if case.swap else "",
                 "; every task in the root memcg (its `memcg` statements and the tasks' `memcg=` dropped)"
                 if case.nomemcg else ""),
             "trace_lines": lines, "trace_ops": ops, "trace_sha256": digest,
@@ -323,7 +415,7 @@ def ensure_trace(section, name, bin_path=None):
     tr = os.path.join(TRACES, section, name + ".trace")
     if not os.path.exists(tr):
         emit(meta["spec"], meta.get("swap"), tr, bin_path, files_first=meta.get("files_first", False),
-             cpus=meta.get("cpus"), nomemcg=meta.get("nomemcg", False))
+             cpus=meta.get("cpus"), nomemcg=meta.get("nomemcg", False), merged=meta.get("merged"))
     digest = sha256(tr)
     if digest != meta["trace_sha256"]:
         raise RuntimeError("%s: the trace emitted from `%s` has SHA-256 %s, the kernel's runs replayed %s "
@@ -362,6 +454,7 @@ def run_side(case, meta, run, side, replayer, dry):
     cmd = ["flock", GUEST_LOCK, "nice", "-n", "10", RUN_KERNEL, case.trace(), "--mode", side.mode, "--kernel", side.kernel]
     if side.icount is not None:
         cmd += ["--icount", side.icount]
+    cmd += meta.get("harness_args", [])
     cmd += ["--memory", "%dM" % meta["guest_memory_mib"], "--replayer", replayer, "--timeout", str(side.timeout), "--out", tmp]
     print("kernel_runs: %s run%d %s: %s" % (case.key, run, side.name, " ".join(cmd[5:])), file=sys.stderr, flush=True)
     if dry:
@@ -420,7 +513,10 @@ def main():
                  % REPLAYER_SRC)
     replayer = os.path.join(ROOT, "validation", "work", "repro-replayer", "mglru-replay")
     os.makedirs(os.path.dirname(replayer), exist_ok=True)
-    shutil.copy2(REPLAYER_SRC, replayer)
+    # Replaced only if it differs, and atomically: another series may be packing the copy into an initramfs.
+    if not os.path.exists(replayer) or sha256(replayer) != sha256(REPLAYER_SRC):
+        shutil.copy2(REPLAYER_SRC, replayer + ".tmp")
+        os.replace(replayer + ".tmp", replayer)
     failed = 0
     for c in cases:
         meta = prepare(c)

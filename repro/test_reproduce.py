@@ -418,6 +418,40 @@ class KernelTraces(unittest.TestCase):
             self.assertEqual([l for l in la if not l.startswith(("memcg ", "task "))],
                              [l for l in lb if not l.startswith("task ")])
 
+    def test_merged_is_the_sections_merged_trace(self):
+        """S1-A's and S1-B's cases: repro/seed1.py's merged trace at the case's scale (plumbing.build_merged),
+        only its swap statement replaced; the phases' markers are where build_merged ended each phase."""
+        import kernel_runs
+        import plumbing
+        import seed1
+        if not os.path.exists(plumbing.BIN):
+            self.skipTest("no model binary at %s" % plumbing.BIN)
+        case = [c for c in kernel_runs.CASES if c.key == "S1-A/seq"][0]
+        with tempfile.TemporaryDirectory() as d:
+            a, b = os.path.join(d, "a.trace"), os.path.join(d, "b.trace")
+            kw = seed1.S1A().prep_for(kernel_runs.S1A_SCALE, True)
+            kw["out"] = os.path.relpath(a, plumbing.ROOT)
+            ref = plumbing.build_merged(**kw)
+            got = kernel_runs.emit(case.spec, case.swap, b, merged=case.merged())
+            self.assertEqual(got, ref)
+            la, lb = open(a).read().splitlines(), open(b).read().splitlines()
+            self.assertEqual(len(la), len(lb))
+            diff = [(x, y) for x, y in zip(la, lb) if x != y]
+            self.assertEqual(len(diff), 1)
+            self.assertTrue(diff[0][0].startswith("swap "))
+            self.assertEqual(diff[0][1], case.swap)
+            self.assertEqual(got["lines"], len(lb))
+            for i, ph in enumerate(got["phases"][:-1]):     # the prefixes, with the case's swap too
+                self.assertEqual(open(b + ".p%d" % i).read().splitlines(), lb[:ph["marker"]])
+                self.assertEqual(open(a + ".p%d" % i).read().splitlines(), la[:ph["marker"]])
+        self.assertEqual([c for c in kernel_runs.CASES if c.key == "S1-B/mix"][0].harness_args, ["--swap-loop"])
+
+    def test_s4s_spec_is_the_sections(self):
+        """S4-s's case: repro/seed4.py's spec with sizes / 512 and the seed's times / 2048."""
+        import kernel_runs
+        import seed4
+        self.assertEqual(kernel_runs.S4S_SPEC, seed4.S4s().spec(512, 60 * 10**9 // 4, 300 * 10**9 // 4))
+
 
 def side_of(kc, name):
     import kernel_runs
