@@ -218,6 +218,12 @@ CASES = [
     Case("S4-s", "fio-zipf", S4S_SPEC, [MGLRU_612, MGLRU_72],
          "fio mmap randread zipf:1.2, 16 x 6 MiB files in a 24 MiB memcg / 512 (the section: / 16), "
          "times / 2048; MGLRU on 6.12 and 7.2"),
+    # seed 004's aging OOM reproducer (S4-o, S4-p): the section's generator at / 1024 (the section: / 32;
+    # 684,440 lines, a 48 MiB memcg, no swap), MGLRU disabled (6.12 classic), 6.12 MGLRU and 7.2 MGLRU.
+    # The rounds are drops of the memcg's usage (the guest's vmstat_profile: its anon pages); the OOM is
+    # oom_kill.
+    Case("S4-o", "file-anon-mix", "file-anon-mix:scale=1024", [CLASSIC_612, MGLRU_612, MGLRU_72],
+         "file-anon-mix / 1024 (the section: / 32) in a 48 MiB memcg without swap; classic, MGLRU 6.12 and 7.2"),
 ]
 
 
