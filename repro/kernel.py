@@ -82,8 +82,10 @@ class KernelCase:
         """The model's machine for this trace: `--start-zones` of machine_result() (its zones' managed and free
         pages, watermarks and reserves, the free pages with the guest's root file system given back, which
         the model's trace writes again: guest_trace), as a path relative to ROOT."""
-        n, side = self.machine_result()
-        return unpacked_result(self, n, side, work_rel)
+        if work_rel not in getattr(self, "_machines", {}):     # written once per process
+            n, side = self.machine_result()
+            self._machines = dict(getattr(self, "_machines", {}), **{work_rel: unpacked_result(self, n, side, work_rel)})
+        return self._machines[work_rel]
 
     def machine_text(self):
         n, side = self.machine_result()

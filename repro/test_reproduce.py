@@ -340,6 +340,16 @@ class KernelReading(unittest.TestCase):
 
 
 class KernelTraces(unittest.TestCase):
+    def assert_only_swap_differs(self, a, b, swap):
+        """Traces a and b are line for line the same but their `swap` statement, b's being `swap`; their lines."""
+        la, lb = open(a).read().splitlines(), open(b).read().splitlines()
+        self.assertEqual(len(la), len(lb))
+        diff = [(x, y) for x, y in zip(la, lb) if x != y]
+        self.assertEqual(len(diff), 1)
+        self.assertTrue(diff[0][0].startswith("swap "))
+        self.assertEqual(diff[0][1], swap)
+        return la, lb
+
     """repro/kernel_runs.py's traces: the generator's lines, the swap statement replaced where a case says."""
 
     def test_swap_replaced_and_nothing_else(self):
@@ -352,12 +362,7 @@ class KernelTraces(unittest.TestCase):
             a, b = os.path.join(d, "a.trace"), os.path.join(d, "b.trace")
             kernel_runs.emit(case.spec, None, a)
             kernel_runs.emit(case.spec, case.swap, b)
-            la, lb = open(a).read().splitlines(), open(b).read().splitlines()
-            self.assertEqual(len(la), len(lb))
-            diff = [(x, y) for x, y in zip(la, lb) if x != y]
-            self.assertEqual(len(diff), 1)
-            self.assertTrue(diff[0][0].startswith("swap "))
-            self.assertEqual(diff[0][1], case.swap)
+            la, lb = self.assert_only_swap_differs(a, b, case.swap)
             # the harness reads the replaced statement: zram, so swapped pages stay out of brd
             env = kernel_runs.trace_setup(b)
             self.assertEqual(env["SWAP_ZRAM"], "y")
@@ -434,12 +439,7 @@ class KernelTraces(unittest.TestCase):
             ref = plumbing.build_merged(**kw)
             got = kernel_runs.emit(case.spec, case.swap, b, merged=case.merged())
             self.assertEqual(got, ref)
-            la, lb = open(a).read().splitlines(), open(b).read().splitlines()
-            self.assertEqual(len(la), len(lb))
-            diff = [(x, y) for x, y in zip(la, lb) if x != y]
-            self.assertEqual(len(diff), 1)
-            self.assertTrue(diff[0][0].startswith("swap "))
-            self.assertEqual(diff[0][1], case.swap)
+            la, lb = self.assert_only_swap_differs(a, b, case.swap)
             self.assertEqual(got["lines"], len(lb))
             for i, ph in enumerate(got["phases"][:-1]):     # the prefixes, with the case's swap too
                 self.assertEqual(open(b + ".p%d" % i).read().splitlines(), lb[:ph["marker"]])

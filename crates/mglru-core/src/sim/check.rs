@@ -296,16 +296,21 @@ impl Kernel {
             if let Some(z) = &s.zram {
                 // Each class is packed, the classes hold every stored slot
                 // (each by its kind's class), and a stored slot is a used one.
+                let mut held = vec![0u64; z.classes.len()];
+                let mut bytes = 0u64;
+                for j in (0..s.stored.len()).filter(|&j| s.stored[j]) {
+                    let k = &z.kinds[z.slot_kind[j] as usize];
+                    held[k.class as usize] += 1;
+                    bytes += u64::from(k.comp_len);
+                }
                 for (i, c) in z.classes.iter().enumerate() {
                     if c.pfns.len() as u64 != c.pages_for(c.objects) {
                         return Err(format!("zram class {} ({} bytes) has {} pages for {} objects", i, c.class_size, c.pfns.len(), c.objects));
                     }
-                    let held = (0..s.stored.len()).filter(|&j| s.stored[j] && z.kinds[z.slot_kind[j] as usize].class as usize == i).count() as u64;
-                    if held != c.objects {
-                        return Err(format!("zram class {} counts {} objects, its stored slots are {}", i, c.objects, held));
+                    if held[i] != c.objects {
+                        return Err(format!("zram class {} counts {} objects, its stored slots are {}", i, c.objects, held[i]));
                     }
                 }
-                let bytes: u64 = (0..s.stored.len()).filter(|&j| s.stored[j]).map(|j| u64::from(z.kinds[z.slot_kind[j] as usize].comp_len)).sum();
                 if bytes != z.compr_bytes {
                     return Err(format!("zram counts {} compressed bytes, its stored objects hold {}", z.compr_bytes, bytes));
                 }
